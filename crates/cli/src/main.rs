@@ -1,0 +1,42 @@
+//! `pilotfish`: the command line. It parses arguments, reads files and prints; every decision
+//! about prompts is made in the library crates.
+
+mod snippets;
+mod workspace;
+mod tokens;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// pilotfish: a local-first engine for code completion prompts. It shows exactly what would
+/// be sent to a model, and why.
+#[derive(Debug, Parser)]
+#[command(name = "pilotfish", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Count the tokens of standard input (or list them with --ids).
+    Tokens(tokens::Args),
+    /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
+    Snippets(snippets::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Tokens(args) => tokens::run(args),
+        Command::Snippets(args) => snippets::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("pilotfish: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

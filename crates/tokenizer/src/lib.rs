@@ -1,0 +1,384 @@
+//! Token counting and cutting for prompts: exact `cl100k_base` and `o200k_base`, and an
+//! approximate tokenizer for models whose vocabulary we do not have.
+//!
+//! The exact tokenizers produce the token ids OpenAI's own `tiktoken` produces (ordinary
+//! encoding: text that looks like a special token such as `<|endoftext|>` is plain text). The
+//! vocabularies are compiled into the binary; nothing is read or downloaded at run time.
+//!
+//! The `take_*` methods follow Copilot's completions library to the character, including its
+//! habit of measuring text in UTF-16 code units (see [`utf16`]), so that a prompt cut here is
+//! cut where Copilot would cut it.
+//!
+//! ```
+//! use tokenizer::{Encoding, Tokenizer};
+//! let t = Tokenizer::exact(Encoding::Cl100kBase);
+//! assert_eq!(t.token_ids("This is some text"), Some(vec![2028, 374, 1063, 1495]));
+//! assert_eq!(t.count("This is some text"), 4);
+//! assert_eq!(t.take_last_tokens("one two three", 1).text, " three");
+//! ```
+
+pub mod utf16;
+
+use std::{fmt, str::FromStr};
+
+/// The exact vocabularies pilotfish carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// The GPT-3.5 / GPT-4 vocabulary.
+    Cl100kBase,
+    /// The GPT-4o vocabulary, Copilot's default for completions.
+    O200kBase,
+}
+
+impl Encoding {
+    /// The name OpenAI and Copilot use for this vocabulary.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Cl100kBase => "cl100k_base",
+            Encoding::O200kBase => "o200k_base",
+        }
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A tokenizer name that pilotfish does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tokenizer `{0}`: use one of cl100k_base, o200k_base, approximate")]
+pub struct UnknownTokenizer(pub String);
+
+/// A token id that is not in the vocabulary it was decoded with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("token id {id} is not in {encoding} (it has {size} tokens)")]
+    UnknownId { id: u32, encoding: Encoding, size: usize },
+    #[error("the approximate tokenizer has no token ids to decode: choose cl100k_base or o200k_base")]
+    NoVocabulary,
+}
+
+impl FromStr for Encoding {
+    type Err = UnknownTokenizer;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "cl100k_base" | "cl100k" => Ok(Encoding::Cl100kBase),
+            "o200k_base" | "o200k" => Ok(Encoding::O200kBase),
+            other => Err(UnknownTokenizer(other.to_owned())),
+        }
+    }
+}
+
+/// Text cut to a number of tokens, with the number of tokens it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taken {
+    pub text: String,
+    pub tokens: usize,
+}
+
+/// A tokenizer: exact for a known vocabulary, or an estimate from characters per token.
+#[derive(Clone)]
+pub struct Tokenizer {
+    inner: Inner,
+}
+
+#[derive(Clone)]
+enum Inner {
+    Exact {
+        encoding: Encoding,
+        bpe: &'static bpe_openai::Tokenizer,
+    },
+    Approximate {
+        encoding: Encoding,
+        chars_per_token: f64,
+    },
+}
+
+impl fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.inner {
+            Inner::Exact { encoding, .. } => write!(f, "Tokenizer({encoding})"),
+            Inner::Approximate {
+                encoding,
+                chars_per_token,
+            } => write!(f, "Tokenizer(approximate {encoding}, {chars_per_token} chars/token)"),
+        }
+    }
+}
+
+/// Copilot's first guess of characters per token when it cuts text, and how many more
+/// characters per wanted token it adds while the guess is too short.
+const CUT_CHARS_PER_TOKEN_START: usize = 4;
+const CUT_CHARS_PER_TOKEN_ADD: usize = 1;
+
+impl Tokenizer {
+    /// The exact tokenizer for `encoding`. The vocabulary is built on first use (a few
+    /// milliseconds) and shared by every tokenizer of that encoding afterwards.
+    pub fn exact(encoding: Encoding) -> Tokenizer {
+        let bpe = match encoding {
+            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
+            Encoding::O200kBase => bpe_openai::o200k_base(),
+        };
+        Tokenizer {
+            inner: Inner::Exact { encoding, bpe },
+        }
+    }
+
+    /// An estimating tokenizer: characters per token measured for `encoding` on code of
+    /// `language_id` (Copilot's figures), 4 for languages without a figure.
+    pub fn approximate(encoding: Encoding, language_id: Option<&str>) -> Tokenizer {
+        let chars_per_token = language_id
+            .and_then(|lang| effective_token_length(encoding, lang))
+            .unwrap_or(DEFAULT_CHARS_PER_TOKEN);
+        Tokenizer {
+            inner: Inner::Approximate {
+                encoding,
+                chars_per_token,
+            },
+        }
+    }
+
+    /// A tokenizer by name: `cl100k_base`, `o200k_base` (exact), or `approximate` (the
+    /// o200k estimate for `language_id`).
+    pub fn by_name(name: &str, language_id: Option<&str>) -> Result<Tokenizer, UnknownTokenizer> {
+        match name {
+            "approximate" => Ok(Tokenizer::approximate(Encoding::O200kBase, language_id)),
+            other => Ok(Tokenizer::exact(other.parse()?)),
+        }
+    }
+
+    /// The vocabulary this tokenizer uses or estimates.
+    pub fn encoding(&self) -> Encoding {
+        match &self.inner {
+            Inner::Exact { encoding, .. } | Inner::Approximate { encoding, .. } => *encoding,
+        }
+    }
+
+    /// Whether this tokenizer gives exact counts and token ids.
+    pub fn is_exact(&self) -> bool {
+        matches!(self.inner, Inner::Exact { .. })
+    }
+
+    /// The token ids of `text`, or `None` for the approximate tokenizer, which has none.
+    pub fn token_ids(&self, text: &str) -> Option<Vec<u32>> {
+        match &self.inner {
+            Inner::Exact { bpe, .. } => Some(bpe.encode(text)),
+            Inner::Approximate { .. } => None,
+        }
+    }
+
+    /// The number of tokens in `text`.
+    pub fn count(&self, text: &str) -> usize {
+        match &self.inner {
+            Inner::Exact { bpe, .. } => bpe.count(text),
+            Inner::Approximate {
+                chars_per_token, ..
+            } => approximate_count(text, *chars_per_token),
+        }
+    }
+
+    /// The text of `ids`; byte sequences that are not valid UTF-8 on their own (a character
+    /// cut between tokens) become U+FFFD, as Copilot's decoder makes them.
+    pub fn decode(&self, ids: &[u32]) -> Result<String, DecodeError> {
+        let Inner::Exact { encoding, bpe } = &self.inner else {
+            return Err(DecodeError::NoVocabulary);
+        };
+        let size = bpe.bpe.num_tokens();
+        if let Some(&id) = ids.iter().find(|&&id| id as usize >= size) {
+            return Err(DecodeError::UnknownId {
+                id,
+                encoding: *encoding,
+                size,
+            });
+        }
+        Ok(String::from_utf8_lossy(&bpe.bpe.decode_tokens(ids)).into_owned())
+    }
+
+    /// The pieces that the ids of `text` stand for, one string per token (lossy where a token
+    /// holds part of a character). `None` for the approximate tokenizer.
+    pub fn token_strings(&self, text: &str) -> Option<Vec<String>> {
+        let Inner::Exact { bpe, .. } = &self.inner else {
+            return None;
+        };
+        Some(
+            bpe.encode(text)
+                .into_iter()
+                .map(|id| String::from_utf8_lossy(bpe.bpe.token_bytes(id)).into_owned())
+                .collect(),
+        )
+    }
+
+    /// The last `n` tokens of `text`, as Copilot takes them: tokenize a tail of the text that
+    /// is long enough to hold `n + 2` tokens (so the cut does not change how the kept part
+    /// tokenizes), keep its last `n` tokens and decode them. Text of fewer than `n` tokens is
+    /// returned whole.
+    pub fn take_last_tokens(&self, text: &str, n: usize) -> Taken {
+        if n == 0 {
+            return Taken {
+                text: String::new(),
+                tokens: 0,
+            };
+        }
+        match &self.inner {
+            Inner::Exact { bpe, .. } => {
+                let len = utf16::utf16_len(text);
+                let (tail, count) = grow_until(len, n, bpe, |chars| utf16::last_units(text, chars));
+                if count < n {
+                    return Taken {
+                        text: text.to_owned(),
+                        tokens: count,
+                    };
+                }
+                let ids = bpe.encode(tail.as_ref());
+                let kept = &ids[ids.len() - n..];
+                Taken {
+                    text: String::from_utf8_lossy(&bpe.bpe.decode_tokens(kept)).into_owned(),
+                    tokens: n,
+                }
+            }
+            Inner::Approximate {
+                chars_per_token, ..
+            } => {
+                let chars = approximate_chars(n, *chars_per_token);
+                let tail = utf16::last_units(text, chars).into_owned();
+                let tokens = approximate_count(&tail, *chars_per_token);
+                Taken { text: tail, tokens }
+            }
+        }
+    }
+
+    /// The first `n` tokens of `text`, the mirror image of [`Tokenizer::take_last_tokens`].
+    pub fn take_first_tokens(&self, text: &str, n: usize) -> Taken {
+        if n == 0 {
+            return Taken {
+                text: String::new(),
+                tokens: 0,
+            };
+        }
+        match &self.inner {
+            Inner::Exact { bpe, .. } => {
+                let len = utf16::utf16_len(text);
+                let (head, count) = grow_until(len, n, bpe, |chars| utf16::slice_to(text, chars));
+                if count < n {
+                    return Taken {
+                        text: text.to_owned(),
+                        tokens: count,
+                    };
+                }
+                let ids = bpe.encode(head.as_ref());
+                let kept = &ids[..n];
+                Taken {
+                    text: String::from_utf8_lossy(&bpe.bpe.decode_tokens(kept)).into_owned(),
+                    tokens: n,
+                }
+            }
+            Inner::Approximate {
+                chars_per_token, ..
+            } => {
+                let chars = approximate_chars(n, *chars_per_token);
+                let head = utf16::slice_to(text, chars).into_owned();
+                let tokens = approximate_count(&head, *chars_per_token);
+                Taken { text: head, tokens }
+            }
+        }
+    }
+
+    /// The last whole lines of `text` that fit in `n` tokens: the last `n` tokens, less the
+    /// partial line they start with (unless they start at a line boundary or hold the whole text).
+    pub fn take_last_lines_tokens(&self, text: &str, n: usize) -> String {
+        let tail = self.take_last_tokens(text, n).text;
+        let text_len = utf16::utf16_len(text);
+        let tail_len = utf16::utf16_len(&tail);
+        // Copilot looks at the character just before where the tail would start in the
+        // original text; the decoded tail can differ in length from the original (U+FFFD), so
+        // this is index arithmetic, not a search.
+        let starts_a_line = text_len
+            .checked_sub(tail_len + 1)
+            .and_then(|i| utf16::unit_at(text, i))
+            == Some(u16::from(b'\n'));
+        if tail_len == text_len || starts_a_line {
+            return tail;
+        }
+        match tail.find('\n') {
+            Some(i) => tail[i + 1..].to_owned(),
+            None => tail,
+        }
+    }
+}
+
+/// Grows a cut of `len` UTF-16 units until it holds at least `n + 2` tokens or is the whole
+/// text, as Copilot does, and returns the cut with its token count. Counting is cheaper than
+/// encoding, so only the final cut is encoded by the caller.
+fn grow_until<'t>(
+    len: usize,
+    n: usize,
+    bpe: &bpe_openai::Tokenizer,
+    cut: impl Fn(usize) -> std::borrow::Cow<'t, str>,
+) -> (std::borrow::Cow<'t, str>, usize) {
+    let mut chars = len.min(n.saturating_mul(CUT_CHARS_PER_TOKEN_START));
+    let mut piece = cut(chars);
+    let mut count = bpe.count(piece.as_ref());
+    while count < n + 2 && chars < len {
+        chars = len.min(chars.saturating_add(n.saturating_mul(CUT_CHARS_PER_TOKEN_ADD)));
+        piece = cut(chars);
+        count = bpe.count(piece.as_ref());
+    }
+    (piece, count)
+}
+
+/// Copilot's characters per token where it has no measured figure.
+const DEFAULT_CHARS_PER_TOKEN: f64 = 4.0;
+
+fn approximate_count(text: &str, chars_per_token: f64) -> usize {
+    (utf16::utf16_len(text) as f64 / chars_per_token).ceil() as usize
+}
+
+fn approximate_chars(n: usize, chars_per_token: f64) -> usize {
+    (n as f64 * chars_per_token).floor() as usize
+}
+
+/// Characters per token that Copilot measured for each vocabulary on code of the most common
+/// languages; it uses them to estimate counts when it cannot tokenize exactly.
+fn effective_token_length(encoding: Encoding, language_id: &str) -> Option<f64> {
+    let table: &[(&str, f64)] = match encoding {
+        Encoding::Cl100kBase => &[
+            ("python", 3.99),
+            ("typescript", 4.54),
+            ("typescriptreact", 4.58),
+            ("javascript", 4.76),
+            ("csharp", 5.13),
+            ("java", 4.86),
+            ("cpp", 3.85),
+            ("php", 4.1),
+            ("html", 4.57),
+            ("vue", 4.22),
+            ("go", 3.93),
+            ("dart", 5.66),
+            ("javascriptreact", 4.81),
+            ("css", 3.37),
+        ],
+        Encoding::O200kBase => &[
+            ("python", 4.05),
+            ("typescript", 4.12),
+            ("typescriptreact", 5.01),
+            ("javascript", 4.47),
+            ("csharp", 5.47),
+            ("java", 4.86),
+            ("cpp", 3.8),
+            ("php", 4.35),
+            ("html", 4.86),
+            ("vue", 4.3),
+            ("go", 4.21),
+            ("dart", 5.7),
+            ("javascriptreact", 4.83),
+            ("css", 3.33),
+        ],
+    };
+    table
+        .iter()
+        .find(|(lang, _)| *lang == language_id)
+        .map(|&(_, etl)| etl)
+}
