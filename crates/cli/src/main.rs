@@ -2,8 +2,8 @@
 //! about prompts is made in the library crates.
 
 mod snippets;
-mod workspace;
 mod tokens;
+mod workspace;
 
 use std::process::ExitCode;
 

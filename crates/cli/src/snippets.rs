@@ -116,7 +116,11 @@ pub(crate) fn run(args: Args) -> Result<()> {
         path: current.relative.clone(),
         language_id: language_id.clone(),
         options: options_name,
-        reference_lines: if reference.is_empty() { 0 } else { reference.split('\n').count() },
+        reference_lines: if reference.is_empty() {
+            0
+        } else {
+            reference.split('\n').count()
+        },
         neighbours: open_docs
             .iter()
             .zip(&verdicts)
@@ -160,13 +164,19 @@ pub(crate) fn run(args: Args) -> Result<()> {
 }
 
 fn print_text(r: &Report) {
-    println!("{} ({}), cursor context: {} lines, options: {}", r.path, r.language_id, r.reference_lines, r.options);
+    println!(
+        "{} ({}), cursor context: {} lines, options: {}",
+        r.path, r.language_id, r.reference_lines, r.options
+    );
     println!();
     if r.neighbours.is_empty() {
         println!("No other open files: pass them with --open, most recently used first.");
     }
     for n in &r.neighbours {
-        println!("  {:<40} {:<12} {:>7} chars  {}", n.path, n.language_id, n.chars, n.verdict);
+        println!(
+            "  {:<40} {:<12} {:>7} chars  {}",
+            n.path, n.language_id, n.chars, n.verdict
+        );
     }
     println!();
     if r.snippets.is_empty() {

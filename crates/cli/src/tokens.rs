@@ -37,9 +37,15 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.ids {
         let Some(ids) = tokenizer.token_ids(&text) else {
-            bail!("the approximate tokenizer has no token ids: use --tokenizer cl100k_base or o200k_base");
+            bail!(
+                "the approximate tokenizer has no token ids: use --tokenizer cl100k_base or o200k_base"
+            );
         };
-        let pieces = if args.text { tokenizer.token_strings(&text) } else { None };
+        let pieces = if args.text {
+            tokenizer.token_strings(&text)
+        } else {
+            None
+        };
         for (i, id) in ids.iter().enumerate() {
             match &pieces {
                 Some(p) => writeln!(out, "{id}\t{:?}", p[i])?,

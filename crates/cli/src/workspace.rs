@@ -36,9 +36,13 @@ impl Workspace {
     /// Reads a UTF-8 text file given relative to the current folder (or absolute).
     pub(crate) fn read_text(&self, path: &Path) -> Result<TextFile> {
         let full = self.cwd.join(path);
-        let bytes = std::fs::read(&full).with_context(|| format!("could not read {}", path.display()))?;
+        let bytes =
+            std::fs::read(&full).with_context(|| format!("could not read {}", path.display()))?;
         if bytes.contains(&0) {
-            bail!("{} looks like a binary file (it contains NUL bytes): give a text file", path.display());
+            bail!(
+                "{} looks like a binary file (it contains NUL bytes): give a text file",
+                path.display()
+            );
         }
         let text = String::from_utf8(bytes).map_err(|e| {
             anyhow::anyhow!(
@@ -49,7 +53,11 @@ impl Workspace {
         })?;
         let relative = self.relative(&full);
         let language_id = languages::detect_language_from_path(&relative, "plaintext").into_owned();
-        Ok(TextFile { relative, language_id, text })
+        Ok(TextFile {
+            relative,
+            language_id,
+            text,
+        })
     }
 
     fn relative(&self, full: &Path) -> String {
@@ -89,7 +97,8 @@ pub(crate) struct Location {
 impl Location {
     pub(crate) fn parse(s: &str) -> Result<Location> {
         let mut parts = s.rsplitn(3, ':');
-        let (Some(column), Some(line), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+        let (Some(column), Some(line), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
             bail!("`{s}` is not a location: write PATH:LINE:COLUMN, for example src/main.rs:12:5");
         };
         let number = |what: &str, v: &str| -> Result<usize> {
@@ -132,7 +141,10 @@ impl Location {
                 chars
             );
         }
-        let within = line.char_indices().nth(self.column - 1).map_or(line.len(), |(i, _)| i);
+        let within = line
+            .char_indices()
+            .nth(self.column - 1)
+            .map_or(line.len(), |(i, _)| i);
         Ok(start + within)
     }
 }

@@ -23,6 +23,23 @@ pub fn known_language_ids() -> impl Iterator<Item = &'static str> {
     COMMENT_SYNTAX.iter().map(|c| c.id)
 }
 
+/// Every Markdown code-fence name that maps to a language id.
+pub fn markdown_language_ids() -> impl Iterator<Item = &'static str> {
+    COMMENT_SYNTAX.iter().flat_map(|c| {
+        c.markdown_ids
+            .unwrap_or(std::slice::from_ref(&c.id))
+            .iter()
+            .copied()
+    })
+}
+
+/// Every file extension (with its dot) and exact file name that identifies a language.
+pub fn known_file_extensions_and_names() -> impl Iterator<Item = &'static str> {
+    FILE_KINDS
+        .iter()
+        .flat_map(|k| k.extensions.iter().chain(k.filenames.iter()).copied())
+}
+
 /// The line comment of a language: its opening and closing text (`("//", "")` when the
 /// language is unknown, as in Copilot).
 pub fn line_comment(language_id: &str) -> (&'static str, &'static str) {
@@ -128,10 +145,13 @@ pub fn new_line_ended(text: &str) -> Cow<'_, str> {
 pub fn language_for_markdown_id(markdown_id: &str) -> Option<&'static str> {
     // Copilot builds a map from these lists in table order, so a later language that claims
     // the same name (`jsx`) wins.
-    COMMENT_SYNTAX.iter().rev().find_map(|c| match c.markdown_ids {
-        Some(ids) => ids.contains(&markdown_id).then_some(c.id),
-        None => (c.id == markdown_id).then_some(c.id),
-    })
+    COMMENT_SYNTAX
+        .iter()
+        .rev()
+        .find_map(|c| match c.markdown_ids {
+            Some(ids) => ids.contains(&markdown_id).then_some(c.id),
+            None => (c.id == markdown_id).then_some(c.id),
+        })
 }
 
 /// Copilot's normalized form of a language id: lower case, with ids it does not tell apart
@@ -191,8 +211,20 @@ fn detect_from_file_name<'a>(name: &str, client_language_id: &'a str) -> Cow<'a,
 /// Extensions that a template engine adds on top of another language's extension
 /// (`page.html.erb`): the inner extension decides the language when it is a known one.
 const TEMPLATE_EXTENSIONS: &[&str] = &[
-    ".ejs", ".erb", ".haml", ".hbs", ".j2", ".jinja", ".jinja2", ".liquid", ".mustache", ".njk",
-    ".php", ".pug", ".slim", ".webc",
+    ".ejs",
+    ".erb",
+    ".haml",
+    ".hbs",
+    ".j2",
+    ".jinja",
+    ".jinja2",
+    ".liquid",
+    ".mustache",
+    ".njk",
+    ".php",
+    ".pug",
+    ".slim",
+    ".webc",
 ];
 
 fn extension_without_template(name: &str, extension: &str) -> String {
@@ -216,7 +248,10 @@ fn detect_language_id(name: &str, extension: &str) -> Option<&'static str> {
     if let Some(id) = language_for_file_name_exact(name) {
         return Some(id);
     }
-    if let Some(kind) = FILE_KINDS.iter().find(|k| k.extensions.contains(&extension)) {
+    if let Some(kind) = FILE_KINDS
+        .iter()
+        .find(|k| k.extensions.contains(&extension))
+    {
         return Some(kind.id);
     }
     // `Dockerfile.dev`, `Jenkinsfile.prod`: drop extensions one by one and look for a name.
@@ -321,20 +356,14 @@ fn js_trim(s: &str) -> &str {
 pub fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
-        '\t' | '\n'
-            | '\u{0B}'
-            | '\u{0C}'
-            | '\r'
-            | ' '
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202F}'
-            | '\u{205F}'
-            | '\u{3000}'
-            | '\u{FEFF}'
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
     )
 }
 
@@ -365,12 +394,18 @@ mod tests {
     #[test]
     fn detection_from_names() {
         assert_eq!(detect_language_from_path("a/b/main.rs", "x"), "rust");
-        assert_eq!(detect_language_from_path("Dockerfile.dev", "x"), "dockerfile");
+        assert_eq!(
+            detect_language_from_path("Dockerfile.dev", "x"),
+            "dockerfile"
+        );
         assert_eq!(detect_language_from_path(".env", "x"), "dotenv");
         assert_eq!(detect_language_from_path("view.html.erb", "x"), "html");
         assert_eq!(detect_language_from_path("view.blade.php", "x"), "blade");
         assert_eq!(detect_language_from_path("x.txt", "plaintext"), "plaintext");
-        assert_eq!(detect_language_from_uri("file:///a/My%20File.PY", "x"), "python");
+        assert_eq!(
+            detect_language_from_uri("file:///a/My%20File.PY", "x"),
+            "python"
+        );
         assert_eq!(detect_language_from_uri("untitled:Untitled-1", "go"), "go");
         assert_eq!(language_for_markdown_id("py"), Some("python"));
         assert_eq!(language_for_markdown_id("go"), Some("go"));

@@ -4,15 +4,24 @@
 //! this workspace's own Rust sources.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use retrieval::{Method, NeighbourFile, ReferenceDocument, SimilarFilesOptions, similar_snippets_with};
+use retrieval::{
+    Method, NeighbourFile, ReferenceDocument, SimilarFilesOptions, similar_snippets_with,
+};
 use std::hint::black_box;
 
 fn sources() -> String {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(&root).expect("crates/ is readable").flatten() {
+    for entry in std::fs::read_dir(&root)
+        .expect("crates/ is readable")
+        .flatten()
+    {
         for sub in ["src", "tests/it", "benches"] {
-            for f in std::fs::read_dir(entry.path().join(sub)).into_iter().flatten().flatten() {
+            for f in std::fs::read_dir(entry.path().join(sub))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
                 if f.path().extension().is_some_and(|e| e == "rs") {
                     files.push(f.path());
                 }
@@ -20,7 +29,10 @@ fn sources() -> String {
         }
     }
     files.sort();
-    files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect()
+    files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect()
 }
 
 /// `count` line-aligned slices of just under `chars` bytes each, cycling through `text`.
@@ -45,25 +57,46 @@ fn bench(c: &mut Criterion) {
     let text = sources();
     let files = slices(&text, 21, 10_000);
     let (current, neighbours) = files.split_first().unwrap();
-    let doc = ReferenceDocument { source: current, cursor: current.len() / 2, language_id: "rust" };
-    let paths: Vec<String> = (0..neighbours.len()).map(|i| format!("src/f{i}.rs")).collect();
+    let doc = ReferenceDocument {
+        source: current,
+        cursor: current.len() / 2,
+        language_id: "rust",
+    };
+    let paths: Vec<String> = (0..neighbours.len())
+        .map(|i| format!("src/f{i}.rs"))
+        .collect();
     let files: Vec<NeighbourFile> = neighbours
         .iter()
         .zip(&paths)
-        .map(|(s, p)| NeighbourFile { relative_path: p, source: s })
+        .map(|(s, p)| NeighbourFile {
+            relative_path: p,
+            source: s,
+        })
         .collect();
     let options = SimilarFilesOptions::DEFAULT;
     let naive = similar_snippets_with(Method::Naive, &doc, &files, &options);
     let fast = similar_snippets_with(Method::Sliding, &doc, &files, &options);
-    assert_eq!(naive, fast, "the two methods must agree before their speeds mean anything");
+    assert_eq!(
+        naive, fast,
+        "the two methods must agree before their speeds mean anything"
+    );
     assert_eq!(fast.len(), 4);
 
     let mut group = c.benchmark_group("similar-snippets-20x10k");
     group.bench_function("naive (Copilot's algorithm)", |b| {
-        b.iter(|| similar_snippets_with(Method::Naive, black_box(&doc), black_box(&files), &options))
+        b.iter(|| {
+            similar_snippets_with(Method::Naive, black_box(&doc), black_box(&files), &options)
+        })
     });
     group.bench_function("sliding window", |b| {
-        b.iter(|| similar_snippets_with(Method::Sliding, black_box(&doc), black_box(&files), &options))
+        b.iter(|| {
+            similar_snippets_with(
+                Method::Sliding,
+                black_box(&doc),
+                black_box(&files),
+                &options,
+            )
+        })
     });
     group.finish();
 }

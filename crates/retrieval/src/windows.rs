@@ -39,7 +39,12 @@ pub fn windows(window: usize, line_count: usize) -> Vec<(usize, usize)> {
 
 /// Jaccard scores of the windows of `lines` against `reference`, in window order (see
 /// [`windows`]).
-pub fn window_scores(method: Method, reference: &WordSet<'_>, lines: &[&str], window: usize) -> Vec<f64> {
+pub fn window_scores(
+    method: Method,
+    reference: &WordSet<'_>,
+    lines: &[&str],
+    window: usize,
+) -> Vec<f64> {
     match method {
         Method::Naive => naive(reference, lines, window),
         Method::Sliding => sliding(reference, lines, window),

@@ -52,6 +52,9 @@ mod tests {
     #[test]
     fn splits_on_anything_but_ascii_alphanumerics() {
         let w: Vec<_> = words("fn send_request(x: u32) -> Ünïcode if TODO todo").collect();
-        assert_eq!(w, ["fn", "send", "request", "x", "u32", "n", "code", "todo"]);
+        assert_eq!(
+            w,
+            ["fn", "send", "request", "x", "u32", "n", "code", "todo"]
+        );
     }
 }

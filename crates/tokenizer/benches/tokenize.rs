@@ -45,7 +45,10 @@ fn bench(c: &mut Criterion) {
     ] {
         let ours = Tokenizer::exact(encoding);
         // The two must agree before their speeds mean anything.
-        assert_eq!(ours.token_ids(&text).unwrap(), baseline.encode_ordinary(&text));
+        assert_eq!(
+            ours.token_ids(&text).unwrap(),
+            baseline.encode_ordinary(&text)
+        );
         group.bench_function(format!("{encoding}/pilotfish-encode"), |b| {
             b.iter(|| ours.token_ids(black_box(&text)))
         });

@@ -55,8 +55,14 @@ pub struct UnknownTokenizer(pub String);
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
     #[error("token id {id} is not in {encoding} (it has {size} tokens)")]
-    UnknownId { id: u32, encoding: Encoding, size: usize },
-    #[error("the approximate tokenizer has no token ids to decode: choose cl100k_base or o200k_base")]
+    UnknownId {
+        id: u32,
+        encoding: Encoding,
+        size: usize,
+    },
+    #[error(
+        "the approximate tokenizer has no token ids to decode: choose cl100k_base or o200k_base"
+    )]
     NoVocabulary,
 }
 
@@ -104,7 +110,10 @@ impl fmt::Debug for Tokenizer {
             Inner::Approximate {
                 encoding,
                 chars_per_token,
-            } => write!(f, "Tokenizer(approximate {encoding}, {chars_per_token} chars/token)"),
+            } => write!(
+                f,
+                "Tokenizer(approximate {encoding}, {chars_per_token} chars/token)"
+            ),
         }
     }
 }

@@ -1,0 +1,134 @@
+// The oracle: answers questions with Copilot's own completions library, one JSON request per
+// line on standard input, one JSON answer per line on standard output, in order.
+//
+// Request:  {"op": "...", ...arguments}
+// Answer:   {"ok": result} or {"err": "message"}
+//
+// Every answer comes from chat-lib's exported functions and classes as published; nothing here
+// reimplements their behaviour. Text crosses the pipe as JSON, whose strings carry any Unicode
+// text exactly (lone surrogates are never sent: the Rust side only has valid UTF-8).
+'use strict';
+const path = require('node:path');
+const readline = require('node:readline');
+
+const dist = path.join(__dirname, 'node_modules', '@vscode', 'chat-lib', 'dist', 'src', '_internal');
+const core = path.join(dist, 'extension', 'completions-core', 'vscode-node');
+const promptSrc = path.join(core, 'prompt', 'src');
+
+const tokenization = require(path.join(promptSrc, 'tokenization'));
+const markers = require(path.join(promptSrc, 'languageMarker.js'));
+const prompt = require(path.join(promptSrc, 'prompt.js'));
+const similarFiles = require(path.join(promptSrc, 'snippetInclusion', 'similarFiles.js'));
+const languageDetection = require(path.join(core, 'lib', 'src', 'language', 'languageDetection.js'));
+const openTabFiles = require(path.join(core, 'lib', 'src', 'prompt', 'similarFiles', 'openTabFiles.js'));
+const { URI } = require(path.join(dist, 'util', 'vs', 'base', 'common', 'uri.js'));
+
+const OPTION_SETS = {
+  default: similarFiles.defaultSimilarFilesOptions,
+  conservative: similarFiles.conservativeFilesOptions,
+  cpp: similarFiles.defaultCppSimilarFilesOptions,
+  none: similarFiles.nullSimilarFilesOptions,
+};
+
+function exactTokenizer(name) {
+  const t = tokenization.getTokenizer(name);
+  if (!(t instanceof tokenization.TTokenizer)) {
+    throw new Error(`chat-lib fell back to an inexact tokenizer for ${name}: run oracle/setup.sh`);
+  }
+  return t;
+}
+
+function tokenizerFor(req) {
+  if (req.approximate) {
+    return new tokenization.ApproximateTokenizer(req.tokenizer, req.languageId);
+  }
+  return exactTokenizer(req.tokenizer);
+}
+
+function fileUri(p) {
+  return URI.file(p.startsWith('/') ? p : '/workspace/' + p).toString();
+}
+
+const ops = {
+  encode: req => exactTokenizer(req.tokenizer).tokenize(req.text),
+  count: req => tokenizerFor(req).tokenLength(req.text),
+  decode: req => exactTokenizer(req.tokenizer).detokenize(req.ids),
+  take_first: req => {
+    const r = tokenizerFor(req).takeFirstTokens(req.text, req.n);
+    return { text: r.text, tokens: r.tokens.length };
+  },
+  take_last: req => {
+    const r = tokenizerFor(req).takeLastTokens(req.text, req.n);
+    return { text: r.text, tokens: r.tokens.length };
+  },
+  take_last_lines: req => tokenizerFor(req).takeLastLinesTokens(req.text, req.n),
+  comment: req => markers.comment(req.text, req.languageId),
+  comment_block: req => markers.commentBlockAsSingles(req.text, req.languageId),
+  language_marker: req => markers.getLanguageMarker({ source: req.source, languageId: req.languageId }),
+  path_marker: req => markers.getPathMarker({ relativePath: req.relativePath ?? undefined }),
+  is_shebang_line: req => markers.isShebangLine(req.line),
+  has_language_marker: req => markers.hasLanguageMarker({ source: req.source }),
+  markdown_language: req => markers.mdCodeBlockLangToLanguageId(req.id) ?? null,
+  normalize_language_id: req => prompt.normalizeLanguageId(req.languageId),
+  detect_language_path: req => languageDetection.detectLanguage({ uri: fileUri(req.path), languageId: req.languageId }),
+  detect_language_uri: req => languageDetection.detectLanguage({ uri: req.uri, languageId: req.languageId }),
+  similar_snippets: async req => {
+    const doc = { source: req.source, offset: req.offset, languageId: req.languageId, uri: fileUri('current'), relativePath: 'current' };
+    const files = req.files.map(f => ({ source: f.source, relativePath: f.relativePath, uri: fileUri(f.relativePath) }));
+    const options = OPTION_SETS[req.options];
+    if (!options) throw new Error(`unknown option set ${req.options}`);
+    const snippets = await similarFiles.getSimilarSnippets(doc, files, options);
+    return snippets.map(s => ({ path: s.relativePath, score: s.score, startLine: s.startLine, endLine: s.endLine, text: s.snippet }));
+  },
+  neighbours: req => {
+    // OpenTabFiles.truncateDocs is the selection Copilot applies to its open tabs (already in
+    // order of recent use); the document manager is only asked for relative paths.
+    const docManager = { getRelativePath: doc => doc.relativePath };
+    const tabs = new openTabFiles.OpenTabFiles(docManager);
+    const docs = req.docs.map(d => ({
+      uri: fileUri(d.path),
+      relativePath: d.path,
+      detectedLanguageId: d.languageId,
+      getText: () => d.text,
+    }));
+    const chosen = tabs.truncateDocs(docs, fileUri(req.path), req.languageId, req.maxFiles);
+    return Array.from(chosen.values()).map(d => ({ path: d.relativePath, text: d.source }));
+  },
+};
+
+// Text that chat-lib cuts with JavaScript's UTF-16 `slice` can end in half a surrogate pair.
+// It becomes U+FFFD when the prompt is encoded as UTF-8 to be sent, which is also how it leaves
+// this process (JSON cannot carry lone surrogates to a UTF-8 reader).
+function wellFormed(_key, value) {
+  return typeof value === 'string' ? value.toWellFormed() : value;
+}
+
+async function main() {
+  await tokenization.ensureTokenizersLoaded();
+  // Trust no comparison until the vocabularies are proven exact.
+  const known = exactTokenizer('cl100k_base').tokenize('This is some text');
+  if (JSON.stringify(known) !== '[2028,374,1063,1495]') {
+    throw new Error(`cl100k_base gave ${JSON.stringify(known)} for "This is some text": the vocabulary is wrong`);
+  }
+  exactTokenizer('o200k_base');
+
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of rl) {
+    if (!line) continue;
+    let answer;
+    try {
+      const req = JSON.parse(line);
+      const op = ops[req.op];
+      if (!op) throw new Error(`unknown op ${req.op}`);
+      answer = { ok: await op(req) };
+    } catch (e) {
+      answer = { err: String(e && e.stack ? e.stack : e) };
+    }
+    process.stdout.write(JSON.stringify(answer, wellFormed) + '\n');
+  }
+}
+
+main().catch(e => {
+  process.stderr.write(`oracle: ${e && e.stack ? e.stack : e}\n`);
+  process.exit(1);
+});
