@@ -9,7 +9,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::words::words;
+use crate::words::{is_stop_word, raw_words, words};
 
 /// The set of words a file's windows are compared with.
 pub type WordSet<'a> = FxHashSet<&'a str>;
@@ -82,7 +82,13 @@ struct InternedLines {
 
 impl InternedLines {
     fn new(reference: &WordSet<'_>, lines: &[&str]) -> InternedLines {
-        let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+        // Stop words get an id like any word, marked `u32::MAX` so that the stop-word test runs
+        // once per distinct word rather than once per occurrence.
+        let bytes: usize = lines.iter().map(|l| l.len()).sum();
+        // Distinct words run to roughly one per 16 bytes of code; sizing for that up front
+        // saves most rehashing.
+        let mut index: FxHashMap<&str, u32> =
+            FxHashMap::with_capacity_and_hasher(bytes / 16, Default::default());
         let mut in_reference = Vec::new();
         // The line each id was last seen on, to keep an id once per line without a set.
         let mut last_line: Vec<usize> = Vec::new();
@@ -90,14 +96,16 @@ impl InternedLines {
         let mut starts = Vec::with_capacity(lines.len() + 1);
         for (line_no, line) in lines.iter().enumerate() {
             starts.push(ids.len());
-            for word in words(line) {
-                let next = index.len() as u32;
+            for word in raw_words(line) {
                 let id = *index.entry(word).or_insert_with(|| {
+                    if is_stop_word(word) {
+                        return u32::MAX;
+                    }
                     in_reference.push(reference.contains(word));
                     last_line.push(usize::MAX);
-                    next
+                    (in_reference.len() - 1) as u32
                 });
-                if last_line[id as usize] != line_no {
+                if id != u32::MAX && last_line[id as usize] != line_no {
                     last_line[id as usize] = line_no;
                     ids.push(id);
                 }

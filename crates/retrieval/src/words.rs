@@ -10,6 +10,28 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty() && !is_stop_word(w))
 }
 
+/// Every run of ASCII letters and digits in `text`, stop words included: the raw scan behind
+/// [`words`], for callers that filter stop words once per distinct word instead of once per
+/// occurrence.
+pub(crate) fn raw_words(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() && !bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        if i == bytes.len() {
+            return None;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        // Both ends are ASCII bytes or the end of the text, hence character boundaries.
+        Some(&text[start..i])
+    })
+}
+
 /// Copilot's stop words for every language (it has no language-specific sets). Case matters:
 /// `TODO` is a stop word, `todo` is not.
 pub(crate) fn is_stop_word(word: &str) -> bool {

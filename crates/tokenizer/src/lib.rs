@@ -174,7 +174,7 @@ impl Tokenizer {
     /// The token ids of `text`, or `None` for the approximate tokenizer, which has none.
     pub fn token_ids(&self, text: &str) -> Option<Vec<u32>> {
         match &self.inner {
-            Inner::Exact { bpe, .. } => Some(bpe.encode(text)),
+            Inner::Exact { bpe, .. } => Some(encode(bpe, text)),
             Inner::Approximate { .. } => None,
         }
     }
@@ -182,7 +182,7 @@ impl Tokenizer {
     /// The number of tokens in `text`.
     pub fn count(&self, text: &str) -> usize {
         match &self.inner {
-            Inner::Exact { bpe, .. } => bpe.count(text),
+            Inner::Exact { bpe, .. } => count(bpe, text),
             Inner::Approximate {
                 chars_per_token, ..
             } => approximate_count(text, *chars_per_token),
@@ -213,7 +213,7 @@ impl Tokenizer {
             return None;
         };
         Some(
-            bpe.encode(text)
+            encode(bpe, text)
                 .into_iter()
                 .map(|id| String::from_utf8_lossy(bpe.bpe.token_bytes(id)).into_owned())
                 .collect(),
@@ -241,7 +241,7 @@ impl Tokenizer {
                         tokens: count,
                     };
                 }
-                let ids = bpe.encode(tail.as_ref());
+                let ids = encode(bpe, tail.as_ref());
                 let kept = &ids[ids.len() - n..];
                 Taken {
                     text: String::from_utf8_lossy(&bpe.bpe.decode_tokens(kept)).into_owned(),
@@ -277,7 +277,7 @@ impl Tokenizer {
                         tokens: count,
                     };
                 }
-                let ids = bpe.encode(head.as_ref());
+                let ids = encode(bpe, head.as_ref());
                 let kept = &ids[..n];
                 Taken {
                     text: String::from_utf8_lossy(&bpe.bpe.decode_tokens(kept)).into_owned(),
@@ -329,13 +329,53 @@ fn grow_until<'t>(
 ) -> (std::borrow::Cow<'t, str>, usize) {
     let mut chars = len.min(n.saturating_mul(CUT_CHARS_PER_TOKEN_START));
     let mut piece = cut(chars);
-    let mut count = bpe.count(piece.as_ref());
+    let mut count = count(bpe, piece.as_ref());
     while count < n + 2 && chars < len {
         chars = len.min(chars.saturating_add(n.saturating_mul(CUT_CHARS_PER_TOKEN_ADD)));
         piece = cut(chars);
-        count = bpe.count(piece.as_ref());
+        count = self::count(bpe, piece.as_ref());
     }
     (piece, count)
+}
+
+/// Below this size a text is encoded piece by piece without a cache; above it, pieces that
+/// recur (identifiers, indentation, punctuation runs: most of a source file) are encoded once.
+const CACHE_FROM_BYTES: usize = 512;
+
+/// Encodes `text` exactly as `bpe.encode` does. Byte-pair merging dominates the cost of
+/// encoding code, and code repeats its pieces, so each distinct piece is merged once per call
+/// and its ids copied from the first occurrence afterwards.
+fn encode(bpe: &bpe_openai::Tokenizer, text: &str) -> Vec<u32> {
+    if text.len() < CACHE_FROM_BYTES {
+        return bpe.encode(text);
+    }
+    let mut out: Vec<u32> = Vec::with_capacity(text.len() / 3);
+    let mut seen: rustc_hash::FxHashMap<&str, (u32, u32)> = rustc_hash::FxHashMap::default();
+    for piece in bpe.split(text) {
+        if let Some(&(start, end)) = seen.get(piece) {
+            out.extend_from_within(start as usize..end as usize);
+        } else {
+            let start = out.len();
+            out.extend(bpe.bpe.encode_via_backtracking(piece.as_bytes()));
+            seen.insert(piece, (start as u32, out.len() as u32));
+        }
+    }
+    out
+}
+
+/// Counts the tokens of `text` exactly as `bpe.count` does, merging each distinct piece once.
+fn count(bpe: &bpe_openai::Tokenizer, text: &str) -> usize {
+    if text.len() < CACHE_FROM_BYTES {
+        return bpe.count(text);
+    }
+    let mut seen: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    bpe.split(text)
+        .map(|piece| {
+            *seen
+                .entry(piece)
+                .or_insert_with(|| bpe.bpe.count(piece.as_bytes()))
+        })
+        .sum()
 }
 
 /// Copilot's characters per token where it has no measured figure.
