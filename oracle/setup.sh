@@ -20,6 +20,10 @@ if [ "$major" -lt 20 ]; then
   exit 1
 fi
 
+# Tests run in parallel and each starts the oracle: one installs, the others wait for it.
+exec 9>.setup.lock
+flock 9
+
 stamp=node_modules/.pilotfish-stamp
 want=$(cat package-lock.json prepare-vocab.js | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
