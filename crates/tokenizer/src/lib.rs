@@ -324,7 +324,7 @@ impl Tokenizer {
 fn grow_until<'t>(
     len: usize,
     n: usize,
-    bpe: &bpe_openai::Tokenizer,
+    bpe: &'static bpe_openai::Tokenizer,
     cut: impl Fn(usize) -> std::borrow::Cow<'t, str>,
 ) -> (std::borrow::Cow<'t, str>, usize) {
     let mut chars = len.min(n.saturating_mul(CUT_CHARS_PER_TOKEN_START));
@@ -345,10 +345,11 @@ const CACHE_FROM_BYTES: usize = 512;
 /// Encodes `text` exactly as `bpe.encode` does. Byte-pair merging dominates the cost of
 /// encoding code, and code repeats its pieces, so each distinct piece is merged once per call
 /// and its ids copied from the first occurrence afterwards.
-fn encode(bpe: &bpe_openai::Tokenizer, text: &str) -> Vec<u32> {
+fn encode(bpe: &'static bpe_openai::Tokenizer, text: &str) -> Vec<u32> {
     if text.len() < CACHE_FROM_BYTES {
         return bpe.encode(text);
     }
+    let whole = whole_tokens(bpe);
     let mut out: Vec<u32> = Vec::with_capacity(text.len() / 3);
     let mut seen: rustc_hash::FxHashMap<&str, (u32, u32)> = rustc_hash::FxHashMap::default();
     for piece in bpe.split(text) {
@@ -356,24 +357,53 @@ fn encode(bpe: &bpe_openai::Tokenizer, text: &str) -> Vec<u32> {
             out.extend_from_within(start as usize..end as usize);
         } else {
             let start = out.len();
-            out.extend(bpe.bpe.encode_via_backtracking(piece.as_bytes()));
+            // A piece that is itself a token encodes as that token (tiktoken takes the same
+            // shortcut), and most pieces of code are.
+            match whole.get(piece.as_bytes()) {
+                Some(&id) => out.push(id),
+                None => out.extend(bpe.bpe.encode_via_backtracking(piece.as_bytes())),
+            }
             seen.insert(piece, (start as u32, out.len() as u32));
         }
     }
     out
 }
 
+/// Every token of a vocabulary by its bytes, built once per vocabulary on first use.
+fn whole_tokens(
+    bpe: &'static bpe_openai::Tokenizer,
+) -> &'static rustc_hash::FxHashMap<&'static [u8], u32> {
+    type Index = rustc_hash::FxHashMap<&'static [u8], u32>;
+    static CL100K: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    static O200K: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    let cell = if std::ptr::eq(bpe, bpe_openai::cl100k_base()) {
+        &CL100K
+    } else {
+        &O200K
+    };
+    cell.get_or_init(|| {
+        (0..bpe.bpe.num_tokens() as u32)
+            .map(|id| (bpe.bpe.token_bytes(id), id))
+            .collect()
+    })
+}
+
 /// Counts the tokens of `text` exactly as `bpe.count` does, merging each distinct piece once.
-fn count(bpe: &bpe_openai::Tokenizer, text: &str) -> usize {
+fn count(bpe: &'static bpe_openai::Tokenizer, text: &str) -> usize {
     if text.len() < CACHE_FROM_BYTES {
         return bpe.count(text);
     }
+    let whole = whole_tokens(bpe);
     let mut seen: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     bpe.split(text)
         .map(|piece| {
-            *seen
-                .entry(piece)
-                .or_insert_with(|| bpe.bpe.count(piece.as_bytes()))
+            *seen.entry(piece).or_insert_with(|| {
+                if whole.contains_key(piece.as_bytes()) {
+                    1
+                } else {
+                    bpe.bpe.count(piece.as_bytes())
+                }
+            })
         })
         .sum()
 }

@@ -9,6 +9,14 @@ fn text() -> impl Strategy<Value = String> {
         any::<String>(),
         "[ a-zA-Z0-9_(){};.,'\"\\n\\t-]{0,300}",
         "(\\PC|\\s|😀|é|中){0,120}",
+        // Long enough for the per-call piece cache, with pieces that recur.
+        prop::collection::vec(
+            prop::sample::select(vec![
+                "fn ", "x", "  ", "\n", "(a)", "é", "😀", "'s", "123456", "\u{85}"
+            ]),
+            150..700
+        )
+        .prop_map(|p| p.concat()),
     ]
 }
 
