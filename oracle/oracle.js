@@ -21,6 +21,12 @@ const prompt = require(path.join(promptSrc, 'prompt.js'));
 const similarFiles = require(path.join(promptSrc, 'snippetInclusion', 'similarFiles.js'));
 const languageDetection = require(path.join(core, 'lib', 'src', 'language', 'languageDetection.js'));
 const openTabFiles = require(path.join(core, 'lib', 'src', 'prompt', 'similarFiles', 'openTabFiles.js'));
+const libPrompt = path.join(core, 'lib', 'src', 'prompt');
+// The prompt factory first: loading a renderer module on its own trips a require cycle.
+require(path.join(libPrompt, 'completionsPromptFactory', 'componentsCompletionsPromptFactory.js'));
+const elision = require(path.join(libPrompt, 'components', 'elision.js'));
+const renderer = require(path.join(libPrompt, 'components', 'completionsPromptRenderer.js'));
+const promptLib = require(path.join(libPrompt, 'prompt.js'));
 const { URI } = require(path.join(dist, 'util', 'vs', 'base', 'common', 'uri.js'));
 
 const OPTION_SETS = {
@@ -80,6 +86,30 @@ const ops = {
     const snippets = await similarFiles.getSimilarSnippets(doc, files, options);
     return snippets.map(s => ({ path: s.relativePath, score: s.score, startLine: s.startLine, endLine: s.endLine, text: s.snippet }));
   },
+  // Copilot's elision on blocks as its renderer builds them: each block has a unique component
+  // path; blocks of one chunk share a chunk id.
+  elide: req => {
+    const blocks = req.blocks.map((b, i) => ({
+      type: b.type,
+      value: b.value,
+      weight: b.weight,
+      componentPath: `/block/${i}`,
+      nodeStatistics: {},
+      chunks: b.chunk === null || b.chunk === undefined ? undefined : new Set([`/chunk/${b.chunk}`]),
+      index: b.type === 'context' ? b.index : undefined,
+    }));
+    const suffixBlock = { type: 'suffix', value: req.suffix, weight: 1, componentPath: '/suffix', nodeStatistics: {} };
+    const { blocks: [suffix, ...prefix] } = new elision.WishlistElision().elide(blocks, req.prefixLimit, suffixBlock, req.suffixLimit, exactTokenizer(req.tokenizer));
+    return {
+      suffix: { elidedValue: suffix.elidedValue, elidedTokens: suffix.elidedTokens, tokens: suffix.tokens },
+      blocks: prefix.map(b => ({ elidedValue: b.elidedValue, elidedTokens: b.elidedTokens, tokens: b.tokens })),
+      prefix: elision.makePrefixPrompt(prefix),
+      all: elision.makePrompt(prefix),
+      context: elision.makeContextPrompt(prefix),
+    };
+  },
+  prompt_limits: req => new renderer.CompletionsPromptRenderer().getPromptLimits({ value: req.suffix }, { promptTokenLimit: req.max, suffixPercent: req.suffixPercent }),
+  trim_last_line: req => promptLib.trimLastLine(req.source),
   neighbours: req => {
     // OpenTabFiles.truncateDocs is the selection Copilot applies to its open tabs (already in
     // order of recent use); the document manager is only asked for relative paths.

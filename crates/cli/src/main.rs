@@ -1,6 +1,7 @@
 //! `pilotfish`: the command line. It parses arguments, reads files and prints; every decision
 //! about prompts is made in the library crates.
 
+mod prompt_cmd;
 mod snippets;
 mod tokens;
 mod workspace;
@@ -22,6 +23,8 @@ struct Cli {
 enum Command {
     /// Count the tokens of standard input (or list them with --ids).
     Tokens(tokens::Args),
+    /// Show the prompt that would be sent for a cursor position, and what went into it.
+    Prompt(prompt_cmd::Args),
     /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
     Snippets(snippets::Args),
 }
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Tokens(args) => tokens::run(args),
         Command::Snippets(args) => snippets::run(args),
+        Command::Prompt(args) => prompt_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

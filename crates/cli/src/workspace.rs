@@ -33,6 +33,10 @@ impl Workspace {
         Ok(Workspace { root, cwd })
     }
 
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Reads a UTF-8 text file given relative to the current folder (or absolute).
     pub(crate) fn read_text(&self, path: &Path) -> Result<TextFile> {
         let full = self.cwd.join(path);

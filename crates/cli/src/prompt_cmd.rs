@@ -1,0 +1,180 @@
+//! `pilotfish prompt`: the prompt that would be sent for an editor state, and why it is so.
+
+use std::{
+    io::{BufRead, Read, Write},
+    path::PathBuf,
+};
+
+use anyhow::{Context, Result, bail};
+use prompt::request::{ContextRendering, DocumentJson, Options, Position, RequestJson};
+
+use crate::workspace::{Location, Workspace};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The cursor as PATH:LINE:COLUMN (from 1; column in characters), reading files from disk.
+    #[arg(conflicts_with_all = ["request", "batch"])]
+    location: Option<String>,
+    /// Another open file, most recently used first (with a location); repeat for more.
+    #[arg(long = "open", value_name = "FILE", requires = "location")]
+    open: Vec<PathBuf>,
+    /// A request in the contract's JSON (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    request: Option<PathBuf>,
+    /// Read one JSON request per line on standard input, write one JSON answer per line.
+    #[arg(long, conflicts_with = "request")]
+    batch: bool,
+    /// text (for people) or json (the contract's response).
+    #[arg(long, default_value = "text")]
+    format: Format,
+    /// Override the request's tokenizer: cl100k_base, o200k_base, approximate.
+    #[arg(long)]
+    tokenizer: Option<String>,
+    /// Override the request's token budget for prefix, context and suffix.
+    #[arg(long)]
+    max_prompt_tokens: Option<usize>,
+    /// Override the suffix's share of the budget, in percent.
+    #[arg(long)]
+    suffix_percent: Option<u32>,
+    /// split (context apart, as Copilot sends it) or inline (context commented into the prefix).
+    #[arg(long)]
+    context: Option<Rendering>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Rendering {
+    Split,
+    Inline,
+}
+
+pub(crate) fn run(args: Args) -> Result<()> {
+    if args.batch {
+        return batch(&args);
+    }
+    let mut request = match (&args.location, &args.request) {
+        (Some(location), None) => request_from_disk(location, &args.open)?,
+        (None, Some(path)) => read_request(path)?,
+        _ => bail!("give a location (PATH:LINE:COLUMN), --request FILE.json, or --batch"),
+    };
+    apply_overrides(&args, &mut request.options);
+    let prompt = prompt::assemble(&request, &mut prompt::Session::default())?;
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&prompt)?)?,
+        Format::Text => write!(out, "{}", prompt::render_text(&prompt))?,
+    }
+    Ok(())
+}
+
+fn apply_overrides(args: &Args, options: &mut Options) {
+    if let Some(t) = &args.tokenizer {
+        options.tokenizer = t.clone();
+    }
+    if let Some(m) = args.max_prompt_tokens {
+        options.max_prompt_tokens = m;
+    }
+    if let Some(s) = args.suffix_percent {
+        options.suffix_percent = s;
+    }
+    if let Some(c) = args.context {
+        options.context = match c {
+            Rendering::Split => ContextRendering::Split,
+            Rendering::Inline => ContextRendering::Inline,
+        };
+    }
+}
+
+fn read_request(path: &PathBuf) -> Result<RequestJson> {
+    let text = if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("could not read the request from standard input")?;
+        s
+    } else {
+        std::fs::read_to_string(path)
+            .with_context(|| format!("could not read {}", path.display()))?
+    };
+    parse_request(&text).with_context(|| format!("{} is not a valid request", path.display()))
+}
+
+fn parse_request(text: &str) -> Result<RequestJson> {
+    serde_json::from_str(text)
+        .map_err(|e| anyhow::anyhow!("{e} (see shared/contracts/completion-request.md)"))
+}
+
+/// Builds a request from files on disk: paths absolute under the workspace root.
+fn request_from_disk(location: &str, open: &[PathBuf]) -> Result<RequestJson> {
+    let workspace = Workspace::discover()?;
+    let location = Location::parse(location)?;
+    let current = workspace.read_text(&location.path)?;
+    let cursor = location.byte_offset(&current.text)?;
+    let before = &current.text[..cursor];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let position = Position {
+        line: before.matches('\n').count(),
+        character: before[line_start..].encode_utf16().count(),
+    };
+    let root = workspace.root().to_string_lossy().into_owned();
+    let absolute = |relative: &str| format!("{}/{relative}", root.trim_end_matches('/'));
+    let mut open_documents = Vec::new();
+    for path in open {
+        let file = workspace.read_text(path)?;
+        open_documents.push(DocumentJson {
+            path: absolute(&file.relative),
+            language_id: Some(file.language_id),
+            text: file.text,
+        });
+    }
+    Ok(RequestJson {
+        workspace_root: Some(root.clone()),
+        document: DocumentJson {
+            path: absolute(&current.relative),
+            language_id: Some(current.language_id),
+            text: current.text,
+        },
+        position,
+        open_documents,
+        recent_edits: vec![],
+        diagnostics: vec![],
+        traits: vec![],
+        code_snippets: vec![],
+        options: Options::default(),
+    })
+}
+
+/// One answer per input line, in order; a bad line answers `{"error": ...}` and the batch goes on.
+fn batch(args: &Args) -> Result<()> {
+    let stdin = std::io::stdin().lock();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (n, line) in stdin.split(b'\n').enumerate() {
+        let line = line.context("could not read standard input")?;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let answer = match std::str::from_utf8(&line) {
+            Err(e) => {
+                serde_json::json!({ "error": format!("line {}: not UTF-8 (invalid byte at offset {})", n + 1, e.valid_up_to()) })
+            }
+            Ok(text) => match parse_request(text) {
+                Err(e) => serde_json::json!({ "error": format!("line {}: {e:#}", n + 1) }),
+                Ok(mut request) => {
+                    apply_overrides(args, &mut request.options);
+                    match prompt::assemble(&request, &mut prompt::Session::default()) {
+                        Ok(p) => serde_json::to_value(&p)?,
+                        Err(e) => serde_json::json!({ "error": format!("line {}: {e}", n + 1) }),
+                    }
+                }
+            },
+        };
+        writeln!(out, "{answer}")?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,89 @@
+//! The prompt for people to read: every part as it will be sent, then every element with its
+//! kind, source, tokens, and whether it made it in (and why not).
+
+use std::fmt::Write;
+
+use crate::Prompt;
+
+/// Renders `prompt` as text. Sections are fenced by `───` rules; the text between the rules of
+/// a section is exactly what is sent, byte for byte, except that an empty body shows as
+/// `(empty)` and a body that does not end in a newline is followed by `⏎` and one.
+pub fn render_text(prompt: &Prompt) -> String {
+    let mut out = String::new();
+    let rule = |out: &mut String, title: &str| {
+        let _ = writeln!(
+            out,
+            "─── {title} {}",
+            "─".repeat(60usize.saturating_sub(title.chars().count()))
+        );
+    };
+    for (i, block) in prompt.context.iter().enumerate() {
+        rule(
+            &mut out,
+            &format!("context {} of {}", i + 1, prompt.context.len()),
+        );
+        push_body(&mut out, block);
+    }
+    rule(
+        &mut out,
+        &format!("prefix ({} tokens with context)", prompt.prompt_tokens),
+    );
+    push_body(&mut out, &prompt.prefix);
+    rule(
+        &mut out,
+        &format!("suffix ({} tokens)", prompt.suffix_tokens),
+    );
+    push_body(&mut out, &prompt.suffix);
+    rule(&mut out, "elements");
+    for e in &prompt.elements {
+        let status = if !e.included {
+            "dropped"
+        } else if e.included_tokens < e.tokens {
+            "cut"
+        } else {
+            "included"
+        };
+        let _ = write!(
+            out,
+            "{:<8} {:<14} {:>6} tok",
+            status,
+            format!("{:?}", e.kind),
+            e.tokens
+        );
+        if let Some(path) = &e.path {
+            let _ = write!(out, "  {path}");
+        }
+        if let Some(score) = e.score {
+            let _ = write!(out, "  score {score:.4}");
+        }
+        if let Some(reason) = &e.reason {
+            let _ = write!(out, "  ({reason})");
+        }
+        out.push('\n');
+    }
+    if !prompt.trailing_whitespace.is_empty() {
+        let _ = writeln!(
+            out,
+            "note: {:?} of trailing white space was cut from the prefix",
+            prompt.trailing_whitespace
+        );
+    }
+    for note in &prompt.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    if let Some(reason) = &prompt.copilot_skip_reason {
+        let _ = writeln!(out, "Copilot would not ask for a completion here: {reason}");
+    }
+    out
+}
+
+fn push_body(out: &mut String, body: &str) {
+    if body.is_empty() {
+        out.push_str("(empty)\n");
+        return;
+    }
+    out.push_str(body);
+    if !body.ends_with('\n') {
+        out.push_str("⏎\n");
+    }
+}

@@ -1,0 +1,302 @@
+//! Fitting blocks into a token budget as Copilot does: the suffix first (with the prefix's
+//! unused share passed to it), then whole context blocks dropped by weight, lowest first, then
+//! lines dropped from the far end of what remains, then dropped blocks put back where they fit.
+
+use tokenizer::Tokenizer;
+
+/// Where a block goes in the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockType {
+    /// Context: rendered before the prefix, or sent apart from it. `index` groups the blocks
+    /// into the context list Copilot sends (0: stable context, 1: recent edits).
+    Context { index: usize },
+    /// The document before the cursor.
+    Prefix,
+}
+
+/// One piece of prompt text with its weight: the unit that elision keeps or drops.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub block_type: BlockType,
+    pub value: String,
+    /// 0..=1; blocks of weight 1 are never dropped whole.
+    pub weight: f64,
+    /// Blocks of one chunk (a snippet and its headline) are dropped together and never put
+    /// back one by one.
+    pub chunk: Option<usize>,
+}
+
+/// A block after elision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElidedBlock {
+    pub block: Block,
+    /// Tokens of the whole block (the sum over its lines, as Copilot counts).
+    pub tokens: usize,
+    pub elided_value: String,
+    pub elided_tokens: usize,
+}
+
+/// The suffix after elision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElidedSuffix {
+    pub value: String,
+    pub tokens: usize,
+    pub elided_value: String,
+    pub elided_tokens: usize,
+}
+
+/// Elision cannot proceed: Copilot throws in these cases, and produces no prompt.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ElisionError {
+    #[error(
+        "the prompt budget leaves no tokens for the prefix: raise max_prompt_tokens or lower suffix_percent"
+    )]
+    NoPrefixBudget,
+    #[error("the prefix cannot fit within {0} tokens")]
+    CannotFit(usize),
+}
+
+/// Tokens reserved for encoding the suffix when there is one.
+const TOKENS_RESERVED_FOR_SUFFIX_ENCODING: u32 = 5;
+
+/// The split of `max_prompt_tokens` between prefix and suffix: when there is a suffix, 5 tokens
+/// are set aside and `suffix_percent` of the rest (rounded up) goes to the suffix. Budgets
+/// under 5 tokens give negative limits, as in Copilot; elision refuses a prefix limit below 1.
+pub fn prompt_limits(suffix: &str, max_prompt_tokens: usize, suffix_percent: u32) -> (i64, i64) {
+    let max = max_prompt_tokens as i64;
+    if suffix.is_empty() || suffix_percent == 0 {
+        return (max, 0);
+    }
+    let available = max - TOKENS_RESERVED_FOR_SUFFIX_ENCODING as i64;
+    let suffix_limit = (available as f64 * (f64::from(suffix_percent) / 100.0)).ceil() as i64;
+    (available - suffix_limit, suffix_limit)
+}
+
+/// A line of a block with the tokens it counts for.
+#[derive(Debug, Clone)]
+struct Line {
+    text: String,
+    block: usize,
+    tokens: usize,
+}
+
+/// Splits text into lines as Copilot does for elision: each piece is a line with all the
+/// newlines that follow it; text after the last newline is a piece of its own.
+pub fn elision_lines(value: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let bytes = value.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\n' {
+            while i < bytes.len() && bytes[i] == b'\n' {
+                i += 1;
+            }
+            out.push(&value[start..i]);
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    if start < value.len() {
+        out.push(&value[start..]);
+    }
+    out
+}
+
+/// Fits `blocks` (in prompt order) and `suffix` into the limits from [`prompt_limits`].
+pub fn elide(
+    blocks: Vec<Block>,
+    prefix_limit: i64,
+    suffix: &str,
+    suffix_limit: i64,
+    tokenizer: &Tokenizer,
+) -> Result<(ElidedSuffix, Vec<ElidedBlock>), ElisionError> {
+    if prefix_limit <= 0 {
+        return Err(ElisionError::NoPrefixBudget);
+    }
+    let prefix_limit = prefix_limit as usize;
+    // A negative suffix share counts as none, as it does in Copilot.
+    let suffix_limit = suffix_limit.max(0) as usize;
+    // Prepare: count every line of every block.
+    let mut lines_of: Vec<Vec<Line>> = Vec::with_capacity(blocks.len());
+    let mut block_tokens = Vec::with_capacity(blocks.len());
+    let mut max_prefix_tokens = 0usize;
+    for (i, block) in blocks.iter().enumerate() {
+        let lines: Vec<Line> = elision_lines(&block.value)
+            .into_iter()
+            .map(|l| Line {
+                text: l.to_owned(),
+                block: i,
+                tokens: tokenizer.count(l),
+            })
+            .collect();
+        let tokens: usize = lines.iter().map(|l| l.tokens).sum();
+        max_prefix_tokens += tokens;
+        block_tokens.push(tokens);
+        lines_of.push(lines);
+    }
+
+    // The suffix takes its share, plus whatever the prefix cannot use.
+    let (elided_suffix, prefix_limit) = if suffix.is_empty() || suffix_limit == 0 {
+        (
+            ElidedSuffix {
+                value: suffix.to_owned(),
+                tokens: 0,
+                elided_value: String::new(),
+                elided_tokens: 0,
+            },
+            prefix_limit + suffix_limit,
+        )
+    } else {
+        let (mut prefix_limit, mut suffix_limit) = (prefix_limit, suffix_limit);
+        if max_prefix_tokens < prefix_limit {
+            suffix_limit += prefix_limit - max_prefix_tokens;
+            prefix_limit = max_prefix_tokens;
+        }
+        let taken = tokenizer.take_first_tokens(suffix, suffix_limit);
+        let adjusted = prefix_limit + suffix_limit.saturating_sub(taken.tokens);
+        (
+            ElidedSuffix {
+                value: suffix.to_owned(),
+                tokens: tokenizer.count(suffix),
+                elided_value: taken.text,
+                elided_tokens: taken.tokens,
+            },
+            adjusted,
+        )
+    };
+
+    // Drop whole blocks, lowest weight first (stable among equal weights), until the rest fits.
+    let mut removed = vec![false; blocks.len()];
+    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    order.sort_by(|&a, &b| blocks[a].weight.total_cmp(&blocks[b].weight));
+    let mut total = max_prefix_tokens;
+    for &i in &order {
+        if total <= prefix_limit {
+            break;
+        }
+        if blocks[i].weight == 1.0 {
+            continue;
+        }
+        match blocks[i].chunk {
+            Some(_) if removed[i] => continue,
+            Some(chunk) => {
+                for &j in &order {
+                    if !removed[j] && blocks[j].chunk == Some(chunk) {
+                        removed[j] = true;
+                        total -= block_tokens[j];
+                    }
+                }
+            }
+            None => {
+                removed[i] = true;
+                total -= block_tokens[i];
+            }
+        }
+    }
+
+    let kept_lines: Vec<&Line> = lines_of
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !removed[*i])
+        .flat_map(|(_, lines)| lines.iter())
+        .collect();
+    if kept_lines.is_empty() {
+        return Ok((elided_suffix, Vec::new()));
+    }
+
+    // Keep lines from the cursor side back while they fit.
+    let mut fitting: Vec<Line> = Vec::new();
+    let mut used = 0usize;
+    for line in kept_lines.iter().rev() {
+        if used + line.tokens <= prefix_limit {
+            fitting.push((*line).clone());
+            used += line.tokens;
+        } else {
+            break;
+        }
+    }
+    fitting.reverse();
+    if fitting.is_empty() {
+        // Not even the last line fits: keep its last tokens.
+        let last = kept_lines[kept_lines.len() - 1];
+        if last.text.is_empty() {
+            return Err(ElisionError::CannotFit(prefix_limit));
+        }
+        let taken = tokenizer.take_last_tokens(&last.text, prefix_limit);
+        used = taken.tokens;
+        fitting.push(Line {
+            text: taken.text,
+            block: last.block,
+            tokens: taken.tokens,
+        });
+    }
+
+    // Rebuild every block; dropped ones come back whole where they still fit.
+    let mut current = used;
+    let elided = blocks
+        .into_iter()
+        .enumerate()
+        .map(|(i, block)| {
+            let tokens = block_tokens[i];
+            if removed[i] {
+                if current + tokens <= prefix_limit && block.chunk.is_none() {
+                    current += tokens;
+                    let value = block.value.clone();
+                    return ElidedBlock {
+                        block,
+                        tokens,
+                        elided_value: value,
+                        elided_tokens: tokens,
+                    };
+                }
+                return ElidedBlock {
+                    block,
+                    tokens,
+                    elided_value: String::new(),
+                    elided_tokens: 0,
+                };
+            }
+            let elided_value: String = fitting
+                .iter()
+                .filter(|l| l.block == i && !l.text.is_empty())
+                .map(|l| l.text.as_str())
+                .collect();
+            let elided_tokens = if elided_value == block.value {
+                tokens
+            } else if elided_value.is_empty() {
+                0
+            } else {
+                tokenizer.count(&elided_value)
+            };
+            ElidedBlock {
+                block,
+                tokens,
+                elided_value,
+                elided_tokens,
+            }
+        })
+        .collect();
+    Ok((elided_suffix, elided))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_keep_their_newlines() {
+        assert_eq!(elision_lines("a\nb\n\n\nc"), ["a\n", "b\n\n\n", "c"]);
+        assert_eq!(elision_lines("\n\nx"), ["\n\n", "x"]);
+        assert_eq!(elision_lines(""), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn limits() {
+        assert_eq!(prompt_limits("x", 3, 100), (0, -2));
+        assert_eq!(prompt_limits("", 100, 15), (100, 0));
+        assert_eq!(prompt_limits("x", 100, 0), (100, 0));
+        assert_eq!(prompt_limits("x", 7692, 15), (6533, 1154));
+    }
+}

@@ -1,0 +1,853 @@
+//! The completion prompt, assembled as Copilot assembles it today: components render text
+//! blocks with weights, elision fits them into the token budget, and the result is rendered as
+//! Copilot sends it (context apart from the prefix) or with the context commented into the
+//! prefix for models that take one prompt.
+//!
+//! Assembly is pure: the caller supplies the documents (see [`request`] for the contract) and
+//! gets back the prompt together with every element that was considered and what became of it.
+//!
+//! ```
+//! use prompt::{assemble, request::{RequestJson, DocumentJson, Position, Options}};
+//! let request = RequestJson {
+//!     workspace_root: None,
+//!     document: DocumentJson { path: "src/app.py".into(), language_id: None, text: "def add(a, b):\n    return a + b\n".into() },
+//!     position: Position { line: 1, character: 4 },
+//!     open_documents: vec![], recent_edits: vec![], diagnostics: vec![], traits: vec![],
+//!     code_snippets: vec![], options: Options::default(),
+//! };
+//! let prompt = assemble(&request, &mut prompt::Session::default()).unwrap();
+//! assert_eq!(prompt.prefix, "def add(a, b):\n");
+//! assert_eq!(prompt.context, vec!["Path: src/app.py".to_owned()]);
+//! ```
+
+mod display;
+pub mod elision;
+pub mod request;
+
+pub use display::render_text;
+
+use std::borrow::Cow;
+
+use elision::{Block, BlockType, ElidedBlock, elide, prompt_limits};
+use request::{ContextRendering, RequestError, RequestJson};
+use retrieval::{NeighbourFile, OpenDocument, ReferenceDocument, SimilarFilesOptions};
+use serde::Serialize;
+use tokenizer::{Tokenizer, utf16};
+
+/// What assembly produced: the prompt as sent, and an account of every element.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Prompt {
+    /// Text before the cursor as sent (with the context when rendered inline).
+    pub prefix: String,
+    /// Text after the cursor as sent.
+    pub suffix: String,
+    /// Context blocks sent apart from the prefix (empty when rendered inline).
+    pub context: Vec<String>,
+    /// Tokens of prefix and context, counted as Copilot counts them (line by line).
+    pub prompt_tokens: usize,
+    pub suffix_tokens: usize,
+    /// White space cut from the end of the prefix's last line; Copilot strips it from the
+    /// prompt and puts it back in front of the completion.
+    pub trailing_whitespace: String,
+    pub elements: Vec<Element>,
+    /// Whether Copilot would send a request at this position at all.
+    pub copilot_would_request: bool,
+    /// Why not, when it would not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copilot_skip_reason: Option<String>,
+    /// Things worth knowing about this prompt that are not elements.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One candidate piece of the prompt.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Element {
+    pub kind: ElementKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The element's full text (before elision).
+    pub text: String,
+    /// Its tokens before elision.
+    pub tokens: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Whether any of it is in the prompt.
+    pub included: bool,
+    /// Tokens of it in the prompt.
+    pub included_tokens: usize,
+    /// Why it was dropped or cut, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub enum ElementKind {
+    PathMarker,
+    LanguageMarker,
+    Trait,
+    Diagnostic,
+    CodeSnippet,
+    SimilarFile,
+    RecentEdit,
+    BeforeCursor,
+    AfterCursor,
+}
+
+/// Per-document state that Copilot keeps between requests: the suffix last sent, reused while
+/// the new one is close enough so that a model server's prompt cache stays warm.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    cached_suffix: String,
+}
+
+/// Why assembly failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AssembleError {
+    #[error(transparent)]
+    Request(#[from] RequestError),
+    #[error(transparent)]
+    Elision(#[from] elision::ElisionError),
+}
+
+/// Copilot's context weights, from least to most important to keep.
+const WEIGHT_TRAITS: f64 = 0.6;
+const WEIGHT_DIAGNOSTICS: f64 = 0.65;
+const WEIGHT_DOCUMENT_MARKER: f64 = 0.7;
+const WEIGHT_SIMILAR_FILES: f64 = 0.8;
+const WEIGHT_CODE_SNIPPETS: f64 = 0.9;
+
+/// Below this many characters of document Copilot does not ask for a completion.
+const MIN_PROMPT_CHARS: usize = 10;
+
+/// Assembles the prompt for `request`, updating `session` (the suffix cache).
+pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, AssembleError> {
+    let options = &request.options;
+    if options.suffix_percent > 100 {
+        return Err(RequestError::SuffixPercent(options.suffix_percent).into());
+    }
+    if options.suffix_match_threshold > 100 {
+        return Err(RequestError::SuffixMatchThreshold(options.suffix_match_threshold).into());
+    }
+    if options.max_prompt_tokens == 0 {
+        return Err(RequestError::NoBudget.into());
+    }
+    if options.strategy != "copilot" {
+        return Err(RequestError::Strategy(options.strategy.clone()).into());
+    }
+    if request.document.path.is_empty() {
+        return Err(RequestError::EmptyPath.into());
+    }
+    let doc = &request.document;
+    let language_id = detected_language(&doc.path, doc.language_id.as_deref());
+    let tokenizer =
+        Tokenizer::by_name(&options.tokenizer, Some(&language_id)).map_err(RequestError::from)?;
+    let cursor = request::byte_offset(&doc.text, request.position)?;
+    let root = request.workspace_root.as_deref();
+    let relative_path = relative_path(root, &doc.path);
+    let mut notes = Vec::new();
+
+    // The current file: prefix and suffix, each capped in characters first.
+    let max_chars = approximate_max_characters(options.max_prompt_tokens);
+    let before = utf16::last_units(&doc.text[..cursor], max_chars).into_owned();
+    let suffix_raw = suffix_after_cursor_line(&doc.text[cursor..], max_chars);
+    let suffix = reuse_cached_suffix(
+        session,
+        suffix_raw,
+        &tokenizer,
+        options.suffix_match_threshold,
+    );
+
+    // Context components, in Copilot's order, as (element, blocks).
+    let mut parts: Vec<Part> = Vec::new();
+    parts.push(document_marker(
+        relative_path.as_deref(),
+        &doc.text,
+        &language_id,
+    ));
+    parts.extend(traits(&request.traits));
+    parts.extend(diagnostics(request, &language_id, root));
+    parts.extend(code_snippets(&request.code_snippets, root));
+    let similar_files_off =
+        !request.code_snippets.is_empty() && language_id != "cpp" && language_id != "c";
+    if similar_files_off {
+        notes.push("similar files are off because code snippets were supplied (Copilot does the same outside C and C++)".to_owned());
+    } else {
+        parts.extend(similar_files(
+            request,
+            &language_id,
+            &doc.text,
+            cursor,
+            root,
+        )?);
+    }
+    if !request.recent_edits.is_empty() {
+        notes.push("recent_edits are accepted but not rendered yet".to_owned());
+    }
+
+    let rendering = options.context;
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut block_part: Vec<usize> = Vec::new();
+    for (p, part) in parts.iter().enumerate() {
+        for (value, chunk) in &part.values {
+            if value.is_empty() {
+                continue;
+            }
+            let with_delimiter: Cow<'_, str> = if value.ends_with('\n') {
+                Cow::Borrowed(value)
+            } else {
+                Cow::Owned(format!("{value}\n"))
+            };
+            let value = match rendering {
+                ContextRendering::Split => with_delimiter.into_owned(),
+                ContextRendering::Inline if languages::is_shebang_line(value) => {
+                    with_delimiter.into_owned()
+                }
+                ContextRendering::Inline => {
+                    languages::comment_block_as_singles(&with_delimiter, &language_id)
+                }
+            };
+            blocks.push(Block {
+                block_type: BlockType::Context { index: 0 },
+                value: normalize_line_endings(&value),
+                weight: part.weight,
+                chunk: *chunk,
+            });
+            block_part.push(p);
+        }
+    }
+    let before_normalized = normalize_line_endings(&before);
+    let prefix_block = (!before_normalized.is_empty()).then_some(blocks.len());
+    if prefix_block.is_some() {
+        blocks.push(Block {
+            block_type: BlockType::Prefix,
+            value: before_normalized,
+            weight: 1.0,
+            chunk: None,
+        });
+    }
+    let suffix_normalized = normalize_line_endings(&suffix);
+    let (prefix_limit, suffix_limit) = prompt_limits(
+        &suffix_normalized,
+        options.max_prompt_tokens,
+        options.suffix_percent,
+    );
+    let (elided_suffix, elided) = elide(
+        blocks,
+        prefix_limit,
+        &suffix_normalized,
+        suffix_limit,
+        &tokenizer,
+    )?;
+
+    let (prefix, context) = match rendering {
+        ContextRendering::Split => (
+            elided
+                .iter()
+                .filter(|b| b.block.block_type == BlockType::Prefix)
+                .map(|b| b.elided_value.as_str())
+                .collect::<String>(),
+            context_list(&elided),
+        ),
+        ContextRendering::Inline => (
+            elided
+                .iter()
+                .map(|b| b.elided_value.as_str())
+                .collect::<String>(),
+            Vec::new(),
+        ),
+    };
+    let (prefix, trailing_whitespace) = trim_last_line(&prefix);
+    let prompt_tokens = elided.iter().map(|b| b.elided_tokens).sum();
+
+    let mut elements: Vec<Element> = parts
+        .iter()
+        .enumerate()
+        .map(|(p, part)| {
+            let mine: Vec<&ElidedBlock> = elided
+                .iter()
+                .zip(&block_part)
+                .filter(|(_, bp)| **bp == p)
+                .map(|(b, _)| b)
+                .collect();
+            let tokens = mine.iter().map(|b| b.tokens).sum();
+            let included_tokens = mine.iter().map(|b| b.elided_tokens).sum::<usize>();
+            let whole = mine.iter().all(|b| b.elided_value == b.block.value);
+            let reason = if mine.is_empty() {
+                Some("empty".to_owned())
+            } else if included_tokens == 0 {
+                Some(format!(
+                    "dropped to fit the budget (weight {})",
+                    part.weight
+                ))
+            } else if !whole {
+                Some("cut to fit the budget".to_owned())
+            } else {
+                None
+            };
+            Element {
+                kind: part.kind,
+                path: part.path.clone(),
+                text: part
+                    .values
+                    .iter()
+                    .map(|(v, _)| v.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                tokens,
+                score: part.score,
+                included: included_tokens > 0,
+                included_tokens,
+                reason,
+            }
+        })
+        .collect();
+    let prefix_elided = prefix_block.map(|i| &elided[i]);
+    elements.push(Element {
+        kind: ElementKind::BeforeCursor,
+        path: Some(doc.path.clone()),
+        text: before.clone(),
+        tokens: prefix_elided.map_or(0, |b| b.tokens),
+        score: None,
+        included: prefix_elided.is_some_and(|b| b.elided_tokens > 0),
+        included_tokens: prefix_elided.map_or(0, |b| b.elided_tokens),
+        reason: prefix_elided
+            .filter(|b| b.elided_value != b.block.value)
+            .map(|_| "cut to fit the budget: lines far from the cursor dropped".to_owned()),
+    });
+    elements.push(Element {
+        kind: ElementKind::AfterCursor,
+        path: Some(doc.path.clone()),
+        text: suffix.clone(),
+        tokens: elided_suffix.tokens,
+        score: None,
+        included: elided_suffix.elided_tokens > 0,
+        included_tokens: elided_suffix.elided_tokens,
+        reason: if suffix.is_empty() {
+            Some("nothing after the cursor line".to_owned())
+        } else if suffix_limit <= 0 {
+            Some("the suffix has no share of the budget (suffix_percent is 0)".to_owned())
+        } else if elided_suffix.elided_value != elided_suffix.value {
+            Some("cut to the suffix's share of the budget".to_owned())
+        } else {
+            None
+        },
+    });
+
+    let skip = copilot_skip_reason(&doc.text, cursor, options.suffix_percent, &language_id);
+    Ok(Prompt {
+        prefix,
+        suffix: elided_suffix.elided_value,
+        context,
+        prompt_tokens,
+        suffix_tokens: elided_suffix.elided_tokens,
+        trailing_whitespace,
+        elements,
+        copilot_would_request: skip.is_none(),
+        copilot_skip_reason: skip,
+        notes,
+    })
+}
+
+/// A component's contribution: its blocks (value and chunk) and how to report it.
+#[derive(Debug)]
+struct Part {
+    kind: ElementKind,
+    path: Option<String>,
+    score: Option<f64>,
+    weight: f64,
+    values: Vec<(String, Option<usize>)>,
+}
+
+/// The language Copilot uses for a document: from its file name, else what the editor said.
+pub fn detected_language(path: &str, client_language_id: Option<&str>) -> String {
+    languages::detect_language_from_path(path, client_language_id.unwrap_or("plaintext"))
+        .into_owned()
+}
+
+/// A document's path as Copilot shows it: relative to the workspace folder, percent-encoded as
+/// in a file URI. Outside the workspace folder, the file's name alone.
+pub fn relative_path(workspace_root: Option<&str>, path: &str) -> Option<String> {
+    if path.is_empty() {
+        return None;
+    }
+    let relative = match workspace_root {
+        Some(root) if path.starts_with('/') => {
+            let root = root.trim_end_matches('/');
+            match path
+                .strip_prefix(root)
+                .and_then(|rest| rest.strip_prefix('/'))
+            {
+                Some(rest) => rest,
+                None => return Some(path.rsplit('/').next().unwrap_or(path).to_owned()),
+            }
+        }
+        _ => path.trim_start_matches("./"),
+    };
+    Some(encode_uri_path(relative))
+}
+
+/// Percent-encodes a path as VS Code's file URIs do: letters, digits, `-._~` and `/` stay.
+pub fn encode_uri_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for &b in path.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Copilot's character cap for prefix and suffix: about four characters per token plus 10%.
+fn approximate_max_characters(max_prompt_tokens: usize) -> usize {
+    let tokens = max_prompt_tokens as f64;
+    (tokens * 4.0 + tokens * 0.1).floor() as usize
+}
+
+/// The suffix as Copilot takes it: the text after the cursor, capped, without the rest of the
+/// cursor's line and without leading white space.
+fn suffix_after_cursor_line(after: &str, max_chars: usize) -> String {
+    let capped = utf16::slice_to(after, max_chars);
+    // JavaScript's `.` stops at \n, \r, U+2028 and U+2029.
+    let rest = match capped.find(['\n', '\r', '\u{2028}', '\u{2029}']) {
+        Some(i) => &capped[i..],
+        None => "",
+    };
+    rest.trim_start_matches(languages::is_js_whitespace)
+        .to_owned()
+}
+
+/// How many of the suffix's first tokens are compared with the cached suffix.
+const MAX_EDIT_DISTANCE_LENGTH: usize = 50;
+
+/// Keeps sending the previous suffix while the new one starts with the same token and differs
+/// in fewer than `threshold` percent of its first tokens.
+fn reuse_cached_suffix(
+    session: &mut Session,
+    suffix: String,
+    tokenizer: &Tokenizer,
+    threshold: u32,
+) -> String {
+    if suffix.is_empty() {
+        return suffix;
+    }
+    if session.cached_suffix == suffix {
+        return suffix;
+    }
+    let mut chosen = suffix;
+    if !session.cached_suffix.is_empty() {
+        let new_ids = first_token_ids(tokenizer, &chosen);
+        let old_ids = first_token_ids(tokenizer, &session.cached_suffix);
+        if let (Some(new), Some(old)) = (new_ids, old_ids)
+            && !new.is_empty()
+            && !old.is_empty()
+            && new[0] == old[0]
+        {
+            let distance = edit_distance_score(&new, &old);
+            if 100 * distance < threshold as usize * new.len() {
+                chosen = session.cached_suffix.clone();
+            }
+        }
+    }
+    if chosen != session.cached_suffix {
+        session.cached_suffix = chosen.clone();
+    }
+    chosen
+}
+
+fn first_token_ids(tokenizer: &Tokenizer, text: &str) -> Option<Vec<u32>> {
+    let taken = tokenizer.take_first_tokens(text, MAX_EDIT_DISTANCE_LENGTH);
+    tokenizer
+        .token_ids(&taken.text)
+        .map(|ids| ids.into_iter().take(taken.tokens).collect())
+}
+
+/// Copilot's edit distance between token sequences, including its boundary arithmetic.
+fn edit_distance_score(a: &[u32], b: &[u32]) -> usize {
+    if a.is_empty() || b.is_empty() {
+        return a.len() + b.len();
+    }
+    let mut m = vec![vec![0usize; b.len()]; a.len()];
+    for j in 0..b.len() {
+        for i in 0..a.len() {
+            let up = if i == 0 { j } else { m[i - 1][j] } + 1;
+            let left = if j == 0 { i } else { m[i][j - 1] } + 1;
+            let diagonal = if i == 0 || j == 0 {
+                i.max(j)
+            } else {
+                m[i - 1][j - 1]
+            } + usize::from(a[i] != b[j]);
+            m[i][j] = up.min(left).min(diagonal);
+        }
+    }
+    m[a.len() - 1][b.len() - 1]
+}
+
+fn document_marker(relative_path: Option<&str>, source: &str, language_id: &str) -> Part {
+    match relative_path {
+        Some(path) => Part {
+            kind: ElementKind::PathMarker,
+            path: Some(path.to_owned()),
+            score: None,
+            weight: WEIGHT_DOCUMENT_MARKER,
+            values: vec![(languages::path_marker(Some(path)), None)],
+        },
+        None => Part {
+            kind: ElementKind::LanguageMarker,
+            path: None,
+            score: None,
+            weight: WEIGHT_DOCUMENT_MARKER,
+            values: vec![(languages::language_marker(source, language_id), None)],
+        },
+    }
+}
+
+fn traits(traits: &[request::Trait]) -> Option<Part> {
+    if traits.is_empty() {
+        return None;
+    }
+    let mut values = vec![("Consider this related information:\n".to_owned(), None)];
+    values.extend(
+        traits
+            .iter()
+            .map(|t| (format!("{}: {}", t.name, t.value), None)),
+    );
+    Some(Part {
+        kind: ElementKind::Trait,
+        path: None,
+        score: None,
+        weight: WEIGHT_TRAITS,
+        values,
+    })
+}
+
+/// Chunk ids only need to differ between chunks; each component takes its own range.
+fn chunk_id(component: usize, index: usize) -> Option<usize> {
+    Some(component * 1_000_000 + index)
+}
+
+fn diagnostics(request: &RequestJson, language_id: &str, root: Option<&str>) -> Vec<Part> {
+    let language = languages::normalize_language_id(language_id);
+    let mut bags: Vec<&request::DiagnosticBag> = request
+        .diagnostics
+        .iter()
+        .filter(|b| !b.values.is_empty())
+        .collect();
+    // Copilot sorts by importance, most important first, then reverses the list.
+    bags.sort_by(|a, b| {
+        b.importance
+            .unwrap_or(0.0)
+            .total_cmp(&a.importance.unwrap_or(0.0))
+    });
+    bags.reverse();
+    bags.iter()
+        .enumerate()
+        .map(|(n, bag)| {
+            let path = relative_path(root, &bag.path).unwrap_or_default();
+            let mut values = vec![(
+                format!("Consider the following {language} diagnostics from {path}:"),
+                chunk_id(1, n),
+            )];
+            let mut diagnostics: Vec<&request::Diagnostic> = bag.values.iter().collect();
+            if bag.path == request.document.path {
+                let line = request.position.line;
+                diagnostics.sort_by_key(|d| d.range.start.line.abs_diff(line));
+            }
+            for d in diagnostics {
+                let code = match (&d.code, &d.source) {
+                    (None, _) => String::new(),
+                    (Some(code), source) => {
+                        let code = match code {
+                            request::DiagnosticCode::Number(n) => n.to_string(),
+                            request::DiagnosticCode::Text(t) => t.clone(),
+                        };
+                        format!(
+                            " {}{code}",
+                            source.as_deref().unwrap_or_default().to_uppercase()
+                        )
+                    }
+                };
+                let start = d.range.start;
+                values.push((
+                    format!(
+                        "{}:{} - {}{code}: {}",
+                        start.line + 1,
+                        start.character + 1,
+                        d.severity.name(),
+                        d.message
+                    ),
+                    chunk_id(1, n),
+                ));
+            }
+            Part {
+                kind: ElementKind::Diagnostic,
+                path: Some(path),
+                score: None,
+                weight: WEIGHT_DIAGNOSTICS,
+                values,
+            }
+        })
+        .collect()
+}
+
+fn code_snippets(snippets: &[request::CodeSnippet], root: Option<&str>) -> Vec<Part> {
+    // Group by file in order of first appearance.
+    let mut groups: Vec<(String, Vec<&request::CodeSnippet>)> = Vec::new();
+    for s in snippets {
+        let path = relative_path(root, &s.path).unwrap_or_else(|| s.path.clone());
+        match groups.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, g)) => g.push(s),
+            None => groups.push((path, vec![s])),
+        }
+    }
+    let mut chunks: Vec<(String, Vec<&request::CodeSnippet>, f64)> = groups
+        .into_iter()
+        .filter_map(|(path, g)| {
+            let valid: Vec<&request::CodeSnippet> =
+                g.into_iter().filter(|s| !s.value.is_empty()).collect();
+            if valid.is_empty() {
+                return None;
+            }
+            let importance = valid
+                .iter()
+                .map(|s| s.importance.unwrap_or(0.0))
+                .fold(f64::NEG_INFINITY, f64::max);
+            Some((path, valid, importance))
+        })
+        .collect();
+    chunks.sort_by(|a, b| b.2.total_cmp(&a.2));
+    chunks.reverse();
+    chunks
+        .into_iter()
+        .enumerate()
+        .map(|(n, (path, snippets, importance))| {
+            let header = if snippets.len() > 1 {
+                "these snippets"
+            } else {
+                "this snippet"
+            };
+            let mut values = vec![(format!("Compare {header} from {path}:"), chunk_id(2, n))];
+            for (i, s) in snippets.iter().enumerate() {
+                values.push((s.value.clone(), chunk_id(2, n)));
+                if snippets.len() > 1 && i < snippets.len() - 1 {
+                    values.push(("---".to_owned(), chunk_id(2, n)));
+                }
+            }
+            Part {
+                kind: ElementKind::CodeSnippet,
+                path: Some(path),
+                score: Some(importance),
+                weight: WEIGHT_CODE_SNIPPETS,
+                values,
+            }
+        })
+        .collect()
+}
+
+fn similar_files(
+    request: &RequestJson,
+    language_id: &str,
+    text: &str,
+    cursor: usize,
+    root: Option<&str>,
+) -> Result<Vec<Part>, AssembleError> {
+    let options = match request.options.similar_files.as_deref() {
+        Some(name) => SimilarFilesOptions::by_name(name)
+            .ok_or_else(|| RequestError::SimilarFiles(name.to_owned()))?,
+        None => SimilarFilesOptions::for_language(language_id),
+    };
+    let current_path = relative_path(root, &request.document.path).unwrap_or_default();
+    let docs: Vec<(String, String, &str)> = request
+        .open_documents
+        .iter()
+        .map(|d| {
+            (
+                relative_path(root, &d.path).unwrap_or_default(),
+                detected_language(&d.path, d.language_id.as_deref()),
+                d.text.as_str(),
+            )
+        })
+        .collect();
+    let open: Vec<OpenDocument<'_>> = docs
+        .iter()
+        .map(|(p, l, t)| OpenDocument {
+            path: p,
+            language_id: l,
+            text: t,
+        })
+        .collect();
+    let chosen = retrieval::select_neighbours(
+        &current_path,
+        language_id,
+        &open,
+        retrieval::MAX_NEIGHBOUR_FILES,
+    );
+    let files: Vec<NeighbourFile<'_>> = chosen
+        .iter()
+        .map(|d| NeighbourFile {
+            relative_path: d.path,
+            source: d.text,
+        })
+        .collect();
+    let doc = ReferenceDocument {
+        source: text,
+        cursor,
+        language_id,
+    };
+    let snippets = retrieval::similar_snippets(&doc, &files, &options);
+    Ok(snippets
+        .into_iter()
+        .enumerate()
+        .map(|(n, s)| Part {
+            kind: ElementKind::SimilarFile,
+            path: Some(s.relative_path.clone()),
+            score: Some(s.score),
+            weight: WEIGHT_SIMILAR_FILES,
+            values: vec![
+                (
+                    format!("Compare this snippet from {}:", s.relative_path),
+                    chunk_id(3, n),
+                ),
+                (s.text, chunk_id(3, n)),
+            ],
+        })
+        .collect())
+}
+
+/// The context list Copilot sends: one entry per context group, its kept blocks trimmed and
+/// joined by newlines.
+pub fn context_list(elided: &[ElidedBlock]) -> Vec<String> {
+    let mut groups: Vec<Option<Vec<String>>> = Vec::new();
+    for b in elided {
+        if let BlockType::Context { index } = b.block.block_type {
+            if groups.len() <= index {
+                groups.resize(index + 1, None);
+            }
+            let group = groups[index].get_or_insert_with(Vec::new);
+            let trimmed = b.elided_value.trim_matches(languages::is_js_whitespace);
+            if !trimmed.is_empty() {
+                group.push(trimmed.to_owned());
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|g| {
+            g.map(|g| {
+                g.join("\n")
+                    .trim_matches(languages::is_js_whitespace)
+                    .to_owned()
+            })
+            .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Splits trailing white space off the prefix's last line when the line is nothing else.
+pub fn trim_last_line(source: &str) -> (String, String) {
+    let last_line = source.rsplit('\n').next().unwrap_or(source);
+    let trimmed = last_line.trim_end_matches(languages::is_js_whitespace);
+    let extra = last_line.len() - trimmed.len();
+    if trimmed.is_empty() && extra > 0 {
+        let cut = source.len() - extra;
+        (source[..cut].to_owned(), source[cut..].to_owned())
+    } else {
+        (source.to_owned(), source[source.len() - extra..].to_owned())
+    }
+}
+
+fn normalize_line_endings(text: &str) -> String {
+    if !text.contains('\r') {
+        return text.to_owned();
+    }
+    text.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// Whether Copilot would skip asking for a completion here, and why.
+fn copilot_skip_reason(
+    text: &str,
+    cursor: usize,
+    suffix_percent: u32,
+    language_id: &str,
+) -> Option<String> {
+    let eligible = if suffix_percent > 0 {
+        utf16::utf16_len(text)
+    } else {
+        utf16::utf16_len(&text[..cursor])
+    };
+    if eligible < MIN_PROMPT_CHARS && language_id != "scminput" {
+        return Some(format!(
+            "the document is shorter than {MIN_PROMPT_CHARS} characters"
+        ));
+    }
+    let after = &text[cursor..];
+    let rest_of_line = &after[..after.find(['\n', '\r']).unwrap_or(after.len())];
+    let rest = rest_of_line.trim_matches(languages::is_js_whitespace);
+    if !rest.is_empty() && !valid_middle_of_line(rest) {
+        return Some(format!(
+            "the cursor is in the middle of a line, before `{rest}`"
+        ));
+    }
+    None
+}
+
+/// Copilot completes in the middle of a line only before closing brackets and quotes, with at
+/// most one of `:{;,` after them.
+fn valid_middle_of_line(rest: &str) -> bool {
+    let rest = rest.trim_start_matches(languages::is_js_whitespace);
+    let rest = rest.trim_start_matches([')', '>', '}', ']', '"', '\'', '`']);
+    let rest = rest.trim_start_matches(languages::is_js_whitespace);
+    let rest = rest.strip_prefix([':', '{', ';', ',']).unwrap_or(rest);
+    rest.trim_start_matches(languages::is_js_whitespace)
+        .is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trailing_whitespace_of_the_last_line() {
+        assert_eq!(
+            trim_last_line("a\n    "),
+            ("a\n".to_owned(), "    ".to_owned())
+        );
+        assert_eq!(
+            trim_last_line("a\n  x  "),
+            ("a\n  x  ".to_owned(), "  ".to_owned())
+        );
+        assert_eq!(trim_last_line("a\n"), ("a\n".to_owned(), String::new()));
+    }
+
+    #[test]
+    fn middle_of_line() {
+        assert!(valid_middle_of_line(")"));
+        assert!(valid_middle_of_line(") {"));
+        assert!(valid_middle_of_line("\"]);"));
+        assert!(!valid_middle_of_line("foo)"));
+        assert!(!valid_middle_of_line(");;"));
+    }
+
+    #[test]
+    fn uri_paths() {
+        assert_eq!(encode_uri_path("src/my file.ts"), "src/my%20file.ts");
+        assert_eq!(encode_uri_path("é.py"), "%C3%A9.py");
+        assert_eq!(
+            relative_path(Some("/w"), "/w/a b/c.rs").as_deref(),
+            Some("a%20b/c.rs")
+        );
+        assert_eq!(
+            relative_path(Some("/w"), "/elsewhere/c d.rs").as_deref(),
+            Some("c d.rs")
+        );
+    }
+
+    #[test]
+    fn edit_distance() {
+        assert_eq!(edit_distance_score(&[1, 2, 3], &[1, 2, 3]), 0);
+        assert_eq!(edit_distance_score(&[1, 2, 3], &[1, 9, 3]), 1);
+        assert_eq!(edit_distance_score(&[], &[1, 2]), 2);
+    }
+}

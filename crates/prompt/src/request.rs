@@ -1,0 +1,271 @@
+//! The editor-state contract (`shared/contracts/completion-request.md`): the JSON a caller sends,
+//! and its validation into a [`Request`] that assembly can trust.
+
+use serde::{Deserialize, Serialize};
+
+/// A completion request as JSON. Unknown fields are ignored so the contract can grow.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct RequestJson {
+    #[serde(default)]
+    pub workspace_root: Option<String>,
+    pub document: DocumentJson,
+    pub position: Position,
+    #[serde(default)]
+    pub open_documents: Vec<DocumentJson>,
+    #[serde(default)]
+    pub recent_edits: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub diagnostics: Vec<DiagnosticBag>,
+    #[serde(default)]
+    pub traits: Vec<Trait>,
+    #[serde(default)]
+    pub code_snippets: Vec<CodeSnippet>,
+    #[serde(default)]
+    pub options: Options,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct DocumentJson {
+    pub path: String,
+    #[serde(default)]
+    pub language_id: Option<String>,
+    pub text: String,
+}
+
+/// A position as in LSP: 0-based line, `character` in UTF-16 code units.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+pub struct Position {
+    pub line: usize,
+    pub character: usize,
+}
+
+/// A fact a context provider offers about the project (`name: value` in the prompt).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+pub struct Trait {
+    pub name: String,
+    pub value: String,
+}
+
+/// Code a context provider offers, from another file.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+pub struct CodeSnippet {
+    pub path: String,
+    pub value: String,
+    /// Higher is more important; snippets of one file are grouped and ranked by the highest.
+    #[serde(default)]
+    pub importance: Option<f64>,
+}
+
+/// Diagnostics of one file, as a language server reports them.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+pub struct DiagnosticBag {
+    pub path: String,
+    #[serde(default)]
+    pub importance: Option<f64>,
+    pub values: Vec<Diagnostic>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+pub struct Diagnostic {
+    pub range: Range,
+    pub severity: Severity,
+    pub message: String,
+    #[serde(default)]
+    pub code: Option<DiagnosticCode>,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+pub struct Range {
+    pub start: Position,
+    #[serde(default)]
+    pub end: Option<Position>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Information => "information",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum DiagnosticCode {
+    Number(i64),
+    Text(String),
+}
+
+/// How the prompt is built. Every field is optional; the defaults are Copilot's.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct Options {
+    /// `o200k_base` (Copilot's default), `cl100k_base` or `approximate`.
+    pub tokenizer: String,
+    /// Tokens for prefix, context and suffix together (Copilot: 8192 - 500 for the answer).
+    pub max_prompt_tokens: usize,
+    /// The suffix's share of the budget, in percent.
+    pub suffix_percent: u32,
+    /// How different (in percent of tokens) a new suffix may be from the previous one and
+    /// still be replaced by it, which keeps a model server's prompt cache warm.
+    pub suffix_match_threshold: u32,
+    /// `copilot`: Copilot's current prompt.
+    pub strategy: String,
+    /// `split`: context sent apart from the prefix, as Copilot does today; `inline`: context
+    /// commented into the prefix, for models that take a single prompt.
+    pub context: ContextRendering,
+    /// Similar-files option set: `default`, `conservative`, `cpp`, `none`; by language when
+    /// absent.
+    pub similar_files: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            tokenizer: "o200k_base".to_owned(),
+            max_prompt_tokens: 8192 - 500,
+            suffix_percent: 15,
+            suffix_match_threshold: 10,
+            strategy: "copilot".to_owned(),
+            context: ContextRendering::Split,
+            similar_files: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ContextRendering {
+    #[default]
+    Split,
+    Inline,
+}
+
+/// A request that cannot be served, with what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    #[error("position line {line} is outside the document ({lines} lines): lines count from 0")]
+    LineOutOfRange { line: usize, lines: usize },
+    #[error(
+        "position character {character} is past the end of line {line} ({length} UTF-16 code units)"
+    )]
+    CharacterOutOfRange {
+        line: usize,
+        character: usize,
+        length: usize,
+    },
+    #[error("position character {character} on line {line} falls inside a surrogate pair")]
+    InsideSurrogatePair { line: usize, character: usize },
+    #[error("suffix_percent is {0}: it must be between 0 and 100")]
+    SuffixPercent(u32),
+    #[error("suffix_match_threshold is {0}: it must be between 0 and 100")]
+    SuffixMatchThreshold(u32),
+    #[error("max_prompt_tokens must be at least 1")]
+    NoBudget,
+    #[error(transparent)]
+    Tokenizer(#[from] tokenizer::UnknownTokenizer),
+    #[error("unknown strategy `{0}`: use copilot")]
+    Strategy(String),
+    #[error("unknown similar_files option set `{0}`: use default, conservative, cpp or none")]
+    SimilarFiles(String),
+    #[error("document path is empty: give the path of the file being edited")]
+    EmptyPath,
+}
+
+/// The byte offset of an LSP position in `text`. Lines end at `\n`, `\r\n` or `\r`, as in
+/// editors; `character` counts UTF-16 code units.
+pub fn byte_offset(text: &str, position: Position) -> Result<usize, RequestError> {
+    let bytes = text.as_bytes();
+    let mut line_start = 0usize;
+    let mut line = 0usize;
+    while line < position.line {
+        match bytes[line_start..]
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')
+        {
+            Some(i) => {
+                let at = line_start + i;
+                line_start = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+                    at + 2
+                } else {
+                    at + 1
+                };
+                line += 1;
+            }
+            None => {
+                return Err(RequestError::LineOutOfRange {
+                    line: position.line,
+                    lines: line + 1,
+                });
+            }
+        }
+    }
+    let rest = &text[line_start..];
+    let line_text = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
+    let mut units = 0usize;
+    for (i, ch) in line_text.char_indices() {
+        if units == position.character {
+            return Ok(line_start + i);
+        }
+        units += ch.len_utf16();
+        if units > position.character {
+            return Err(RequestError::InsideSurrogatePair {
+                line: position.line,
+                character: position.character,
+            });
+        }
+    }
+    if units == position.character {
+        Ok(line_start + line_text.len())
+    } else {
+        Err(RequestError::CharacterOutOfRange {
+            line: position.line,
+            character: position.character,
+            length: units,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str, line: usize, character: usize) -> Result<usize, RequestError> {
+        byte_offset(text, Position { line, character })
+    }
+
+    #[test]
+    fn positions() {
+        assert_eq!(at("ab\ncd", 1, 1), Ok(4));
+        assert_eq!(at("ab\r\ncd", 1, 2), Ok(6));
+        assert_eq!(at("ab\rcd", 1, 0), Ok(3));
+        assert_eq!(at("a😀b", 0, 3), Ok(5));
+        assert!(matches!(
+            at("a😀b", 0, 2),
+            Err(RequestError::InsideSurrogatePair { .. })
+        ));
+        assert!(matches!(
+            at("ab", 0, 3),
+            Err(RequestError::CharacterOutOfRange { length: 2, .. })
+        ));
+        assert!(matches!(
+            at("ab\n", 2, 0),
+            Err(RequestError::LineOutOfRange { lines: 2, .. })
+        ));
+        assert_eq!(at("", 0, 0), Ok(0));
+    }
+}

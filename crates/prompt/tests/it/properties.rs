@@ -1,0 +1,151 @@
+//! Invariants of assembly for arbitrary inputs: the prompt never exceeds its token budget, and
+//! assembly never panics.
+
+use prompt::request::{DocumentJson, Options, Position, RequestJson};
+use proptest::prelude::*;
+
+fn request(
+    text: String,
+    cursor_fraction: f64,
+    open: Vec<String>,
+    max: usize,
+    suffix_percent: u32,
+    inline: bool,
+) -> RequestJson {
+    let mut cursor = (text.len() as f64 * cursor_fraction) as usize;
+    while !text.is_char_boundary(cursor) {
+        cursor -= 1;
+    }
+    // Positions count lines the way editors do (\n, \r\n, \r); a cursor between \r and \n is
+    // moved before the \r.
+    if text[..cursor].ends_with('\r') && text[cursor..].starts_with('\n') {
+        cursor -= 1;
+    }
+    let before = &text[..cursor];
+    let normalized = before.replace("\r\n", "\n").replace('\r', "\n");
+    let line = normalized.matches('\n').count();
+    let line_start = normalized.rfind('\n').map_or(0, |i| i + 1);
+    let character = normalized[line_start..].encode_utf16().count();
+    RequestJson {
+        workspace_root: None,
+        document: DocumentJson {
+            path: "src/main.py".into(),
+            language_id: None,
+            text,
+        },
+        position: Position { line, character },
+        open_documents: open
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| DocumentJson {
+                path: format!("src/n{i}.py"),
+                language_id: None,
+                text,
+            })
+            .collect(),
+        recent_edits: vec![],
+        diagnostics: vec![],
+        traits: vec![],
+        code_snippets: vec![],
+        options: Options {
+            max_prompt_tokens: max,
+            suffix_percent,
+            context: if inline {
+                prompt::request::ContextRendering::Inline
+            } else {
+                prompt::request::ContextRendering::Split
+            },
+            ..Options::default()
+        },
+    }
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        "[a-z_ ().:=\\n]{0,400}",
+        "([a-z]{1,8}( |\\n|\\r\\n|\\t|é|😀)){0,150}",
+        "\\PC{0,200}",
+        "x{500,3000}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn never_over_budget(
+        text in text(),
+        cursor in 0.0f64..=1.0,
+        open in prop::collection::vec(text(), 0..4),
+        max in 1usize..400,
+        suffix_percent in 0u32..=100,
+        inline in any::<bool>(),
+    ) {
+        let req = request(text, cursor, open, max, suffix_percent, inline);
+        match prompt::assemble(&req, &mut prompt::Session::default()) {
+            Ok(p) => {
+                prop_assert!(p.prompt_tokens + p.suffix_tokens <= max, "{} + {} > {max}", p.prompt_tokens, p.suffix_tokens);
+                let from_document = req.document.text.replace('\r', "").contains(&p.suffix.replace('\r', ""));
+                prop_assert!(from_document || p.suffix.contains(char::REPLACEMENT_CHARACTER));
+            }
+            // The only refusal, as in Copilot: a split that leaves the prefix no tokens at all.
+            Err(e) => {
+                let available = max.saturating_sub(5);
+                let suffix_share = (available as f64 * (f64::from(suffix_percent) / 100.0)).ceil() as usize;
+                prop_assert!(available <= suffix_share, "unexpected error {e} with budget {max}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_five_megabyte_document_stays_within_budget() {
+    let line = "    value = compute(value, other) + 1  # keep going\n";
+    let text = line.repeat(5_000_000 / line.len());
+    let req = request(text, 0.5, vec![], 7692, 15, false);
+    let p = prompt::assemble(&req, &mut prompt::Session::default()).unwrap();
+    assert!(p.prompt_tokens + p.suffix_tokens <= 7692);
+    assert!(
+        p.prompt_tokens > 5000,
+        "the prefix should use most of its share"
+    );
+}
+
+#[test]
+fn bad_positions_are_errors_not_panics() {
+    let mut req = request("ab\ncd".into(), 0.0, vec![], 100, 15, false);
+    req.position = Position {
+        line: 7,
+        character: 0,
+    };
+    let err = prompt::assemble(&req, &mut prompt::Session::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "position line 7 is outside the document (2 lines): lines count from 0"
+    );
+    req.position = Position {
+        line: 1,
+        character: 9,
+    };
+    let err = prompt::assemble(&req, &mut prompt::Session::default()).unwrap_err();
+    assert!(err.to_string().contains("past the end of line 1"), "{err}");
+}
+
+#[test]
+fn the_suffix_is_reused_while_it_barely_changes() {
+    let base = "def f():\n    $0\n\nrest = compute(alpha, beta, gamma, delta, epsilon)\nmore = 1\n";
+    let fixture = format!("//- /a.py\n{base}");
+    let req = crate::fixtures::parse_fixture(&fixture);
+    let mut session = prompt::Session::default();
+    let first = prompt::assemble(&req, &mut session).unwrap();
+    // One token changes far into the suffix: within 10% of 50 tokens, the old suffix is sent.
+    let changed = fixture.replace("more = 1", "more = 2");
+    let second = prompt::assemble(&crate::fixtures::parse_fixture(&changed), &mut session).unwrap();
+    assert_eq!(second.suffix, first.suffix);
+    // A new first token: the new suffix is sent.
+    let different = fixture.replace("rest =", "other =");
+    let third =
+        prompt::assemble(&crate::fixtures::parse_fixture(&different), &mut session).unwrap();
+    assert!(third.suffix.starts_with("other ="), "{}", third.suffix);
+}
