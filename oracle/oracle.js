@@ -27,7 +27,17 @@ require(path.join(libPrompt, 'completionsPromptFactory', 'componentsCompletionsP
 const elision = require(path.join(libPrompt, 'components', 'elision.js'));
 const renderer = require(path.join(libPrompt, 'components', 'completionsPromptRenderer.js'));
 const promptLib = require(path.join(libPrompt, 'prompt.js'));
+const libSrc = path.join(core, 'lib', 'src');
+const splitContextPrompt = require(path.join(libPrompt, 'components', 'splitContextPrompt.js'));
+const splitRenderer = require(path.join(libPrompt, 'components', 'splitContextPromptRenderer.js'));
+const { VirtualPrompt } = require(path.join(promptSrc, 'components', 'virtualPrompt.js'));
+const { CopilotTextDocument } = require(path.join(libSrc, 'textDocument.js'));
+const { TextDocumentManager } = require(path.join(libSrc, 'textDocumentManager.js'));
+const { NeighborSource } = require(path.join(libPrompt, 'similarFiles', 'neighborFiles.js'));
+const { OpenTabFiles } = require(path.join(libPrompt, 'similarFiles', 'openTabFiles.js'));
 const { URI } = require(path.join(dist, 'util', 'vs', 'base', 'common', 'uri.js'));
+
+const SEVERITY = { error: 0, warning: 1, information: 2, hint: 3 };
 
 const OPTION_SETS = {
   default: similarFiles.defaultSimilarFilesOptions,
@@ -110,6 +120,89 @@ const ops = {
   },
   prompt_limits: req => new renderer.CompletionsPromptRenderer().getPromptLimits({ value: req.suffix }, { promptTokenLimit: req.max, suffixPercent: req.suffixPercent }),
   trim_last_line: req => promptLib.trimLastLine(req.source),
+  // The whole prompt as Copilot's production pipeline builds it: its split-context component
+  // tree, rendered by its split-context renderer, then its last-line trim. The host services the
+  // components ask for are given the answers a plain editor would give: one workspace folder,
+  // the open tabs in the request's order, no notebooks, no recent edits, no related files, no
+  // experiments.
+  prompt: async req => {
+    const rootUri = URI.file(req.workspaceRoot).toString();
+    const toDoc = d => CopilotTextDocument.create(URI.file(d.path).toString(), d.languageId, 1, d.text);
+    const document = toDoc(req.document);
+    const open = req.openDocuments.map(toDoc);
+    const folders = { getWorkspaceFolders: () => [{ uri: rootUri }] };
+    const tdms = {
+      getRelativePath: doc => TextDocumentManager.prototype.getRelativePath.call(folders, doc),
+      findNotebook: () => undefined,
+      textDocuments: async () => open,
+      getTextDocument: async ({ uri }) => [document, ...open].find(d => d.uri === uri),
+      getWorkspaceFolder: () => ({ uri: rootUri }),
+    };
+    const features = {
+      maxPromptCompletionTokens: () => req.maxPromptTokens + 500,
+      suffixPercent: () => req.suffixPercent,
+      suffixMatchThreshold: () => 10,
+      excludeRelatedFiles: () => true,
+      includeNeighboringFiles: () => false,
+    };
+    const services = {
+      ICompletionsFeaturesService: features,
+      ICompletionsTextDocumentManagerService: tdms,
+      ICompletionsConfigProvider: { getConfig: () => undefined },
+      ICompletionsRecentEditsProviderService: { isEnabled: () => false },
+      ICompletionsLogTargetService: { logIt: () => undefined },
+    };
+    const accessor = {
+      get: id => {
+        const name = String(id);
+        if (name === 'instantiationService') return instantiation;
+        const service = services[name];
+        if (!service) throw new Error(`oracle: no stand-in for service ${name}`);
+        return service;
+      },
+    };
+    const instantiation = {
+      invokeFunction: (fn, ...args) => fn(accessor, ...args),
+      createInstance: (ctor, ...args) => new ctor(...args, tdms),
+    };
+    NeighborSource.instance = new OpenTabFiles(tdms);
+    const virtualPrompt = new VirtualPrompt(splitContextPrompt.splitContextCompletionsPrompt(accessor));
+    const pipe = virtualPrompt.createPipe();
+    await pipe.pump({
+      document,
+      position: req.position,
+      telemetryData: { filtersAndExp: { exp: { variables: {} } } },
+      traits: req.traits.length ? req.traits.map((t, i) => ({ ...t, id: `t${i}`, type: 'Trait' })) : undefined,
+      codeSnippets: req.codeSnippets.length ? req.codeSnippets.map((c, i) => ({ ...c, uri: URI.file(c.path).toString(), id: `c${i}`, type: 'CodeSnippet' })) : undefined,
+      diagnostics: req.diagnostics.length
+        ? req.diagnostics.map((bag, i) => ({
+            type: 'DiagnosticBag',
+            id: `d${i}`,
+            uri: URI.file(bag.path),
+            importance: bag.importance ?? undefined,
+            values: bag.values.map(v => ({ ...v, severity: SEVERITY[v.severity] })),
+          }))
+        : undefined,
+      // What the factory's (unexported) similarFilesEnabled decides for a host without
+      // experiments: code snippets from a context provider turn similar files off, except in C/C++.
+      turnOffSimilarFiles: req.codeSnippets.length > 0 && !['cpp', 'c'].includes(document.detectedLanguageId),
+      suffixMatchThreshold: 10,
+      maxPromptTokens: req.maxPromptTokens,
+      tokenizer: req.tokenizer,
+    });
+    const snapshot = virtualPrompt.snapshot();
+    if (snapshot.status !== 'ok') throw new Error(`snapshot ${snapshot.status}: ${snapshot.error}`);
+    const rendered = new splitRenderer.SplitContextPromptRenderer().render(snapshot.snapshot, {
+      delimiter: '\n',
+      tokenizer: req.tokenizer,
+      promptTokenLimit: req.maxPromptTokens,
+      suffixPercent: req.suffixPercent,
+      languageId: document.detectedLanguageId,
+    });
+    if (rendered.status !== 'ok') throw new Error(`render ${rendered.status}: ${rendered.error && rendered.error.stack}`);
+    const [prefix, trailingWs] = promptLib.trimLastLine(rendered.prefix);
+    return { prefix, suffix: rendered.suffix, context: rendered.context, prefixTokens: rendered.prefixTokens, suffixTokens: rendered.suffixTokens, trailingWs };
+  },
   neighbours: req => {
     // OpenTabFiles.truncateDocs is the selection Copilot applies to its open tabs (already in
     // order of recent use); the document manager is only asked for relative paths.

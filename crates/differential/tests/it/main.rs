@@ -4,5 +4,6 @@
 
 mod elision;
 mod markers;
+mod prompts;
 mod snippets;
 mod tokens;
