@@ -46,6 +46,13 @@ async function main() {
     const snippets = await similarFiles.getSimilarSnippets(doc, files, similarFiles.defaultSimilarFilesOptions);
     if (snippets.length === 0) throw new Error('no snippets found');
   });
+  // Whole prompt assembly: one editor state, the same pipeline the differential tests compare.
+  const { ops } = require('./oracle.js');
+  result.prompt_assembly = await time(3, w.runs, async i => {
+    const req = { ...w.prompt, document: { ...w.prompt.document, text: w.prompt.document.text + `\n// run ${i}` } };
+    const p = await ops.prompt(req);
+    if (p.prefix.length === 0) throw new Error('empty prompt');
+  });
   process.stdout.write(JSON.stringify(result) + '\n');
 }
 

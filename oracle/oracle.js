@@ -251,7 +251,11 @@ async function main() {
   }
 }
 
-main().catch(e => {
-  process.stderr.write(`oracle: ${e && e.stack ? e.stack : e}\n`);
-  process.exit(1);
-});
+// Run as a program, answer requests; required (by bench.js), just give the operations.
+if (require.main === module) {
+  main().catch(e => {
+    process.stderr.write(`oracle: ${e && e.stack ? e.stack : e}\n`);
+    process.exit(1);
+  });
+}
+module.exports = { ops };

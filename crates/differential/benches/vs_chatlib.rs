@@ -4,7 +4,9 @@
 //! - tokenization of about 1 MB of Rust source in both vocabularies (fresh text every run);
 //! - similar-snippet selection for one cursor with 20 open files of just under 10,000
 //!   characters (Copilot's per-file cap), cold: every file changes between runs, so no
-//!   per-file cache can be reused.
+//!   per-file cache can be reused;
+//! - whole prompt assembly (split context, o200k_base) for a 2,000-line document with 20 open
+//!   files, the document changing between runs as it does on every keystroke.
 //!
 //! Run with `cargo bench -p differential --bench vs_chatlib`.
 
@@ -108,8 +110,56 @@ fn main() {
     ours.insert("similar_snippets".into(), json!(ns));
 
     // chat-lib
-    let workload =
-        json!({"text": text, "doc": doc_text, "files": files, "languageId": "rust", "runs": RUNS});
+    // Whole prompt assembly.
+    let root = "/w";
+    let lines: Vec<&str> = text.lines().take(2000).collect();
+    let big_doc = lines.join("\n");
+    let cursor_line = 1500;
+    let open: Vec<Value> = files
+        .iter()
+        .enumerate()
+        .map(|(k, s)| json!({"path": format!("{root}/src/f{k}.rs"), "languageId": "rust", "text": s}))
+        .collect();
+    let prompt_request = json!({
+        "op": "prompt", "workspaceRoot": root,
+        "document": {"path": format!("{root}/src/main.rs"), "languageId": "rust", "text": big_doc},
+        "position": {"line": cursor_line, "character": 0},
+        "openDocuments": open, "traits": [], "diagnostics": [], "codeSnippets": [],
+        "maxPromptTokens": 7692, "suffixPercent": 15, "tokenizer": "o200k_base",
+    });
+    let document = |path: String, text: String| prompt::request::DocumentJson {
+        path,
+        language_id: Some("rust".into()),
+        text,
+    };
+    let request = prompt::request::RequestJson {
+        workspace_root: Some(root.to_owned()),
+        document: document(format!("{root}/src/main.rs"), big_doc.clone()),
+        position: prompt::request::Position {
+            line: cursor_line,
+            character: 0,
+        },
+        open_documents: files
+            .iter()
+            .enumerate()
+            .map(|(k, s)| document(format!("{root}/src/f{k}.rs"), s.clone()))
+            .collect(),
+        recent_edits: vec![],
+        diagnostics: vec![],
+        traits: vec![],
+        code_snippets: vec![],
+        options: prompt::request::Options::default(),
+    };
+    let ns = median_ns(3, RUNS, |i| {
+        let mut r = request.clone();
+        r.document.text.push_str(&format!("\n// run {i}"));
+        let p = prompt::assemble(&r, &mut prompt::Session::default()).unwrap();
+        assert!(!p.prefix.is_empty());
+    });
+    ours.insert("prompt_assembly".into(), json!(ns));
+
+    // chat-lib
+    let workload = json!({"text": text, "doc": doc_text, "files": files, "languageId": "rust", "runs": RUNS, "prompt": prompt_request});
     let mut child = Command::new("node")
         .arg(repo_root().join("oracle/bench.js"))
         .stdin(Stdio::piped())
@@ -131,6 +181,7 @@ fn main() {
         "tokenize_cl100k_base",
         "tokenize_o200k_base",
         "similar_snippets",
+        "prompt_assembly",
     ] {
         let a = ours[key].as_f64().unwrap();
         let b = theirs[key].as_f64().unwrap();
