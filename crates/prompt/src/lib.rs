@@ -305,7 +305,7 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
     let prefix_elided = prefix_block.map(|i| &elided[i]);
     elements.push(Element {
         kind: ElementKind::BeforeCursor,
-        path: Some(doc.path.clone()),
+        path: relative_path.clone(),
         text: before.clone(),
         tokens: prefix_elided.map_or(0, |b| b.tokens),
         score: None,
@@ -317,7 +317,7 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
     });
     elements.push(Element {
         kind: ElementKind::AfterCursor,
-        path: Some(doc.path.clone()),
+        path: relative_path.clone(),
         text: suffix.clone(),
         tokens: elided_suffix.tokens,
         score: None,
