@@ -35,6 +35,7 @@ const { CopilotTextDocument } = require(path.join(libSrc, 'textDocument.js'));
 const { TextDocumentManager } = require(path.join(libSrc, 'textDocumentManager.js'));
 const { NeighborSource } = require(path.join(libPrompt, 'similarFiles', 'neighborFiles.js'));
 const { OpenTabFiles } = require(path.join(libPrompt, 'similarFiles', 'openTabFiles.js'));
+const { FullRecentEditsProvider } = require(path.join(libPrompt, 'recentEdits', 'recentEditsProvider.js'));
 const { URI } = require(path.join(dist, 'util', 'vs', 'base', 'common', 'uri.js'));
 
 const SEVERITY = { error: 0, warning: 1, information: 2, hint: 3 };
@@ -145,11 +146,23 @@ const ops = {
       excludeRelatedFiles: () => true,
       includeNeighboringFiles: () => false,
     };
+    // Recent edits: chat-lib's own provider, fed the snapshots in order, its clock a counter so
+    // that edit times are deterministic (pilotfish keeps a logical clock too).
+    let clock = 0;
+    const realNow = performance.now;
+    performance.now = () => ++clock;
+    const recentEdits = new FullRecentEditsProvider(undefined, undefined);
+    recentEdits._started = true;
+    try {
+      for (const snap of req.recentEdits ?? []) recentEdits.updateRecentEdits(URI.file(snap.path).toString(), snap.text);
+    } finally {
+      performance.now = realNow;
+    }
     const services = {
       ICompletionsFeaturesService: features,
       ICompletionsTextDocumentManagerService: tdms,
       ICompletionsConfigProvider: { getConfig: () => undefined },
-      ICompletionsRecentEditsProviderService: { isEnabled: () => false },
+      ICompletionsRecentEditsProviderService: (req.recentEdits ?? []).length ? recentEdits : { isEnabled: () => false },
       ICompletionsLogTargetService: { logIt: () => undefined },
     };
     const accessor = {

@@ -281,6 +281,43 @@ pub fn elide(
     Ok((elided_suffix, elided))
 }
 
+/// Keeps the total within `max_tokens` where Copilot's elision would not.
+///
+/// Copilot counts a block it had to cut by tokenizing the kept text again, and text cut inside
+/// a character decodes with U+FFFD, which can take more tokens than were kept: Copilot then
+/// sends a token or two over its budget. pilotfish cuts such a block further, from the far end,
+/// until the total fits. Returns by how many tokens Copilot's count was over (0 almost always).
+pub fn enforce_budget(
+    elided: &mut [ElidedBlock],
+    suffix_tokens: usize,
+    max_tokens: usize,
+    tokenizer: &Tokenizer,
+) -> usize {
+    let total =
+        |e: &[ElidedBlock]| e.iter().map(|b| b.elided_tokens).sum::<usize>() + suffix_tokens;
+    let before = total(elided);
+    while total(elided) > max_tokens {
+        let excess = total(elided) - max_tokens;
+        // The cut blocks, nearest the far end first.
+        let Some(block) = elided
+            .iter_mut()
+            .find(|b| b.elided_tokens > 0 && b.elided_value != b.block.value)
+        else {
+            // Nothing was cut, so every count is exact and the elision kept within the budget.
+            break;
+        };
+        let keep = block.elided_tokens.saturating_sub(excess);
+        let taken = tokenizer.take_last_tokens(&block.elided_value, keep);
+        block.elided_tokens = if taken.text.is_empty() {
+            0
+        } else {
+            tokenizer.count(&taken.text)
+        };
+        block.elided_value = taken.text;
+    }
+    before.saturating_sub(max_tokens)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

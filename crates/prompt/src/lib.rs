@@ -22,6 +22,7 @@
 
 mod display;
 pub mod elision;
+pub mod recent_edits;
 pub mod request;
 
 pub use display::render_text;
@@ -116,6 +117,7 @@ const WEIGHT_DIAGNOSTICS: f64 = 0.65;
 const WEIGHT_DOCUMENT_MARKER: f64 = 0.7;
 const WEIGHT_SIMILAR_FILES: f64 = 0.8;
 const WEIGHT_CODE_SNIPPETS: f64 = 0.9;
+const WEIGHT_RECENT_EDITS: f64 = 0.99;
 
 /// Below this many characters of document Copilot does not ask for a completion.
 const MIN_PROMPT_CHARS: usize = 10;
@@ -181,9 +183,7 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
             root,
         )?);
     }
-    if !request.recent_edits.is_empty() {
-        notes.push("recent_edits are accepted but not rendered yet".to_owned());
-    }
+    parts.extend(recent_edits(request, root));
 
     let rendering = options.context;
     let mut blocks: Vec<Block> = Vec::new();
@@ -208,7 +208,9 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
                 }
             };
             blocks.push(Block {
-                block_type: BlockType::Context { index: 0 },
+                block_type: BlockType::Context {
+                    index: part.context_index,
+                },
                 value: normalize_line_endings(&value),
                 weight: part.weight,
                 chunk: *chunk,
@@ -232,13 +234,24 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
         options.max_prompt_tokens,
         options.suffix_percent,
     );
-    let (elided_suffix, elided) = elide(
+    let (elided_suffix, mut elided) = elide(
         blocks,
         prefix_limit,
         &suffix_normalized,
         suffix_limit,
         &tokenizer,
     )?;
+    let over = elision::enforce_budget(
+        &mut elided,
+        elided_suffix.elided_tokens,
+        options.max_prompt_tokens,
+        &tokenizer,
+    );
+    if over > 0 {
+        notes.push(format!(
+            "Copilot would have sent {over} token(s) over the budget here (a cut inside a character re-tokenizes longer); pilotfish cut the far end further"
+        ));
+    }
 
     let (prefix, context) = match rendering {
         ContextRendering::Split => (
@@ -357,6 +370,9 @@ struct Part {
     score: Option<f64>,
     weight: f64,
     values: Vec<(String, Option<usize>)>,
+    /// Which entry of the split context list it goes to: 0 for stable context, 1 for recent
+    /// edits.
+    context_index: usize,
 }
 
 /// The language Copilot uses for a document: from its file name, else what the editor said.
@@ -493,6 +509,7 @@ fn document_marker(relative_path: Option<&str>, source: &str, language_id: &str)
             score: None,
             weight: WEIGHT_DOCUMENT_MARKER,
             values: vec![(languages::path_marker(Some(path)), None)],
+            context_index: 0,
         },
         None => Part {
             kind: ElementKind::LanguageMarker,
@@ -500,6 +517,7 @@ fn document_marker(relative_path: Option<&str>, source: &str, language_id: &str)
             score: None,
             weight: WEIGHT_DOCUMENT_MARKER,
             values: vec![(languages::language_marker(source, language_id), None)],
+            context_index: 0,
         },
     }
 }
@@ -520,6 +538,7 @@ fn traits(traits: &[request::Trait]) -> Option<Part> {
         score: None,
         weight: WEIGHT_TRAITS,
         values,
+        context_index: 0,
     })
 }
 
@@ -587,6 +606,7 @@ fn diagnostics(request: &RequestJson, language_id: &str, root: Option<&str>) -> 
                 score: None,
                 weight: WEIGHT_DIAGNOSTICS,
                 values,
+                context_index: 0,
             }
         })
         .collect()
@@ -641,6 +661,7 @@ fn code_snippets(snippets: &[request::CodeSnippet], root: Option<&str>) -> Vec<P
                 score: Some(importance),
                 weight: WEIGHT_CODE_SNIPPETS,
                 values,
+                context_index: 0,
             }
         })
         .collect()
@@ -712,8 +733,98 @@ fn similar_files(
                 ),
                 (s.text, chunk_id(3, n)),
             ],
+            context_index: 0,
         })
         .collect())
+}
+
+/// The file URI Copilot knows a document by (paths without a workspace root are taken from `/`).
+fn file_uri(root: Option<&str>, path: &str) -> String {
+    let absolute = match (path.starts_with('/'), root) {
+        (true, _) => path.to_owned(),
+        (false, Some(root)) => format!(
+            "{}/{}",
+            root.trim_end_matches('/'),
+            path.trim_start_matches("./")
+        ),
+        (false, None) => format!("/{}", path.trim_start_matches("./")),
+    };
+    format!("file://{}", encode_uri_path(&absolute))
+}
+
+/// Copilot's recent-edits block: the latest edits of open files (not those right around the
+/// cursor), as small diffs, newest last.
+fn recent_edits(request: &RequestJson, root: Option<&str>) -> Option<Part> {
+    if request.recent_edits.is_empty() {
+        return None;
+    }
+    let config = recent_edits::RecentEditsConfig::default();
+    let mut tracker = recent_edits::RecentEdits::default();
+    for snapshot in &request.recent_edits {
+        tracker.update(&file_uri(root, &snapshot.path), &snapshot.text, &config);
+    }
+    let current_uri = file_uri(root, &request.document.path);
+    let open: Vec<(String, &str)> = std::iter::once(&request.document)
+        .chain(&request.open_documents)
+        .map(|d| (file_uri(root, &d.path), d.path.as_str()))
+        .collect();
+    let edits = tracker.by_time();
+    let mut files: Vec<&str> = Vec::new();
+    let mut summaries: Vec<String> = Vec::new();
+    for edit in edits.iter().rev() {
+        if summaries.len() >= config.max_edits {
+            break;
+        }
+        let Some((_, path)) = open.iter().find(|(uri, _)| *uri == edit.file) else {
+            continue;
+        };
+        let new_file = !files.contains(&edit.file.as_str());
+        if files.len() + usize::from(new_file) > config.max_files {
+            break;
+        }
+        if edit.file == current_uri
+            && recent_edits::too_close_to_cursor(
+                edit,
+                request.position.line,
+                config.active_doc_distance_limit_from_cursor,
+            )
+        {
+            continue;
+        }
+        if let Some(summary) = recent_edits::summarize(edit, &config) {
+            if new_file {
+                files.push(&edit.file);
+            }
+            let shown = relative_path(root, path).unwrap_or_default();
+            summaries.insert(
+                0,
+                format!(
+                    "{}{}",
+                    languages::new_line_ended(&format!("File: {shown}")),
+                    languages::new_line_ended(&summary)
+                ),
+            );
+        }
+    }
+    if summaries.is_empty() {
+        return None;
+    }
+    let text = format!(
+        "{}{}{}",
+        languages::new_line_ended(
+            "These are recently edited files. Do not suggest code that has been deleted."
+        ),
+        summaries.concat(),
+        languages::new_line_ended("End of recent edits")
+    );
+    Some(Part {
+        kind: ElementKind::RecentEdit,
+        path: None,
+        score: None,
+        weight: WEIGHT_RECENT_EDITS,
+        values: vec![(text, chunk_id(4, 0))],
+        context_index: 1,
+    })
 }
 
 /// The context list Copilot sends: one entry per context group, its kept blocks trimmed and

@@ -13,7 +13,7 @@ pub struct RequestJson {
     #[serde(default)]
     pub open_documents: Vec<DocumentJson>,
     #[serde(default)]
-    pub recent_edits: Vec<serde_json::Value>,
+    pub recent_edits: Vec<Snapshot>,
     #[serde(default)]
     pub diagnostics: Vec<DiagnosticBag>,
     #[serde(default)]
@@ -29,6 +29,14 @@ pub struct DocumentJson {
     pub path: String,
     #[serde(default)]
     pub language_id: Option<String>,
+    pub text: String,
+}
+
+/// A document's contents at one moment. Recent edits are given as the successive contents of
+/// documents, oldest first; the first snapshot of a file is its starting point.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
+pub struct Snapshot {
+    pub path: String,
     pub text: String,
 }
 

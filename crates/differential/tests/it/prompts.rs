@@ -4,7 +4,7 @@
 use differential::{Oracle, Rng, random_boundary, random_text, real_files};
 use prompt::request::{
     CodeSnippet, Diagnostic, DiagnosticBag, DiagnosticCode, DocumentJson, Options, Position, Range,
-    RequestJson, Severity, Trait,
+    RequestJson, Severity, Snapshot, Trait,
 };
 use serde_json::{Value, json};
 
@@ -26,6 +26,37 @@ fn code(rng: &mut Rng, max_lines: usize) -> String {
         s.push_str(if rng.chance(4) { "\r\n" } else { "\n" });
     }
     s
+}
+
+/// Successive versions of a file ending at `last`: lines replaced, inserted and deleted.
+fn history(rng: &mut Rng, path: &str, last: &str) -> Vec<Snapshot> {
+    let mut versions = vec![last.to_owned()];
+    let mut lines: Vec<String> = last.split('\n').map(str::to_owned).collect();
+    for _ in 0..1 + rng.below(6) {
+        let at = rng.below(lines.len() + 1);
+        match rng.below(4) {
+            0 if at < lines.len() => {
+                lines.remove(at);
+            }
+            1 => lines.insert(at, code(rng, 1).trim_end().to_owned()),
+            2 if at < lines.len() => lines[at] = format!("{} {}", lines[at], rng.pick(WORDS)),
+            _ => {
+                let n = rng.below(14);
+                for k in 0..n {
+                    lines.insert(at.min(lines.len()), format!("added {k}"));
+                }
+            }
+        }
+        versions.push(lines.join("\n"));
+    }
+    versions.reverse();
+    versions
+        .into_iter()
+        .map(|text| Snapshot {
+            path: path.to_owned(),
+            text,
+        })
+        .collect()
 }
 
 fn position_of(text: &str, cursor: usize) -> Position {
@@ -144,6 +175,21 @@ fn prompts_match_copilots_pipeline() {
         } else {
             vec![]
         };
+        let mut recent_edits: Vec<Snapshot> = Vec::new();
+        if rng.chance(35) {
+            let mut files: Vec<(String, String)> = vec![(path.clone(), text.clone())];
+            files.extend(open.iter().map(|d| (d.path.clone(), d.text.clone())));
+            files.push((format!("{root}/closed.{ext}"), code(&mut rng, 20)));
+            let mut histories: Vec<Vec<Snapshot>> =
+                files.iter().map(|(p, t)| history(&mut rng, p, t)).collect();
+            // Interleave the files' histories, each in its own order.
+            while histories.iter().any(|h| !h.is_empty()) {
+                let i = rng.below(histories.len());
+                if !histories[i].is_empty() {
+                    recent_edits.push(histories[i].remove(0));
+                }
+            }
+        }
         let max_prompt_tokens = if rng.chance(40) {
             20 + rng.below(300)
         } else {
@@ -160,7 +206,7 @@ fn prompts_match_copilots_pipeline() {
             },
             position: position_of(&text, cursor),
             open_documents: open.clone(),
-            recent_edits: vec![],
+            recent_edits: recent_edits.clone(),
             diagnostics: diagnostics.clone(),
             traits: traits.clone(),
             code_snippets: code_snippets.clone(),
@@ -180,6 +226,7 @@ fn prompts_match_copilots_pipeline() {
             "openDocuments": open.iter().map(|d| json!({"path": d.path, "languageId": prompt::detected_language(&d.path, None), "text": d.text})).collect::<Vec<_>>(),
             "traits": traits,
             "diagnostics": diagnostics,
+            "recentEdits": recent_edits,
             "codeSnippets": code_snippets.iter().map(|c| json!({"path": c.path, "value": c.value, "importance": c.importance})).collect::<Vec<_>>(),
             "maxPromptTokens": max_prompt_tokens,
             "suffixPercent": suffix_percent,
@@ -237,12 +284,14 @@ fn prompts_match_copilots_pipeline() {
         ("similar files", "Compare this snippet from"),
         ("code snippets", "---"),
         ("traits", "related information"),
+        ("recent edits", "End of recent edits"),
     ] {
         let n = ours
             .iter()
             .filter(|m| context_of(m).contains(needle))
             .count();
         assert!(n >= 20, "only {n} prompts with {what}");
+        eprintln!("  {n} prompts with {what}");
     }
     assert!(
         errors_both < requests.len() / 10,
