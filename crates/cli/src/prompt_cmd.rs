@@ -39,6 +39,11 @@ pub(crate) struct Args {
     /// split (context apart, as Copilot sends it) or inline (context commented into the prefix).
     #[arg(long)]
     context: Option<Rendering>,
+    /// Also show the prompt as one fill-in-the-middle string: qwen2.5-coder, qwen2.5-coder-repo,
+    /// deepseek-coder, codellama, starcoder, starcoder2-repo, codestral, codegemma, granite, or
+    /// a custom template with {prefix} and {suffix}.
+    #[arg(long, value_name = "TEMPLATE")]
+    fim_template: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -81,6 +86,9 @@ fn apply_overrides(args: &Args, options: &mut Options) {
     }
     if let Some(s) = args.suffix_percent {
         options.suffix_percent = s;
+    }
+    if let Some(t) = &args.fim_template {
+        options.fim_template = Some(t.clone());
     }
     if let Some(c) = args.context {
         options.context = match c {

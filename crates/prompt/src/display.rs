@@ -34,6 +34,16 @@ pub fn render_text(prompt: &Prompt) -> String {
         &format!("suffix ({} tokens)", prompt.suffix_tokens),
     );
     push_body(&mut out, &prompt.suffix);
+    if let Some(fim) = &prompt.fim_prompt {
+        rule(
+            &mut out,
+            &format!(
+                "FIM prompt ({} template tokens reserved)",
+                prompt.fim_template_tokens.unwrap_or(0)
+            ),
+        );
+        push_body(&mut out, fim);
+    }
     rule(&mut out, "elements");
     for e in &prompt.elements {
         let status = if !e.included {

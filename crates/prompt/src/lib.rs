@@ -22,6 +22,7 @@
 
 mod display;
 pub mod elision;
+pub mod fim;
 pub mod recent_edits;
 pub mod request;
 
@@ -56,6 +57,12 @@ pub struct Prompt {
     /// Why not, when it would not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub copilot_skip_reason: Option<String>,
+    /// The prompt as one fill-in-the-middle string, when a FIM template was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fim_prompt: Option<String>,
+    /// Tokens the FIM template's own text takes (reserved in the budget).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fim_template_tokens: Option<usize>,
     /// Things worth knowing about this prompt that are not elements.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -185,7 +192,50 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
     }
     parts.extend(recent_edits(request, root));
 
-    let rendering = options.context;
+    // A FIM template makes one string: context goes into repository-level file sections where
+    // the format has them, commented into the prefix otherwise. Its own tokens are set aside.
+    let fim = options
+        .fim_template
+        .as_deref()
+        .map(str::parse::<fim::FimTemplate>)
+        .transpose()
+        .map_err(RequestError::from)?;
+    let repo_name = options.repo_name.clone().unwrap_or_else(|| {
+        root.and_then(|r| r.trim_end_matches('/').rsplit('/').next())
+            .filter(|name| !name.is_empty())
+            .unwrap_or("workspace")
+            .to_owned()
+    });
+    let shown_path = relative_path.clone().unwrap_or_default();
+    let rendering = match &fim {
+        Some(t) if !t.takes_context_sections() => ContextRendering::Inline,
+        Some(_) => ContextRendering::Split,
+        None => options.context,
+    };
+    let fim_overhead = fim.as_ref().map(|t| {
+        // Two one-character context blocks stand for the section headers a repository-level
+        // prompt may add; the characters themselves are the only over-reservation.
+        let sample = ["x".to_owned(), "x".to_owned()];
+        let parts = fim::FimParts {
+            path: &shown_path,
+            repo_name: &repo_name,
+            context: if t.takes_context_sections() {
+                &sample
+            } else {
+                &[]
+            },
+            prefix: "",
+            suffix: "",
+        };
+        tokenizer.count(&t.render(&parts))
+    });
+    let budget = match fim_overhead {
+        Some(o) if o >= options.max_prompt_tokens => {
+            return Err(RequestError::FimTooLarge(o, options.max_prompt_tokens).into());
+        }
+        Some(o) => options.max_prompt_tokens - o,
+        None => options.max_prompt_tokens,
+    };
     let mut blocks: Vec<Block> = Vec::new();
     let mut block_part: Vec<usize> = Vec::new();
     for (p, part) in parts.iter().enumerate() {
@@ -229,11 +279,8 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
         });
     }
     let suffix_normalized = normalize_line_endings(&suffix);
-    let (prefix_limit, suffix_limit) = prompt_limits(
-        &suffix_normalized,
-        options.max_prompt_tokens,
-        options.suffix_percent,
-    );
+    let (prefix_limit, suffix_limit) =
+        prompt_limits(&suffix_normalized, budget, options.suffix_percent);
     let (elided_suffix, mut elided) = elide(
         blocks,
         prefix_limit,
@@ -241,12 +288,8 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
         suffix_limit,
         &tokenizer,
     )?;
-    let over = elision::enforce_budget(
-        &mut elided,
-        elided_suffix.elided_tokens,
-        options.max_prompt_tokens,
-        &tokenizer,
-    );
+    let over =
+        elision::enforce_budget(&mut elided, elided_suffix.elided_tokens, budget, &tokenizer);
     if over > 0 {
         notes.push(format!(
             "Copilot would have sent {over} token(s) over the budget here (a cut inside a character re-tokenizes longer); pilotfish cut the far end further"
@@ -347,6 +390,15 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
         },
     });
 
+    let fim_prompt = fim.as_ref().map(|t| {
+        t.render(&fim::FimParts {
+            path: &shown_path,
+            repo_name: &repo_name,
+            context: &context,
+            prefix: &prefix,
+            suffix: &elided_suffix.elided_value,
+        })
+    });
     let skip = copilot_skip_reason(&doc.text, cursor, options.suffix_percent, &language_id);
     Ok(Prompt {
         prefix,
@@ -358,6 +410,8 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
         elements,
         copilot_would_request: skip.is_none(),
         copilot_skip_reason: skip,
+        fim_prompt,
+        fim_template_tokens: fim_overhead,
         notes,
     })
 }

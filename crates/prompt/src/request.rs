@@ -139,6 +139,12 @@ pub struct Options {
     /// Similar-files option set: `default`, `conservative`, `cpp`, `none`; by language when
     /// absent.
     pub similar_files: Option<String>,
+    /// Also render the prompt as one fill-in-the-middle string for a local model: a template
+    /// name (`qwen2.5-coder`, `deepseek-coder`, `codellama`, `starcoder`, `codestral`, ...) or
+    /// a custom template with `{prefix}` and `{suffix}`. Its tokens are reserved in the budget.
+    pub fim_template: Option<String>,
+    /// The repository name for repository-level FIM formats (default: the workspace folder's name).
+    pub repo_name: Option<String>,
 }
 
 impl Default for Options {
@@ -151,6 +157,8 @@ impl Default for Options {
             strategy: "copilot".to_owned(),
             context: ContextRendering::Split,
             similar_files: None,
+            fim_template: None,
+            repo_name: None,
         }
     }
 }
@@ -192,6 +200,12 @@ pub enum RequestError {
     SimilarFiles(String),
     #[error("document path is empty: give the path of the file being edited")]
     EmptyPath,
+    #[error(transparent)]
+    Fim(#[from] crate::fim::FimError),
+    #[error(
+        "the FIM template alone takes {0} of the {1} tokens of the budget: raise max_prompt_tokens"
+    )]
+    FimTooLarge(usize, usize),
 }
 
 /// The byte offset of an LSP position in `text`. Lines end at `\n`, `\r\n` or `\r`, as in

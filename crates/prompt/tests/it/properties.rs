@@ -99,6 +99,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// With a FIM template the template's tokens are reserved, and its tokens are all there.
+    #[test]
+    fn fim_templates_are_never_cut(
+        text in text(),
+        cursor in 0.0f64..=1.0,
+        open in prop::collection::vec(text(), 0..3),
+        max in 60usize..400,
+        template in prop::sample::select(vec!["starcoder", "starcoder2-repo", "codellama", "deepseek-coder", "qwen2.5-coder", "qwen2.5-coder-repo", "codestral", "codegemma", "granite"]),
+    ) {
+        let mut req = request(text, cursor, open, max, 15, false);
+        req.options.fim_template = Some(template.to_owned());
+        let p = prompt::assemble(&req, &mut prompt::Session::default()).unwrap();
+        let fim = p.fim_prompt.clone().unwrap();
+        let reserved = p.fim_template_tokens.unwrap();
+        prop_assert!(p.prompt_tokens + p.suffix_tokens + reserved <= max);
+        let tokens: &[&str] = match template {
+            "starcoder" | "granite" => &["<fim_prefix>", "<fim_suffix>", "<fim_middle>"],
+            "starcoder2-repo" => &["<repo_name>", "<file_sep>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>"],
+            "codellama" => &["<PRE> ", " <SUF>", " <MID>"],
+            "deepseek-coder" => &["<｜fim▁begin｜>", "<｜fim▁hole｜>", "<｜fim▁end｜>"],
+            "qwen2.5-coder" | "codegemma" => &["<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"],
+            "qwen2.5-coder-repo" => &["<|repo_name|>", "<|file_sep|>", "<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"],
+            _ => &["[SUFFIX]", "[PREFIX]"],
+        };
+        for t in tokens {
+            prop_assert!(fim.contains(t), "{t} missing from {fim:?}");
+        }
+        prop_assert!(fim.contains(&p.suffix) && fim.contains(&p.prefix));
+    }
+}
+
 #[test]
 fn a_five_megabyte_document_stays_within_budget() {
     let line = "    value = compute(value, other) + 1  # keep going\n";
