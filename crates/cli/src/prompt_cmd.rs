@@ -39,6 +39,9 @@ pub(crate) struct Args {
     /// split (context apart, as Copilot sends it) or inline (context commented into the prefix).
     #[arg(long)]
     context: Option<Rendering>,
+    /// copilot (Copilot's current prompt) or copilot-legacy (its older priority wishlist).
+    #[arg(long)]
+    strategy: Option<String>,
     /// Also show the prompt as one fill-in-the-middle string: qwen2.5-coder, qwen2.5-coder-repo,
     /// deepseek-coder, codellama, starcoder, starcoder2-repo, codestral, codegemma, granite, or
     /// a custom template with {prefix} and {suffix}.
@@ -86,6 +89,9 @@ fn apply_overrides(args: &Args, options: &mut Options) {
     }
     if let Some(s) = args.suffix_percent {
         options.suffix_percent = s;
+    }
+    if let Some(s) = &args.strategy {
+        options.strategy = s.clone();
     }
     if let Some(t) = &args.fim_template {
         options.fim_template = Some(t.clone());
@@ -153,6 +159,7 @@ fn request_from_disk(location: &str, open: &[PathBuf]) -> Result<RequestJson> {
         diagnostics: vec![],
         traits: vec![],
         code_snippets: vec![],
+        tooltip_signature: None,
         options: Options::default(),
     })
 }

@@ -148,6 +148,7 @@ fn main() {
         diagnostics: vec![],
         traits: vec![],
         code_snippets: vec![],
+        tooltip_signature: None,
         options: prompt::request::Options::default(),
     };
     let ns = median_ns(3, RUNS, |i| {

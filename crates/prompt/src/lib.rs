@@ -13,7 +13,7 @@
 //!     document: DocumentJson { path: "src/app.py".into(), language_id: None, text: "def add(a, b):\n    return a + b\n".into() },
 //!     position: Position { line: 1, character: 4 },
 //!     open_documents: vec![], recent_edits: vec![], diagnostics: vec![], traits: vec![],
-//!     code_snippets: vec![], options: Options::default(),
+//!     code_snippets: vec![], tooltip_signature: None, options: Options::default(),
 //! };
 //! let prompt = assemble(&request, &mut prompt::Session::default()).unwrap();
 //! assert_eq!(prompt.prefix, "def add(a, b):\n");
@@ -23,6 +23,7 @@
 mod display;
 pub mod elision;
 pub mod fim;
+pub mod legacy;
 pub mod recent_edits;
 pub mod request;
 
@@ -100,6 +101,8 @@ pub enum ElementKind {
     RecentEdit,
     BeforeCursor,
     AfterCursor,
+    ImportedFile,
+    TooltipSignature,
 }
 
 /// Per-document state that Copilot keeps between requests: the suffix last sent, reused while
@@ -107,6 +110,8 @@ pub enum ElementKind {
 #[derive(Debug, Clone, Default)]
 pub struct Session {
     cached_suffix: String,
+    /// The legacy engine's cached suffix: its text and token ids.
+    legacy_suffix: (String, Vec<u32>),
 }
 
 /// Why assembly failed.
@@ -141,8 +146,10 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
     if options.max_prompt_tokens == 0 {
         return Err(RequestError::NoBudget.into());
     }
-    if options.strategy != "copilot" {
-        return Err(RequestError::Strategy(options.strategy.clone()).into());
+    match options.strategy.as_str() {
+        "copilot" => {}
+        "copilot-legacy" => return assemble_legacy(request, session),
+        other => return Err(RequestError::Strategy(other.to_owned()).into()),
     }
     if request.document.path.is_empty() {
         return Err(RequestError::EmptyPath.into());
@@ -414,6 +421,317 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
         fim_template_tokens: fim_overhead,
         notes,
     })
+}
+
+/// The older engine: a priority wishlist filled by `fulfill` (see [`legacy`]), the suffix given
+/// its share first.
+fn assemble_legacy(request: &RequestJson, session: &mut Session) -> Result<Prompt, AssembleError> {
+    use legacy::{Kind, Priorities, TOP, Wishlist};
+    let options = &request.options;
+    let doc = &request.document;
+    if doc.path.is_empty() {
+        return Err(RequestError::EmptyPath.into());
+    }
+    let detected = detected_language(&doc.path, doc.language_id.as_deref());
+    // The old engine works with the normalized language id throughout.
+    let language = languages::normalize_language_id(&detected).into_owned();
+    let tokenizer =
+        Tokenizer::by_name(&options.tokenizer, Some(&detected)).map_err(RequestError::from)?;
+    let cursor = request::byte_offset(&doc.text, request.position)?;
+    let root = request.workspace_root.as_deref();
+    let shown_path = relative_path(root, &doc.path).map(|p| percent_decoded(&p));
+
+    let mut priorities = Priorities::default();
+    let before_cursor_priority = priorities.just_below(&[TOP]);
+    let language_priority = priorities.just_below(&[before_cursor_priority]);
+    let path_priority = priorities.just_below(&[before_cursor_priority]);
+    let imported_priority = priorities.just_below(&[before_cursor_priority]);
+    let mut low_snippet = priorities.just_below(&[imported_priority]);
+    let _high_snippet = priorities.just_above(&[before_cursor_priority]);
+    // Seeds are silent on where traits, code snippets and tooltip signatures rank: pilotfish
+    // puts context from language services with imported files, and the signature of the member
+    // being typed just above the text before the cursor.
+    let context_priority = priorities.just_below(&[imported_priority]);
+    let tooltip_priority = priorities.just_above(&[before_cursor_priority]);
+
+    let mut wishlist = Wishlist::new(&tokenizer);
+    let language_marker =
+        languages::new_line_ended(&legacy_language_marker(&doc.text, &language)).into_owned();
+    let language_id = wishlist.append(&language_marker, Kind::LanguageMarker, language_priority);
+    let path_id = shown_path.as_ref().map(|p| {
+        let marker =
+            languages::new_line_ended(&languages::comment(&format!("Path: {p}"), &language))
+                .into_owned();
+        wishlist.append(&marker, Kind::PathMarker, path_priority)
+    });
+    if !request.traits.is_empty() {
+        let body: String = request
+            .traits
+            .iter()
+            .map(|t| languages::new_line_ended(&format!("{}: {}", t.name, t.value)).into_owned())
+            .collect();
+        let text = languages::comment_block_as_singles(
+            &format!("Consider this related information:{body}"),
+            &language,
+        );
+        wishlist.append(&text, Kind::Trait, context_priority);
+    }
+    for part in code_snippets(&request.code_snippets, root) {
+        let text = part
+            .values
+            .iter()
+            .map(|(v, _)| v.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text =
+            languages::comment_block_as_singles(&languages::new_line_ended(&text), &language);
+        wishlist.append(&text, Kind::CodeSnippet, context_priority);
+    }
+    // Similar-file snippets: the best four, the best taking the highest of the low priorities
+    // and standing last.
+    let snippets = legacy_similar_snippets(request, &detected, &doc.text, cursor, root);
+    let mut ranked: Vec<(f64, String, String)> = snippets;
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    ranked.truncate(4);
+    let mut with_priority = Vec::new();
+    for (score, path, text) in ranked {
+        let mut announced = format!("Compare this snippet from {path}:\n{text}");
+        if announced.ends_with('\n') {
+            announced.push('\n');
+        }
+        with_priority.push((
+            score,
+            low_snippet,
+            languages::comment_block_as_singles(&announced, &language),
+        ));
+        low_snippet = priorities.just_below(&[low_snippet]);
+    }
+    with_priority.sort_by(|a, b| b.0.total_cmp(&a.0));
+    with_priority.reverse();
+    for (_, priority, text) in &with_priority {
+        wishlist.append(text, Kind::SimilarFile, *priority);
+    }
+    let before = &doc.text[..cursor];
+    if let Some(signature) = &request.tooltip_signature
+        && ends_with_member_access(before)
+    {
+        let text = languages::new_line_ended(&languages::comment_block_as_singles(
+            &format!("Use {signature}"),
+            &language,
+        ))
+        .into_owned();
+        wishlist.append(&text, Kind::TooltipSignature, tooltip_priority);
+    }
+    let lines = wishlist.append_line_for_line(before, Kind::BeforeCursor, before_cursor_priority);
+    if let Some(&first) = lines.first() {
+        wishlist.require(language_id, first);
+        // The old code chose what the path marker requires with a truthiness test on the
+        // language marker's id, which is 0 (it is appended first): so the path marker requires
+        // the first line before the cursor, not the language marker. Taken at its higher
+        // priority, it then excludes the language marker, which is why old prompts show a
+        // path and no language line.
+        if let Some(path) = path_id {
+            let required = if language_id != 0 { language_id } else { first };
+            wishlist.require(path, required);
+        }
+    }
+    if let Some(path) = path_id {
+        wishlist.exclude(path, language_id);
+    }
+
+    // The suffix: its share first, then the prefix fills the rest; a suffix much like the last
+    // one sent is sent again.
+    let max = options.max_prompt_tokens as i64;
+    let after = &doc.text[cursor..];
+    let (fulfilled, suffix, suffix_tokens) = if options.suffix_percent == 0 {
+        (wishlist.fulfill(max), String::new(), 0)
+    } else {
+        let reserved = max - 5;
+        // Math.floor, as in the old code (it matters only for budgets under 5 tokens).
+        let mut prefix_budget =
+            (reserved * (100 - i64::from(options.suffix_percent))).div_euclid(100);
+        let mut fulfilled = wishlist.fulfill(prefix_budget);
+        let available = reserved - fulfilled.prefix_tokens as i64;
+        let trimmed = after.trim_start_matches(languages::is_js_whitespace);
+        let taken = tokenizer.take_first_tokens(trimmed, available.max(0) as usize);
+        let taken_ids = first_token_ids_of(&tokenizer, &taken.text, taken.tokens);
+        if (taken.tokens as i64) <= available - 3 {
+            prefix_budget = reserved - taken.tokens as i64;
+            fulfilled = wishlist.fulfill(prefix_budget);
+        }
+        let (cached_text, cached_ids) = session.legacy_suffix.clone();
+        let threshold = options.suffix_match_threshold as usize;
+        let matches = taken.tokens > 0 && threshold > 0 && {
+            let a: Vec<u32> = taken_ids
+                .iter()
+                .copied()
+                .take(MAX_EDIT_DISTANCE_LENGTH)
+                .collect();
+            let b: Vec<u32> = cached_ids
+                .iter()
+                .copied()
+                .take(MAX_EDIT_DISTANCE_LENGTH)
+                .collect();
+            100 * edit_distance_score(&a, &b)
+                < threshold * MAX_EDIT_DISTANCE_LENGTH.min(taken.tokens)
+        };
+        if matches && (cached_ids.len() as i64) <= available {
+            if (cached_ids.len() as i64) <= available - 3 {
+                fulfilled = wishlist.fulfill(reserved - cached_ids.len() as i64);
+            }
+            (fulfilled, cached_text, cached_ids.len())
+        } else {
+            session.legacy_suffix = (taken.text.clone(), taken_ids);
+            (fulfilled, taken.text, taken.tokens)
+        }
+    };
+
+    let elements = wishlist
+        .elements()
+        .iter()
+        .map(|e| {
+            let included = fulfilled.used.contains(&e.id);
+            Element {
+                kind: match e.kind {
+                    Kind::LanguageMarker => ElementKind::LanguageMarker,
+                    Kind::PathMarker => ElementKind::PathMarker,
+                    Kind::ImportedFile => ElementKind::ImportedFile,
+                    Kind::SimilarFile => ElementKind::SimilarFile,
+                    Kind::Trait => ElementKind::Trait,
+                    Kind::CodeSnippet => ElementKind::CodeSnippet,
+                    Kind::TooltipSignature => ElementKind::TooltipSignature,
+                    Kind::BeforeCursor => ElementKind::BeforeCursor,
+                },
+                path: None,
+                text: e.text.clone(),
+                tokens: e.tokens,
+                score: Some(e.priority),
+                included,
+                included_tokens: if included { e.tokens } else { 0 },
+                reason: (!included).then(|| format!("not taken (priority {})", e.priority)),
+            }
+        })
+        .collect();
+    let skip = copilot_skip_reason(&doc.text, cursor, options.suffix_percent, &detected);
+    Ok(Prompt {
+        prefix: fulfilled.prefix,
+        suffix,
+        context: Vec::new(),
+        prompt_tokens: fulfilled.prefix_tokens,
+        suffix_tokens,
+        trailing_whitespace: String::new(),
+        elements,
+        copilot_would_request: skip.is_none(),
+        copilot_skip_reason: skip,
+        fim_prompt: None,
+        fim_template_tokens: None,
+        notes: vec![
+            "copilot-legacy: elements report their wishlist priority as their score".to_owned(),
+        ],
+    })
+}
+
+/// The old language marker: a shebang line, or `Language: <id>` commented.
+fn legacy_language_marker(source: &str, language: &str) -> String {
+    let marker = languages::language_marker(source, language);
+    if marker.is_empty() || languages::is_shebang_line(&marker) {
+        marker
+    } else {
+        languages::comment(&marker, language)
+    }
+}
+
+/// Whether the text before the cursor ends with a member access: `.name`, `->name`, `::name`.
+fn ends_with_member_access(before: &str) -> bool {
+    let word_len = before
+        .bytes()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    if word_len == 0 {
+        return false;
+    }
+    let rest = &before[..before.len() - word_len];
+    rest.ends_with('.') || rest.ends_with("->") || rest.ends_with("::")
+}
+
+fn first_token_ids_of(tokenizer: &Tokenizer, text: &str, n: usize) -> Vec<u32> {
+    tokenizer
+        .token_ids(text)
+        .map(|ids| ids.into_iter().take(n).collect())
+        .unwrap_or_default()
+}
+
+/// Similar-file snippets for the legacy engine: (score, path, text).
+fn legacy_similar_snippets(
+    request: &RequestJson,
+    language_id: &str,
+    text: &str,
+    cursor: usize,
+    root: Option<&str>,
+) -> Vec<(f64, String, String)> {
+    let current_path = relative_path(root, &request.document.path).unwrap_or_default();
+    let docs: Vec<(String, String, &str)> = request
+        .open_documents
+        .iter()
+        .map(|d| {
+            (
+                relative_path(root, &d.path).unwrap_or_default(),
+                detected_language(&d.path, d.language_id.as_deref()),
+                d.text.as_str(),
+            )
+        })
+        .collect();
+    let open: Vec<OpenDocument<'_>> = docs
+        .iter()
+        .map(|(p, l, t)| OpenDocument {
+            path: p,
+            language_id: l,
+            text: t,
+        })
+        .collect();
+    let chosen = retrieval::select_neighbours(
+        &current_path,
+        language_id,
+        &open,
+        retrieval::MAX_NEIGHBOUR_FILES,
+    );
+    let files: Vec<NeighbourFile<'_>> = chosen
+        .iter()
+        .map(|d| NeighbourFile {
+            relative_path: d.path,
+            source: d.text,
+        })
+        .collect();
+    let doc = ReferenceDocument {
+        source: text,
+        cursor,
+        language_id,
+    };
+    retrieval::similar_snippets(&doc, &files, &SimilarFilesOptions::DEFAULT)
+        .into_iter()
+        .map(|s| (s.score, percent_decoded(&s.relative_path), s.text))
+        .collect()
+}
+
+/// Undoes [`encode_uri_path`]: the old engine showed paths as the file system has them.
+fn percent_decoded(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&path[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| path.to_owned())
 }
 
 /// A component's contribution: its blocks (value and chunk) and how to report it.

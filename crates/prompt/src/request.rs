@@ -20,6 +20,10 @@ pub struct RequestJson {
     pub traits: Vec<Trait>,
     #[serde(default)]
     pub code_snippets: Vec<CodeSnippet>,
+    /// The signature a language server shows for the member being typed (`copilot-legacy`
+    /// uses it when the cursor follows `.name`, `->name` or `::name`).
+    #[serde(default)]
+    pub tooltip_signature: Option<String>,
     #[serde(default)]
     pub options: Options,
 }
@@ -131,7 +135,7 @@ pub struct Options {
     /// How different (in percent of tokens) a new suffix may be from the previous one and
     /// still be replaced by it, which keeps a model server's prompt cache warm.
     pub suffix_match_threshold: u32,
-    /// `copilot`: Copilot's current prompt.
+    /// `copilot`: Copilot's current prompt; `copilot-legacy`: its older priority wishlist.
     pub strategy: String,
     /// `split`: context sent apart from the prefix, as Copilot does today; `inline`: context
     /// commented into the prefix, for models that take a single prompt.
@@ -194,7 +198,7 @@ pub enum RequestError {
     NoBudget,
     #[error(transparent)]
     Tokenizer(#[from] tokenizer::UnknownTokenizer),
-    #[error("unknown strategy `{0}`: use copilot")]
+    #[error("unknown strategy `{0}`: use copilot or copilot-legacy")]
     Strategy(String),
     #[error("unknown similar_files option set `{0}`: use default, conservative, cpp or none")]
     SimilarFiles(String),

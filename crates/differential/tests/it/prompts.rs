@@ -210,6 +210,7 @@ fn prompts_match_copilots_pipeline() {
             diagnostics: diagnostics.clone(),
             traits: traits.clone(),
             code_snippets: code_snippets.clone(),
+            tooltip_signature: None,
             options: Options {
                 tokenizer: tokenizer.to_owned(),
                 max_prompt_tokens,

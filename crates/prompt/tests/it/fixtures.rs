@@ -54,6 +54,7 @@ pub(crate) fn parse_fixture(text: &str) -> RequestJson {
         diagnostics: vec![],
         traits: vec![],
         code_snippets: vec![],
+        tooltip_signature: None,
         options,
     }
 }

@@ -47,6 +47,7 @@ fn request(
         diagnostics: vec![],
         traits: vec![],
         code_snippets: vec![],
+        tooltip_signature: None,
         options: Options {
             max_prompt_tokens: max,
             suffix_percent,
@@ -81,8 +82,12 @@ proptest! {
         max in 1usize..400,
         suffix_percent in 0u32..=100,
         inline in any::<bool>(),
+        legacy in any::<bool>(),
     ) {
-        let req = request(text, cursor, open, max, suffix_percent, inline);
+        let mut req = request(text, cursor, open, max, suffix_percent, inline);
+        if legacy {
+            req.options.strategy = "copilot-legacy".to_owned();
+        }
         match prompt::assemble(&req, &mut prompt::Session::default()) {
             Ok(p) => {
                 prop_assert!(p.prompt_tokens + p.suffix_tokens <= max, "{} + {} > {max}", p.prompt_tokens, p.suffix_tokens);
