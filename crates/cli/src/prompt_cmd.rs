@@ -8,7 +8,7 @@ use std::{
 use anyhow::{Context, Result, bail};
 use prompt::request::{ContextRendering, DocumentJson, Options, Position, RequestJson};
 
-use crate::workspace::{Location, Workspace};
+use crate::workspace::{DiskFiles, Location, Workspace};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -39,6 +39,10 @@ pub(crate) struct Args {
     /// split (context apart, as Copilot sends it) or inline (context commented into the prefix).
     #[arg(long)]
     context: Option<Rendering>,
+    /// Include the declarations of what the document imports from workspace files (read from
+    /// disk under the workspace root); --imports=false turns it off for copilot-legacy.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    imports: Option<bool>,
     /// copilot (Copilot's current prompt) or copilot-legacy (its older priority wishlist).
     #[arg(long)]
     strategy: Option<String>,
@@ -71,7 +75,14 @@ pub(crate) fn run(args: Args) -> Result<()> {
         _ => bail!("give a location (PATH:LINE:COLUMN), --request FILE.json, or --batch"),
     };
     apply_overrides(&args, &mut request.options);
-    let prompt = prompt::assemble(&request, &mut prompt::Session::default())?;
+    let files = request.workspace_root.as_ref().map(|root| DiskFiles {
+        root: PathBuf::from(root),
+    });
+    let prompt = prompt::assemble_with_files(
+        &request,
+        &mut prompt::Session::default(),
+        files.as_ref().map(|f| f as &dyn syntax::WorkspaceFiles),
+    )?;
     let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&prompt)?)?,
@@ -89,6 +100,9 @@ fn apply_overrides(args: &Args, options: &mut Options) {
     }
     if let Some(s) = args.suffix_percent {
         options.suffix_percent = s;
+    }
+    if let Some(i) = args.imports {
+        options.imports = Some(i);
     }
     if let Some(s) = &args.strategy {
         options.strategy = s.clone();
@@ -181,7 +195,15 @@ fn batch(args: &Args) -> Result<()> {
                 Err(e) => serde_json::json!({ "error": format!("line {}: {e:#}", n + 1) }),
                 Ok(mut request) => {
                     apply_overrides(args, &mut request.options);
-                    match prompt::assemble(&request, &mut prompt::Session::default()) {
+                    let files = request.workspace_root.as_ref().map(|root| DiskFiles {
+                        root: PathBuf::from(root),
+                    });
+                    let files = files.as_ref().map(|f| f as &dyn syntax::WorkspaceFiles);
+                    match prompt::assemble_with_files(
+                        &request,
+                        &mut prompt::Session::default(),
+                        files,
+                    ) {
                         Ok(p) => serde_json::to_value(&p)?,
                         Err(e) => serde_json::json!({ "error": format!("line {}: {e}", n + 1) }),
                     }

@@ -152,3 +152,41 @@ impl Location {
         Ok(start + within)
     }
 }
+
+/// The workspace on disk, for following imports: text files under a root, read on demand.
+#[derive(Debug)]
+pub(crate) struct DiskFiles {
+    pub(crate) root: PathBuf,
+}
+
+/// Imported files larger than this are not read.
+const MAX_IMPORTED_FILE_BYTES: u64 = 1 << 20;
+
+impl syntax::WorkspaceFiles for DiskFiles {
+    fn read(&self, path: &str) -> Option<String> {
+        if path.split('/').any(|p| p == "..") {
+            return None;
+        }
+        let full = self.root.join(path);
+        let meta = std::fs::metadata(&full).ok()?;
+        if !meta.is_file() || meta.len() > MAX_IMPORTED_FILE_BYTES {
+            return None;
+        }
+        let bytes = std::fs::read(&full).ok()?;
+        if bytes.contains(&0) {
+            return None;
+        }
+        String::from_utf8(bytes).ok()
+    }
+
+    fn list(&self, dir: &str) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.root.join(dir)) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect()
+    }
+}

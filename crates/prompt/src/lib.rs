@@ -134,8 +134,23 @@ const WEIGHT_RECENT_EDITS: f64 = 0.99;
 /// Below this many characters of document Copilot does not ask for a completion.
 const MIN_PROMPT_CHARS: usize = 10;
 
-/// Assembles the prompt for `request`, updating `session` (the suffix cache).
+/// Assembles the prompt for `request`, updating `session` (the suffix cache). Imported files
+/// are not followed; see [`assemble_with_files`].
 pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, AssembleError> {
+    assemble_with_files(request, session, None)
+}
+
+/// [`assemble`] with read access to the workspace, for the declarations of imported names.
+/// Open documents are read from the request first (their text may not be saved yet).
+pub fn assemble_with_files(
+    request: &RequestJson,
+    session: &mut Session,
+    files: Option<&dyn syntax::WorkspaceFiles>,
+) -> Result<Prompt, AssembleError> {
+    let reader = OpenFirst {
+        request,
+        disk: files,
+    };
     let options = &request.options;
     if options.suffix_percent > 100 {
         return Err(RequestError::SuffixPercent(options.suffix_percent).into());
@@ -148,7 +163,7 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
     }
     match options.strategy.as_str() {
         "copilot" => {}
-        "copilot-legacy" => return assemble_legacy(request, session),
+        "copilot-legacy" => return assemble_legacy(request, session, &reader),
         other => return Err(RequestError::Strategy(other.to_owned()).into()),
     }
     if request.document.path.is_empty() {
@@ -184,6 +199,27 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
     parts.extend(traits(&request.traits));
     parts.extend(diagnostics(request, &language_id, root));
     parts.extend(code_snippets(&request.code_snippets, root));
+    if options.imports.unwrap_or(false) {
+        parts.extend(
+            imported(request, &language_id, &reader)
+                .into_iter()
+                .enumerate()
+                .map(|(n, d)| Part {
+                    kind: ElementKind::ImportedFile,
+                    path: Some(encode_uri_path(&d.path)),
+                    score: None,
+                    weight: WEIGHT_CODE_SNIPPETS,
+                    values: vec![
+                        (
+                            format!("Compare this snippet from {}:", encode_uri_path(&d.path)),
+                            chunk_id(5, n),
+                        ),
+                        (d.text, chunk_id(5, n)),
+                    ],
+                    context_index: 0,
+                }),
+        );
+    }
     let similar_files_off =
         !request.code_snippets.is_empty() && language_id != "cpp" && language_id != "c";
     if similar_files_off {
@@ -423,9 +459,66 @@ pub fn assemble(request: &RequestJson, session: &mut Session) -> Result<Prompt, 
     })
 }
 
+/// Workspace files as assembly reads them: open documents from the request, others from the
+/// caller's reader.
+struct OpenFirst<'a> {
+    request: &'a RequestJson,
+    disk: Option<&'a dyn syntax::WorkspaceFiles>,
+}
+
+impl OpenFirst<'_> {
+    /// A request path made workspace-relative (as the resolver works with).
+    fn relative(&self, path: &str) -> String {
+        let root = self.request.workspace_root.as_deref();
+        percent_decoded(&relative_path(root, path).unwrap_or_default())
+    }
+}
+
+impl syntax::WorkspaceFiles for OpenFirst<'_> {
+    fn read(&self, path: &str) -> Option<String> {
+        let open = std::iter::once(&self.request.document).chain(&self.request.open_documents);
+        for doc in open {
+            if self.relative(&doc.path) == path {
+                return Some(doc.text.clone());
+            }
+        }
+        self.disk?.read(path)
+    }
+
+    fn list(&self, dir: &str) -> Vec<String> {
+        let mut names: Vec<String> = self.disk.map(|d| d.list(dir)).unwrap_or_default();
+        let open = std::iter::once(&self.request.document).chain(&self.request.open_documents);
+        for doc in open {
+            let rel = self.relative(&doc.path);
+            let (d, name) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
+            if d == dir && !names.iter().any(|n| n == name) {
+                names.push(name.to_owned());
+            }
+        }
+        names
+    }
+}
+
+/// The declarations the document imports from workspace files.
+fn imported(
+    request: &RequestJson,
+    language_id: &str,
+    files: &OpenFirst<'_>,
+) -> Vec<syntax::ImportedDeclarations> {
+    let Some(lang) = syntax::Lang::from_language_id(language_id) else {
+        return Vec::new();
+    };
+    let path = files.relative(&request.document.path);
+    syntax::imported_declarations(lang, &path, &request.document.text, files)
+}
+
 /// The older engine: a priority wishlist filled by `fulfill` (see [`legacy`]), the suffix given
 /// its share first.
-fn assemble_legacy(request: &RequestJson, session: &mut Session) -> Result<Prompt, AssembleError> {
+fn assemble_legacy(
+    request: &RequestJson,
+    session: &mut Session,
+    files: &OpenFirst<'_>,
+) -> Result<Prompt, AssembleError> {
     use legacy::{Kind, Priorities, TOP, Wishlist};
     let options = &request.options;
     let doc = &request.document;
@@ -464,6 +557,17 @@ fn assemble_legacy(request: &RequestJson, session: &mut Session) -> Result<Promp
                 .into_owned();
         wishlist.append(&marker, Kind::PathMarker, path_priority)
     });
+    if options.imports.unwrap_or(true) {
+        for imported in imported(request, &detected, files) {
+            for declaration in imported.text.split("\n\n") {
+                wishlist.append(
+                    &languages::new_line_ended(declaration),
+                    Kind::ImportedFile,
+                    imported_priority,
+                );
+            }
+        }
+    }
     if !request.traits.is_empty() {
         let body: String = request
             .traits

@@ -147,6 +147,10 @@ pub struct Options {
     /// name (`qwen2.5-coder`, `deepseek-coder`, `codellama`, `starcoder`, `codestral`, ...) or
     /// a custom template with `{prefix}` and `{suffix}`. Its tokens are reserved in the budget.
     pub fim_template: Option<String>,
+    /// Include the declarations of what the document imports from workspace files (TypeScript,
+    /// JavaScript, Python, Rust, Go, Java). Default: off for `copilot` (Copilot's current
+    /// prompt has no such part), on for `copilot-legacy` (which did it for TypeScript).
+    pub imports: Option<bool>,
     /// The repository name for repository-level FIM formats (default: the workspace folder's name).
     pub repo_name: Option<String>,
 }
@@ -162,6 +166,7 @@ impl Default for Options {
             context: ContextRendering::Split,
             similar_files: None,
             fim_template: None,
+            imports: None,
             repo_name: None,
         }
     }

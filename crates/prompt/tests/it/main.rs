@@ -2,4 +2,5 @@
 //! fixture) against their expected prompts, and properties that hold for any input.
 
 mod fixtures;
+mod imports;
 mod properties;
