@@ -188,3 +188,133 @@ fn the_suffix_is_reused_while_it_barely_changes() {
         prompt::assemble(&crate::fixtures::parse_fixture(&different), &mut session).unwrap();
     assert!(third.suffix.starts_with("other ="), "{}", third.suffix);
 }
+
+/// Arbitrary requests, valid or not: assembly answers or refuses, and never panics.
+mod arbitrary_requests {
+    use prompt::request::{
+        CodeSnippet, Diagnostic, DiagnosticBag, DocumentJson, Options, Position, Range,
+        RequestJson, Severity, Snapshot, Trait,
+    };
+    use proptest::prelude::*;
+
+    fn small_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "\\PC{0,80}",
+            "([a-z(){}.:=]{0,6}(\\n|\\r\\n|\\r| |😀)){0,20}"
+        ]
+    }
+
+    fn options() -> impl Strategy<Value = Options> {
+        (
+            prop::sample::select(vec!["o200k_base", "cl100k_base", "approximate", "bogus"]),
+            0usize..600,
+            0u32..130,
+            0u32..130,
+            prop::sample::select(vec!["copilot", "copilot-legacy", "other"]),
+            prop::option::of(prop::sample::select(vec![
+                "qwen2.5-coder",
+                "codestral",
+                "{prefix}X{suffix}",
+                "{prefix}",
+                "nope",
+            ])),
+            prop::option::of(any::<bool>()),
+            prop::option::of(prop::sample::select(vec!["default", "cpp", "none", "odd"])),
+        )
+            .prop_map(
+                |(t, max, sp, th, strategy, fim, imports, similar)| Options {
+                    tokenizer: t.to_owned(),
+                    max_prompt_tokens: max,
+                    suffix_percent: sp,
+                    suffix_match_threshold: th,
+                    strategy: strategy.to_owned(),
+                    fim_template: fim.map(str::to_owned),
+                    imports,
+                    similar_files: similar.map(str::to_owned),
+                    ..Options::default()
+                },
+            )
+    }
+
+    fn request() -> impl Strategy<Value = RequestJson> {
+        (
+            (
+                small_text(),
+                0usize..6,
+                0usize..40,
+                prop::collection::vec(small_text(), 0..3),
+            ),
+            prop::collection::vec((small_text(), small_text()), 0..3),
+            prop::collection::vec((0usize..10, 0usize..50, small_text()), 0..4),
+            prop::collection::vec(small_text(), 0..4),
+            options(),
+        )
+            .prop_map(
+                |((text, line, character, open), traits, diags, snapshots, options)| RequestJson {
+                    workspace_root: Some("/w".into()),
+                    document: DocumentJson {
+                        path: "/w/src/main.py".into(),
+                        language_id: None,
+                        text,
+                    },
+                    position: Position { line, character },
+                    open_documents: open
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, text)| DocumentJson {
+                            path: format!("/w/src/o{i}.py"),
+                            language_id: None,
+                            text,
+                        })
+                        .collect(),
+                    recent_edits: snapshots
+                        .into_iter()
+                        .map(|text| Snapshot {
+                            path: "/w/src/main.py".into(),
+                            text,
+                        })
+                        .collect(),
+                    diagnostics: vec![DiagnosticBag {
+                        path: "/w/src/main.py".into(),
+                        importance: None,
+                        values: diags
+                            .into_iter()
+                            .map(|(line, character, message)| Diagnostic {
+                                range: Range {
+                                    start: Position { line, character },
+                                    end: None,
+                                },
+                                severity: Severity::Error,
+                                message,
+                                code: None,
+                                source: None,
+                            })
+                            .collect(),
+                    }],
+                    traits: traits
+                        .into_iter()
+                        .map(|(name, value)| Trait { name, value })
+                        .collect(),
+                    code_snippets: vec![CodeSnippet {
+                        path: "/w/src/x.py".into(),
+                        value: "def x(): pass".into(),
+                        importance: Some(0.5),
+                    }],
+                    tooltip_signature: Some("f(x)".into()),
+                    options,
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        #[test]
+        fn never_panics(req in request()) {
+            if let Ok(p) = prompt::assemble(&req, &mut prompt::Session::default()) {
+                let reserved = p.fim_template_tokens.unwrap_or(0);
+                prop_assert!(p.prompt_tokens + p.suffix_tokens + reserved <= req.options.max_prompt_tokens);
+            }
+        }
+    }
+}

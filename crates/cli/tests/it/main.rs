@@ -1,0 +1,201 @@
+//! The `pilotfish` binary as a user runs it: real processes, real files, real exit codes.
+//! Bad input must give one clear error line on standard error and a non-zero exit, never a
+//! panic; `--batch` must answer every line in order and go on after a bad one.
+
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    process::{Command, Output, Stdio},
+};
+
+fn pilotfish(args: &[&str], stdin: &[u8]) -> Output {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+        .args(args)
+        .current_dir(&repo)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pilotfish-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+/// A failure as users must see it: exit code 1, one line on stderr naming the problem, no panic.
+fn assert_clean_failure(out: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "exit code for {needle:?}; stderr: {stderr}"
+    );
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "one line of error for {needle:?}, got: {stderr}"
+    );
+    assert!(
+        stderr.starts_with("pilotfish: ") && stderr.contains(needle),
+        "error should mention {needle:?}: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn the_main_command_prints_the_prompt() {
+    let out = pilotfish(
+        &[
+            "prompt",
+            "examples/shop/orders.py:31:13",
+            "--open",
+            "examples/shop/cart.py",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Path: examples/shop/orders.py"));
+    assert!(text.contains("Compare this snippet from examples/shop/cart.py:"));
+    assert!(text.contains("included SimilarFile"));
+}
+
+#[test]
+fn json_output_follows_the_contract() {
+    let out = pilotfish(
+        &[
+            "prompt",
+            "examples/shop/orders.py:31:13",
+            "--format",
+            "json",
+            "--max-prompt-tokens",
+            "300",
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for field in [
+        "prefix",
+        "suffix",
+        "context",
+        "prompt_tokens",
+        "suffix_tokens",
+        "elements",
+    ] {
+        assert!(v.get(field).is_some(), "missing {field}");
+    }
+    let total = v["prompt_tokens"].as_u64().unwrap() + v["suffix_tokens"].as_u64().unwrap();
+    assert!(total <= 300);
+    for e in v["elements"].as_array().unwrap() {
+        for field in ["kind", "text", "tokens", "included"] {
+            assert!(e.get(field).is_some(), "element without {field}: {e}");
+        }
+    }
+}
+
+#[test]
+fn bad_requests_fail_cleanly() {
+    let cases: Vec<(Vec<String>, Vec<u8>, &str)> = vec![
+        (vec!["prompt".into(), "--request".into(), "-".into()], b"{\"document\": ".to_vec(), "not a valid request"),
+        (vec!["prompt".into(), "--request".into(), "-".into()], b"{\"position\": {\"line\": 0, \"character\": 0}}".to_vec(), "missing field `document`"),
+        (
+            vec!["prompt".into(), "--request".into(), "-".into()],
+            br#"{"document": {"path": "a.py", "text": "x = 1\n"}, "position": {"line": 5, "character": 0}}"#.to_vec(),
+            "outside the document",
+        ),
+        (
+            vec!["prompt".into(), "--request".into(), "-".into()],
+            br#"{"document": {"path": "a.py", "text": "x"}, "position": {"line": 0, "character": 0}, "options": {"tokenizer": "gpt2"}}"#.to_vec(),
+            "unknown tokenizer `gpt2`",
+        ),
+        (
+            vec!["prompt".into(), "--request".into(), "-".into()],
+            br#"{"document": {"path": "a.py", "text": "x"}, "position": {"line": 0, "character": 0}, "options": {"strategy": "magic"}}"#.to_vec(),
+            "unknown strategy `magic`",
+        ),
+        (
+            vec!["prompt".into(), "--request".into(), "-".into()],
+            br#"{"document": {"path": "a.py", "text": "x"}, "position": {"line": 0, "character": 0}, "options": {"fim_template": "nope"}}"#.to_vec(),
+            "unknown FIM template `nope`",
+        ),
+        (vec!["prompt".into(), "--request".into(), "/no/such/request.json".into()], vec![], "could not read /no/such/request.json"),
+        (vec!["prompt".into(), "no/such/file.py:1:1".into()], vec![], "could not read no/such/file.py"),
+        (vec!["prompt".into(), "examples/shop/orders.py:0:1".into()], vec![], "lines and columns count from 1"),
+        (vec!["prompt".into(), "examples/shop/orders.py:1:999".into()], vec![], "past the end of line 1"),
+        (vec!["prompt".into(), "examples/shop/orders.py".into()], vec![], "is not a location"),
+        (vec!["tokens".into()], vec![0xff, 0xfe], "not UTF-8"),
+        (vec!["tokens".into(), "--ids".into(), "--tokenizer".into(), "approximate".into()], b"x".to_vec(), "no token ids"),
+    ];
+    for (args, stdin, needle) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_clean_failure(&pilotfish(&args, &stdin), needle);
+    }
+    let binary = temp_file("binary.py", b"x = 1\0\0");
+    assert_clean_failure(
+        &pilotfish(&["prompt", &format!("{}:1:1", binary.display())], b""),
+        "binary",
+    );
+    let latin1 = temp_file("latin1.py", b"caf\xe9 = 1\n");
+    assert_clean_failure(
+        &pilotfish(&["prompt", &format!("{}:1:1", latin1.display())], b""),
+        "not UTF-8",
+    );
+}
+
+#[test]
+fn batch_answers_every_line_in_order() {
+    let good = r#"{"document": {"path": "a.py", "text": "def f():\n    return 1\n"}, "position": {"line": 1, "character": 4}}"#;
+    let outside =
+        r#"{"document": {"path": "a.py", "text": "x"}, "position": {"line": 9, "character": 0}}"#;
+    let input = format!("{good}\n{{not json\n\n{outside}\n{good}\n");
+    let mut bytes = input.into_bytes();
+    bytes.extend_from_slice(b"\xff\xfe\n");
+    let out = pilotfish(&["prompt", "--batch"], &bytes);
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5, "one answer per non-empty line");
+    assert_eq!(lines[0]["prefix"], "def f():\n");
+    assert!(lines[1]["error"].as_str().unwrap().starts_with("line 2:"));
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("outside the document")
+    );
+    assert_eq!(lines[3], lines[0]);
+    assert!(lines[4]["error"].as_str().unwrap().contains("not UTF-8"));
+}
+
+#[test]
+fn tokens_counts_and_lists() {
+    let out = pilotfish(
+        &["tokens", "--tokenizer", "cl100k_base"],
+        b"This is some text",
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "4\n");
+    let out = pilotfish(
+        &["tokens", "--tokenizer", "cl100k_base", "--ids"],
+        b"This is some text",
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "2028\n374\n1063\n1495\n"
+    );
+}
