@@ -293,6 +293,108 @@ impl<'t> Wishlist<'t> {
     }
 }
 
+/// The later wishlist's presets (seed 002): the order kinds stand in the prompt, and a
+/// priority per kind (0: taken in order while it fits; above 0: ranked by score × priority).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderListPreset {
+    pub order: Vec<Kind>,
+    pub priority: Vec<(Kind, f64)>,
+}
+
+impl OrderListPreset {
+    /// The `default` preset: path, language, traits, similar files, tooltip signature, then the
+    /// text before the cursor; only similar files are ranked.
+    pub fn default_preset() -> OrderListPreset {
+        use Kind::*;
+        OrderListPreset {
+            order: vec![
+                PathMarker,
+                LanguageMarker,
+                ImportedFile,
+                Trait,
+                CodeSnippet,
+                SimilarFile,
+                TooltipSignature,
+                BeforeCursor,
+            ],
+            priority: vec![(SimilarFile, 1.0)],
+        }
+    }
+
+    fn priority_of(&self, kind: Kind) -> f64 {
+        self.priority
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(0.0, |(_, p)| *p)
+    }
+
+    fn rank_of(&self, kind: Kind) -> usize {
+        self.order
+            .iter()
+            .position(|k| *k == kind)
+            .unwrap_or(self.order.len())
+    }
+}
+
+/// An element offered to [`fulfill_order_list`].
+#[derive(Debug, Clone)]
+pub struct Offered {
+    pub kind: Kind,
+    pub text: String,
+    pub tokens: usize,
+    /// The element's own score (similarity for snippets, 1 otherwise).
+    pub score: f64,
+}
+
+/// Seed 002's selection: the text before the cursor first (cut to its last whole lines when it
+/// does not fit), then elements of priority 0 in preset order while they fit, then ranked
+/// elements by score × priority while they fit; the chosen ones in preset order (and their own
+/// order within a kind). Returns the indices chosen and the (possibly cut) before-cursor text.
+pub fn fulfill_order_list(
+    preset: &OrderListPreset,
+    offered: &[Offered],
+    max_tokens: usize,
+    tokenizer: &Tokenizer,
+) -> (Vec<usize>, Option<String>) {
+    let mut budget = max_tokens;
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut before_text = None;
+    if let Some(i) = offered.iter().position(|o| o.kind == Kind::BeforeCursor) {
+        let o = &offered[i];
+        if o.tokens <= budget {
+            budget -= o.tokens;
+        } else {
+            let cut = tokenizer.take_last_lines_tokens(&o.text, budget);
+            budget = budget.saturating_sub(tokenizer.count(&cut));
+            before_text = Some(cut);
+        }
+        chosen.push(i);
+    }
+    let mut in_order: Vec<usize> = (0..offered.len())
+        .filter(|&i| {
+            offered[i].kind != Kind::BeforeCursor && preset.priority_of(offered[i].kind) == 0.0
+        })
+        .collect();
+    in_order.sort_by_key(|&i| preset.rank_of(offered[i].kind));
+    let mut ranked: Vec<usize> = (0..offered.len())
+        .filter(|&i| {
+            offered[i].kind != Kind::BeforeCursor && preset.priority_of(offered[i].kind) > 0.0
+        })
+        .collect();
+    ranked.sort_by(|&a, &b| {
+        let score = |i: usize| offered[i].score * preset.priority_of(offered[i].kind);
+        score(b).total_cmp(&score(a))
+    });
+    for i in in_order.into_iter().chain(ranked) {
+        if offered[i].tokens <= budget {
+            budget -= offered[i].tokens;
+            chosen.push(i);
+        }
+    }
+    chosen.sort_by_key(|&i| (preset.rank_of(offered[i].kind), i));
+    (chosen, before_text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,6 +447,35 @@ mod tests {
         let budget = (t.count("gamma delta\n") + t.count("epsilon")) as i64;
         let few = w.fulfill(budget);
         assert_eq!(few.prefix, "gamma delta\nepsilon");
+    }
+
+    #[test]
+    fn order_list_keeps_the_cursor_and_ranks_snippets() {
+        let t = Tokenizer::exact(Encoding::O200kBase);
+        let offer = |kind, text: &str, score| Offered {
+            kind,
+            text: text.to_owned(),
+            tokens: t.count(text),
+            score,
+        };
+        let offered = vec![
+            offer(Kind::BeforeCursor, "line one\nline two\n", 1.0),
+            offer(Kind::SimilarFile, "weak snippet\n", 0.1),
+            offer(Kind::SimilarFile, "strong snippet\n", 0.9),
+            offer(Kind::PathMarker, "# Path: a.py\n", 1.0),
+        ];
+        let preset = OrderListPreset::default_preset();
+        let room = offered[0].tokens + offered[2].tokens + offered[3].tokens;
+        let (chosen, cut) = fulfill_order_list(&preset, &offered, room, &t);
+        assert_eq!(
+            chosen,
+            vec![3, 2, 0],
+            "path, the stronger snippet, then the cursor text"
+        );
+        assert!(cut.is_none());
+        let (chosen, cut) = fulfill_order_list(&preset, &offered, 3, &t);
+        assert_eq!(chosen, vec![0]);
+        assert_eq!(cut.as_deref(), Some("line two\n"));
     }
 
     #[test]

@@ -612,8 +612,10 @@ fn assemble_legacy(
     }
     with_priority.sort_by(|a, b| b.0.total_cmp(&a.0));
     with_priority.reverse();
-    for (_, priority, text) in &with_priority {
-        wishlist.append(text, Kind::SimilarFile, *priority);
+    let mut scores: Vec<(usize, f64)> = Vec::new();
+    for (score, priority, text) in &with_priority {
+        let id = wishlist.append(text, Kind::SimilarFile, *priority);
+        scores.push((id, *score));
     }
     let before = &doc.text[..cursor];
     if let Some(signature) = &request.tooltip_signature
@@ -641,6 +643,16 @@ fn assemble_legacy(
     }
     if let Some(path) = path_id {
         wishlist.exclude(path, language_id);
+    }
+
+    match options.legacy_preset.as_deref() {
+        None | Some("priorities") => {}
+        Some("order-list") => {
+            return Ok(legacy_order_list(
+                request, &tokenizer, &wishlist, &scores, before, cursor, &detected,
+            ));
+        }
+        Some(other) => return Err(RequestError::LegacyPreset(other.to_owned()).into()),
     }
 
     // The suffix: its share first, then the prefix fills the rest; a suffix much like the last
@@ -696,16 +708,7 @@ fn assemble_legacy(
         .map(|e| {
             let included = fulfilled.used.contains(&e.id);
             Element {
-                kind: match e.kind {
-                    Kind::LanguageMarker => ElementKind::LanguageMarker,
-                    Kind::PathMarker => ElementKind::PathMarker,
-                    Kind::ImportedFile => ElementKind::ImportedFile,
-                    Kind::SimilarFile => ElementKind::SimilarFile,
-                    Kind::Trait => ElementKind::Trait,
-                    Kind::CodeSnippet => ElementKind::CodeSnippet,
-                    Kind::TooltipSignature => ElementKind::TooltipSignature,
-                    Kind::BeforeCursor => ElementKind::BeforeCursor,
-                },
+                kind: legacy_kind(e.kind),
                 path: None,
                 text: e.text.clone(),
                 tokens: e.tokens,
@@ -733,6 +736,122 @@ fn assemble_legacy(
             "copilot-legacy: elements report their wishlist priority as their score".to_owned(),
         ],
     })
+}
+
+/// Seed 002's later wishlist: the suffix takes its share, then [`legacy::fulfill_order_list`]
+/// fills the rest from the same elements, the text before the cursor as one.
+fn legacy_order_list(
+    request: &RequestJson,
+    tokenizer: &Tokenizer,
+    wishlist: &legacy::Wishlist<'_>,
+    scores: &[(usize, f64)],
+    before: &str,
+    cursor: usize,
+    detected: &str,
+) -> Prompt {
+    use legacy::{Kind, Offered, OrderListPreset, fulfill_order_list};
+    let options = &request.options;
+    let max = options.max_prompt_tokens;
+    let (suffix, suffix_tokens) = if options.suffix_percent == 0 {
+        (String::new(), 0)
+    } else {
+        let share = max * options.suffix_percent as usize / 100;
+        let after = request.document.text[cursor..].trim_start_matches(languages::is_js_whitespace);
+        let taken = tokenizer.take_first_tokens(after, share);
+        (taken.text, taken.tokens)
+    };
+    let mut offered: Vec<Offered> = wishlist
+        .elements()
+        .iter()
+        .filter(|e| e.kind != Kind::BeforeCursor)
+        .map(|e| Offered {
+            kind: e.kind,
+            text: e.text.clone(),
+            tokens: e.tokens,
+            score: scores
+                .iter()
+                .find(|(id, _)| *id == e.id)
+                .map_or(1.0, |(_, s)| *s),
+        })
+        .collect();
+    let before = before.replace("\r\n", "\n").replace('\r', "\n");
+    offered.push(Offered {
+        kind: Kind::BeforeCursor,
+        tokens: tokenizer.count(&before),
+        text: before,
+        score: 1.0,
+    });
+    let preset = OrderListPreset::default_preset();
+    let (chosen, cut) = fulfill_order_list(
+        &preset,
+        &offered,
+        max.saturating_sub(suffix_tokens),
+        tokenizer,
+    );
+    let text_of = |i: usize| -> String {
+        match (&cut, offered[i].kind) {
+            (Some(c), Kind::BeforeCursor) => c.clone(),
+            _ => offered[i].text.clone(),
+        }
+    };
+    let prefix: String = chosen.iter().map(|&i| text_of(i)).collect();
+    let prompt_tokens = chosen.iter().map(|&i| tokenizer.count(&text_of(i))).sum();
+    let elements = offered
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let included = chosen.contains(&i);
+            Element {
+                kind: legacy_kind(o.kind),
+                path: None,
+                text: o.text.clone(),
+                tokens: o.tokens,
+                score: Some(o.score),
+                included,
+                included_tokens: if included {
+                    tokenizer.count(&text_of(i))
+                } else {
+                    0
+                },
+                reason: (!included)
+                    .then(|| "did not fit after the elements ranked above it".to_owned()),
+            }
+        })
+        .collect();
+    let skip = copilot_skip_reason(
+        &request.document.text,
+        cursor,
+        options.suffix_percent,
+        detected,
+    );
+    Prompt {
+        prefix,
+        suffix,
+        context: Vec::new(),
+        prompt_tokens,
+        suffix_tokens,
+        trailing_whitespace: String::new(),
+        elements,
+        copilot_would_request: skip.is_none(),
+        copilot_skip_reason: skip,
+        fim_prompt: None,
+        fim_template_tokens: None,
+        notes: vec!["copilot-legacy order-list preset: reconstructed from seed 002, which leaves parts of its fulfill unstated".to_owned()],
+    }
+}
+
+fn legacy_kind(kind: legacy::Kind) -> ElementKind {
+    use legacy::Kind;
+    match kind {
+        Kind::LanguageMarker => ElementKind::LanguageMarker,
+        Kind::PathMarker => ElementKind::PathMarker,
+        Kind::ImportedFile => ElementKind::ImportedFile,
+        Kind::SimilarFile => ElementKind::SimilarFile,
+        Kind::Trait => ElementKind::Trait,
+        Kind::CodeSnippet => ElementKind::CodeSnippet,
+        Kind::TooltipSignature => ElementKind::TooltipSignature,
+        Kind::BeforeCursor => ElementKind::BeforeCursor,
+    }
 }
 
 /// The old language marker: a shebang line, or `Language: <id>` commented.

@@ -147,6 +147,9 @@ pub struct Options {
     /// name (`qwen2.5-coder`, `deepseek-coder`, `codellama`, `starcoder`, `codestral`, ...) or
     /// a custom template with `{prefix}` and `{suffix}`. Its tokens are reserved in the budget.
     pub fim_template: Option<String>,
+    /// For `copilot-legacy`: `priorities` (the priority wishlist of seed 001, the default) or
+    /// `order-list` (the later order and priority lists of seed 002).
+    pub legacy_preset: Option<String>,
     /// Include the declarations of what the document imports from workspace files (TypeScript,
     /// JavaScript, Python, Rust, Go, Java). Default: off for `copilot` (Copilot's current
     /// prompt has no such part), on for `copilot-legacy` (which did it for TypeScript).
@@ -167,6 +170,7 @@ impl Default for Options {
             similar_files: None,
             fim_template: None,
             imports: None,
+            legacy_preset: None,
             repo_name: None,
         }
     }
@@ -205,6 +209,8 @@ pub enum RequestError {
     Tokenizer(#[from] tokenizer::UnknownTokenizer),
     #[error("unknown strategy `{0}`: use copilot or copilot-legacy")]
     Strategy(String),
+    #[error("unknown legacy_preset `{0}`: use priorities or order-list")]
+    LegacyPreset(String),
     #[error("unknown similar_files option set `{0}`: use default, conservative, cpp or none")]
     SimilarFiles(String),
     #[error("document path is empty: give the path of the file being edited")]

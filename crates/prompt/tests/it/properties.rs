@@ -87,6 +87,9 @@ proptest! {
         let mut req = request(text, cursor, open, max, suffix_percent, inline);
         if legacy {
             req.options.strategy = "copilot-legacy".to_owned();
+            if max % 2 == 0 {
+                req.options.legacy_preset = Some("order-list".to_owned());
+            }
         }
         match prompt::assemble(&req, &mut prompt::Session::default()) {
             Ok(p) => {
