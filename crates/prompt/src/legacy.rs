@@ -212,6 +212,8 @@ impl<'t> Wishlist<'t> {
         let mut excluded = vec![false; self.content.len()];
         let mut first_misfit: Option<usize> = None;
         let mut taken: Vec<usize> = Vec::new();
+        // Taken indices in order, to find the next taken element after one in log time.
+        let mut taken_set: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
         let mut budget = max_tokens;
         for &i in &order {
             let e = &self.content[i];
@@ -225,7 +227,7 @@ impl<'t> Wishlist<'t> {
             let mut tokens = e.tokens as i64;
             // Text ending in a blank line costs one more token when the next taken element
             // does not start with white space (the newlines tokenize differently joined).
-            let next = taken.iter().copied().filter(|&t| t > i).min();
+            let next = taken_set.range(i + 1..).next().copied();
             if e.text.ends_with("\n\n")
                 && let Some(n) = next
                 && !self.content[n]
@@ -241,6 +243,7 @@ impl<'t> Wishlist<'t> {
                     excluded[x] = true;
                 }
                 taken.push(i);
+                taken_set.insert(i);
             } else if first_misfit.is_none() {
                 first_misfit = Some(i);
             }

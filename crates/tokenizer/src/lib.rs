@@ -338,35 +338,94 @@ fn grow_until<'t>(
     (piece, count)
 }
 
-/// Below this size a text is encoded piece by piece without a cache; above it, pieces that
-/// recur (identifiers, indentation, punctuation runs: most of a source file) are encoded once.
-const CACHE_FROM_BYTES: usize = 512;
+/// Pieces remembered per thread and vocabulary before the memory is cleared and starts again.
+const PIECE_CACHE_LIMIT: usize = 1 << 16;
 
-/// Encodes `text` exactly as `bpe.encode` does. Byte-pair merging dominates the cost of
-/// encoding code, and code repeats its pieces, so each distinct piece is merged once per call
-/// and its ids copied from the first occurrence afterwards.
-fn encode(bpe: &'static bpe_openai::Tokenizer, text: &str) -> Vec<u32> {
-    if text.len() < CACHE_FROM_BYTES {
-        return bpe.encode(text);
+thread_local! {
+    /// Token ids of the pieces this thread merged lately, per vocabulary. Prompts are built
+    /// from the same files keystroke after keystroke, so most pieces recur across calls; a
+    /// piece that is a token by itself never gets here.
+    static PIECES: std::cell::RefCell<[rustc_hash::FxHashMap<String, Box<[u32]>>; 2]> = Default::default();
+}
+
+fn vocabulary_index(bpe: &'static bpe_openai::Tokenizer) -> usize {
+    usize::from(!std::ptr::eq(bpe, bpe_openai::cl100k_base()))
+}
+
+/// Calls `f` with the ids of `piece`: a whole token directly, others merged once and
+/// remembered.
+fn with_piece_ids<R>(
+    bpe: &'static bpe_openai::Tokenizer,
+    piece: &str,
+    f: impl FnOnce(&[u32]) -> R,
+) -> R {
+    if let Some(&id) = whole_tokens(bpe).get(piece.as_bytes()) {
+        return f(&[id]);
     }
-    let whole = whole_tokens(bpe);
-    let mut out: Vec<u32> = Vec::with_capacity(text.len() / 3);
-    let mut seen: rustc_hash::FxHashMap<&str, (u32, u32)> = rustc_hash::FxHashMap::default();
-    for piece in bpe.split(text) {
-        if let Some(&(start, end)) = seen.get(piece) {
-            out.extend_from_within(start as usize..end as usize);
-        } else {
-            let start = out.len();
-            // A piece that is itself a token encodes as that token (tiktoken takes the same
-            // shortcut), and most pieces of code are.
-            match whole.get(piece.as_bytes()) {
-                Some(&id) => out.push(id),
-                None => out.extend(bpe.bpe.encode_via_backtracking(piece.as_bytes())),
-            }
-            seen.insert(piece, (start as u32, out.len() as u32));
+    let v = vocabulary_index(bpe);
+    PIECES.with(|cell| {
+        let mut caches = cell.borrow_mut();
+        let cache = &mut caches[v];
+        if let Some(ids) = cache.get(piece) {
+            return f(ids);
         }
+        if cache.len() >= PIECE_CACHE_LIMIT {
+            cache.clear();
+        }
+        let ids: Box<[u32]> = bpe.bpe.encode_via_backtracking(piece.as_bytes()).into();
+        let out = f(&ids);
+        cache.insert(piece.to_owned(), ids);
+        out
+    })
+}
+
+/// Encodes `text` exactly as `bpe.encode` does, through the piece shortcuts above.
+fn encode(bpe: &'static bpe_openai::Tokenizer, text: &str) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::with_capacity(text.len() / 3 + 1);
+    for piece in bpe.split(text) {
+        with_piece_ids(bpe, piece, |ids| out.extend_from_slice(ids));
     }
     out
+}
+
+/// Forgets the pieces and counts this thread remembers, so that a benchmark can measure work
+/// done from nothing.
+pub fn clear_caches() {
+    PIECES.with(|c| c.borrow_mut().iter_mut().for_each(|m| m.clear()));
+    COUNTS.with(|c| c.borrow_mut().iter_mut().for_each(|m| m.clear()));
+}
+
+/// Texts up to this long have their counts remembered whole: prompt assembly counts every
+/// line of the prompt on every keystroke, and almost all of them are the same lines as before.
+const REMEMBERED_TEXT_BYTES: usize = 256;
+
+thread_local! {
+    static COUNTS: std::cell::RefCell<[rustc_hash::FxHashMap<String, u32>; 2]> = Default::default();
+}
+
+/// Counts the tokens of `text` exactly as `bpe.count` does, through the shortcuts above.
+fn count(bpe: &'static bpe_openai::Tokenizer, text: &str) -> usize {
+    let compute = || {
+        bpe.split(text)
+            .map(|piece| with_piece_ids(bpe, piece, <[u32]>::len))
+            .sum()
+    };
+    if text.len() > REMEMBERED_TEXT_BYTES {
+        return compute();
+    }
+    let v = vocabulary_index(bpe);
+    if let Some(n) = COUNTS.with(|c| c.borrow()[v].get(text).copied()) {
+        return n as usize;
+    }
+    let n: usize = compute();
+    COUNTS.with(|c| {
+        let mut caches = c.borrow_mut();
+        if caches[v].len() >= PIECE_CACHE_LIMIT {
+            caches[v].clear();
+        }
+        caches[v].insert(text.to_owned(), n as u32);
+    });
+    n
 }
 
 /// Every token of a vocabulary by its bytes, built once per vocabulary on first use.
@@ -386,26 +445,6 @@ fn whole_tokens(
             .map(|id| (bpe.bpe.token_bytes(id), id))
             .collect()
     })
-}
-
-/// Counts the tokens of `text` exactly as `bpe.count` does, merging each distinct piece once.
-fn count(bpe: &'static bpe_openai::Tokenizer, text: &str) -> usize {
-    if text.len() < CACHE_FROM_BYTES {
-        return bpe.count(text);
-    }
-    let whole = whole_tokens(bpe);
-    let mut seen: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
-    bpe.split(text)
-        .map(|piece| {
-            *seen.entry(piece).or_insert_with(|| {
-                if whole.contains_key(piece.as_bytes()) {
-                    1
-                } else {
-                    bpe.bpe.count(piece.as_bytes())
-                }
-            })
-        })
-        .sum()
 }
 
 /// Copilot's characters per token where it has no measured figure.
