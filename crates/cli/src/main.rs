@@ -1,6 +1,7 @@
 //! `pilotfish`: the command line. It parses arguments, reads files and prints; every decision
 //! about prompts is made in the library crates.
 
+mod complete;
 mod prompt_cmd;
 mod snippets;
 mod tokens;
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Count the tokens of standard input (or list them with --ids).
     Tokens(tokens::Args),
+    /// Ask a model server for a completion at a cursor position and print it.
+    Complete(complete::Args),
     /// Show the prompt that would be sent for a cursor position, and what went into it.
     Prompt(prompt_cmd::Args),
     /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Command::Tokens(args) => tokens::run(args),
         Command::Snippets(args) => snippets::run(args),
         Command::Prompt(args) => prompt_cmd::run(args),
+        Command::Complete(args) => complete::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -118,7 +118,7 @@ fn apply_overrides(args: &Args, options: &mut Options) {
     }
 }
 
-fn read_request(path: &PathBuf) -> Result<RequestJson> {
+pub(crate) fn read_request(path: &PathBuf) -> Result<RequestJson> {
     let text = if path.as_os_str() == "-" {
         let mut s = String::new();
         std::io::stdin()
@@ -138,7 +138,7 @@ fn parse_request(text: &str) -> Result<RequestJson> {
 }
 
 /// Builds a request from files on disk: paths absolute under the workspace root.
-fn request_from_disk(location: &str, open: &[PathBuf]) -> Result<RequestJson> {
+pub(crate) fn request_from_disk(location: &str, open: &[PathBuf]) -> Result<RequestJson> {
     let workspace = Workspace::discover()?;
     let location = Location::parse(location)?;
     let current = workspace.read_text(&location.path)?;

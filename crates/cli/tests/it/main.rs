@@ -199,3 +199,92 @@ fn tokens_counts_and_lists() {
         "2028\n374\n1063\n1495\n"
     );
 }
+
+#[test]
+fn complete_refuses_a_backend_and_template_mismatch() {
+    let out = pilotfish(
+        &[
+            "complete",
+            "examples/shop/orders.py:31:13",
+            "--backend",
+            "llama-completion",
+        ],
+        b"",
+    );
+    assert_clean_failure(&out, "give --fim-template");
+    let out = pilotfish(
+        &[
+            "complete",
+            "examples/shop/orders.py:31:13",
+            "--fim-template",
+            "qwen2.5-coder",
+        ],
+        b"",
+    );
+    assert_clean_failure(&out, "applies the model's own FIM format");
+    let out = pilotfish(
+        &[
+            "complete",
+            "examples/shop/orders.py:31:13",
+            "--backend",
+            "gpt",
+        ],
+        b"",
+    );
+    assert_clean_failure(&out, "unknown backend `gpt`");
+    let port = test_utils::free_port();
+    let out = pilotfish(
+        &[
+            "complete",
+            "examples/shop/orders.py:31:13",
+            "--endpoint",
+            &format!("http://127.0.0.1:{port}"),
+        ],
+        b"",
+    );
+    assert_clean_failure(&out, "is the server running?");
+}
+
+#[test]
+fn complete_gets_a_completion_from_a_real_llama_server() {
+    let server = test_utils::LlamaServer::start();
+    for args in [
+        vec!["--backend", "llama-infill"],
+        vec![
+            "--backend",
+            "llama-completion",
+            "--fim-template",
+            "deepseek-coder",
+        ],
+        vec!["--backend", "openai-completions"],
+    ] {
+        let mut all = vec![
+            "complete",
+            "examples/shop/orders.py:31:13",
+            "--open",
+            "examples/shop/cart.py",
+            "--endpoint",
+            &server.url,
+            "--max-tokens",
+            "8",
+            "--explain",
+        ];
+        all.extend(args.iter().copied());
+        let out = pilotfish(&all, b"");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains("timings: prompt assembly"),
+            "{args:?}: {stdout}"
+        );
+        let completion = stdout.rsplit("─── completion ───\n").next().unwrap();
+        assert!(
+            !completion.trim().is_empty() || !out.stderr.is_empty(),
+            "{args:?}: no completion and no word why"
+        );
+    }
+}

@@ -1,0 +1,422 @@
+//! Talking to model servers: the only crate that speaks HTTP.
+//!
+//! A [`Backend`] is one endpoint of one kind of server. It turns a completion request (prefix,
+//! suffix, extra context, sampling parameters) into that server's wire format, sends it, and
+//! gives back the text, whole or as it streams. Every way a server can fail has its own
+//! [`BackendError`]: unreachable, too slow, an HTTP error with its body, JSON that does not
+//! parse, a stream cut in the middle, an answer too large. Nothing here panics on what a server
+//! sends.
+//!
+//! Kinds so far: llama.cpp's `/infill` (native fill-in-the-middle with extra context chunks)
+//! and `/completion`, and OpenAI-compatible `/v1/completions` (prompt with `suffix`).
+
+pub mod sse;
+
+use std::{ops::ControlFlow, time::Duration};
+
+use futures_util::StreamExt;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// The wire formats pilotfish speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// llama.cpp's `POST /infill`: prefix, suffix and extra files, FIM done by the server.
+    LlamaCppInfill,
+    /// llama.cpp's `POST /completion`: one prompt string (FIM through a template).
+    LlamaCppCompletion,
+    /// `POST /v1/completions` of OpenAI-compatible servers (vLLM, llama.cpp, DeepSeek, ...):
+    /// `prompt` and `suffix`.
+    OpenAiCompletions,
+}
+
+/// How a kind of backend does fill-in-the-middle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fim {
+    /// The server takes prefix and suffix apart and applies the model's FIM format itself.
+    Native,
+    /// The client must render a FIM template into one prompt string.
+    Template,
+}
+
+impl Kind {
+    /// The kind for a name as written in configuration or on the command line.
+    pub fn parse(name: &str) -> Option<Kind> {
+        Some(match name {
+            "llama-infill" | "llama.cpp" | "llamacpp" => Kind::LlamaCppInfill,
+            "llama-completion" => Kind::LlamaCppCompletion,
+            "openai-completions" | "openai" => Kind::OpenAiCompletions,
+            _ => return None,
+        })
+    }
+
+    pub fn fim(self) -> Fim {
+        match self {
+            Kind::LlamaCppInfill | Kind::OpenAiCompletions => Fim::Native,
+            Kind::LlamaCppCompletion => Fim::Template,
+        }
+    }
+
+    fn path(self) -> &'static str {
+        match self {
+            Kind::LlamaCppInfill => "/infill",
+            Kind::LlamaCppCompletion => "/completion",
+            Kind::OpenAiCompletions => "/v1/completions",
+        }
+    }
+}
+
+/// A file given to the model as extra context (llama.cpp's `input_extra`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExtraChunk {
+    pub filename: String,
+    pub text: String,
+}
+
+/// What to ask for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// For template kinds: the whole prompt (FIM template already applied).
+    pub prompt: String,
+    /// For native-FIM kinds: text before and after the cursor.
+    pub prefix: String,
+    pub suffix: String,
+    pub extra: Vec<ExtraChunk>,
+    pub max_tokens: u32,
+    pub temperature: f32,
+    pub top_p: f32,
+    /// Candidates wanted (OpenAI-compatible servers only; llama.cpp gives one).
+    pub n: u32,
+    pub stop: Vec<String>,
+    /// llama.cpp's limit on generation time, in milliseconds (0: none).
+    pub max_predict_ms: u64,
+}
+
+impl Default for Request {
+    fn default() -> Self {
+        Request {
+            prompt: String::new(),
+            prefix: String::new(),
+            suffix: String::new(),
+            extra: Vec::new(),
+            max_tokens: 64,
+            temperature: 0.0,
+            top_p: 1.0,
+            n: 1,
+            stop: Vec::new(),
+            max_predict_ms: 0,
+        }
+    }
+}
+
+/// One endpoint of one server.
+#[derive(Debug, Clone)]
+pub struct Backend {
+    pub kind: Kind,
+    /// The server's base URL, such as `http://127.0.0.1:8080`.
+    pub endpoint: String,
+    pub model: Option<String>,
+    pub api_key: Option<String>,
+    /// For the whole exchange, stream included.
+    pub total_timeout: Duration,
+    client: reqwest::Client,
+}
+
+/// Answers larger than this are refused: no completion is this long, and a server that sends
+/// more is broken.
+pub const MAX_RESPONSE_BYTES: usize = 8 << 20;
+
+/// Everything that can go wrong talking to a server.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error("could not connect to {url}: is the server running? ({detail})")]
+    Connect { url: String, detail: String },
+    #[error("{url} did not answer within {after:?}")]
+    Timeout { url: String, after: Duration },
+    #[error("{url} answered HTTP {status}: {body}")]
+    Status {
+        url: String,
+        status: u16,
+        body: String,
+    },
+    #[error("{url} sent an answer that is not the expected JSON: {detail}")]
+    Json { url: String, detail: String },
+    #[error("{url} sent a broken event stream: {source}")]
+    Stream {
+        url: String,
+        #[source]
+        source: sse::SseError,
+    },
+    #[error("{url} closed the stream before the completion ended")]
+    StreamCut { url: String },
+    #[error("{url} sent more than {limit} bytes; that is not a completion")]
+    TooLarge { url: String, limit: usize },
+    #[error("the HTTP client could not be set up: {0}")]
+    Setup(String),
+    #[error("request to {url} failed: {detail}")]
+    Other { url: String, detail: String },
+}
+
+/// The completion and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// One text per candidate.
+    pub choices: Vec<String>,
+}
+
+impl Backend {
+    /// A backend with a connect timeout for reaching the server and a total timeout for the
+    /// whole answer.
+    pub fn new(
+        kind: Kind,
+        endpoint: &str,
+        connect_timeout: Duration,
+        total_timeout: Duration,
+    ) -> Result<Backend, BackendError> {
+        // Rustls needs a crypto provider once per process; installing twice is harmless.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .connect_timeout(connect_timeout)
+            .build()
+            .map_err(|e| BackendError::Setup(e.to_string()))?;
+        Ok(Backend {
+            kind,
+            endpoint: endpoint.trim_end_matches('/').to_owned(),
+            model: None,
+            api_key: None,
+            total_timeout,
+            client,
+        })
+    }
+
+    fn url(&self) -> String {
+        format!("{}{}", self.endpoint, self.kind.path())
+    }
+
+    fn body(&self, req: &Request, stream: bool) -> Value {
+        match self.kind {
+            Kind::LlamaCppInfill => json!({
+                "input_prefix": req.prefix,
+                "input_suffix": req.suffix,
+                "input_extra": req.extra,
+                "n_predict": req.max_tokens,
+                "temperature": req.temperature,
+                "top_p": req.top_p,
+                "stop": req.stop,
+                "t_max_predict_ms": req.max_predict_ms,
+                "cache_prompt": true,
+                "stream": stream,
+            }),
+            Kind::LlamaCppCompletion => json!({
+                "prompt": req.prompt,
+                "n_predict": req.max_tokens,
+                "temperature": req.temperature,
+                "top_p": req.top_p,
+                "stop": req.stop,
+                "t_max_predict_ms": req.max_predict_ms,
+                "cache_prompt": true,
+                "stream": stream,
+            }),
+            Kind::OpenAiCompletions => {
+                let mut body = json!({
+                    "prompt": req.prefix,
+                    "suffix": req.suffix,
+                    "max_tokens": req.max_tokens,
+                    "temperature": req.temperature,
+                    "top_p": req.top_p,
+                    "n": req.n,
+                    "stream": stream,
+                });
+                if !req.stop.is_empty() {
+                    body["stop"] = json!(req.stop);
+                }
+                if let Some(model) = &self.model {
+                    body["model"] = json!(model);
+                }
+                body
+            }
+        }
+    }
+
+    async fn send(&self, body: &Value) -> Result<reqwest::Response, BackendError> {
+        let url = self.url();
+        let mut builder = self
+            .client
+            .post(&url)
+            .json(body)
+            .timeout(self.total_timeout);
+        if let Some(key) = &self.api_key {
+            builder = builder.bearer_auth(key);
+        }
+        let response = builder.send().await.map_err(|e| self.transport_error(e))?;
+        let status = response.status();
+        if !status.is_success() {
+            let body = read_limited(response, 4096).await.unwrap_or_default();
+            return Err(BackendError::Status {
+                url,
+                status: status.as_u16(),
+                body: String::from_utf8_lossy(&body).trim().to_owned(),
+            });
+        }
+        Ok(response)
+    }
+
+    fn transport_error(&self, e: reqwest::Error) -> BackendError {
+        let url = self.url();
+        if e.is_timeout() {
+            BackendError::Timeout {
+                url,
+                after: self.total_timeout,
+            }
+        } else if e.is_connect() {
+            BackendError::Connect {
+                url,
+                detail: root_cause(&e),
+            }
+        } else {
+            BackendError::Other {
+                url,
+                detail: root_cause(&e),
+            }
+        }
+    }
+
+    /// Asks for a completion and waits for all of it.
+    pub async fn complete(&self, req: &Request) -> Result<Completion, BackendError> {
+        let response = self.send(&self.body(req, false)).await?;
+        let bytes = read_limited(response, MAX_RESPONSE_BYTES)
+            .await
+            .map_err(|e| match e {
+                ReadError::TooLarge => BackendError::TooLarge {
+                    url: self.url(),
+                    limit: MAX_RESPONSE_BYTES,
+                },
+                ReadError::Transport(e) => self.transport_error(e),
+            })?;
+        let value: Value = serde_json::from_slice(&bytes).map_err(|e| BackendError::Json {
+            url: self.url(),
+            detail: e.to_string(),
+        })?;
+        let choices = match self.kind {
+            Kind::LlamaCppInfill | Kind::LlamaCppCompletion => vec![
+                string_field(&value, "content")
+                    .ok_or_else(|| self.json_error("no `content` string"))?,
+            ],
+            Kind::OpenAiCompletions => value["choices"]
+                .as_array()
+                .ok_or_else(|| self.json_error("no `choices` array"))?
+                .iter()
+                .map(|c| {
+                    string_field(c, "text")
+                        .ok_or_else(|| self.json_error("a choice without `text`"))
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        Ok(Completion { choices })
+    }
+
+    /// Asks for a completion and hands each piece of text to `on_text` as it arrives. When
+    /// `on_text` breaks, the connection is closed at once and the text so far is returned.
+    pub async fn stream(
+        &self,
+        req: &Request,
+        mut on_text: impl FnMut(&str) -> ControlFlow<()>,
+    ) -> Result<String, BackendError> {
+        let response = self.send(&self.body(req, true)).await?;
+        let mut parser = sse::SseParser::default();
+        let mut text = String::new();
+        let mut ended = false;
+        let mut bytes = response.bytes_stream();
+        while let Some(chunk) = bytes.next().await {
+            let chunk = chunk.map_err(|e| self.transport_error(e))?;
+            let events = parser.push(&chunk).map_err(|source| BackendError::Stream {
+                url: self.url(),
+                source,
+            })?;
+            for event in events {
+                let (piece, done) = self.parse_event(&event)?;
+                if !piece.is_empty() {
+                    text.push_str(&piece);
+                    if text.len() > MAX_RESPONSE_BYTES {
+                        return Err(BackendError::TooLarge {
+                            url: self.url(),
+                            limit: MAX_RESPONSE_BYTES,
+                        });
+                    }
+                    if on_text(&piece).is_break() {
+                        // Dropping the body stream closes the connection.
+                        return Ok(text);
+                    }
+                }
+                if done {
+                    ended = true;
+                }
+            }
+            if ended {
+                return Ok(text);
+            }
+        }
+        if parser.has_partial_event() || !ended {
+            return Err(BackendError::StreamCut { url: self.url() });
+        }
+        Ok(text)
+    }
+
+    /// The text of one streamed event and whether it is the last.
+    fn parse_event(&self, event: &str) -> Result<(String, bool), BackendError> {
+        if event.trim() == "[DONE]" {
+            return Ok((String::new(), true));
+        }
+        let value: Value = serde_json::from_str(event).map_err(|e| BackendError::Json {
+            url: self.url(),
+            detail: format!("{e} in event {event:?}"),
+        })?;
+        Ok(match self.kind {
+            Kind::LlamaCppInfill | Kind::LlamaCppCompletion => (
+                string_field(&value, "content").unwrap_or_default(),
+                value["stop"].as_bool().unwrap_or(false),
+            ),
+            Kind::OpenAiCompletions => {
+                let choice = &value["choices"][0];
+                (string_field(choice, "text").unwrap_or_default(), false)
+            }
+        })
+    }
+
+    fn json_error(&self, detail: &str) -> BackendError {
+        BackendError::Json {
+            url: self.url(),
+            detail: detail.to_owned(),
+        }
+    }
+}
+
+fn string_field(v: &Value, name: &str) -> Option<String> {
+    v.get(name)?.as_str().map(str::to_owned)
+}
+
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
+}
+
+enum ReadError {
+    TooLarge,
+    Transport(reqwest::Error),
+}
+
+async fn read_limited(response: reqwest::Response, limit: usize) -> Result<Vec<u8>, ReadError> {
+    let mut out = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(ReadError::Transport)?;
+        if out.len() + chunk.len() > limit {
+            return Err(ReadError::TooLarge);
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}

@@ -1,0 +1,198 @@
+//! Faults a healthy server never shows, from `FaultyServer`: a fake by design, a raw TCP server
+//! on loopback that answers one request with exactly the bytes under test.
+
+use std::{ops::ControlFlow, time::Duration};
+
+use backends::{Backend, BackendError, Kind, Request};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpListener,
+};
+
+/// FAKE: answers each connection with `response` (written in `parts`, `pause` apart), then
+/// closes. Nothing else about it resembles a model server.
+struct FaultyServer {
+    url: String,
+}
+
+impl FaultyServer {
+    async fn start(parts: Vec<Vec<u8>>, pause: Duration) -> FaultyServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let parts = parts.clone();
+                tokio::spawn(async move {
+                    // Read the request head and its body so the client is done writing.
+                    let mut request = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match socket.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => request.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    for part in parts {
+                        if socket.write_all(&part).await.is_err() {
+                            return;
+                        }
+                        let _ = socket.flush().await;
+                        tokio::time::sleep(pause).await;
+                    }
+                });
+            }
+        });
+        FaultyServer { url }
+    }
+}
+
+fn head(status: &str, content_type: &str, length: Option<usize>) -> Vec<u8> {
+    let length = length
+        .map(|n| format!("content-length: {n}\r\n"))
+        .unwrap_or_default();
+    format!(
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\n{length}connection: close\r\n\r\n"
+    )
+    .into_bytes()
+}
+
+fn backend(kind: Kind, url: &str, total: Duration) -> Backend {
+    Backend::new(kind, url, Duration::from_secs(2), total).unwrap()
+}
+
+async fn whole(body: &[u8], status: &str) -> Result<backends::Completion, BackendError> {
+    let server = FaultyServer::start(
+        vec![
+            [
+                head(status, "application/json", Some(body.len())),
+                body.to_vec(),
+            ]
+            .concat(),
+        ],
+        Duration::ZERO,
+    )
+    .await;
+    backend(Kind::LlamaCppInfill, &server.url, Duration::from_secs(5))
+        .complete(&Request::default())
+        .await
+}
+
+async fn streamed(kind: Kind, parts: Vec<&[u8]>) -> Result<String, BackendError> {
+    let mut all = vec![head("200 OK", "text/event-stream", None)];
+    all.extend(parts.into_iter().map(<[u8]>::to_vec));
+    let server = FaultyServer::start(all, Duration::from_millis(5)).await;
+    backend(kind, &server.url, Duration::from_secs(5))
+        .stream(&Request::default(), |_| ControlFlow::Continue(()))
+        .await
+}
+
+#[tokio::test]
+async fn http_errors_carry_their_body() {
+    match whole(
+        b"{\"error\": \"model not loaded\"}",
+        "500 Internal Server Error",
+    )
+    .await
+    {
+        Err(BackendError::Status {
+            status: 500, body, ..
+        }) => assert!(body.contains("model not loaded")),
+        other => panic!("{other:?}"),
+    }
+    let err = whole(b"busy", "503 Service Unavailable").await.unwrap_err();
+    assert!(err.to_string().contains("HTTP 503: busy"), "{err}");
+}
+
+#[tokio::test]
+async fn malformed_answers_are_named() {
+    assert!(matches!(
+        whole(b"<html>not json</html>", "200 OK").await,
+        Err(BackendError::Json { .. })
+    ));
+    assert!(matches!(
+        whole(b"{\"no_content\": 1}", "200 OK").await,
+        Err(BackendError::Json { .. })
+    ));
+    assert_eq!(
+        whole(b"{\"content\": \"ok\"}", "200 OK")
+            .await
+            .unwrap()
+            .choices,
+        ["ok"]
+    );
+}
+
+#[tokio::test]
+async fn an_answer_too_large_is_refused() {
+    let huge = vec![b' '; backends::MAX_RESPONSE_BYTES + 10];
+    assert!(matches!(
+        whole(&huge, "200 OK").await,
+        Err(BackendError::TooLarge { .. })
+    ));
+}
+
+#[tokio::test]
+async fn streams_cut_or_broken_are_errors() {
+    let event = b"data: {\"content\": \"a\", \"stop\": false}\n\n" as &[u8];
+    // Cut in the middle of an event.
+    let cut = streamed(Kind::LlamaCppInfill, vec![event, b"data: {\"cont"]).await;
+    assert!(
+        matches!(cut, Err(BackendError::StreamCut { .. })),
+        "{cut:?}"
+    );
+    // Closed cleanly between events but before the last one.
+    let early = streamed(Kind::LlamaCppInfill, vec![event, event]).await;
+    assert!(
+        matches!(early, Err(BackendError::StreamCut { .. })),
+        "{early:?}"
+    );
+    // A byte that is not UTF-8.
+    let bad = streamed(Kind::LlamaCppInfill, vec![event, b"data: \xff\xfe\n\n"]).await;
+    assert!(matches!(bad, Err(BackendError::Stream { .. })), "{bad:?}");
+    // An event that is not JSON.
+    let junk = streamed(Kind::LlamaCppInfill, vec![b"data: hello\n\n"]).await;
+    assert!(matches!(junk, Err(BackendError::Json { .. })), "{junk:?}");
+    // Complete streams, split at awkward places, read whole.
+    let fine = streamed(
+        Kind::LlamaCppInfill,
+        vec![
+            b"data: {\"content\": \"he",
+            b"llo\", \"stop\": false}\n",
+            b"\ndata: {\"content\": \"!\", \"stop\": true}\n\n",
+        ],
+    )
+    .await;
+    assert_eq!(fine.unwrap(), "hello!");
+    let openai = streamed(
+        Kind::OpenAiCompletions,
+        vec![
+            b"data: {\"choices\": [{\"text\": \"x\"}]}\n\n",
+            b"data: [DONE]\n\n",
+        ],
+    )
+    .await;
+    assert_eq!(openai.unwrap(), "x");
+}
+
+#[tokio::test]
+async fn a_silent_server_times_out() {
+    // Accepts, reads the request, then says nothing for longer than the timeout.
+    let server = FaultyServer::start(
+        vec![Vec::new(), head("200 OK", "application/json", Some(2))],
+        Duration::from_secs(3),
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let result = backend(
+        Kind::LlamaCppInfill,
+        &server.url,
+        Duration::from_millis(300),
+    )
+    .complete(&Request::default())
+    .await;
+    assert!(
+        matches!(result, Err(BackendError::Timeout { .. })),
+        "{result:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+}

@@ -1,0 +1,149 @@
+//! `pilotfish complete`: the prompt for a cursor, sent to a model server, and the answer.
+
+use std::{
+    ops::ControlFlow,
+    path::PathBuf,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail};
+use backends::{Backend, ExtraChunk, Fim, Kind, Request};
+
+use crate::{prompt_cmd, workspace::DiskFiles};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The cursor as PATH:LINE:COLUMN (from 1), reading files from disk.
+    #[arg(conflicts_with = "request")]
+    location: Option<String>,
+    /// Another open file, most recently used first; repeat for more.
+    #[arg(long = "open", value_name = "FILE", requires = "location")]
+    open: Vec<PathBuf>,
+    /// A request in the contract's JSON (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    request: Option<PathBuf>,
+    /// llama-infill (llama.cpp /infill, the default), llama-completion (llama.cpp /completion
+    /// with a FIM template), openai-completions (/v1/completions with prompt and suffix).
+    #[arg(long, default_value = "llama-infill")]
+    backend: String,
+    /// The server's base URL.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    endpoint: String,
+    /// The model name, for servers that serve several.
+    #[arg(long)]
+    model: Option<String>,
+    /// The FIM template, for backends that take one prompt string (llama-completion).
+    #[arg(long, value_name = "TEMPLATE")]
+    fim_template: Option<String>,
+    /// Tokens to generate at most.
+    #[arg(long, default_value_t = 64)]
+    max_tokens: u32,
+    /// Seconds to wait for the whole answer.
+    #[arg(long, default_value_t = 30)]
+    timeout: u64,
+    /// Also print the prompt, the request sent and the timings.
+    #[arg(long)]
+    explain: bool,
+}
+
+pub(crate) fn run(args: Args) -> Result<()> {
+    let Some(kind) = Kind::parse(&args.backend) else {
+        bail!(
+            "unknown backend `{}`: use llama-infill, llama-completion or openai-completions",
+            args.backend
+        );
+    };
+    // A mismatch between endpoint and template is the first complaint about peer tools (empty
+    // completions for no visible reason): refuse it with the fix instead.
+    match (kind.fim(), &args.fim_template) {
+        (Fim::Template, None) => bail!(
+            "the {} backend takes one prompt string: give --fim-template (for example qwen2.5-coder, deepseek-coder, codellama, starcoder) matching the model",
+            args.backend
+        ),
+        (Fim::Native, Some(t)) => bail!(
+            "the {} backend applies the model's own FIM format; --fim-template {t} would be sent as text: drop it, or use --backend llama-completion",
+            args.backend
+        ),
+        _ => {}
+    }
+    let mut request = match (&args.location, &args.request) {
+        (Some(location), None) => prompt_cmd::request_from_disk(location, &args.open)?,
+        (None, Some(path)) => prompt_cmd::read_request(path)?,
+        _ => bail!("give a location (PATH:LINE:COLUMN) or --request FILE.json"),
+    };
+    if let Some(t) = &args.fim_template {
+        request.options.fim_template = Some(t.clone());
+    }
+    let started = Instant::now();
+    let files = request.workspace_root.as_ref().map(|root| DiskFiles {
+        root: PathBuf::from(root),
+    });
+    let prompt = prompt::assemble_with_files(
+        &request,
+        &mut prompt::Session::default(),
+        files.as_ref().map(|f| f as &dyn syntax::WorkspaceFiles),
+    )?;
+    let assembled = started.elapsed();
+    if let Some(reason) = &prompt.copilot_skip_reason {
+        eprintln!("note: Copilot would not ask here ({reason}); asking anyway");
+    }
+    let backend_request = Request {
+        prompt: prompt.fim_prompt.clone().unwrap_or_default(),
+        prefix: prompt.prefix.clone(),
+        suffix: prompt.suffix.clone(),
+        extra: prompt
+            .context
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_empty())
+            .map(|(i, c)| ExtraChunk {
+                filename: format!("context-{}", i + 1),
+                text: c.clone(),
+            })
+            .collect(),
+        max_tokens: args.max_tokens,
+        ..Request::default()
+    };
+    let mut backend = Backend::new(
+        kind,
+        &args.endpoint,
+        Duration::from_secs(3),
+        Duration::from_secs(args.timeout),
+    )?;
+    backend.model = args.model.clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the async runtime")?;
+    let sent = Instant::now();
+    let mut first_token = None;
+    let text = runtime.block_on(backend.stream(&backend_request, |_| {
+        first_token.get_or_insert_with(|| sent.elapsed());
+        ControlFlow::Continue(())
+    }))?;
+    let total = sent.elapsed();
+    if args.explain {
+        print!("{}", prompt::render_text(&prompt));
+        println!("─── request to {} ({:?}) ───", args.endpoint, kind);
+        println!(
+            "max_tokens {}, {} extra context chunk(s)",
+            backend_request.max_tokens,
+            backend_request.extra.len()
+        );
+        println!(
+            "─── timings: prompt assembly {:.1} ms, first token {}, total {:.1} ms ───",
+            assembled.as_secs_f64() * 1e3,
+            first_token.map_or("none".to_owned(), |t| format!(
+                "{:.1} ms",
+                t.as_secs_f64() * 1e3
+            )),
+            total.as_secs_f64() * 1e3
+        );
+        println!("─── completion ───");
+    }
+    if text.trim().is_empty() {
+        eprintln!("pilotfish: the model answered with nothing but white space");
+    }
+    println!("{text}");
+    Ok(())
+}

@@ -1,0 +1,98 @@
+//! Test helpers: a real `llama-server` (built by `tools/llama-server.sh`, with a tiny
+//! random-weight code model) started on a free loopback port.
+
+use std::{
+    path::PathBuf,
+    sync::OnceLock,
+    time::{Duration, Instant},
+};
+
+/// The llama-server binary and the test model, built or taken from the cache once per run.
+pub fn llama_paths() -> &'static (PathBuf, PathBuf) {
+    static PATHS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    PATHS.get_or_init(|| {
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/llama-server.sh");
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .expect("tools/llama-server.sh runs");
+        assert!(
+            out.status.success(),
+            "tools/llama-server.sh failed: the backend tests need llama-server"
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = stdout.lines().collect();
+        let [.., server, model] = lines.as_slice() else {
+            panic!("tools/llama-server.sh printed {stdout:?}")
+        };
+        (PathBuf::from(server), PathBuf::from(model))
+    })
+}
+
+/// A running llama-server on a free loopback port, killed on drop.
+#[derive(Debug)]
+pub struct LlamaServer {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl LlamaServer {
+    pub fn start() -> LlamaServer {
+        let (server, model) = llama_paths();
+        let port = free_port();
+        let child = std::process::Command::new(server)
+            .args([
+                "-m",
+                &model.to_string_lossy(),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+            ])
+            .args(["-c", "1024", "-np", "1", "-t", "1", "--log-disable"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("llama-server starts");
+        let url = format!("http://127.0.0.1:{port}");
+        let started = Instant::now();
+        loop {
+            if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+                use std::io::{Read, Write};
+                let _ = s.write_all(b"GET /health HTTP/1.0\r\n\r\n");
+                let mut response = String::new();
+                let _ = s.read_to_string(&mut response);
+                if response.starts_with("HTTP/1.1 200") || response.starts_with("HTTP/1.0 200") {
+                    break;
+                }
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "llama-server did not become healthy"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        LlamaServer { child, url }
+    }
+
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for LlamaServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
