@@ -36,6 +36,10 @@ const { TextDocumentManager } = require(path.join(libSrc, 'textDocumentManager.j
 const { NeighborSource } = require(path.join(libPrompt, 'similarFiles', 'neighborFiles.js'));
 const { OpenTabFiles } = require(path.join(libPrompt, 'similarFiles', 'openTabFiles.js'));
 const { FullRecentEditsProvider } = require(path.join(libPrompt, 'recentEdits', 'recentEditsProvider.js'));
+const suggestions = require(path.join(libSrc, 'suggestions', 'suggestions.js'));
+const anomaly = require(path.join(libSrc, 'suggestions', 'anomalyDetection.js'));
+const normalizeIndent = require(path.join(libSrc, 'ghostText', 'normalizeIndent.js'));
+const parse = require(path.join(promptSrc, 'parse.js'));
 const { URI } = require(path.join(dist, 'util', 'vs', 'base', 'common', 'uri.js'));
 
 const SEVERITY = { error: 0, warning: 1, information: 2, hint: 3 };
@@ -215,6 +219,28 @@ const ops = {
     if (rendered.status !== 'ok') throw new Error(`render ${rendered.status}: ${rendered.error && rendered.error.stack}`);
     const [prefix, trailingWs] = promptLib.trimLastLine(rendered.prefix);
     return { prefix, suffix: rendered.suffix, context: rendered.context, prefixTokens: rendered.prefixTokens, suffixTokens: rendered.suffixTokens, trailingWs };
+  },
+  snip: req => suggestions.maybeSnipCompletionImpl(
+    { getLineText: i => req.lines[i], getLineCount: () => req.lines.length },
+    { line: req.line, character: 0 },
+    req.completion,
+    req.token,
+  ),
+  check_suffix: req => suggestions.checkSuffix({ lineAt: () => ({ text: req.rest }) }, { line: 0, character: 0 }, { completionText: req.completion }),
+  normalize_indent: req => normalizeIndent.normalizeIndentCharacter(
+    { tabSize: req.tabSize ?? undefined, insertSpaces: req.insertSpaces ?? undefined },
+    { completionText: req.text, displayText: req.text },
+    req.isEmptyLine,
+  ).completionText,
+  is_repetitive: req => anomaly.isRepetitive(req.tokens),
+  // What maybeSnipCompletion does around getBlockCloseToken: unsupported languages throw, and
+  // both that and a null answer fall back to `}`.
+  block_close_token: req => {
+    try {
+      return parse.getBlockCloseToken(req.languageId) ?? '}';
+    } catch {
+      return '}';
+    }
   },
   neighbours: req => {
     // OpenTabFiles.truncateDocs is the selection Copilot applies to its open tabs (already in

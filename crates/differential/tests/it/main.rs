@@ -4,6 +4,7 @@
 
 mod elision;
 mod markers;
+mod postprocess;
 mod prompts;
 mod snippets;
 mod tokens;
