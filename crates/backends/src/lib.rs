@@ -262,7 +262,11 @@ impl Backend {
     }
 
     fn transport_error(&self, e: reqwest::Error) -> BackendError {
-        let url = self.url();
+        self.transport_error_at(&self.url(), e)
+    }
+
+    fn transport_error_at(&self, url: &str, e: reqwest::Error) -> BackendError {
+        let url = url.to_owned();
         if e.is_timeout() {
             BackendError::Timeout {
                 url,
@@ -279,6 +283,36 @@ impl Backend {
                 detail: root_cause(&e),
             }
         }
+    }
+
+    /// Checks that the server answers: `GET /health` for llama.cpp, `GET /v1/models` for
+    /// OpenAI-compatible servers. Returns what the server said, shortened.
+    pub async fn probe(&self) -> Result<String, BackendError> {
+        let path = match self.kind {
+            Kind::LlamaCppInfill | Kind::LlamaCppCompletion => "/health",
+            Kind::OpenAiCompletions => "/v1/models",
+        };
+        let url = format!("{}{path}", self.endpoint);
+        let mut builder = self.client.get(&url).timeout(self.total_timeout);
+        if let Some(key) = &self.api_key {
+            builder = builder.bearer_auth(key);
+        }
+        let response = builder.send().await.map_err(|e| self.transport_error(e))?;
+        let status = response.status();
+        let body = read_limited(response, 4096).await.unwrap_or_default();
+        let body = String::from_utf8_lossy(&body)
+            .trim()
+            .chars()
+            .take(200)
+            .collect::<String>();
+        if !status.is_success() {
+            return Err(BackendError::Status {
+                url,
+                status: status.as_u16(),
+                body,
+            });
+        }
+        Ok(body)
     }
 
     /// Asks for a completion and waits for all of it.

@@ -1,13 +1,9 @@
 //! `pilotfish complete`: the prompt for a cursor, sent to a model server, and the answer.
 
-use std::{
-    ops::ControlFlow,
-    path::PathBuf,
-    time::{Duration, Instant},
-};
+use std::{ops::ControlFlow, path::PathBuf, time::Instant};
 
 use anyhow::{Context, Result, bail};
-use backends::{Backend, ExtraChunk, Fim, Kind, Request};
+use backends::{ExtraChunk, Request};
 
 use crate::{prompt_cmd, workspace::DiskFiles};
 
@@ -22,56 +18,26 @@ pub(crate) struct Args {
     /// A request in the contract's JSON (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     request: Option<PathBuf>,
-    /// llama-infill (llama.cpp /infill, the default), llama-completion (llama.cpp /completion
-    /// with a FIM template), openai-completions (/v1/completions with prompt and suffix).
-    #[arg(long, default_value = "llama-infill")]
-    backend: String,
-    /// The server's base URL.
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
-    endpoint: String,
-    /// The model name, for servers that serve several.
+    #[command(flatten)]
+    overrides: crate::config::Overrides,
+    /// Tokens to generate at most (default: the configuration's, 64).
     #[arg(long)]
-    model: Option<String>,
-    /// The FIM template, for backends that take one prompt string (llama-completion).
-    #[arg(long, value_name = "TEMPLATE")]
-    fim_template: Option<String>,
-    /// Tokens to generate at most.
-    #[arg(long, default_value_t = 64)]
-    max_tokens: u32,
-    /// Seconds to wait for the whole answer.
-    #[arg(long, default_value_t = 30)]
-    timeout: u64,
+    max_tokens: Option<u32>,
     /// Also print the prompt, the request sent and the timings.
     #[arg(long)]
     explain: bool,
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
-    let Some(kind) = Kind::parse(&args.backend) else {
-        bail!(
-            "unknown backend `{}`: use llama-infill, llama-completion or openai-completions",
-            args.backend
-        );
-    };
-    // A mismatch between endpoint and template is the first complaint about peer tools (empty
-    // completions for no visible reason): refuse it with the fix instead.
-    match (kind.fim(), &args.fim_template) {
-        (Fim::Template, None) => bail!(
-            "the {} backend takes one prompt string: give --fim-template (for example qwen2.5-coder, deepseek-coder, codellama, starcoder) matching the model",
-            args.backend
-        ),
-        (Fim::Native, Some(t)) => bail!(
-            "the {} backend applies the model's own FIM format; --fim-template {t} would be sent as text: drop it, or use --backend llama-completion",
-            args.backend
-        ),
-        _ => {}
-    }
+    let (config, _) = crate::config::load(&args.overrides)?;
+    let backend = config.backend()?;
+    let kind = backend.kind;
     let mut request = match (&args.location, &args.request) {
         (Some(location), None) => prompt_cmd::request_from_disk(location, &args.open)?,
         (None, Some(path)) => prompt_cmd::read_request(path)?,
         _ => bail!("give a location (PATH:LINE:COLUMN) or --request FILE.json"),
     };
-    if let Some(t) = &args.fim_template {
+    if let Some(t) = &config.fim_template {
         request.options.fim_template = Some(t.clone());
     }
     let started = Instant::now();
@@ -101,16 +67,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
                 text: c.clone(),
             })
             .collect(),
-        max_tokens: args.max_tokens,
+        max_tokens: args.max_tokens.unwrap_or(config.max_tokens),
         ..Request::default()
     };
-    let mut backend = Backend::new(
-        kind,
-        &args.endpoint,
-        Duration::from_secs(3),
-        Duration::from_secs(args.timeout),
-    )?;
-    backend.model = args.model.clone();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -124,7 +83,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let total = sent.elapsed();
     if args.explain {
         print!("{}", prompt::render_text(&prompt));
-        println!("─── request to {} ({:?}) ───", args.endpoint, kind);
+        println!("─── request to {} ({:?}) ───", backend.endpoint, kind);
         println!(
             "max_tokens {}, {} extra context chunk(s)",
             backend_request.max_tokens,

@@ -2,6 +2,7 @@
 //! about prompts is made in the library crates.
 
 mod complete;
+mod config;
 mod prompt_cmd;
 mod snippets;
 mod tokens;
@@ -24,6 +25,9 @@ struct Cli {
 enum Command {
     /// Count the tokens of standard input (or list them with --ids).
     Tokens(tokens::Args),
+    /// The configuration: `pilotfish config check` shows it and tries the server.
+    #[command(subcommand)]
+    Config(config::Command),
     /// Ask a model server for a completion at a cursor position and print it.
     Complete(complete::Args),
     /// Show the prompt that would be sent for a cursor position, and what went into it.
@@ -39,6 +43,7 @@ fn main() -> ExitCode {
         Command::Snippets(args) => snippets::run(args),
         Command::Prompt(args) => prompt_cmd::run(args),
         Command::Complete(args) => complete::run(args),
+        Command::Config(command) => config::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -288,3 +288,75 @@ fn complete_gets_a_completion_from_a_real_llama_server() {
         );
     }
 }
+
+#[test]
+fn config_check_validates_and_tries_the_server() {
+    let bad = temp_file("bad.toml", b"[backend]\nkindd = \"x\"\n");
+    assert_clean_failure(
+        &pilotfish(
+            &["config", "check", "--config", &bad.display().to_string()],
+            b"",
+        ),
+        "unknown field `kindd`",
+    );
+    assert_clean_failure(
+        &pilotfish(
+            &["config", "check", "--config", "/no/such/config.toml"],
+            b"",
+        ),
+        "does not exist",
+    );
+    let mismatch = temp_file("mismatch.toml", b"[backend]\nkind = \"llama-completion\"\n");
+    assert_clean_failure(
+        &pilotfish(
+            &[
+                "config",
+                "check",
+                "--config",
+                &mismatch.display().to_string(),
+            ],
+            b"",
+        ),
+        "give --fim-template",
+    );
+    let key = temp_file(
+        "key.toml",
+        b"[backend]\napi_key_env = \"PILOTFISH_TEST_UNSET_KEY\"\n",
+    );
+    assert_clean_failure(
+        &pilotfish(
+            &["config", "check", "--config", &key.display().to_string()],
+            b"",
+        ),
+        "PILOTFISH_TEST_UNSET_KEY, which is not set",
+    );
+    let server = test_utils::LlamaServer::start();
+    let good = temp_file(
+        "good.toml",
+        format!("[backend]\nendpoint = \"{}\"\nmax_tokens = 4\n", server.url).as_bytes(),
+    );
+    let out = pilotfish(
+        &["config", "check", "--config", &good.display().to_string()],
+        b"",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("server:        answers"), "{stdout}");
+    // The command line wins over the file.
+    let out = pilotfish(
+        &[
+            "config",
+            "check",
+            "--config",
+            &good.display().to_string(),
+            "--endpoint",
+            "http://127.0.0.1:9",
+        ],
+        b"",
+    );
+    assert_clean_failure(&out, "is the server running?");
+}
