@@ -40,6 +40,7 @@ const suggestions = require(path.join(libSrc, 'suggestions', 'suggestions.js'));
 const anomaly = require(path.join(libSrc, 'suggestions', 'anomalyDetection.js'));
 const normalizeIndent = require(path.join(libSrc, 'ghostText', 'normalizeIndent.js'));
 const parse = require(path.join(promptSrc, 'parse.js'));
+const { CompletionsCache } = require(path.join(libSrc, 'ghostText', 'completionsCache.js'));
 const { URI } = require(path.join(dist, 'util', 'vs', 'base', 'common', 'uri.js'));
 
 const SEVERITY = { error: 0, warning: 1, information: 2, hint: 3 };
@@ -240,6 +241,28 @@ const ops = {
       return parse.getBlockCloseToken(req.languageId) ?? '}';
     } catch {
       return '}';
+    }
+  },
+  // A sequence of appends and lookups on one of Copilot's completion caches, its clock a
+  // counter so that least-recently-used eviction is deterministic.
+  cache_ops: req => {
+    let clock = 0;
+    const realNow = performance.now;
+    performance.now = () => ++clock;
+    try {
+      const cache = new CompletionsCache();
+      const telemetryData = { extendedBy: () => ({}) };
+      const out = [];
+      for (const op of req.ops) {
+        if (op.append) {
+          cache.append(op.prefix, op.suffix, { completionText: op.completion, telemetryData });
+        } else {
+          out.push(cache.findAll(op.prefix, op.suffix).map(c => c.completionText));
+        }
+      }
+      return out;
+    } finally {
+      performance.now = realNow;
     }
   },
   neighbours: req => {

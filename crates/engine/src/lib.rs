@@ -1,4 +1,6 @@
-//! The ghost-text pipeline around a model call. So far: the post-processing Copilot applies to
-//! a model's answer before showing it (see [`postprocess`]).
+//! The ghost-text pipeline around a model call. So far: the completion cache ([`cache`]) that
+//! lets typing through a suggestion reuse it, and the post-processing Copilot applies to a
+//! model's answer before showing it ([`postprocess`]).
 
+pub mod cache;
 pub mod postprocess;

@@ -139,3 +139,68 @@ fn post_processing_matches_chat_lib() {
     }
     compare(&oracle, "block-close tokens", tokens);
 }
+
+/// Copilot's completion cache: the same finds after the same appends, evictions included.
+#[test]
+fn completion_cache_matches_chat_lib() {
+    let oracle = Oracle::start();
+    let mut rng = Rng::new(51);
+    let stems = [
+        "def f(",
+        "def g(",
+        "x = ",
+        "for i in ",
+        "class A",
+        "",
+        "d",
+        "de",
+        "def",
+    ];
+    let mut requests = Vec::new();
+    let mut ours = Vec::new();
+    let mut finds = 0usize;
+    for _ in 0..40 {
+        let mut cache = engine::cache::CompletionsCache::default();
+        let mut ops = Vec::new();
+        let mut expected = Vec::new();
+        for _ in 0..400 {
+            let mut prefix = rng.pick(&stems).to_owned();
+            for _ in 0..rng.below(4) {
+                prefix.push_str(rng.pick(&["a", "b", ", ", "1", "é"]));
+            }
+            if rng.chance(30) {
+                prefix.push_str(&rng.below(150).to_string());
+            }
+            let suffix = rng.pick(&["", ")", "\n}"]).to_owned();
+            if rng.chance(45) {
+                let completion = format!(
+                    "{}{}",
+                    rng.pick(&["a", "b", ", ", "1", "é", ""]),
+                    rng.pick(&["x)", ", y):", "b1", ""])
+                );
+                cache.append(&prefix, &suffix, &completion);
+                ops.push(json!({"append": true, "prefix": prefix, "suffix": suffix, "completion": completion}));
+            } else {
+                let found: Vec<String> = cache
+                    .find_all(&prefix, &suffix)
+                    .into_iter()
+                    .map(|f| f.completion)
+                    .collect();
+                finds += usize::from(!found.is_empty());
+                expected.push(found);
+                ops.push(json!({"prefix": prefix, "suffix": suffix}));
+            }
+        }
+        requests.push(json!({"op": "cache_ops", "ops": ops}));
+        ours.push(json!(expected));
+    }
+    assert!(finds > 500, "too few lookups found anything ({finds})");
+    let answers = oracle.ask_ok(&requests);
+    for (i, (theirs, mine)) in answers.iter().zip(&ours).enumerate() {
+        assert_eq!(theirs, mine, "sequence {i} differs");
+    }
+    eprintln!(
+        "completion cache: {} sequences of 400 operations, 0 mismatches",
+        requests.len()
+    );
+}
