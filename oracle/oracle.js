@@ -41,6 +41,7 @@ const anomaly = require(path.join(libSrc, 'suggestions', 'anomalyDetection.js'))
 const normalizeIndent = require(path.join(libSrc, 'ghostText', 'normalizeIndent.js'));
 const parse = require(path.join(promptSrc, 'parse.js'));
 const { CompletionsCache } = require(path.join(libSrc, 'ghostText', 'completionsCache.js'));
+const openai = require(path.join(libSrc, 'openai', 'openai.js'));
 const { URI } = require(path.join(dist, 'util', 'vs', 'base', 'common', 'uri.js'));
 
 const SEVERITY = { error: 0, warning: 1, information: 2, hint: 3 };
@@ -265,6 +266,8 @@ const ops = {
       performance.now = realNow;
     }
   },
+  stops: req => openai.getStops(req.languageId),
+  temperature: req => openai.getTemperatureForSamples({ isRunningInTest: () => false }, req.n),
   neighbours: req => {
     // OpenTabFiles.truncateDocs is the selection Copilot applies to its open tabs (already in
     // order of recent use); the document manager is only asked for relative paths.

@@ -53,6 +53,10 @@ pub(crate) fn run(args: Args) -> Result<()> {
     if let Some(reason) = &prompt.copilot_skip_reason {
         eprintln!("note: Copilot would not ask here ({reason}); asking anyway");
     }
+    let language = prompt::detected_language(
+        &request.document.path,
+        request.document.language_id.as_deref(),
+    );
     let backend_request = Request {
         prompt: prompt.fim_prompt.clone().unwrap_or_default(),
         prefix: prompt.prefix.clone(),
@@ -68,6 +72,13 @@ pub(crate) fn run(args: Args) -> Result<()> {
             })
             .collect(),
         max_tokens: args.max_tokens.unwrap_or(config.max_tokens),
+        // Copilot's parameters: stops by language, temperature by candidates (one here).
+        stop: engine::params::stops_for_language(&language)
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
+        temperature: engine::params::temperature_for_samples(1) as f32,
+        top_p: engine::params::TOP_P as f32,
         ..Request::default()
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -100,6 +111,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
         );
         println!("─── completion ───");
     }
+    // Servers apply stops themselves; a stream cut short by cancellation may not have.
+    let (text, _) =
+        engine::params::cut_at_stop(&text, &engine::params::stops_for_language(&language));
     if text.trim().is_empty() {
         eprintln!("pilotfish: the model answered with nothing but white space");
     }

@@ -1,6 +1,8 @@
 //! The ghost-text pipeline around a model call. So far: the completion cache ([`cache`]) that
 //! lets typing through a suggestion reuse it, and the post-processing Copilot applies to a
-//! model's answer before showing it ([`postprocess`]).
+//! model's answer before showing it ([`postprocess`]), and the parameters it asks with
+//! ([`params`]).
 
 pub mod cache;
+pub mod params;
 pub mod postprocess;

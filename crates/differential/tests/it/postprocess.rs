@@ -32,7 +32,11 @@ fn compare(oracle: &Oracle, what: &str, cases: Vec<(Value, Value)>) {
         .iter()
         .zip(&answers)
         .zip(&ours)
-        .filter(|((_, a), o)| a != o)
+        // Numbers compare as numbers: JavaScript writes 0.0 as 0.
+        .filter(|((_, a), o)| match (a.as_f64(), o.as_f64()) {
+            (Some(x), Some(y)) => x != y,
+            _ => a != o,
+        })
         .map(|((r, a), o)| format!("{r}: chat-lib {a}, pilotfish {o}"))
         .take(5)
         .collect();
@@ -138,6 +142,21 @@ fn post_processing_matches_chat_lib() {
         ));
     }
     compare(&oracle, "block-close tokens", tokens);
+
+    let mut params = Vec::new();
+    for id in languages::known_language_ids().chain(["python", "markdown", "plaintext"]) {
+        params.push((
+            json!({"op": "stops", "languageId": id}),
+            json!(engine::params::stops_for_language(id)),
+        ));
+    }
+    for n in 0..30 {
+        params.push((
+            json!({"op": "temperature", "n": n}),
+            json!(engine::params::temperature_for_samples(n)),
+        ));
+    }
+    compare(&oracle, "request parameters", params);
 }
 
 /// Copilot's completion cache: the same finds after the same appends, evictions included.
