@@ -7,8 +7,10 @@
 //! parse, a stream cut in the middle, an answer too large. Nothing here panics on what a server
 //! sends.
 //!
-//! Kinds so far: llama.cpp's `/infill` (native fill-in-the-middle with extra context chunks)
-//! and `/completion`, and OpenAI-compatible `/v1/completions` (prompt with `suffix`).
+//! Kinds: llama.cpp's `/infill` (native fill-in-the-middle with extra context chunks) and
+//! `/completion`, OpenAI-compatible `/v1/completions` (prompt with `suffix`) and
+//! `/v1/chat/completions` (chat models, asked in words), Ollama's `/api/generate` (with
+//! `suffix`, or raw), and Mistral's Codestral `/v1/fim/completions`.
 
 pub mod sse;
 
@@ -28,6 +30,14 @@ pub enum Kind {
     /// `POST /v1/completions` of OpenAI-compatible servers (vLLM, llama.cpp, DeepSeek, ...):
     /// `prompt` and `suffix`.
     OpenAiCompletions,
+    /// `POST /v1/chat/completions`: a chat model asked, in words, for the missing code.
+    OpenAiChat,
+    /// Ollama's `POST /api/generate` with `suffix` (the model's own FIM template).
+    Ollama,
+    /// Ollama's `POST /api/generate` in raw mode: one prompt string, FIM template applied here.
+    OllamaRaw,
+    /// Mistral's `POST /v1/fim/completions` (Codestral): `prompt` and `suffix`.
+    Codestral,
 }
 
 /// How a kind of backend does fill-in-the-middle.
@@ -37,6 +47,8 @@ pub enum Fim {
     Native,
     /// The client must render a FIM template into one prompt string.
     Template,
+    /// No fill-in-the-middle: a chat model is asked in words.
+    Chat,
 }
 
 impl Kind {
@@ -46,14 +58,21 @@ impl Kind {
             "llama-infill" | "llama.cpp" | "llamacpp" => Kind::LlamaCppInfill,
             "llama-completion" => Kind::LlamaCppCompletion,
             "openai-completions" | "openai" => Kind::OpenAiCompletions,
+            "openai-chat" | "chat" => Kind::OpenAiChat,
+            "ollama" => Kind::Ollama,
+            "ollama-raw" => Kind::OllamaRaw,
+            "codestral" | "mistral" => Kind::Codestral,
             _ => return None,
         })
     }
 
     pub fn fim(self) -> Fim {
         match self {
-            Kind::LlamaCppInfill | Kind::OpenAiCompletions => Fim::Native,
-            Kind::LlamaCppCompletion => Fim::Template,
+            Kind::LlamaCppInfill | Kind::OpenAiCompletions | Kind::Ollama | Kind::Codestral => {
+                Fim::Native
+            }
+            Kind::LlamaCppCompletion | Kind::OllamaRaw => Fim::Template,
+            Kind::OpenAiChat => Fim::Chat,
         }
     }
 
@@ -62,7 +81,15 @@ impl Kind {
             Kind::LlamaCppInfill => "/infill",
             Kind::LlamaCppCompletion => "/completion",
             Kind::OpenAiCompletions => "/v1/completions",
+            Kind::OpenAiChat => "/v1/chat/completions",
+            Kind::Ollama | Kind::OllamaRaw => "/api/generate",
+            Kind::Codestral => "/v1/fim/completions",
         }
+    }
+
+    /// Whether streamed answers come as server-sent events (else one JSON object per line).
+    fn streams_sse(self) -> bool {
+        !matches!(self, Kind::Ollama | Kind::OllamaRaw)
     }
 }
 
@@ -121,6 +148,10 @@ pub struct Backend {
     pub total_timeout: Duration,
     client: reqwest::Client,
 }
+
+/// What a chat model is told when asked to fill a hole: answer with the missing code only.
+pub const CHAT_INSTRUCTION: &str = "You complete code. The user's message is a source file with one hole marked <|HOLE|>. Reply with exactly the code that belongs in the hole: no explanations, no repetition of the surrounding code, no Markdown fences.";
+const HOLE: &str = "<|HOLE|>";
 
 /// Answers larger than this are refused: no completion is this long, and a server that sends
 /// more is broken.
@@ -217,7 +248,43 @@ impl Backend {
                 "cache_prompt": true,
                 "stream": stream,
             }),
-            Kind::OpenAiCompletions => {
+            Kind::Ollama | Kind::OllamaRaw => {
+                let raw = self.kind == Kind::OllamaRaw;
+                let mut body = json!({
+                    "model": self.model.clone().unwrap_or_default(),
+                    "prompt": if raw { &req.prompt } else { &req.prefix },
+                    "raw": raw,
+                    "stream": stream,
+                    "options": {
+                        "num_predict": req.max_tokens,
+                        "temperature": req.temperature,
+                        "top_p": req.top_p,
+                        "stop": req.stop,
+                    },
+                });
+                if !raw {
+                    body["suffix"] = json!(req.suffix);
+                }
+                body
+            }
+            Kind::OpenAiChat => {
+                let mut body = json!({
+                    "messages": [
+                        {"role": "system", "content": CHAT_INSTRUCTION},
+                        {"role": "user", "content": format!("{}{HOLE}{}", req.prefix, req.suffix)},
+                    ],
+                    "max_tokens": req.max_tokens,
+                    "temperature": req.temperature,
+                    "top_p": req.top_p,
+                    "n": req.n,
+                    "stream": stream,
+                });
+                if let Some(model) = &self.model {
+                    body["model"] = json!(model);
+                }
+                body
+            }
+            Kind::OpenAiCompletions | Kind::Codestral => {
                 let mut body = json!({
                     "prompt": req.prefix,
                     "suffix": req.suffix,
@@ -290,7 +357,8 @@ impl Backend {
     pub async fn probe(&self) -> Result<String, BackendError> {
         let path = match self.kind {
             Kind::LlamaCppInfill | Kind::LlamaCppCompletion => "/health",
-            Kind::OpenAiCompletions => "/v1/models",
+            Kind::OpenAiCompletions | Kind::OpenAiChat | Kind::Codestral => "/v1/models",
+            Kind::Ollama | Kind::OllamaRaw => "/api/tags",
         };
         let url = format!("{}{path}", self.endpoint);
         let mut builder = self.client.get(&url).timeout(self.total_timeout);
@@ -336,15 +404,22 @@ impl Backend {
                 string_field(&value, "content")
                     .ok_or_else(|| self.json_error("no `content` string"))?,
             ],
-            Kind::OpenAiCompletions => value["choices"]
+            Kind::OpenAiCompletions | Kind::OpenAiChat | Kind::Codestral => value["choices"]
                 .as_array()
                 .ok_or_else(|| self.json_error("no `choices` array"))?
                 .iter()
                 .map(|c| {
                     string_field(c, "text")
-                        .ok_or_else(|| self.json_error("a choice without `text`"))
+                        .or_else(|| string_field(&c["message"], "content"))
+                        .ok_or_else(|| {
+                            self.json_error("a choice without `text` or `message.content`")
+                        })
                 })
                 .collect::<Result<_, _>>()?,
+            Kind::Ollama | Kind::OllamaRaw => vec![
+                string_field(&value, "response")
+                    .ok_or_else(|| self.json_error("no `response` string"))?,
+            ],
         };
         Ok(Completion { choices })
     }
@@ -358,12 +433,18 @@ impl Backend {
     ) -> Result<String, BackendError> {
         let response = self.send(&self.body(req, true)).await?;
         let mut parser = sse::SseParser::default();
+        let mut lines = sse::LineParser::default();
         let mut text = String::new();
         let mut ended = false;
         let mut bytes = response.bytes_stream();
         while let Some(chunk) = bytes.next().await {
             let chunk = chunk.map_err(|e| self.transport_error(e))?;
-            let events = parser.push(&chunk).map_err(|source| BackendError::Stream {
+            let events = if self.kind.streams_sse() {
+                parser.push(&chunk)
+            } else {
+                lines.push(&chunk)
+            }
+            .map_err(|source| BackendError::Stream {
                 url: self.url(),
                 source,
             })?;
@@ -390,7 +471,7 @@ impl Backend {
                 return Ok(text);
             }
         }
-        if parser.has_partial_event() || !ended {
+        if parser.has_partial_event() || lines.has_partial_line() || !ended {
             return Err(BackendError::StreamCut { url: self.url() });
         }
         Ok(text)
@@ -410,10 +491,17 @@ impl Backend {
                 string_field(&value, "content").unwrap_or_default(),
                 value["stop"].as_bool().unwrap_or(false),
             ),
-            Kind::OpenAiCompletions => {
+            Kind::OpenAiCompletions | Kind::OpenAiChat | Kind::Codestral => {
                 let choice = &value["choices"][0];
-                (string_field(choice, "text").unwrap_or_default(), false)
+                let piece = string_field(choice, "text")
+                    .or_else(|| string_field(&choice["delta"], "content"))
+                    .unwrap_or_default();
+                (piece, false)
             }
+            Kind::Ollama | Kind::OllamaRaw => (
+                string_field(&value, "response").unwrap_or_default(),
+                value["done"].as_bool().unwrap_or(false),
+            ),
         })
     }
 

@@ -64,6 +64,39 @@ impl SseParser {
     }
 }
 
+/// Newline-delimited JSON (Ollama's streams): one event per non-empty line.
+#[derive(Debug, Default)]
+pub struct LineParser {
+    buffer: Vec<u8>,
+}
+
+impl LineParser {
+    /// Feeds bytes; returns the complete lines they end.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<Event>, SseError> {
+        self.buffer.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        let mut start = 0;
+        while let Some(nl) = self.buffer[start..].iter().position(|&b| b == b'\n') {
+            let line = &self.buffer[start..start + nl];
+            let line = std::str::from_utf8(line).map_err(|e| SseError::NotUtf8(e.valid_up_to()))?;
+            if !line.trim().is_empty() {
+                out.push(line.trim().to_owned());
+            }
+            start += nl + 1;
+        }
+        self.buffer.drain(..start);
+        if self.buffer.len() > MAX_LINE_BYTES {
+            return Err(SseError::LineTooLong(MAX_LINE_BYTES));
+        }
+        Ok(out)
+    }
+
+    /// Whether an unfinished line is waiting.
+    pub fn has_partial_line(&self) -> bool {
+        !self.buffer.iter().all(u8::is_ascii_whitespace)
+    }
+}
+
 fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
     let rest = line.strip_prefix(name)?.strip_prefix(':')?;
     Some(rest.strip_prefix(' ').unwrap_or(rest))

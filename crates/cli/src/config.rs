@@ -19,7 +19,8 @@ pub(crate) struct Config {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct BackendConfig {
-    /// llama-infill, llama-completion or openai-completions.
+    /// llama-infill, llama-completion, openai-completions, openai-chat, ollama, ollama-raw or
+    /// codestral.
     pub(crate) kind: String,
     pub(crate) endpoint: String,
     pub(crate) model: Option<String>,
@@ -60,7 +61,8 @@ pub(crate) struct Overrides {
     /// $XDG_CONFIG_HOME/pilotfish/config.toml, else ~/.config/pilotfish/config.toml).
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
-    /// llama-infill, llama-completion or openai-completions.
+    /// llama-infill, llama-completion, openai-completions, openai-chat, ollama, ollama-raw or
+    /// codestral.
     #[arg(long)]
     pub(crate) backend: Option<String>,
     /// The server's base URL.
@@ -152,7 +154,7 @@ impl BackendConfig {
     pub(crate) fn backend(&self) -> Result<Backend> {
         let Some(kind) = Kind::parse(&self.kind) else {
             bail!(
-                "unknown backend `{}`: use llama-infill, llama-completion or openai-completions",
+                "unknown backend `{}`: use llama-infill, llama-completion, openai-completions, openai-chat, ollama, ollama-raw or codestral",
                 self.kind
             );
         };
@@ -169,7 +171,7 @@ impl BackendConfig {
                 "the {} backend takes one prompt string: give --fim-template (for example qwen2.5-coder, deepseek-coder, codellama, starcoder) matching the model",
                 self.kind
             ),
-            (Fim::Native, Some(t)) => bail!(
+            (Fim::Native | Fim::Chat, Some(t)) => bail!(
                 "the {} backend applies the model's own FIM format; --fim-template {t} would be sent as text: drop it, or use --backend llama-completion",
                 self.kind
             ),

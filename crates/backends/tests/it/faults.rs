@@ -10,18 +10,22 @@ use tokio::{
 };
 
 /// FAKE: answers each connection with `response` (written in `parts`, `pause` apart), then
-/// closes. Nothing else about it resembles a model server.
-struct FaultyServer {
-    url: String,
+/// closes. Nothing else about it resembles a model server. It keeps the last request it read.
+pub(crate) struct FaultyServer {
+    pub(crate) url: String,
+    pub(crate) last_request: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
 }
 
 impl FaultyServer {
-    async fn start(parts: Vec<Vec<u8>>, pause: Duration) -> FaultyServer {
+    pub(crate) async fn start(parts: Vec<Vec<u8>>, pause: Duration) -> FaultyServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
+        let last_request = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let keep = last_request.clone();
         tokio::spawn(async move {
             while let Ok((mut socket, _)) = listener.accept().await {
                 let parts = parts.clone();
+                let keep = keep.clone();
                 tokio::spawn(async move {
                     // Read the request head and its body so the client is done writing.
                     let mut request = Vec::new();
@@ -32,6 +36,23 @@ impl FaultyServer {
                             Ok(n) => request.extend_from_slice(&buf[..n]),
                         }
                     }
+                    // Then the body, by its content-length.
+                    let head_end = request.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+                    let head = String::from_utf8_lossy(&request[..head_end]).to_lowercase();
+                    let length = head
+                        .lines()
+                        .find_map(|l| {
+                            l.strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    while request.len() < head_end + length {
+                        match socket.read(&mut buf).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => request.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    *keep.lock().unwrap() = request[head_end..].to_vec();
                     for part in parts {
                         if socket.write_all(&part).await.is_err() {
                             return;
@@ -42,11 +63,11 @@ impl FaultyServer {
                 });
             }
         });
-        FaultyServer { url }
+        FaultyServer { url, last_request }
     }
 }
 
-fn head(status: &str, content_type: &str, length: Option<usize>) -> Vec<u8> {
+pub(crate) fn head(status: &str, content_type: &str, length: Option<usize>) -> Vec<u8> {
     let length = length
         .map(|n| format!("content-length: {n}\r\n"))
         .unwrap_or_default();

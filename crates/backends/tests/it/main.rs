@@ -3,5 +3,6 @@
 //! protocol is real), and, for the faults a healthy server never shows, a raw TCP server that
 //! writes exactly the broken bytes under test (named `FaultyServer`, a fake by design).
 
+mod fakes;
 mod faults;
 mod llama;
