@@ -5,7 +5,7 @@ use std::{ops::ControlFlow, path::PathBuf, time::Instant};
 use anyhow::{Context, Result, bail};
 use backends::{ExtraChunk, Request};
 
-use crate::{prompt_cmd, workspace::DiskFiles};
+use crate::prompt_cmd;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -41,14 +41,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         request.options.fim_template = Some(t.clone());
     }
     let started = Instant::now();
-    let files = request.workspace_root.as_ref().map(|root| DiskFiles {
-        root: PathBuf::from(root),
-    });
-    let prompt = prompt::assemble_with_files(
-        &request,
-        &mut prompt::Session::default(),
-        files.as_ref().map(|f| f as &dyn syntax::WorkspaceFiles),
-    )?;
+    let prompt = prompt_cmd::assemble_excluding(&mut request)?;
     let assembled = started.elapsed();
     if let Some(reason) = &prompt.copilot_skip_reason {
         eprintln!("note: Copilot would not ask here ({reason}); asking anyway");

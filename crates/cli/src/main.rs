@@ -3,6 +3,7 @@
 
 mod complete;
 mod config;
+mod exclusion;
 mod prompt_cmd;
 mod snippets;
 mod tokens;

@@ -75,14 +75,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         _ => bail!("give a location (PATH:LINE:COLUMN), --request FILE.json, or --batch"),
     };
     apply_overrides(&args, &mut request.options);
-    let files = request.workspace_root.as_ref().map(|root| DiskFiles {
-        root: PathBuf::from(root),
-    });
-    let prompt = prompt::assemble_with_files(
-        &request,
-        &mut prompt::Session::default(),
-        files.as_ref().map(|f| f as &dyn syntax::WorkspaceFiles),
-    )?;
+    let prompt = assemble_excluding(&mut request)?;
     let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&prompt)?)?,
@@ -116,6 +109,33 @@ fn apply_overrides(args: &Args, options: &mut Options) {
             Rendering::Inline => ContextRendering::Inline,
         };
     }
+}
+
+/// Assembles the prompt with the workspace's files on disk (for imports), after taking out
+/// whatever its `.copilotignore` excludes.
+pub(crate) fn assemble_excluding(request: &mut RequestJson) -> Result<prompt::Prompt> {
+    let files = request
+        .workspace_root
+        .as_deref()
+        .map(DiskFiles::new)
+        .transpose()?;
+    let mut dropped = Vec::new();
+    if let Some(f) = &files
+        && let Some(rules) = &f.exclusions
+    {
+        dropped = crate::exclusion::apply(rules, &f.root, request)?;
+    }
+    let mut prompt = prompt::assemble_with_files(
+        request,
+        &mut prompt::Session::default(),
+        files.as_ref().map(|f| f as &dyn syntax::WorkspaceFiles),
+    )?;
+    for path in dropped {
+        prompt.notes.push(format!(
+            "{path} is excluded by .copilotignore and was left out"
+        ));
+    }
+    Ok(prompt)
 }
 
 pub(crate) fn read_request(path: &PathBuf) -> Result<RequestJson> {
@@ -195,17 +215,9 @@ fn batch(args: &Args) -> Result<()> {
                 Err(e) => serde_json::json!({ "error": format!("line {}: {e:#}", n + 1) }),
                 Ok(mut request) => {
                     apply_overrides(args, &mut request.options);
-                    let files = request.workspace_root.as_ref().map(|root| DiskFiles {
-                        root: PathBuf::from(root),
-                    });
-                    let files = files.as_ref().map(|f| f as &dyn syntax::WorkspaceFiles);
-                    match prompt::assemble_with_files(
-                        &request,
-                        &mut prompt::Session::default(),
-                        files,
-                    ) {
+                    match assemble_excluding(&mut request) {
                         Ok(p) => serde_json::to_value(&p)?,
-                        Err(e) => serde_json::json!({ "error": format!("line {}: {e}", n + 1) }),
+                        Err(e) => serde_json::json!({ "error": format!("line {}: {e:#}", n + 1) }),
                     }
                 }
             },

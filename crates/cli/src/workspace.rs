@@ -153,10 +153,20 @@ impl Location {
     }
 }
 
-/// The workspace on disk, for following imports: text files under a root, read on demand.
+/// The workspace on disk, for following imports: text files under a root, read on demand,
+/// excluded files never.
 #[derive(Debug)]
 pub(crate) struct DiskFiles {
     pub(crate) root: PathBuf,
+    pub(crate) exclusions: Option<ignore::gitignore::Gitignore>,
+}
+
+impl DiskFiles {
+    pub(crate) fn new(root: &str) -> anyhow::Result<DiskFiles> {
+        let root = PathBuf::from(root);
+        let exclusions = crate::exclusion::load(&root)?;
+        Ok(DiskFiles { root, exclusions })
+    }
 }
 
 /// Imported files larger than this are not read.
@@ -165,6 +175,11 @@ const MAX_IMPORTED_FILE_BYTES: u64 = 1 << 20;
 impl syntax::WorkspaceFiles for DiskFiles {
     fn read(&self, path: &str) -> Option<String> {
         if path.split('/').any(|p| p == "..") {
+            return None;
+        }
+        if let Some(rules) = &self.exclusions
+            && crate::exclusion::is_excluded(rules, &self.root, path)
+        {
             return None;
         }
         let full = self.root.join(path);
