@@ -370,16 +370,54 @@ fn excluded_files_never_reach_a_prompt() {
     let dir = std::env::temp_dir().join(format!("pilotfish-exclusion-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("secret")).unwrap();
     std::fs::write(dir.join(".copilotignore"), "secret/\n*.key.py\n").unwrap();
-    std::fs::write(dir.join("app.py"), "from secret.vault import TOKEN\n\ndef use():\n    return TOKEN\n").unwrap();
-    std::fs::write(dir.join("secret/vault.py"), "TOKEN = 'hunter2-very-secret'\n\ndef use():\n    return TOKEN\n").unwrap();
+    std::fs::write(
+        dir.join("app.py"),
+        "from secret.vault import TOKEN\n\ndef use():\n    return TOKEN\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("secret/vault.py"),
+        "TOKEN = 'hunter2-very-secret'\n\ndef use():\n    return TOKEN\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("api.key.py"), "KEY = 'sk-secret-key'\n").unwrap();
-    let out = pilotfish_in(&dir, &["prompt", "app.py:4:1", "--open", "secret/vault.py", "--open", "api.key.py", "--imports", "--format", "json"], b"");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = pilotfish_in(
+        &dir,
+        &[
+            "prompt",
+            "app.py:4:1",
+            "--open",
+            "secret/vault.py",
+            "--open",
+            "api.key.py",
+            "--imports",
+            "--format",
+            "json",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(!stdout.contains("hunter2") && !stdout.contains("sk-secret"), "excluded text leaked: {stdout}");
-    assert!(stdout.contains("secret/vault.py is excluded by .copilotignore"), "{stdout}");
+    assert!(
+        !stdout.contains("hunter2") && !stdout.contains("sk-secret"),
+        "excluded text leaked: {stdout}"
+    );
+    assert!(
+        stdout.contains("secret/vault.py is excluded by .copilotignore"),
+        "{stdout}"
+    );
     for file in ["secret/vault.py:1:1", "api.key.py:1:1"] {
-        assert_clean_failure(&pilotfish_in(&dir, &["prompt", file], b""), "excluded by the workspace's .copilotignore");
-        assert_clean_failure(&pilotfish_in(&dir, &["complete", file], b""), "nothing about it is sent");
+        assert_clean_failure(
+            &pilotfish_in(&dir, &["prompt", file], b""),
+            "excluded by the workspace's .copilotignore",
+        );
+        assert_clean_failure(
+            &pilotfish_in(&dir, &["complete", file], b""),
+            "nothing about it is sent",
+        );
     }
 }
