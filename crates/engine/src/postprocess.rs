@@ -5,6 +5,8 @@
 //! Each function reproduces Copilot's, quirks included (the differential tests hold them to
 //! it); a document is given as its lines.
 
+use languages::is_js_whitespace;
+
 /// The token that closes a block in a language, as Copilot's snipping uses it: `end` for Ruby,
 /// `}` for every other language (Copilot falls back to `}` where it has no answer, Python too).
 pub fn block_close_token(language_id: &str) -> &'static str {
@@ -220,21 +222,6 @@ fn kmp_prefix(s: &[&str]) -> Vec<isize> {
         pi[q] = k;
     }
     pi
-}
-
-/// JavaScript's white space (`trim`), which includes U+FEFF and not U+0085.
-fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
 }
 
 #[cfg(test)]

@@ -885,7 +885,7 @@ fn first_token_ids_of(tokenizer: &Tokenizer, text: &str, n: usize) -> Vec<u32> {
         .unwrap_or_default()
 }
 
-/// Similar-file snippets for the legacy engine: (score, path, text).
+/// Similar-file snippets for the legacy engine: (score, path as the file system has it, text).
 fn legacy_similar_snippets(
     request: &RequestJson,
     language_id: &str,
@@ -893,6 +893,29 @@ fn legacy_similar_snippets(
     cursor: usize,
     root: Option<&str>,
 ) -> Vec<(f64, String, String)> {
+    neighbour_snippets(
+        request,
+        language_id,
+        text,
+        cursor,
+        root,
+        &SimilarFilesOptions::DEFAULT,
+    )
+    .into_iter()
+    .map(|s| (s.score, percent_decoded(&s.relative_path), s.text))
+    .collect()
+}
+
+/// Copilot's neighbour-snippet search for a request: its open documents chosen as neighbours
+/// (by recency, same normalized language, size caps), then the best windows of those.
+fn neighbour_snippets(
+    request: &RequestJson,
+    language_id: &str,
+    text: &str,
+    cursor: usize,
+    root: Option<&str>,
+    options: &SimilarFilesOptions,
+) -> Vec<retrieval::SimilarSnippet> {
     let current_path = relative_path(root, &request.document.path).unwrap_or_default();
     let docs: Vec<(String, String, &str)> = request
         .open_documents
@@ -931,10 +954,7 @@ fn legacy_similar_snippets(
         cursor,
         language_id,
     };
-    retrieval::similar_snippets(&doc, &files, &SimilarFilesOptions::DEFAULT)
-        .into_iter()
-        .map(|s| (s.score, percent_decoded(&s.relative_path), s.text))
-        .collect()
+    retrieval::similar_snippets(&doc, &files, options)
 }
 
 /// Undoes [`encode_uri_path`]: the old engine showed paths as the file system has them.
@@ -1274,45 +1294,7 @@ fn similar_files(
             .ok_or_else(|| RequestError::SimilarFiles(name.to_owned()))?,
         None => SimilarFilesOptions::for_language(language_id),
     };
-    let current_path = relative_path(root, &request.document.path).unwrap_or_default();
-    let docs: Vec<(String, String, &str)> = request
-        .open_documents
-        .iter()
-        .map(|d| {
-            (
-                relative_path(root, &d.path).unwrap_or_default(),
-                detected_language(&d.path, d.language_id.as_deref()),
-                d.text.as_str(),
-            )
-        })
-        .collect();
-    let open: Vec<OpenDocument<'_>> = docs
-        .iter()
-        .map(|(p, l, t)| OpenDocument {
-            path: p,
-            language_id: l,
-            text: t,
-        })
-        .collect();
-    let chosen = retrieval::select_neighbours(
-        &current_path,
-        language_id,
-        &open,
-        retrieval::MAX_NEIGHBOUR_FILES,
-    );
-    let files: Vec<NeighbourFile<'_>> = chosen
-        .iter()
-        .map(|d| NeighbourFile {
-            relative_path: d.path,
-            source: d.text,
-        })
-        .collect();
-    let doc = ReferenceDocument {
-        source: text,
-        cursor,
-        language_id,
-    };
-    let snippets = retrieval::similar_snippets(&doc, &files, &options);
+    let snippets = neighbour_snippets(request, language_id, text, cursor, root, &options);
     Ok(snippets
         .into_iter()
         .enumerate()
