@@ -102,14 +102,68 @@ pub(crate) fn run(args: Args) -> Result<()> {
             )),
             total.as_secs_f64() * 1e3
         );
-        println!("─── completion ───");
     }
     // Servers apply stops themselves; a stream cut short by cancellation may not have.
     let (text, _) =
         engine::params::cut_at_stop(&text, &engine::params::stops_for_language(&language));
+    let (text, cut) = post_process(&request, &language, &text);
+    if args.explain {
+        println!(
+            "{}",
+            cut.as_deref().unwrap_or("post-processing: nothing cut")
+        );
+        println!("─── completion ───");
+    }
     if text.trim().is_empty() {
-        eprintln!("pilotfish: the model answered with nothing but white space");
+        eprintln!(
+            "pilotfish: nothing to show: {}",
+            cut.as_deref()
+                .unwrap_or("the model answered with nothing but white space")
+        );
     }
     println!("{text}");
     Ok(())
+}
+
+/// Copilot's post-processing of an answer in its document: repetitive answers and answers that
+/// only repeat the next line are dropped, block-closing lines the document already has are
+/// snipped. Returns the text and what was done, if anything.
+fn post_process(
+    request: &prompt::request::RequestJson,
+    language: &str,
+    text: &str,
+) -> (String, Option<String>) {
+    use engine::postprocess::{
+        block_close_token, is_repetitive, matches_next_line, maybe_snip_completion,
+    };
+    // Copilot judges repetition on the model's own tokens; the o200k pieces stand in for them.
+    let pieces = tokenizer::Tokenizer::exact(tokenizer::Encoding::O200kBase)
+        .token_strings(text)
+        .unwrap_or_default();
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    if is_repetitive(&pieces) {
+        return (
+            String::new(),
+            Some("post-processing: dropped, the answer repeats a pattern".to_owned()),
+        );
+    }
+    let doc = request.document.text.replace("\r\n", "\n");
+    let lines: Vec<&str> = doc.split('\n').collect();
+    let line = request.position.line;
+    let multiline = text.trim_end().contains('\n');
+    if matches_next_line(&lines, line, text, !multiline) {
+        return (
+            String::new(),
+            Some("post-processing: dropped, the answer only repeats the next line".to_owned()),
+        );
+    }
+    let snipped = maybe_snip_completion(&lines, line, text, block_close_token(language));
+    if snipped != text {
+        let note = format!(
+            "post-processing: snipped {} closing line(s) the document already has",
+            text.lines().count() - snipped.lines().count()
+        );
+        return (snipped, Some(note));
+    }
+    (text.to_owned(), None)
 }
