@@ -1,8 +1,9 @@
 //! The ghost-text pipeline around a model call. So far: the completion cache ([`cache`]) that
 //! lets typing through a suggestion reuse it, and the post-processing Copilot applies to a
 //! model's answer before showing it ([`postprocess`]), and the parameters it asks with
-//! ([`params`]).
+//! ([`params`]), and how long to wait before asking ([`debounce`]).
 
 pub mod cache;
+pub mod debounce;
 pub mod params;
 pub mod postprocess;
