@@ -293,7 +293,7 @@ fn uri_basename(uri: &str) -> String {
 
 /// Decodes runs of `%XX` escapes as UTF-8, leaving any escape that does not decode as it was
 /// (JavaScript's `decodeURIComponent`, retried three characters further on failure).
-fn percent_decode(s: &str) -> String {
+pub fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     let mut i = 0;

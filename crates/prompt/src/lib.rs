@@ -470,7 +470,7 @@ impl OpenFirst<'_> {
     /// A request path made workspace-relative (as the resolver works with).
     fn relative(&self, path: &str) -> String {
         let root = self.request.workspace_root.as_deref();
-        percent_decoded(&relative_path(root, path).unwrap_or_default())
+        languages::percent_decode(&relative_path(root, path).unwrap_or_default())
     }
 }
 
@@ -532,7 +532,7 @@ fn assemble_legacy(
         Tokenizer::by_name(&options.tokenizer, Some(&detected)).map_err(RequestError::from)?;
     let cursor = request::byte_offset(&doc.text, request.position)?;
     let root = request.workspace_root.as_deref();
-    let shown_path = relative_path(root, &doc.path).map(|p| percent_decoded(&p));
+    let shown_path = relative_path(root, &doc.path).map(|p| languages::percent_decode(&p));
 
     let mut priorities = Priorities::default();
     let before_cursor_priority = priorities.just_below(&[TOP]);
@@ -902,7 +902,7 @@ fn legacy_similar_snippets(
         &SimilarFilesOptions::DEFAULT,
     )
     .into_iter()
-    .map(|s| (s.score, percent_decoded(&s.relative_path), s.text))
+    .map(|s| (s.score, languages::percent_decode(&s.relative_path), s.text))
     .collect()
 }
 
@@ -955,26 +955,6 @@ fn neighbour_snippets(
         language_id,
     };
     retrieval::similar_snippets(&doc, &files, options)
-}
-
-/// Undoes [`encode_uri_path`]: the old engine showed paths as the file system has them.
-fn percent_decoded(path: &str) -> String {
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(b) = u8::from_str_radix(&path[i + 1..i + 3], 16)
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| path.to_owned())
 }
 
 /// A component's contribution: its blocks (value and chunk) and how to report it.

@@ -321,3 +321,21 @@ mod arbitrary_requests {
         }
     }
 }
+
+/// A path outside the workspace keeps its name as it is; `%` followed by a non-ASCII character
+/// must not trip the decoding that the legacy engine applies to shown paths.
+#[test]
+fn odd_paths_outside_the_workspace_do_not_panic() {
+    let mut req = request("x = 1\ny = ".into(), 1.0, vec![], 200, 15, false);
+    req.workspace_root = Some("/w".into());
+    req.document.path = "/elsewhere/%aé%zz%41.py".into();
+    for strategy in ["copilot", "copilot-legacy"] {
+        req.options.strategy = strategy.into();
+        let p = prompt::assemble(&req, &mut prompt::Session::default()).unwrap();
+        assert!(
+            p.prefix.contains("y =") || p.prefix.contains("y="),
+            "{strategy}: {}",
+            p.prefix
+        );
+    }
+}
