@@ -40,6 +40,7 @@ const suggestions = require(path.join(libSrc, 'suggestions', 'suggestions.js'));
 const anomaly = require(path.join(libSrc, 'suggestions', 'anomalyDetection.js'));
 const normalizeIndent = require(path.join(libSrc, 'ghostText', 'normalizeIndent.js'));
 const parse = require(path.join(promptSrc, 'parse.js'));
+const parseBlock = require(path.join(promptSrc, 'parseBlock.js'));
 const { CompletionsCache } = require(path.join(libSrc, 'ghostText', 'completionsCache.js'));
 const openai = require(path.join(libSrc, 'openai', 'openai.js'));
 const { URI } = require(path.join(dist, 'util', 'vs', 'base', 'common', 'uri.js'));
@@ -266,6 +267,17 @@ const ops = {
       performance.now = realNow;
     }
   },
+  // Block parsing with tree-sitter; offsets and lengths are in UTF-16 units, as chat-lib's.
+  empty_block_start: async req => {
+    try {
+      return await parseBlock.isEmptyBlockStart(req.languageId, req.text, req.offset);
+    } catch (e) {
+      // ghostTextStrategy treats a failure as "not multi-line".
+      return false;
+    }
+  },
+  block_finished: async req =>
+    (await parseBlock.isBlockBodyFinished(req.languageId, req.prefix, req.completion, req.prefix.length)) ?? null,
   stops: req => openai.getStops(req.languageId),
   temperature: req => openai.getTemperatureForSamples({ isRunningInTest: () => false }, req.n),
   neighbours: req => {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the differential-test oracle: node (from Debian when missing), Copilot's completions
 # library @vscode/chat-lib from the npm registry at the version pinned in package-lock.json, and
-# the binary vocabularies its completions tokenizer loads. Idempotent and quick when nothing
-# changed; fails loudly rather than letting a test skip.
+# the binary vocabularies and tree-sitter grammars it loads from its own folder. Idempotent and
+# quick when nothing changed; fails loudly rather than letting a test skip.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -25,9 +25,10 @@ exec 9>.setup.lock
 flock 9
 
 stamp=node_modules/.pilotfish-stamp
-want=$(cat package-lock.json prepare-vocab.js | sha256sum | cut -d' ' -f1)
+want=$(cat package-lock.json prepare-vocab.js prepare-grammars.js | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   npm ci --no-audit --no-fund --loglevel=error >&2
   node prepare-vocab.js >&2
+  node prepare-grammars.js >&2
   echo "$want" > "$stamp"
 fi

@@ -12,6 +12,7 @@
 //! assert_eq!(found[0].names, ["Cart", "total"]);
 //! ```
 
+pub mod blocks;
 mod resolve;
 
 pub use resolve::{
@@ -46,7 +47,7 @@ impl Lang {
         })
     }
 
-    fn grammar(self) -> tree_sitter::Language {
+    pub(crate) fn grammar(self) -> tree_sitter::Language {
         match self {
             Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
             Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
@@ -501,6 +502,23 @@ fn collect_bodies(lang: Lang, node: Node<'_>, out: &mut Vec<(usize, usize)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_grammar_loads() {
+        // A grammar of an ABI the runtime does not know fails to load, and parsing then
+        // silently finds nothing; pinned versions must stay compatible.
+        for lang in [
+            Lang::TypeScript,
+            Lang::Tsx,
+            Lang::JavaScript,
+            Lang::Python,
+            Lang::Rust,
+            Lang::Go,
+            Lang::Java,
+        ] {
+            assert!(parse(lang, "x").is_some(), "{lang:?} grammar does not load");
+        }
+    }
 
     #[test]
     fn typescript() {

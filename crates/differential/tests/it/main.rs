@@ -2,6 +2,7 @@
 //! pilotfish, identical outputs required. Each module covers one area; each prints how many
 //! cases it compared so that a run shows what it proved.
 
+mod blocks;
 mod elision;
 mod markers;
 mod postprocess;
