@@ -41,6 +41,7 @@ const anomaly = require(path.join(libSrc, 'suggestions', 'anomalyDetection.js'))
 const normalizeIndent = require(path.join(libSrc, 'ghostText', 'normalizeIndent.js'));
 const parse = require(path.join(promptSrc, 'parse.js'));
 const parseBlock = require(path.join(promptSrc, 'parseBlock.js'));
+const libParseBlock = require(path.join(libPrompt, 'parseBlock.js'));
 const { CompletionsCache } = require(path.join(libSrc, 'ghostText', 'completionsCache.js'));
 const openai = require(path.join(libSrc, 'openai', 'openai.js'));
 const { URI } = require(path.join(dist, 'util', 'vs', 'base', 'common', 'uri.js'));
@@ -278,6 +279,11 @@ const ops = {
   },
   block_finished: async req =>
     (await parseBlock.isBlockBodyFinished(req.languageId, req.prefix, req.completion, req.prefix.length)) ?? null,
+  // Indentation mode, for languages without a parser: the context's indentation at an offset
+  // (UTF-16), and where a completion leaves the block (UTF-16 length or null).
+  context_indentation: req => libParseBlock.contextIndentationFromText(req.source, req.offset, req.languageId),
+  indentation_finished: req =>
+    libParseBlock.indentationBlockFinished(req.context, undefined)(req.completion) ?? null,
   stops: req => openai.getStops(req.languageId),
   temperature: req => openai.getTemperatureForSamples({ isRunningInTest: () => false }, req.n),
   neighbours: req => {

@@ -223,3 +223,73 @@ fn block_body_finished_matches_chat_lib() {
     eprintln!("block body finished: {finished} finished");
     assert_eq!(compare(&oracle, "block body finished", cases), 0);
 }
+
+const INDENTED: &[&str] = &[
+    "x = 1",
+    "if x:",
+    "} else {",
+    "end",
+    "done",
+    "elsewhere()",
+    "\"\"\"",
+    "\"\"\"Doc.\"\"\"",
+    "  \"\"\"Starts",
+    "ends.\"\"\"",
+    "",
+    "\r",
+    "ü = 2",
+    "(",
+    "catch_all()",
+    "then",
+];
+
+fn indented_lines(rng: &mut Rng, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|_| {
+            let indent = rng.pick(&["", "  ", "    ", "\t", "        ", " \t"]);
+            format!("{indent}{}", rng.pick(INDENTED))
+        })
+        .collect()
+}
+
+fn context_json(c: engine::indentation::ContextIndentation) -> Value {
+    let mut v = json!({"current": c.current});
+    if let Some(p) = c.prev {
+        v["prev"] = json!(p);
+    }
+    if let Some(n) = c.next {
+        v["next"] = json!(n);
+    }
+    v
+}
+
+#[test]
+fn indentation_mode_matches_chat_lib() {
+    use engine::indentation::{context_indentation, indentation_block_finished};
+    let oracle = Oracle::start();
+    let mut rng = Rng::new(63);
+    let mut contexts = Vec::new();
+    let mut finishes = Vec::new();
+    for _ in 0..1500 {
+        let n = rng.below(9);
+        let source = indented_lines(&mut rng, n).join("\n");
+        let offset = differential::random_boundary(&mut rng, &source);
+        let language = rng.pick(&["python", "ruby", "plaintext"]);
+        let ours = context_indentation(&source, offset, language);
+        contexts.push((
+            json!({"op": "context_indentation", "source": source, "languageId": language,
+                   "offset": utf16_offset(&source, offset)}),
+            context_json(ours),
+        ));
+        let m = 1 + rng.below(6);
+        let completion = indented_lines(&mut rng, m).join("\n");
+        let cut = indentation_block_finished(&completion, ours);
+        finishes.push((
+            json!({"op": "indentation_finished", "context": context_json(ours),
+                   "completion": completion}),
+            json!(cut.map(|b| utf16_offset(&completion, b))),
+        ));
+    }
+    assert_eq!(compare(&oracle, "context indentation", contexts), 0);
+    assert_eq!(compare(&oracle, "indentation block finished", finishes), 0);
+}
