@@ -188,6 +188,19 @@ pub enum BackendError {
     Other { url: String, detail: String },
 }
 
+impl BackendError {
+    /// Whether asking again may help and cannot do harm: the server was not reached, or said
+    /// it is busy or briefly unavailable (429, 502, 503, 504). A request that failed after
+    /// text arrived is never retried by the pipeline, whatever the error.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            BackendError::Connect { .. } => true,
+            BackendError::Status { status, .. } => matches!(status, 429 | 502 | 503 | 504),
+            _ => false,
+        }
+    }
+}
+
 /// The completion and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Completion {

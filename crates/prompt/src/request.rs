@@ -156,6 +156,11 @@ pub struct Options {
     pub imports: Option<bool>,
     /// The repository name for repository-level FIM formats (default: the workspace folder's name).
     pub repo_name: Option<String>,
+    /// The editor's tab width, for re-indenting an answer (not used by the prompt itself).
+    pub tab_size: Option<usize>,
+    /// Whether the editor indents with spaces (true) or tabs (false); absent: leave the
+    /// answer's indentation as the model wrote it.
+    pub insert_spaces: Option<bool>,
 }
 
 impl Default for Options {
@@ -172,6 +177,8 @@ impl Default for Options {
             imports: None,
             legacy_preset: None,
             repo_name: None,
+            tab_size: None,
+            insert_spaces: None,
         }
     }
 }

@@ -1,0 +1,757 @@
+//! The ghost-text pipeline: from an editor state to the suggestions an editor shows, with
+//! what Copilot does around the model call (seeds 001 and 003): the completion cache that
+//! typing through a suggestion reuses, reuse of a stream still arriving, the contextual filter
+//! and debounce, the multi-line decision, stopping a stream at the end of its block, retries
+//! where safe, post-processing, and several candidates for cycling.
+//!
+//! A [`Pipeline`] lives as long as the editor session: the cache, the per-document prompt
+//! state, the filter's learning and the streams in flight are in it. It does no file I/O of
+//! its own (the caller hands it the workspace's files) and speaks to the model only through
+//! the `backends` crate.
+
+mod clean;
+pub mod multiline;
+
+use std::{
+    collections::HashMap,
+    ops::ControlFlow,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use backends::{Backend, BackendError, ExtraChunk, Request};
+use engine::{
+    cache::CompletionsCache,
+    contextual_filter::{ContextualFilter, FilterInput},
+    debounce::{Debounce, debounce_limit_ms, remaining_debounce_ms},
+    params,
+};
+use prompt::request::RequestJson;
+use serde::Serialize;
+use tokio::sync::watch;
+
+pub use multiline::{Decision, Multiline};
+
+/// How the pipeline behaves; the defaults are Copilot's where it has one.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Tokens an answer may have.
+    pub max_tokens: u32,
+    /// The wait before asking; `None`: ask at once (a command line has no keystrokes).
+    pub debounce: Option<Debounce>,
+    /// Suppress requests the contextual filter scores below its threshold (off by default:
+    /// its weights are learned in the session, not Copilot's).
+    pub contextual_filter: bool,
+    pub filter_threshold: f64,
+    pub multiline: Multiline,
+    /// Remember answers, so that typing through a suggestion costs no request.
+    pub cache: bool,
+    /// Attempts after the first when the server could not be reached or said it is busy,
+    /// and no text had arrived.
+    pub retries: u32,
+    /// Do not ask where Copilot would not (a document of under ten characters, the middle of a
+    /// line before anything but closing brackets).
+    pub skip_like_copilot: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            max_tokens: 64,
+            debounce: Some(Debounce::Fixed(engine::debounce::DEFAULT_DEBOUNCE_MS)),
+            contextual_filter: false,
+            filter_threshold: engine::contextual_filter::DEFAULT_THRESHOLD,
+            multiline: Multiline::Copilot,
+            cache: true,
+            retries: 1,
+            skip_like_copilot: true,
+        }
+    }
+}
+
+/// Where the suggestions came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// An earlier answer the user has been typing through.
+    Cache,
+    /// A stream that was still arriving for an earlier keystroke.
+    InFlight,
+    /// A new request to the model.
+    Network,
+}
+
+/// One suggestion: text to insert at the cursor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Suggestion {
+    pub text: String,
+    /// How many UTF-16 units of the rest of the cursor's line the suggestion replaces.
+    pub replaces: usize,
+    /// What post-processing changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// What happened for one request, for `--explain` and for logs.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Trace {
+    pub multiline: bool,
+    pub multiline_reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter_score: Option<f64>,
+    pub debounce_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assembly_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_token_ms: Option<f64>,
+    pub total_ms: f64,
+    /// Requests made to the server, retries included.
+    pub attempts: u32,
+    /// How each answer was cut or dropped.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cuts: Vec<String>,
+    #[serde(skip)]
+    pub prompt: Option<prompt::Prompt>,
+    #[serde(skip)]
+    pub backend_request: Option<Request>,
+}
+
+/// The result of one request.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub suggestions: Vec<Suggestion>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    /// Why nothing was asked, when nothing was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    pub trace: Trace,
+}
+
+/// Counts over the pipeline's life, for the benchmark and for status reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    pub requests: u64,
+    pub cache_hits: u64,
+    pub in_flight_hits: u64,
+    pub network: u64,
+    pub filtered: u64,
+    pub skipped: u64,
+    pub failures: u64,
+}
+
+/// Why a request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Request(#[from] prompt::request::RequestError),
+    #[error(transparent)]
+    Assemble(#[from] prompt::AssembleError),
+    /// Shared: one failed stream may be waited on by several requests.
+    #[error(transparent)]
+    Backend(Arc<BackendError>),
+    #[error("the async runtime lost the request's task: {0}")]
+    Task(String),
+}
+
+/// One call's wishes beyond the editor state.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask {
+    /// Suggestions wanted: 1 for ghost text, more for cycling.
+    pub candidates: u32,
+    /// When the keystroke happened (debounce counts from it).
+    pub arrived: Instant,
+}
+
+impl Default for Ask {
+    fn default() -> Ask {
+        Ask {
+            candidates: 1,
+            arrived: Instant::now(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct Progress {
+    text: String,
+    first_token: Option<Duration>,
+    /// Requests made, retries included.
+    attempts: u32,
+    /// The finished answer (cut where its block ended), or the error.
+    done: Option<Result<String, Arc<BackendError>>>,
+}
+
+/// A stream still arriving, which a later keystroke in the same document may reuse.
+#[derive(Debug)]
+struct InFlight {
+    id: u64,
+    path: String,
+    prefix: String,
+    suffix: String,
+    progress: watch::Receiver<Progress>,
+    cancel: Arc<AtomicBool>,
+}
+
+#[derive(Debug)]
+struct State {
+    cache: CompletionsCache,
+    sessions: HashMap<String, prompt::Session>,
+    filter: ContextualFilter,
+    /// The context of the last suggestion shown, and when the user last decided.
+    last_shown: Option<(String, String)>,
+    last_decision: Option<Instant>,
+    in_flight: Vec<Arc<InFlight>>,
+    stats: Stats,
+    next_id: u64,
+}
+
+/// The pipeline for one editor session.
+#[derive(Debug)]
+pub struct Pipeline {
+    backend: Backend,
+    settings: Settings,
+    state: Arc<Mutex<State>>,
+}
+
+/// One candidate's request and what to do with its stream.
+struct Job {
+    backend: Backend,
+    request: Request,
+    finisher: multiline::Finisher,
+    stops: Vec<String>,
+    retries: u32,
+    on_done: OnDone,
+}
+
+/// What a stream does when it ends: cache its answer and leave the list of streams in flight,
+/// whether or not anyone still waits for it.
+struct OnDone {
+    state: Arc<Mutex<State>>,
+    id: u64,
+    prefix: String,
+    suffix: String,
+    cache: bool,
+}
+
+fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    // A panic elsewhere while holding the lock leaves plain data behind; go on with it.
+    state.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The document around the cursor, computed once per request.
+struct Cursor {
+    text: String,
+    offset: usize,
+    language: String,
+    path: String,
+}
+
+impl Cursor {
+    fn prefix(&self) -> &str {
+        &self.text[..self.offset]
+    }
+
+    fn suffix(&self) -> &str {
+        &self.text[self.offset..]
+    }
+
+    fn surroundings<'a>(
+        &'a self,
+        request: &RequestJson,
+        lines: &'a [&'a str],
+    ) -> clean::Surroundings<'a> {
+        let line_start = self.prefix().rfind('\n').map_or(0, |i| i + 1);
+        let rest = self.suffix().split('\n').next().unwrap_or_default();
+        clean::Surroundings {
+            lines: lines.to_vec(),
+            line: self.prefix().matches('\n').count(),
+            language: &self.language,
+            rest_of_line: rest,
+            line_is_blank: self.text[line_start..self.offset + rest.len()]
+                .trim()
+                .is_empty(),
+            tab_size: request.options.tab_size,
+            insert_spaces: request.options.insert_spaces,
+        }
+    }
+}
+
+impl Pipeline {
+    pub fn new(backend: Backend, settings: Settings) -> Pipeline {
+        let filter = ContextualFilter::new(settings.filter_threshold);
+        Pipeline {
+            backend,
+            settings,
+            state: Arc::new(Mutex::new(State {
+                cache: CompletionsCache::new(100),
+                sessions: HashMap::new(),
+                filter,
+                last_shown: None,
+                last_decision: None,
+                in_flight: Vec::new(),
+                stats: Stats::default(),
+                next_id: 0,
+            })),
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.state().stats
+    }
+
+    /// The user accepted (or rejected) the last suggestion shown: the contextual filter
+    /// learns from it.
+    pub fn record_decision(&self, accepted: bool) {
+        let mut state = self.state();
+        let now = Instant::now();
+        let since = state
+            .last_decision
+            .map_or(0.0, |t| now.duration_since(t).as_secs_f64());
+        if let Some((prefix, suffix)) = state.last_shown.take() {
+            let input = FilterInput {
+                prefix: &prefix,
+                suffix: &suffix,
+                seconds_since_last_decision: since,
+            };
+            state.filter.record(&input, accepted);
+        }
+        state.last_decision = Some(now);
+    }
+
+    /// Stops every stream for a document (it was closed, or the editor moved on).
+    pub fn cancel_document(&self, path: &str) {
+        let mut state = self.state();
+        state.in_flight.retain(|f| {
+            if f.path == path {
+                f.cancel.store(true, Ordering::Relaxed);
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    /// Suggestions for the cursor in `request`. Dropping the future abandons the request
+    /// (its stream goes on while a later keystroke may still use it).
+    pub async fn complete(
+        &self,
+        request: &RequestJson,
+        files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
+        ask: Ask,
+    ) -> Result<Outcome, PipelineError> {
+        let started = Instant::now();
+        let text = request.document.text.replace("\r\n", "\n");
+        let offset = prompt::request::byte_offset(&text, request.position)?;
+        let cursor = Cursor {
+            language: prompt::detected_language(
+                &request.document.path,
+                request.document.language_id.as_deref(),
+            ),
+            path: request.document.path.clone(),
+            text,
+            offset,
+        };
+        self.state().stats.requests += 1;
+        let decision = multiline::decide(
+            self.settings.multiline,
+            &cursor.language,
+            &cursor.text,
+            cursor.offset,
+        );
+        let mut trace = Trace {
+            multiline: decision.multiline,
+            multiline_reason: decision.reason.to_owned(),
+            ..Trace::default()
+        };
+        let lines: Vec<&str> = cursor.text.split('\n').collect();
+        let around = cursor.surroundings(request, &lines);
+
+        // Typing through an earlier answer: the cache, then a stream still arriving.
+        if self.settings.cache {
+            let found = self
+                .state()
+                .cache
+                .find_all(cursor.prefix(), cursor.suffix());
+            let answers: Vec<String> = found.into_iter().map(|f| f.completion).collect();
+            if let Some(outcome) = self.finish(
+                &answers,
+                &decision,
+                &around,
+                Source::Cache,
+                &mut trace,
+                started,
+                &cursor,
+            ) {
+                self.state().stats.cache_hits += 1;
+                return Ok(outcome);
+            }
+        }
+        if let Some(answer) = self.reuse_in_flight(&cursor).await
+            && let Some(outcome) = self.finish(
+                &[answer],
+                &decision,
+                &around,
+                Source::InFlight,
+                &mut trace,
+                started,
+                &cursor,
+            )
+        {
+            self.state().stats.in_flight_hits += 1;
+            return Ok(outcome);
+        }
+
+        let score = {
+            let state = self.state();
+            let since = state
+                .last_decision
+                .map_or(0.0, |t| t.elapsed().as_secs_f64());
+            state.filter.score(&FilterInput {
+                prefix: cursor.prefix(),
+                suffix: cursor.suffix(),
+                seconds_since_last_decision: since,
+            })
+        };
+        if self.settings.contextual_filter {
+            trace.filter_score = Some(score);
+            if !self.state().filter.allows(score) {
+                self.state().stats.filtered += 1;
+                return Ok(self.skip(
+                    format!("the contextual filter scores this {score:.2}, below its threshold"),
+                    trace,
+                    started,
+                ));
+            }
+        }
+        if let Some(debounce) = self.settings.debounce {
+            let score = self.settings.contextual_filter.then_some(score);
+            let limit = debounce_limit_ms(debounce, score);
+            let wait =
+                remaining_debounce_ms(Some(limit), ask.arrived.elapsed().as_secs_f64() * 1e3);
+            trace.debounce_ms = wait;
+            if wait > 0.0 {
+                tokio::time::sleep(Duration::from_secs_f64(wait / 1e3)).await;
+            }
+        }
+
+        let assembly_started = Instant::now();
+        let mut session = self
+            .state()
+            .sessions
+            .remove(&cursor.path)
+            .unwrap_or_default();
+        let assembled = prompt::assemble_with_files(
+            request,
+            &mut session,
+            files.map(|f| f as &dyn syntax::WorkspaceFiles),
+        );
+        self.state().sessions.insert(cursor.path.clone(), session);
+        let prompt = assembled?;
+        trace.assembly_ms = Some(assembly_started.elapsed().as_secs_f64() * 1e3);
+        if self.settings.skip_like_copilot
+            && let Some(reason) = &prompt.copilot_skip_reason
+        {
+            self.state().stats.skipped += 1;
+            let reason = format!("Copilot would not ask here: {reason}");
+            trace.prompt = Some(prompt);
+            return Ok(self.skip(reason, trace, started));
+        }
+
+        let stops = params::stops_for_language(&cursor.language);
+        let backend_request = Request {
+            prompt: prompt.fim_prompt.clone().unwrap_or_default(),
+            prefix: prompt.prefix.clone(),
+            suffix: prompt.suffix.clone(),
+            extra: prompt
+                .context
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !c.is_empty())
+                .map(|(i, c)| ExtraChunk {
+                    filename: format!("context-{}", i + 1),
+                    text: c.clone(),
+                })
+                .collect(),
+            max_tokens: self.settings.max_tokens,
+            stop: stops.iter().map(|s| (*s).to_owned()).collect(),
+            temperature: params::temperature_for_samples(ask.candidates.max(1)) as f32,
+            top_p: params::TOP_P as f32,
+            ..Request::default()
+        };
+        trace.prompt = Some(prompt);
+        trace.backend_request = Some(backend_request.clone());
+        let finisher =
+            multiline::Finisher::new(&decision, &cursor.language, &cursor.text, cursor.offset);
+
+        self.state().stats.network += 1;
+        let mut receivers = Vec::new();
+        for i in 0..ask.candidates.max(1) {
+            let (tx, rx) = watch::channel(Progress::default());
+            let cancel = Arc::new(AtomicBool::new(false));
+            let id = {
+                let mut state = self.state();
+                state.next_id += 1;
+                let id = state.next_id;
+                // The first candidate is the one later keystrokes may reuse.
+                if i == 0 {
+                    state.in_flight.push(Arc::new(InFlight {
+                        id,
+                        path: cursor.path.clone(),
+                        prefix: cursor.prefix().to_owned(),
+                        suffix: cursor.suffix().to_owned(),
+                        progress: rx.clone(),
+                        cancel: cancel.clone(),
+                    }));
+                }
+                id
+            };
+            let on_done = OnDone {
+                state: self.state.clone(),
+                id,
+                prefix: cursor.prefix().to_owned(),
+                suffix: cursor.suffix().to_owned(),
+                cache: self.settings.cache,
+            };
+            let job = Job {
+                backend: self.backend.clone(),
+                request: backend_request.clone(),
+                finisher: finisher.clone(),
+                stops: stops.iter().map(|s| (*s).to_owned()).collect(),
+                retries: self.settings.retries,
+                on_done,
+            };
+            tokio::spawn(run_stream(job, tx, cancel));
+            receivers.push(rx);
+        }
+        let mut answers = Vec::new();
+        let mut first_error = None;
+        for mut rx in receivers {
+            let done = rx
+                .wait_for(|p| p.done.is_some())
+                .await
+                .map_err(|e| PipelineError::Task(e.to_string()))?
+                .clone();
+            trace.attempts += done.attempts;
+            if let Some(t) = done.first_token {
+                let t = t.as_secs_f64() * 1e3;
+                trace.first_token_ms = Some(trace.first_token_ms.map_or(t, |f: f64| f.min(t)));
+            }
+            match done.done {
+                Some(Ok(answer)) => answers.push(answer),
+                Some(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                None => {}
+            }
+        }
+        if answers.is_empty()
+            && let Some(message) = first_error
+        {
+            self.state().stats.failures += 1;
+            return Err(PipelineError::Backend(message));
+        }
+        match self.finish(
+            &answers,
+            &decision,
+            &around,
+            Source::Network,
+            &mut trace,
+            started,
+            &cursor,
+        ) {
+            Some(outcome) => Ok(outcome),
+            None => {
+                trace.total_ms = started.elapsed().as_secs_f64() * 1e3;
+                Ok(Outcome {
+                    suggestions: Vec::new(),
+                    source: Some(Source::Network),
+                    skipped: None,
+                    trace,
+                })
+            }
+        }
+    }
+
+    fn skip(&self, reason: String, mut trace: Trace, started: Instant) -> Outcome {
+        trace.total_ms = started.elapsed().as_secs_f64() * 1e3;
+        Outcome {
+            suggestions: Vec::new(),
+            source: None,
+            skipped: Some(reason),
+            trace,
+        }
+    }
+
+    /// Cleans answers into suggestions; `None` when none survives.
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &self,
+        answers: &[String],
+        decision: &Decision,
+        around: &clean::Surroundings<'_>,
+        source: Source,
+        trace: &mut Trace,
+        started: Instant,
+        cursor: &Cursor,
+    ) -> Option<Outcome> {
+        let mut suggestions: Vec<Suggestion> = Vec::new();
+        for answer in answers {
+            let answer = if decision.multiline {
+                answer.as_str()
+            } else {
+                multiline::force_single_line(answer)
+            };
+            match clean::clean(answer, around) {
+                clean::Cleaned::Kept {
+                    text,
+                    replaces,
+                    notes,
+                } => {
+                    if !suggestions.iter().any(|s| s.text == text) {
+                        suggestions.push(Suggestion {
+                            text,
+                            replaces,
+                            notes,
+                        });
+                    }
+                }
+                clean::Cleaned::Dropped(why) => trace.cuts.push(format!("dropped: {why}")),
+            }
+        }
+        if suggestions.is_empty() {
+            return None;
+        }
+        trace.total_ms = started.elapsed().as_secs_f64() * 1e3;
+        // Remember what is shown, for the filter to learn from the user's decision.
+        let line = cursor.prefix().rsplit('\n').next().unwrap_or_default();
+        let rest = cursor.suffix().split('\n').next().unwrap_or_default();
+        self.state().last_shown = Some((line.to_owned(), rest.to_owned()));
+        Some(Outcome {
+            suggestions,
+            source: Some(source),
+            skipped: None,
+            trace: std::mem::take(trace),
+        })
+    }
+
+    /// Waits for a stream of the same document that the text typed since it started agrees
+    /// with, and returns the rest of its answer. Streams the typing has left behind are
+    /// cancelled.
+    async fn reuse_in_flight(&self, cursor: &Cursor) -> Option<String> {
+        let candidates: Vec<Arc<InFlight>> = {
+            let mut state = self.state();
+            let mut keep = Vec::new();
+            for f in state.in_flight.iter().filter(|f| f.path == cursor.path) {
+                let leads_here =
+                    f.suffix == cursor.suffix() && cursor.prefix().starts_with(&f.prefix);
+                let agrees = leads_here && {
+                    let typed = &cursor.prefix()[f.prefix.len()..];
+                    let so_far = &f.progress.borrow().text;
+                    so_far.starts_with(typed) || typed.starts_with(so_far.as_str())
+                };
+                if agrees {
+                    keep.push(f.clone());
+                } else {
+                    f.cancel.store(true, Ordering::Relaxed);
+                }
+            }
+            state
+                .in_flight
+                .retain(|f| !f.cancel.load(Ordering::Relaxed));
+            keep
+        };
+        for f in candidates {
+            let typed = &cursor.prefix()[f.prefix.len()..];
+            let mut rx = f.progress.clone();
+            let done = rx.wait_for(|p| p.done.is_some()).await.ok()?.clone();
+            if let Some(Ok(answer)) = done.done
+                && let Some(rest) = answer.strip_prefix(typed)
+                && !rest.trim().is_empty()
+            {
+                return Some(rest.to_owned());
+            }
+        }
+        None
+    }
+}
+
+/// One candidate's stream: text published as it arrives, stopped when the block is finished
+/// or the request is cancelled, retried when nothing arrived and the error allows it.
+async fn run_stream(job: Job, tx: watch::Sender<Progress>, cancel: Arc<AtomicBool>) {
+    let Job {
+        backend,
+        request,
+        finisher,
+        stops,
+        retries,
+        on_done,
+    } = job;
+    let sent = Instant::now();
+    let mut attempt = 0;
+    let result = loop {
+        tx.send_modify(|p| p.attempts = attempt + 1);
+        let mut text = String::new();
+        let mut cut = None;
+        let result = backend
+            .stream(&request, |piece| {
+                text.push_str(piece);
+                tx.send_modify(|p| {
+                    p.text.push_str(piece);
+                    p.first_token.get_or_insert_with(|| sent.elapsed());
+                });
+                if cancel.load(Ordering::Relaxed) {
+                    return ControlFlow::Break(());
+                }
+                // Blocks end at line ends: parse only when a line is complete.
+                if piece.contains('\n')
+                    && let Some(end) = finisher.finished(&text)
+                {
+                    cut = Some(end);
+                    return ControlFlow::Break(());
+                }
+                ControlFlow::Continue(())
+            })
+            .await;
+        match result {
+            Err(e) if text.is_empty() && attempt < retries && e.is_retryable() => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(100 << attempt.min(5))).await;
+            }
+            Err(e) => break Err(Arc::new(e)),
+            Ok(full) => {
+                let end = cut.or_else(|| finisher.finished(&full));
+                let answer = end.map_or(full.as_str(), |e| &full[..e]);
+                let stops: Vec<&str> = stops.iter().map(String::as_str).collect();
+                // Servers apply stops themselves; a stream cut short may not have.
+                break Ok(params::cut_at_stop(answer, &stops).0);
+            }
+        }
+    };
+    {
+        let mut state = lock(&on_done.state);
+        state.in_flight.retain(|f| f.id != on_done.id);
+        if on_done.cache
+            && let Ok(answer) = &result
+            && !answer.is_empty()
+        {
+            state.cache.append(&on_done.prefix, &on_done.suffix, answer);
+        }
+    }
+    tx.send_modify(|p| p.done = Some(result));
+}

@@ -1,0 +1,172 @@
+//! `ScriptedModel`, a fake model server: an HTTP/1.1 server on loopback that answers
+//! `/v1/completions` with a server-sent-event stream of answers chosen by the test, in pieces
+//! with a pause between them. It counts requests and notices when a client closes a stream
+//! before its end (cancellation). Named a fake: it replays OpenAI's documented wire format,
+//! it is not a model.
+
+use std::{
+    collections::VecDeque,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpListener,
+};
+
+/// One scripted reply.
+#[derive(Debug, Clone)]
+pub(crate) enum Reply {
+    /// The answer, streamed in these pieces.
+    Stream(Vec<String>),
+    /// An HTTP error status with a body.
+    Status(u16),
+}
+
+impl Reply {
+    /// An answer streamed a few characters at a time.
+    pub(crate) fn text(answer: &str, piece: usize) -> Reply {
+        let chars: Vec<char> = answer.chars().collect();
+        Reply::Stream(
+            chars
+                .chunks(piece.max(1))
+                .map(|c| c.iter().collect())
+                .collect(),
+        )
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct ScriptedModel {
+    pub(crate) url: String,
+    pub(crate) requests: Arc<AtomicUsize>,
+    /// Streams the client closed before their end.
+    pub(crate) cancelled: Arc<AtomicUsize>,
+    /// The JSON bodies received, in order.
+    pub(crate) bodies: Arc<Mutex<Vec<serde_json::Value>>>,
+}
+
+impl ScriptedModel {
+    /// Serves `replies` in order (the last one repeats), pausing `pause` between pieces.
+    pub(crate) async fn start(replies: Vec<Reply>, pause: Duration) -> ScriptedModel {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = Arc::new(AtomicUsize::new(0));
+        let cancelled = Arc::new(AtomicUsize::new(0));
+        let bodies = Arc::new(Mutex::new(Vec::new()));
+        let queue = Arc::new(Mutex::new(VecDeque::from(replies)));
+        let (r, c, b) = (requests.clone(), cancelled.clone(), bodies.clone());
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut socket, _)) = listener.accept().await else {
+                    return;
+                };
+                let (r, c, b, queue) = (r.clone(), c.clone(), b.clone(), queue.clone());
+                tokio::spawn(async move {
+                    let Some(body) = read_request(&mut socket).await else {
+                        return;
+                    };
+                    r.fetch_add(1, Ordering::SeqCst);
+                    b.lock().unwrap().push(body);
+                    let reply = {
+                        let mut q = queue.lock().unwrap();
+                        if q.len() > 1 {
+                            q.pop_front().unwrap()
+                        } else {
+                            q.front().cloned().unwrap()
+                        }
+                    };
+                    match reply {
+                        Reply::Status(code) => {
+                            let body = format!("{{\"error\":\"scripted {code}\"}}");
+                            let head = format!(
+                                "HTTP/1.1 {code} Scripted\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                                body.len()
+                            );
+                            let _ = socket.write_all(head.as_bytes()).await;
+                            let _ = socket.write_all(body.as_bytes()).await;
+                        }
+                        Reply::Stream(pieces) => {
+                            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
+                            if socket.write_all(head.as_bytes()).await.is_err() {
+                                return;
+                            }
+                            for piece in pieces {
+                                let event = serde_json::json!({"choices": [{"text": piece, "index": 0, "finish_reason": null}]});
+                                if write_chunk(&mut socket, &format!("data: {event}\n\n"))
+                                    .await
+                                    .is_err()
+                                {
+                                    c.fetch_add(1, Ordering::SeqCst);
+                                    return;
+                                }
+                                tokio::time::sleep(pause).await;
+                            }
+                            let end = serde_json::json!({"choices": [{"text": "", "index": 0, "finish_reason": "stop"}]});
+                            let _ = write_chunk(
+                                &mut socket,
+                                &format!("data: {end}\n\ndata: [DONE]\n\n"),
+                            )
+                            .await;
+                            let _ = socket.write_all(b"0\r\n\r\n").await;
+                        }
+                    }
+                });
+            }
+        });
+        ScriptedModel {
+            url,
+            requests,
+            cancelled,
+            bodies,
+        }
+    }
+
+    pub(crate) fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn cancelled(&self) -> usize {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+}
+
+async fn write_chunk(socket: &mut tokio::net::TcpStream, data: &str) -> std::io::Result<()> {
+    socket
+        .write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())
+        .await?;
+    socket.flush().await
+}
+
+/// Reads one request's head and JSON body.
+async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<serde_json::Value> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            while buf.len() < end + 4 + length {
+                let n = socket.read(&mut chunk).await.ok()?;
+                if n == 0 {
+                    return None;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            return serde_json::from_slice(&buf[end + 4..end + 4 + length]).ok();
+        }
+    }
+}
