@@ -1,11 +1,11 @@
-//! `pilotfish complete`: the prompt for a cursor, sent to a model server, and the answer.
+//! `pilotfish complete`: the prompt for a cursor, sent to a model server through the
+//! ghost-text pipeline, and the suggestions that come back.
 
-use std::{ops::ControlFlow, path::PathBuf, time::Instant};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use backends::{ExtraChunk, Request};
 
-use crate::prompt_cmd;
+use crate::{prompt_cmd, workspace::DiskFiles};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -23,147 +23,157 @@ pub(crate) struct Args {
     /// Tokens to generate at most (default: the configuration's, 64).
     #[arg(long)]
     max_tokens: Option<u32>,
-    /// Also print the prompt, the request sent and the timings.
+    /// Suggestions to ask for, as an editor does for cycling (each its own request).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10))]
+    candidates: u32,
+    /// copilot (several lines at the start of an empty block), never or always (default: the
+    /// configuration's).
+    #[arg(long, value_name = "MODE")]
+    multiline: Option<String>,
+    /// `text` (the suggestion) or `json` (suggestions, source and trace).
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Also print the prompt, the request sent, the timings and what post-processing did.
     #[arg(long)]
     explain: bool,
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
-    let (config, _) = crate::config::load(&args.overrides)?;
-    let backend = config.backend()?;
+    if !matches!(args.format.as_str(), "text" | "json") {
+        bail!("--format {} is not text or json", args.format);
+    }
+    let (mut config, _) = crate::config::load(&args.overrides)?;
+    if let Some(m) = &args.multiline {
+        config.completion.multiline = m.clone();
+    }
+    let backend = config.backend.backend()?;
     let kind = backend.kind;
+    let endpoint = backend.endpoint.clone();
+    let mut settings = config
+        .completion
+        .settings(args.max_tokens.unwrap_or(config.backend.max_tokens))?;
+    // One question from a terminal: no keystrokes to wait for, and the user asked for it.
+    settings.debounce = None;
+    settings.skip_like_copilot = false;
+
     let mut request = match (&args.location, &args.request) {
         (Some(location), None) => prompt_cmd::request_from_disk(location, &args.open)?,
         (None, Some(path)) => prompt_cmd::read_request(path)?,
         _ => bail!("give a location (PATH:LINE:COLUMN) or --request FILE.json"),
     };
-    if let Some(t) = &config.fim_template {
+    if let Some(t) = &config.backend.fim_template {
         request.options.fim_template = Some(t.clone());
     }
-    let started = Instant::now();
-    let prompt = prompt_cmd::assemble_excluding(&mut request)?;
-    let assembled = started.elapsed();
-    if let Some(reason) = &prompt.copilot_skip_reason {
-        eprintln!("note: Copilot would not ask here ({reason}); asking anyway");
+    let files = request
+        .workspace_root
+        .as_deref()
+        .map(DiskFiles::new)
+        .transpose()?;
+    let mut dropped = Vec::new();
+    if let Some(f) = &files
+        && let Some(rules) = &f.exclusions
+    {
+        dropped = crate::exclusion::apply(rules, &f.root, &mut request)?;
     }
-    let language = prompt::detected_language(
-        &request.document.path,
-        request.document.language_id.as_deref(),
-    );
-    let backend_request = Request {
-        prompt: prompt.fim_prompt.clone().unwrap_or_default(),
-        prefix: prompt.prefix.clone(),
-        suffix: prompt.suffix.clone(),
-        extra: prompt
-            .context
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| !c.is_empty())
-            .map(|(i, c)| ExtraChunk {
-                filename: format!("context-{}", i + 1),
-                text: c.clone(),
-            })
-            .collect(),
-        max_tokens: args.max_tokens.unwrap_or(config.max_tokens),
-        // Copilot's parameters: stops by language, temperature by candidates (one here).
-        stop: engine::params::stops_for_language(&language)
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect(),
-        temperature: engine::params::temperature_for_samples(1) as f32,
-        top_p: engine::params::TOP_P as f32,
-        ..Request::default()
-    };
+
+    let pipeline = ghost::Pipeline::new(backend, settings);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("could not start the async runtime")?;
-    let sent = Instant::now();
-    let mut first_token = None;
-    let text = runtime.block_on(backend.stream(&backend_request, |_| {
-        first_token.get_or_insert_with(|| sent.elapsed());
-        ControlFlow::Continue(())
-    }))?;
-    let total = sent.elapsed();
+    let outcome = runtime.block_on(
+        pipeline.complete(
+            &request,
+            files
+                .as_ref()
+                .map(|f| f as &(dyn syntax::WorkspaceFiles + Sync)),
+            ghost::Ask {
+                candidates: args.candidates,
+                ..ghost::Ask::default()
+            },
+        ),
+    )?;
+    let trace = &outcome.trace;
+    if let Some(reason) = trace
+        .prompt
+        .as_ref()
+        .and_then(|p| p.copilot_skip_reason.as_ref())
+    {
+        eprintln!("note: Copilot would not ask here ({reason}); asking anyway");
+    }
+    for path in &dropped {
+        eprintln!("note: {path} is excluded by .copilotignore and was left out");
+    }
+
+    if args.format == "json" {
+        let mut value = serde_json::to_value(&outcome)?;
+        if args.explain
+            && let Some(p) = &trace.prompt
+        {
+            value["prompt"] = serde_json::to_value(p)?;
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
     if args.explain {
-        print!("{}", prompt::render_text(&prompt));
-        println!("─── request to {} ({:?}) ───", backend.endpoint, kind);
+        if let Some(p) = &trace.prompt {
+            print!("{}", prompt::render_text(p));
+        }
+        println!("─── request to {endpoint} ({kind:?}) ───");
+        if let Some(r) = &trace.backend_request {
+            println!(
+                "max_tokens {}, temperature {}, {} extra context chunk(s), stops {:?}",
+                r.max_tokens,
+                r.temperature,
+                r.extra.len(),
+                r.stop
+            );
+        }
         println!(
-            "max_tokens {}, {} extra context chunk(s)",
-            backend_request.max_tokens,
-            backend_request.extra.len()
+            "{}: {}",
+            if trace.multiline {
+                "multi-line"
+            } else {
+                "one line"
+            },
+            trace.multiline_reason
         );
         println!(
-            "─── timings: prompt assembly {:.1} ms, first token {}, total {:.1} ms ───",
-            assembled.as_secs_f64() * 1e3,
-            first_token.map_or("none".to_owned(), |t| format!(
-                "{:.1} ms",
-                t.as_secs_f64() * 1e3
-            )),
-            total.as_secs_f64() * 1e3
+            "─── timings: prompt assembly {}, first token {}, total {:.1} ms, {} request(s) ───",
+            ms(trace.assembly_ms),
+            ms(trace.first_token_ms),
+            trace.total_ms,
+            trace.attempts
         );
+        for cut in &trace.cuts {
+            println!("post-processing: {cut}");
+        }
+        for s in &outcome.suggestions {
+            for note in &s.notes {
+                println!("post-processing: {note}");
+            }
+        }
+        if trace.cuts.is_empty() && outcome.suggestions.iter().all(|s| s.notes.is_empty()) {
+            println!("post-processing: nothing cut");
+        }
     }
-    // Servers apply stops themselves; a stream cut short by cancellation may not have.
-    let (text, _) =
-        engine::params::cut_at_stop(&text, &engine::params::stops_for_language(&language));
-    let (text, cut) = post_process(&request, &language, &text);
-    if args.explain {
-        println!(
-            "{}",
-            cut.as_deref().unwrap_or("post-processing: nothing cut")
-        );
-        println!("─── completion ───");
+    if outcome.suggestions.is_empty() {
+        let why = outcome
+            .skipped
+            .clone()
+            .or_else(|| trace.cuts.first().cloned())
+            .unwrap_or_else(|| "the model answered with nothing but white space".to_owned());
+        eprintln!("pilotfish: nothing to show: {why}");
     }
-    if text.trim().is_empty() {
-        eprintln!(
-            "pilotfish: nothing to show: {}",
-            cut.as_deref()
-                .unwrap_or("the model answered with nothing but white space")
-        );
+    for (i, s) in outcome.suggestions.iter().enumerate() {
+        if args.explain || outcome.suggestions.len() > 1 {
+            println!("─── completion {} ───", i + 1);
+        }
+        println!("{}", s.text);
     }
-    println!("{text}");
     Ok(())
 }
 
-/// Copilot's post-processing of an answer in its document: repetitive answers and answers that
-/// only repeat the next line are dropped, block-closing lines the document already has are
-/// snipped. Returns the text and what was done, if anything.
-fn post_process(
-    request: &prompt::request::RequestJson,
-    language: &str,
-    text: &str,
-) -> (String, Option<String>) {
-    use engine::postprocess::{
-        block_close_token, is_repetitive, matches_next_line, maybe_snip_completion,
-    };
-    // Copilot judges repetition on the model's own tokens; the o200k pieces stand in for them.
-    let pieces = tokenizer::Tokenizer::exact(tokenizer::Encoding::O200kBase)
-        .token_strings(text)
-        .unwrap_or_default();
-    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
-    if is_repetitive(&pieces) {
-        return (
-            String::new(),
-            Some("post-processing: dropped, the answer repeats a pattern".to_owned()),
-        );
-    }
-    let doc = request.document.text.replace("\r\n", "\n");
-    let lines: Vec<&str> = doc.split('\n').collect();
-    let line = request.position.line;
-    let multiline = text.trim_end().contains('\n');
-    if matches_next_line(&lines, line, text, !multiline) {
-        return (
-            String::new(),
-            Some("post-processing: dropped, the answer only repeats the next line".to_owned()),
-        );
-    }
-    let snipped = maybe_snip_completion(&lines, line, text, block_close_token(language));
-    if snipped != text {
-        let note = format!(
-            "post-processing: snipped {} closing line(s) the document already has",
-            text.lines().count() - snipped.lines().count()
-        );
-        return (snipped, Some(note));
-    }
-    (text.to_owned(), None)
+fn ms(v: Option<f64>) -> String {
+    v.map_or("none".to_owned(), |t| format!("{t:.1} ms"))
 }

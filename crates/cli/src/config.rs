@@ -13,6 +13,83 @@ use serde::Deserialize;
 pub(crate) struct Config {
     #[serde(default)]
     pub(crate) backend: BackendConfig,
+    #[serde(default)]
+    pub(crate) completion: CompletionConfig,
+}
+
+/// `[completion]`: how the ghost-text pipeline behaves around the model.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct CompletionConfig {
+    /// `copilot` (several lines at the start of an empty block), `never` or `always`.
+    pub(crate) multiline: String,
+    /// `fixed` (Copilot's) or `predictive` (seed 001's, from the contextual filter's score).
+    pub(crate) debounce: String,
+    /// The fixed wait, in milliseconds.
+    pub(crate) debounce_ms: f64,
+    /// Suppress requests the contextual filter expects to be rejected.
+    pub(crate) contextual_filter: bool,
+    pub(crate) filter_threshold: f64,
+    pub(crate) cache: bool,
+    /// Attempts after the first when the server was unreachable or busy.
+    pub(crate) retries: u32,
+}
+
+impl Default for CompletionConfig {
+    fn default() -> Self {
+        let d = ghost::Settings::default();
+        CompletionConfig {
+            multiline: "copilot".into(),
+            debounce: "fixed".into(),
+            debounce_ms: engine::debounce::DEFAULT_DEBOUNCE_MS,
+            contextual_filter: d.contextual_filter,
+            filter_threshold: d.filter_threshold,
+            cache: d.cache,
+            retries: d.retries,
+        }
+    }
+}
+
+impl CompletionConfig {
+    /// The pipeline's settings, with `max_tokens` from the backend section.
+    pub(crate) fn settings(&self, max_tokens: u32) -> Result<ghost::Settings> {
+        let multiline = match self.multiline.as_str() {
+            "copilot" => ghost::Multiline::Copilot,
+            "never" => ghost::Multiline::Never,
+            "always" => ghost::Multiline::Always,
+            other => bail!("multiline `{other}` is not one of copilot, never, always"),
+        };
+        if !(self.debounce_ms.is_finite() && self.debounce_ms >= 0.0) {
+            bail!("debounce_ms must be a number of milliseconds, 0 or more");
+        }
+        let debounce = match self.debounce.as_str() {
+            "fixed" => engine::debounce::Debounce::Fixed(self.debounce_ms),
+            "predictive" => engine::debounce::Debounce::Predictive {
+                fixed: self.debounce_ms,
+            },
+            other => bail!("debounce `{other}` is not one of fixed, predictive"),
+        };
+        if !(0.0..=1.0).contains(&self.filter_threshold) {
+            bail!("filter_threshold must be between 0 and 1");
+        }
+        Ok(ghost::Settings {
+            max_tokens,
+            debounce: Some(debounce),
+            contextual_filter: self.contextual_filter,
+            filter_threshold: self.filter_threshold,
+            multiline,
+            cache: self.cache,
+            retries: self.retries,
+            skip_like_copilot: true,
+        })
+    }
+}
+
+/// The configuration in force: the file's, then the environment's and the flags' overrides.
+#[derive(Debug, Clone)]
+pub(crate) struct Loaded {
+    pub(crate) backend: BackendConfig,
+    pub(crate) completion: CompletionConfig,
 }
 
 /// `[backend]`: the model server.
@@ -92,36 +169,36 @@ fn config_path(explicit: Option<&PathBuf>) -> (Option<PathBuf>, bool) {
 
 /// The configuration in force: the file (if any), then environment variables
 /// (PILOTFISH_BACKEND, PILOTFISH_ENDPOINT, PILOTFISH_MODEL), then the command line.
-pub(crate) fn load(overrides: &Overrides) -> Result<(BackendConfig, Option<PathBuf>)> {
+pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
     let (path, explicit) = config_path(overrides.config.as_ref());
-    let mut config = match &path {
+    let file = match &path {
         Some(p) if p.exists() => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("could not read {}", p.display()))?;
-            toml::from_str::<Config>(&text)
-                .map_err(|e| {
-                    // One line: the message and where, without the source excerpt.
-                    let line = e
-                        .span()
-                        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-                    let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
-                    let message = e
-                        .message()
-                        .lines()
-                        .map(str::trim)
-                        .rfind(|l| !l.is_empty())
-                        .unwrap_or("unreadable")
-                        .to_owned();
-                    anyhow::anyhow!(
-                        "{} is not a valid configuration: {message}{at}",
-                        p.display()
-                    )
-                })?
-                .backend
+            toml::from_str::<Config>(&text).map_err(|e| {
+                // One line: the message and where, without the source excerpt.
+                let line = e
+                    .span()
+                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+                let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+                let message = e
+                    .message()
+                    .lines()
+                    .map(str::trim)
+                    .rfind(|l| !l.is_empty())
+                    .unwrap_or("unreadable")
+                    .to_owned();
+                anyhow::anyhow!(
+                    "{} is not a valid configuration: {message}{at}",
+                    p.display()
+                )
+            })?
         }
         Some(p) if explicit => bail!("the configuration file {} does not exist", p.display()),
-        _ => BackendConfig::default(),
+        _ => Config::default(),
     };
+    let completion = file.completion;
+    let mut config = file.backend;
     let used = path.filter(|p| p.exists());
     for (var, field) in [
         ("PILOTFISH_BACKEND", &mut config.kind),
@@ -146,7 +223,15 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(BackendConfig, Option<PathB
     if let Some(v) = &overrides.fim_template {
         config.fim_template = Some(v.clone());
     }
-    Ok((config, used))
+    // Bad values are reported now, not at the first completion.
+    completion.settings(config.max_tokens)?;
+    Ok((
+        Loaded {
+            backend: config,
+            completion,
+        },
+        used,
+    ))
 }
 
 impl BackendConfig {
@@ -231,7 +316,8 @@ pub(crate) enum Command {
 
 pub(crate) fn run(command: Command) -> Result<()> {
     let Command::Check(overrides) = command;
-    let (config, path) = load(&overrides)?;
+    let (loaded, path) = load(&overrides)?;
+    let config = loaded.backend;
     match &path {
         Some(p) => println!("configuration: {}", p.display()),
         None => println!("configuration: none found, using the defaults"),

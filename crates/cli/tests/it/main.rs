@@ -285,12 +285,68 @@ fn complete_gets_a_completion_from_a_real_llama_server() {
             stdout.contains("timings: prompt assembly"),
             "{args:?}: {stdout}"
         );
-        let completion = stdout.rsplit("─── completion ───\n").next().unwrap();
+        let completion = stdout.rsplit("─── completion 1 ───\n").next().unwrap();
         assert!(
             !completion.trim().is_empty() || !out.stderr.is_empty(),
             "{args:?}: no completion and no word why"
         );
     }
+    // The JSON form, with candidates for cycling.
+    let out = pilotfish(
+        &[
+            "complete",
+            "examples/shop/orders.py:31:13",
+            "--endpoint",
+            &server.url,
+            "--max-tokens",
+            "8",
+            "--candidates",
+            "2",
+            "--format",
+            "json",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["source"], "network");
+    assert_eq!(v["trace"]["attempts"], 2, "one request per candidate: {v}");
+    assert!(v["suggestions"].is_array());
+    assert!(v["trace"]["first_token_ms"].as_f64().is_some(), "{v}");
+}
+
+#[test]
+fn completion_settings_are_checked() {
+    let bad = temp_file(
+        "bad-completion.toml",
+        b"[completion]\nmultiline = \"sometimes\"\n",
+    );
+    assert_clean_failure(
+        &pilotfish(
+            &[
+                "complete",
+                "examples/shop/orders.py:31:13",
+                "--config",
+                bad.to_str().unwrap(),
+            ],
+            b"",
+        ),
+        "multiline `sometimes` is not one of copilot, never, always",
+    );
+    let out = pilotfish(
+        &[
+            "complete",
+            "examples/shop/orders.py:31:13",
+            "--format",
+            "yaml",
+        ],
+        b"",
+    );
+    assert_clean_failure(&out, "--format yaml is not text or json");
 }
 
 #[test]
