@@ -90,9 +90,36 @@ pub struct Suggestion {
     pub text: String,
     /// How many UTF-16 units of the rest of the cursor's line the suggestion replaces.
     pub replaces: usize,
+    /// How many UTF-16 units of white space before the cursor it replaces: when the model
+    /// indents less than the blank line the cursor is on, its indentation wins.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub replaces_before: usize,
     /// What post-processing changed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// An answer to the prompt (which leaves out the cursor line's white space) as text at the
+/// cursor: Copilot's `adjustLeadingWhitespace`. Returns the text and the white space before
+/// the cursor it replaces.
+fn at_cursor<'a>(answer: &'a str, ws: &str) -> (&'a str, usize) {
+    if ws.is_empty() {
+        return (answer, 0);
+    }
+    if let Some(rest) = answer.strip_prefix(ws) {
+        return (rest, 0);
+    }
+    let body = answer.trim_start_matches(languages::is_js_whitespace);
+    let leading = &answer[..answer.len() - body.len()];
+    if ws.starts_with(leading) {
+        (answer, ws.encode_utf16().count())
+    } else {
+        (answer, 0)
+    }
 }
 
 /// What happened for one request, for `--explain` and for logs.
@@ -257,6 +284,26 @@ impl Cursor {
 
     fn suffix(&self) -> &str {
         &self.text[self.offset..]
+    }
+
+    /// The white space of a cursor line that has nothing else before the cursor. Copilot's
+    /// prompt leaves it out (the model writes the indentation itself), so model answers are
+    /// relative to the prefix without it.
+    fn trailing_ws(&self) -> &str {
+        let line = self.prefix().rsplit('\n').next().unwrap_or_default();
+        if line
+            .trim_end_matches(languages::is_js_whitespace)
+            .is_empty()
+        {
+            line
+        } else {
+            ""
+        }
+    }
+
+    /// What the model continues: the prefix without [`Cursor::trailing_ws`].
+    fn model_prefix(&self) -> &str {
+        &self.prefix()[..self.prefix().len() - self.trailing_ws().len()]
     }
 
     fn surroundings<'a>(
@@ -496,8 +543,13 @@ impl Pipeline {
         };
         trace.prompt = Some(prompt);
         trace.backend_request = Some(backend_request.clone());
-        let finisher =
-            multiline::Finisher::new(&decision, &cursor.language, &cursor.text, cursor.offset);
+        // The stream continues the prompt, so its block is judged from where the prompt ends.
+        let finisher = multiline::Finisher::new(
+            &decision,
+            &cursor.language,
+            &cursor.text,
+            cursor.model_prefix().len(),
+        );
 
         self.state().stats.network += 1;
         let mut receivers = Vec::new();
@@ -513,7 +565,7 @@ impl Pipeline {
                     state.in_flight.push(Arc::new(InFlight {
                         id,
                         path: cursor.path.clone(),
-                        prefix: cursor.prefix().to_owned(),
+                        prefix: cursor.model_prefix().to_owned(),
                         suffix: cursor.suffix().to_owned(),
                         progress: rx.clone(),
                         cancel: cancel.clone(),
@@ -524,7 +576,7 @@ impl Pipeline {
             let on_done = OnDone {
                 state: self.state.clone(),
                 id,
-                prefix: cursor.prefix().to_owned(),
+                prefix: cursor.model_prefix().to_owned(),
                 suffix: cursor.suffix().to_owned(),
                 cache: self.settings.cache,
             };
@@ -610,6 +662,13 @@ impl Pipeline {
         started: Instant,
         cursor: &Cursor,
     ) -> Option<Outcome> {
+        // Network answers continue the prompt, which lacks the cursor line's white space;
+        // cached and in-flight ones are already relative to the cursor.
+        let ws = if source == Source::Network {
+            cursor.trailing_ws()
+        } else {
+            ""
+        };
         let mut suggestions: Vec<Suggestion> = Vec::new();
         for answer in answers {
             let answer = if decision.multiline {
@@ -617,6 +676,7 @@ impl Pipeline {
             } else {
                 multiline::force_single_line(answer)
             };
+            let (answer, replaces_before) = at_cursor(answer, ws);
             match clean::clean(answer, around) {
                 clean::Cleaned::Kept {
                     text,
@@ -627,6 +687,7 @@ impl Pipeline {
                         suggestions.push(Suggestion {
                             text,
                             replaces,
+                            replaces_before,
                             notes,
                         });
                     }

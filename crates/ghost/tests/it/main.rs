@@ -2,6 +2,5 @@
 //! OpenAI's `/v1/completions` stream with answers the test chooses) for behaviour that needs a
 //! known answer, and the real llama-server for the path a user takes.
 
-mod fake;
 mod llama;
 mod pipeline;

@@ -8,7 +8,7 @@ use engine::debounce::Debounce;
 use ghost::{Ask, Multiline, Pipeline, Settings, Source};
 use prompt::request::RequestJson;
 
-use crate::fake::{Reply, ScriptedModel};
+use test_utils::scripted::{Reply, ScriptedModel};
 
 /// A request for `text` with the cursor at `$0`.
 pub(crate) fn at(path: &str, text: &str) -> RequestJson {
@@ -181,7 +181,8 @@ async fn a_request_dropped_while_debouncing_sends_nothing() {
 
 #[tokio::test]
 async fn an_empty_block_gets_its_body_and_the_stream_stops_at_its_end() {
-    let body = "total = 0\n    for item in items:\n        total += item.price\n    return total\n\n\ndef unrelated():\n    pass\n";
+    // The prompt leaves out the cursor line's indentation; the model writes it.
+    let body = "    total = 0\n    for item in items:\n        total += item.price\n    return total\n\n\ndef unrelated():\n    pass\n";
     let junk = "# more\n".repeat(60);
     let model = ScriptedModel::start(
         vec![Reply::text(&format!("{body}{junk}"), 4)],
@@ -336,6 +337,9 @@ async fn answers_are_reindented_and_overlaps_measured() {
             .iter()
             .any(|n| n.contains("re-indented"))
     );
+    // The model wrote `x = 1` at the left margin, less than the cursor line's four spaces:
+    // the suggestion replaces them.
+    assert_eq!(outcome.suggestions[0].replaces_before, 4);
 
     // The rest of the line is `)`: the answer that contains it replaces it.
     let model = ScriptedModel::start(vec![Reply::text("items)", 2)], Duration::ZERO).await;
@@ -390,4 +394,25 @@ async fn the_contextual_filter_learns_to_stay_quiet() {
     assert!(asked < 60, "learned within {asked} rejections");
     assert_eq!(model.requests(), asked);
     assert!(p.stats().filtered >= 1);
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out_cleanly() {
+    let model = ScriptedModel::start(vec![Reply::Hang], Duration::ZERO).await;
+    let backend = Backend::new(
+        Kind::OpenAiCompletions,
+        &model.url,
+        Duration::from_secs(1),
+        Duration::from_millis(300),
+    )
+    .unwrap();
+    let p = Pipeline::new(backend, settings());
+    let started = std::time::Instant::now();
+    let err = p
+        .complete(&typed(""), None, Ask::default())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("did not answer"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(model.requests(), 1, "a timeout is not retried");
 }

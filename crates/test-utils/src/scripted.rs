@@ -20,16 +20,18 @@ use tokio::{
 
 /// One scripted reply.
 #[derive(Debug, Clone)]
-pub(crate) enum Reply {
+pub enum Reply {
     /// The answer, streamed in these pieces.
     Stream(Vec<String>),
     /// An HTTP error status with a body.
     Status(u16),
+    /// No answer at all, until the client gives up.
+    Hang,
 }
 
 impl Reply {
     /// An answer streamed a few characters at a time.
-    pub(crate) fn text(answer: &str, piece: usize) -> Reply {
+    pub fn text(answer: &str, piece: usize) -> Reply {
         let chars: Vec<char> = answer.chars().collect();
         Reply::Stream(
             chars
@@ -41,46 +43,62 @@ impl Reply {
 }
 
 #[derive(Debug)]
-pub(crate) struct ScriptedModel {
-    pub(crate) url: String,
-    pub(crate) requests: Arc<AtomicUsize>,
+pub struct ScriptedModel {
+    pub url: String,
+    pub requests: Arc<AtomicUsize>,
     /// Streams the client closed before their end.
-    pub(crate) cancelled: Arc<AtomicUsize>,
+    pub cancelled: Arc<AtomicUsize>,
     /// The JSON bodies received, in order.
-    pub(crate) bodies: Arc<Mutex<Vec<serde_json::Value>>>,
+    pub bodies: Arc<Mutex<Vec<serde_json::Value>>>,
 }
 
 impl ScriptedModel {
     /// Serves `replies` in order (the last one repeats), pausing `pause` between pieces.
-    pub(crate) async fn start(replies: Vec<Reply>, pause: Duration) -> ScriptedModel {
+    pub async fn start(replies: Vec<Reply>, pause: Duration) -> ScriptedModel {
+        let queue = Mutex::new(VecDeque::from(replies));
+        ScriptedModel::answering(
+            move |_| {
+                let mut q = queue.lock().unwrap();
+                if q.len() > 1 {
+                    q.pop_front().unwrap()
+                } else {
+                    q.front().cloned().unwrap()
+                }
+            },
+            pause,
+        )
+        .await
+    }
+
+    /// Serves what `answer` makes of each request's JSON body.
+    pub async fn answering(
+        answer: impl Fn(&serde_json::Value) -> Reply + Send + Sync + 'static,
+        pause: Duration,
+    ) -> ScriptedModel {
+        let answer = Arc::new(answer);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let requests = Arc::new(AtomicUsize::new(0));
         let cancelled = Arc::new(AtomicUsize::new(0));
         let bodies = Arc::new(Mutex::new(Vec::new()));
-        let queue = Arc::new(Mutex::new(VecDeque::from(replies)));
         let (r, c, b) = (requests.clone(), cancelled.clone(), bodies.clone());
         tokio::spawn(async move {
             loop {
                 let Ok((mut socket, _)) = listener.accept().await else {
                     return;
                 };
-                let (r, c, b, queue) = (r.clone(), c.clone(), b.clone(), queue.clone());
+                let (r, c, b, answer) = (r.clone(), c.clone(), b.clone(), answer.clone());
                 tokio::spawn(async move {
                     let Some(body) = read_request(&mut socket).await else {
                         return;
                     };
                     r.fetch_add(1, Ordering::SeqCst);
+                    let reply = answer(&body);
                     b.lock().unwrap().push(body);
-                    let reply = {
-                        let mut q = queue.lock().unwrap();
-                        if q.len() > 1 {
-                            q.pop_front().unwrap()
-                        } else {
-                            q.front().cloned().unwrap()
-                        }
-                    };
                     match reply {
+                        Reply::Hang => {
+                            std::future::pending::<()>().await;
+                        }
                         Reply::Status(code) => {
                             let body = format!("{{\"error\":\"scripted {code}\"}}");
                             let head = format!(
@@ -96,6 +114,9 @@ impl ScriptedModel {
                                 return;
                             }
                             for piece in pieces {
+                                if !pause.is_zero() {
+                                    tokio::time::sleep(pause).await;
+                                }
                                 let event = serde_json::json!({"choices": [{"text": piece, "index": 0, "finish_reason": null}]});
                                 if write_chunk(&mut socket, &format!("data: {event}\n\n"))
                                     .await
@@ -104,7 +125,6 @@ impl ScriptedModel {
                                     c.fetch_add(1, Ordering::SeqCst);
                                     return;
                                 }
-                                tokio::time::sleep(pause).await;
                             }
                             let end = serde_json::json!({"choices": [{"text": "", "index": 0, "finish_reason": "stop"}]});
                             let _ = write_chunk(
@@ -126,11 +146,11 @@ impl ScriptedModel {
         }
     }
 
-    pub(crate) fn requests(&self) -> usize {
+    pub fn requests(&self) -> usize {
         self.requests.load(Ordering::SeqCst)
     }
 
-    pub(crate) fn cancelled(&self) -> usize {
+    pub fn cancelled(&self) -> usize {
         self.cancelled.load(Ordering::SeqCst)
     }
 }
