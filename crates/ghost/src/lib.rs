@@ -415,17 +415,24 @@ impl Pipeline {
             offset,
         };
         self.state().stats.requests += 1;
-        let decision = multiline::decide(
-            self.settings.multiline,
-            &cursor.language,
-            &cursor.text,
-            cursor.offset,
-        );
-        let mut trace = Trace {
-            multiline: decision.multiline,
-            multiline_reason: decision.reason.to_owned(),
-            ..Trace::default()
+        // The decision parses the document; a cached one-line answer does not need it, and
+        // typing through a suggestion is the most frequent request of all.
+        let decided = std::sync::OnceLock::new();
+        let decision = || {
+            decided.get_or_init(|| {
+                multiline::decide(
+                    self.settings.multiline,
+                    &cursor.language,
+                    &cursor.text,
+                    cursor.offset,
+                )
+            })
         };
+        let one_line = Decision {
+            multiline: false,
+            reason: "one-line answer",
+        };
+        let mut trace = Trace::default();
         let lines: Vec<&str> = cursor.text.split('\n').collect();
         let around = cursor.surroundings(request, &lines);
 
@@ -436,9 +443,10 @@ impl Pipeline {
                 .cache
                 .find_all(cursor.prefix(), cursor.suffix());
             let answers: Vec<String> = found.into_iter().map(|f| f.completion).collect();
+            let needed = answers.iter().any(|a| a.trim_end().contains('\n'));
             if let Some(outcome) = self.finish(
                 &answers,
-                &decision,
+                if needed { decision() } else { &one_line },
                 &around,
                 Source::Cache,
                 &mut trace,
@@ -452,7 +460,7 @@ impl Pipeline {
         if let Some(answer) = self.reuse_in_flight(&cursor).await
             && let Some(outcome) = self.finish(
                 &[answer],
-                &decision,
+                decision(),
                 &around,
                 Source::InFlight,
                 &mut trace,
@@ -464,6 +472,9 @@ impl Pipeline {
             return Ok(outcome);
         }
 
+        let decision = decision();
+        trace.multiline = decision.multiline;
+        trace.multiline_reason = decision.reason.to_owned();
         let score = {
             let state = self.state();
             let since = state
@@ -545,7 +556,7 @@ impl Pipeline {
         trace.backend_request = Some(backend_request.clone());
         // The stream continues the prompt, so its block is judged from where the prompt ends.
         let finisher = multiline::Finisher::new(
-            &decision,
+            decision,
             &cursor.language,
             &cursor.text,
             cursor.model_prefix().len(),
@@ -620,7 +631,7 @@ impl Pipeline {
         }
         match self.finish(
             &answers,
-            &decision,
+            decision,
             &around,
             Source::Network,
             &mut trace,
@@ -662,6 +673,8 @@ impl Pipeline {
         started: Instant,
         cursor: &Cursor,
     ) -> Option<Outcome> {
+        trace.multiline = decision.multiline;
+        trace.multiline_reason = decision.reason.to_owned();
         // Network answers continue the prompt, which lacks the cursor line's white space;
         // cached and in-flight ones are already relative to the cursor.
         let ws = if source == Source::Network {
