@@ -76,6 +76,12 @@ impl Kind {
         }
     }
 
+    /// Whether the endpoint takes context apart from the prefix (llama.cpp's `input_extra`).
+    /// Everywhere else the context has to be written into the prefix, or it is lost.
+    pub fn takes_separate_context(self) -> bool {
+        self == Kind::LlamaCppInfill
+    }
+
     fn path(self) -> &'static str {
         match self {
             Kind::LlamaCppInfill => "/infill",

@@ -5,7 +5,7 @@ use std::{path::PathBuf, time::Duration};
 
 use anyhow::{Context, Result, bail};
 use backends::{Backend, Fim, Kind};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The whole file. Every field is optional.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -18,7 +18,7 @@ pub(crate) struct Config {
 }
 
 /// `[completion]`: how the ghost-text pipeline behaves around the model.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct CompletionConfig {
     /// `copilot` (several lines at the start of an empty block), `never` or `always`.
@@ -93,7 +93,7 @@ pub(crate) struct Loaded {
 }
 
 /// `[backend]`: the model server.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct BackendConfig {
     /// llama-infill, llama-completion, openai-completions, openai-chat, ollama, ollama-raw or

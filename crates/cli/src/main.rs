@@ -4,6 +4,7 @@
 mod complete;
 mod config;
 mod exclusion;
+mod lsp_cmd;
 mod prompt_cmd;
 mod snippets;
 mod tokens;
@@ -33,6 +34,8 @@ enum Command {
     Complete(complete::Args),
     /// Show the prompt that would be sent for a cursor position, and what went into it.
     Prompt(prompt_cmd::Args),
+    /// Serve completions to an editor: a language server on standard input and output.
+    Lsp(lsp_cmd::Args),
     /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
     Snippets(snippets::Args),
 }
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         Command::Prompt(args) => prompt_cmd::run(args),
         Command::Complete(args) => complete::run(args),
         Command::Config(command) => config::run(command),
+        Command::Lsp(args) => lsp_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

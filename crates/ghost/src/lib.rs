@@ -221,6 +221,8 @@ struct InFlight {
     suffix: String,
     progress: watch::Receiver<Progress>,
     cancel: Arc<AtomicBool>,
+    /// When the keystroke that started it happened: only a later keystroke may cancel it.
+    arrived: Instant,
 }
 
 #[derive(Debug)]
@@ -457,7 +459,7 @@ impl Pipeline {
                 return Ok(outcome);
             }
         }
-        if let Some(answer) = self.reuse_in_flight(&cursor).await
+        if let Some(answer) = self.reuse_in_flight(&cursor, ask.arrived).await
             && let Some(outcome) = self.finish(
                 &[answer],
                 decision(),
@@ -514,6 +516,21 @@ impl Pipeline {
             .sessions
             .remove(&cursor.path)
             .unwrap_or_default();
+        // Only llama.cpp's `/infill` takes context apart from the prefix; for every other
+        // endpoint the context is commented into the prefix (FIM templates choose their own
+        // rendering), or the model would never see it.
+        let inlined;
+        let request = if !self.backend.kind.takes_separate_context()
+            && request.options.fim_template.is_none()
+            && request.options.context != prompt::request::ContextRendering::Inline
+        {
+            let mut r = request.clone();
+            r.options.context = prompt::request::ContextRendering::Inline;
+            inlined = r;
+            &inlined
+        } else {
+            request
+        };
         let assembled = prompt::assemble_with_files(
             request,
             &mut session,
@@ -580,6 +597,7 @@ impl Pipeline {
                         suffix: cursor.suffix().to_owned(),
                         progress: rx.clone(),
                         cancel: cancel.clone(),
+                        arrived: ask.arrived,
                     }));
                 }
                 id
@@ -727,7 +745,7 @@ impl Pipeline {
     /// Waits for a stream of the same document that the text typed since it started agrees
     /// with, and returns the rest of its answer. Streams the typing has left behind are
     /// cancelled.
-    async fn reuse_in_flight(&self, cursor: &Cursor) -> Option<String> {
+    async fn reuse_in_flight(&self, cursor: &Cursor, arrived: Instant) -> Option<String> {
         let candidates: Vec<Arc<InFlight>> = {
             let mut state = self.state();
             let mut keep = Vec::new();
@@ -741,7 +759,9 @@ impl Pipeline {
                 };
                 if agrees {
                     keep.push(f.clone());
-                } else {
+                } else if f.arrived <= arrived {
+                    // A request handled late (tasks run in any order) must not cancel the
+                    // stream of a keystroke that came after it.
                     f.cancel.store(true, Ordering::Relaxed);
                 }
             }

@@ -1,0 +1,88 @@
+//! `pilotfish lsp`: the language server on standard input and output, configured like
+//! `pilotfish complete` and reconfigurable by the editor.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+};
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+
+use crate::config::{BackendConfig, CompletionConfig, Loaded};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    overrides: crate::config::Overrides,
+    /// Accepted and ignored: standard input and output are the only transport, and editors
+    /// pass this flag by habit.
+    #[arg(long)]
+    stdio: bool,
+}
+
+/// The settings an editor sends (`initializationOptions`, `workspace/didChangeConfiguration`
+/// under `pilotfish`, `workspace/configuration`): `backend` and `completion` tables with the
+/// configuration file's keys, laid over the configuration the server started with.
+fn configure(base: &Loaded, settings: &Value) -> Result<(backends::Backend, ghost::Settings)> {
+    let mut backend = serde_json::to_value(&base.backend)?;
+    let mut completion = serde_json::to_value(&base.completion)?;
+    for (key, target) in [("backend", &mut backend), ("completion", &mut completion)] {
+        if let Some(over) = settings.get(key).and_then(Value::as_object) {
+            for (k, v) in over {
+                target[k] = v.clone();
+            }
+        }
+    }
+    let backend: BackendConfig =
+        serde_json::from_value(backend).context("the `backend` settings are not valid")?;
+    let completion: CompletionConfig =
+        serde_json::from_value(completion).context("the `completion` settings are not valid")?;
+    let settings = completion.settings(backend.max_tokens)?;
+    Ok((backend.backend()?, settings))
+}
+
+/// Whether a file is excluded by a `.copilotignore` in one of its folders, the rules of each
+/// folder read once.
+fn excluder() -> impl Fn(&str) -> bool + Send + Sync {
+    let cache: Mutex<HashMap<PathBuf, Option<ignore::gitignore::Gitignore>>> =
+        Mutex::new(HashMap::new());
+    move |path: &str| {
+        let path = Path::new(path);
+        if !path.is_absolute() {
+            return false;
+        }
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        path.ancestors().skip(1).any(|dir| {
+            let rules = cache
+                .entry(dir.to_path_buf())
+                // A broken pattern file excludes nothing here; `pilotfish prompt` reports it.
+                .or_insert_with(|| crate::exclusion::load(dir).ok().flatten());
+            rules
+                .as_ref()
+                .is_some_and(|r| crate::exclusion::is_excluded(r, dir, &path.to_string_lossy()))
+        })
+    }
+}
+
+pub(crate) fn run(args: Args) -> Result<()> {
+    let _ = args.stdio;
+    let (loaded, _) = crate::config::load(&args.overrides)?;
+    // Refuse a broken configuration now, with the fix, rather than at the first keystroke.
+    configure(&loaded, &Value::Null)?;
+    let config = lsp::ServerConfig {
+        configure: Arc::new(move |v| configure(&loaded, v).map_err(|e| format!("{e:#}"))),
+        excluded: Arc::new(excluder()),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("could not start the async runtime")?;
+    let clean = runtime.block_on(lsp::serve(tokio::io::stdin(), tokio::io::stdout(), config));
+    // The protocol: exit code 0 after `shutdown`, 1 otherwise.
+    runtime.shutdown_background();
+    std::process::exit(if clean { 0 } else { 1 });
+}

@@ -1,0 +1,255 @@
+//! The documents an editor has open: their text as edits arrive, their recency (for neighbour
+//! snippets), and their recent contents (for the recent-edits part of the prompt), within
+//! bounds so that ten thousand open documents or a fifty-megabyte one do not exhaust memory.
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::Value;
+
+use crate::position::{Encoding, OutOfRange, to_offset};
+
+/// Earlier contents are kept only for documents up to this size.
+const MAX_SNAPSHOT_BYTES: usize = 256 << 10;
+/// Earlier contents kept per document.
+const SNAPSHOTS_PER_DOCUMENT: usize = 8;
+/// Documents whose earlier contents are kept (the most recently edited).
+const DOCUMENTS_WITH_SNAPSHOTS: usize = 20;
+
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub uri: String,
+    /// The file path for `file:` URIs, else the URI itself.
+    pub path: String,
+    pub language_id: String,
+    pub version: i64,
+    pub text: String,
+    /// Earlier contents, oldest first.
+    pub snapshots: VecDeque<String>,
+    last_used: u64,
+}
+
+/// Why an edit could not be applied. The document keeps its text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChangeError {
+    #[error("{0} is not open")]
+    NotOpen(String),
+    #[error("an edit of {uri} is out of range: {source}")]
+    OutOfRange {
+        uri: String,
+        #[source]
+        source: OutOfRange,
+    },
+    #[error("an edit of {0} is not a content change (no `text`)")]
+    Malformed(String),
+}
+
+#[derive(Debug, Default)]
+pub struct Documents {
+    docs: HashMap<String, Document>,
+    clock: u64,
+    edited: VecDeque<String>,
+}
+
+/// The path of a `file:` URI, percent-decoded; other URIs as they are.
+pub fn uri_to_path(uri: &str) -> String {
+    match uri.strip_prefix("file://") {
+        Some(rest) => languages::percent_decode(rest),
+        None => uri.to_owned(),
+    }
+}
+
+impl Documents {
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    pub fn open(&mut self, uri: &str, language_id: &str, version: i64, text: String) {
+        let last_used = self.tick();
+        self.docs.insert(
+            uri.to_owned(),
+            Document {
+                uri: uri.to_owned(),
+                path: uri_to_path(uri),
+                language_id: language_id.to_owned(),
+                version,
+                text,
+                snapshots: VecDeque::new(),
+                last_used,
+            },
+        );
+    }
+
+    pub fn close(&mut self, uri: &str) {
+        self.docs.remove(uri);
+        self.edited.retain(|u| u != uri);
+    }
+
+    pub fn get(&self, uri: &str) -> Option<&Document> {
+        self.docs.get(uri)
+    }
+
+    /// Marks a document as the one in use.
+    pub fn focus(&mut self, uri: &str) {
+        let now = self.tick();
+        if let Some(d) = self.docs.get_mut(uri) {
+            d.last_used = now;
+        }
+    }
+
+    /// Applies `contentChanges` (incremental with a `range`, or the whole text) in order. On
+    /// error nothing is applied.
+    pub fn change(
+        &mut self,
+        uri: &str,
+        version: i64,
+        changes: &[Value],
+        encoding: Encoding,
+    ) -> Result<(), ChangeError> {
+        let now = self.tick();
+        let Some(doc) = self.docs.get_mut(uri) else {
+            return Err(ChangeError::NotOpen(uri.to_owned()));
+        };
+        let mut text = doc.text.clone();
+        for change in changes {
+            let Some(new) = change.get("text").and_then(Value::as_str) else {
+                return Err(ChangeError::Malformed(uri.to_owned()));
+            };
+            match change.get("range") {
+                Some(range) if !range.is_null() => {
+                    let at = |key: &str| -> Result<usize, ChangeError> {
+                        let p = &range[key];
+                        let line = p["line"].as_u64().unwrap_or(0) as usize;
+                        let character = p["character"].as_u64().unwrap_or(0) as usize;
+                        to_offset(&text, line, character, encoding).map_err(|source| {
+                            ChangeError::OutOfRange {
+                                uri: uri.to_owned(),
+                                source,
+                            }
+                        })
+                    };
+                    let (start, end) = (at("start")?, at("end")?);
+                    let (start, end) = (start.min(end), start.max(end));
+                    text.replace_range(start..end, new);
+                }
+                _ => text = new.to_owned(),
+            }
+        }
+        let old = std::mem::replace(&mut doc.text, text);
+        doc.version = version;
+        doc.last_used = now;
+        if old.len() <= MAX_SNAPSHOT_BYTES && doc.text.len() <= MAX_SNAPSHOT_BYTES {
+            doc.snapshots.push_back(old);
+            while doc.snapshots.len() > SNAPSHOTS_PER_DOCUMENT {
+                doc.snapshots.pop_front();
+            }
+        } else {
+            doc.snapshots.clear();
+        }
+        self.edited.retain(|u| u != uri);
+        self.edited.push_front(uri.to_owned());
+        while self.edited.len() > DOCUMENTS_WITH_SNAPSHOTS {
+            if let Some(old) = self.edited.pop_back()
+                && let Some(d) = self.docs.get_mut(&old)
+            {
+                d.snapshots.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// Other open documents, most recently used first.
+    pub fn others(&self, uri: &str, limit: usize) -> Vec<&Document> {
+        use std::cmp::Reverse;
+        let mut docs: Vec<&Document> = self.docs.values().filter(|d| d.uri != uri).collect();
+        // Thousands may be open: pick the few most recent without sorting them all.
+        if docs.len() > limit {
+            docs.select_nth_unstable_by_key(limit, |d| Reverse(d.last_used));
+            docs.truncate(limit);
+        }
+        docs.sort_by_key(|d| Reverse(d.last_used));
+        docs
+    }
+
+    /// Documents with earlier contents, most recently edited first.
+    pub fn recently_edited(&self) -> impl Iterator<Item = &Document> {
+        self.edited.iter().filter_map(|u| self.docs.get(u))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn incremental_edits_apply_in_order() {
+        let mut docs = Documents::default();
+        docs.open("file:///w/a%20b.py", "python", 1, "héllo\nworld\n".into());
+        assert_eq!(docs.get("file:///w/a%20b.py").unwrap().path, "/w/a b.py");
+        let change = |sl, sc, el, ec, t: &str| json!({"range": {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}, "text": t});
+        docs.change(
+            "file:///w/a%20b.py",
+            2,
+            &[change(0, 1, 0, 2, "e"), change(1, 0, 1, 5, "there")],
+            Encoding::Utf16,
+        )
+        .unwrap();
+        let d = docs.get("file:///w/a%20b.py").unwrap();
+        assert_eq!(d.text, "hello\nthere\n");
+        assert_eq!(d.version, 2);
+        assert_eq!(d.snapshots, ["héllo\nworld\n"]);
+        // Out of range: an error, and the text is untouched.
+        let err = docs
+            .change(
+                "file:///w/a%20b.py",
+                3,
+                &[change(9, 0, 9, 1, "x")],
+                Encoding::Utf16,
+            )
+            .unwrap_err();
+        assert!(matches!(err, ChangeError::OutOfRange { .. }));
+        assert_eq!(
+            docs.get("file:///w/a%20b.py").unwrap().text,
+            "hello\nthere\n"
+        );
+        // A whole-text change.
+        docs.change(
+            "file:///w/a%20b.py",
+            4,
+            &[json!({"text": "new"})],
+            Encoding::Utf16,
+        )
+        .unwrap();
+        assert_eq!(docs.get("file:///w/a%20b.py").unwrap().text, "new");
+    }
+
+    #[test]
+    fn snapshots_stay_bounded() {
+        let mut docs = Documents::default();
+        for i in 0..50 {
+            let uri = format!("file:///w/{i}.py");
+            docs.open(&uri, "python", 0, String::new());
+            for v in 0..20 {
+                docs.change(&uri, v, &[json!({"text": format!("{v}")})], Encoding::Utf16)
+                    .unwrap();
+            }
+        }
+        let with: Vec<_> = docs.recently_edited().collect();
+        assert_eq!(with.len(), DOCUMENTS_WITH_SNAPSHOTS);
+        assert!(
+            with.iter()
+                .all(|d| d.snapshots.len() == SNAPSHOTS_PER_DOCUMENT)
+        );
+        let without = docs.get("file:///w/0.py").unwrap();
+        assert!(without.snapshots.is_empty());
+    }
+}

@@ -1,0 +1,812 @@
+//! The message loop: lifecycle, documents, configuration, and completion requests in both the
+//! standard and Copilot's protocol.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use ghost::{Ask, Outcome, Pipeline, Suggestion};
+use prompt::request::{DocumentJson, Position, RequestJson, Snapshot};
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt},
+    sync::{mpsc, oneshot},
+};
+
+use crate::{
+    documents::{Documents, uri_to_path},
+    position::{Encoding, to_offset, to_position},
+    transport::{Decoder, Frame, encode},
+};
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+const SERVER_NOT_INITIALIZED: i64 = -32002;
+const REQUEST_CANCELLED: i64 = -32800;
+
+/// Other open documents offered to the prompt as neighbours (Copilot's cap is 20 files).
+const NEIGHBOURS: usize = 20;
+
+/// Builds the backend and pipeline settings from settings JSON (`initializationOptions`,
+/// `workspace/didChangeConfiguration`, `workspace/configuration`): given `null`, the
+/// configuration the server started with.
+pub type Configure =
+    Arc<dyn Fn(&Value) -> Result<(backends::Backend, ghost::Settings), String> + Send + Sync>;
+
+/// What the server starts with.
+pub struct ServerConfig {
+    pub configure: Configure,
+    /// Whether a file's content must never leave the machine (`.copilotignore`).
+    pub excluded: Arc<dyn Fn(&str) -> bool + Send + Sync>,
+    pub version: String,
+}
+
+impl std::fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flavor {
+    /// LSP 3.18 `textDocument/inlineCompletion`.
+    Inline,
+    /// Copilot's `getCompletions` / `getCompletionsCycling`.
+    Copilot,
+    /// Copilot's `getPanelCompletions`: answered with a count, then notifications.
+    Panel,
+}
+
+#[derive(Debug)]
+enum Stop {
+    Superseded,
+    Cancelled,
+}
+
+struct Pending {
+    id: Value,
+    stop: oneshot::Sender<Stop>,
+}
+
+/// Latencies of completion requests (arrival to answer), the newest 10,000.
+#[derive(Debug, Default)]
+struct Latencies {
+    all: std::collections::VecDeque<Duration>,
+}
+
+impl Latencies {
+    fn push(&mut self, d: Duration) {
+        if self.all.len() == 10_000 {
+            self.all.pop_front();
+        }
+        self.all.push_back(d);
+    }
+
+    fn summary(&self) -> Value {
+        let mut v: Vec<Duration> = self.all.iter().copied().collect();
+        v.sort();
+        let pick = |q: f64| {
+            v.get(((v.len() as f64 - 1.0) * q).round() as usize)
+                .map_or(0.0, |d| d.as_secs_f64() * 1e3)
+        };
+        json!({"count": v.len(), "p50_ms": pick(0.5), "p99_ms": pick(0.99), "max_ms": pick(1.0)})
+    }
+}
+
+struct Server {
+    out: mpsc::UnboundedSender<Value>,
+    config: ServerConfig,
+    pipeline: Arc<Pipeline>,
+    initialized: bool,
+    shutdown: bool,
+    encoding: Encoding,
+    docs: Documents,
+    folders: Vec<String>,
+    /// The completion under way for each document.
+    pending: HashMap<String, Pending>,
+    next_outgoing: i64,
+    /// Outgoing `workspace/configuration` requests awaiting an answer.
+    config_requests: Vec<Value>,
+    pull_configuration: bool,
+    /// Suggestions shown by uuid (Copilot's protocol), for accept and reject.
+    next_uuid: u64,
+    status_error: Arc<Mutex<Option<String>>>,
+    latencies: Arc<Mutex<Latencies>>,
+    user: String,
+}
+
+/// Serves one client on `input` and `output` until `exit` or the end of input. Returns whether
+/// the client shut down properly first (the process's exit code follows it).
+pub async fn serve<R, W>(mut input: R, mut output: W, config: ServerConfig) -> bool
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out, mut outgoing) = mpsc::unbounded_channel::<Value>();
+    let writer = tokio::spawn(async move {
+        while let Some(message) = outgoing.recv().await {
+            if output.write_all(&encode(&message)).await.is_err() || output.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let (backend, settings) = match (config.configure)(&Value::Null) {
+        Ok(p) => p,
+        Err(e) => {
+            // The start-up configuration was checked before serving; keep the defaults.
+            eprintln!("pilotfish lsp: {e}");
+            let backend = backends::Backend::new(
+                backends::Kind::LlamaCppInfill,
+                "http://127.0.0.1:8080",
+                Duration::from_secs(3),
+                Duration::from_secs(30),
+            )
+            .expect("an HTTP client with default settings");
+            (backend, ghost::Settings::default())
+        }
+    };
+    let mut server = Server {
+        out,
+        pipeline: Arc::new(Pipeline::new(backend, settings)),
+        config,
+        initialized: false,
+        shutdown: false,
+        encoding: Encoding::Utf16,
+        docs: Documents::default(),
+        folders: Vec::new(),
+        pending: HashMap::new(),
+        next_outgoing: 0,
+        config_requests: Vec::new(),
+        pull_configuration: false,
+        next_uuid: 0,
+        status_error: Arc::new(Mutex::new(None)),
+        latencies: Arc::new(Mutex::new(Latencies::default())),
+        user: std::env::var("USER").unwrap_or_else(|_| "local".to_owned()),
+    };
+    let mut decoder = Decoder::default();
+    let mut buf = vec![0u8; 64 << 10];
+    let mut clean_exit = false;
+    'read: loop {
+        let n = match input.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for frame in decoder.push(&buf[..n]) {
+            match frame {
+                Frame::Malformed(why) => {
+                    server.send_error(Value::Null, PARSE_ERROR, &why);
+                }
+                Frame::Message(message) => {
+                    if let Some(exit) = server.handle(message) {
+                        clean_exit = exit;
+                        break 'read;
+                    }
+                }
+            }
+        }
+    }
+    for (_, p) in server.pending.drain() {
+        let _ = p.stop.send(Stop::Cancelled);
+    }
+    drop(server);
+    let _ = writer.await;
+    clean_exit
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Server {
+    fn send(&self, message: Value) {
+        let _ = self.out.send(message);
+    }
+
+    fn send_error(&self, id: Value, code: i64, message: &str) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}));
+    }
+
+    fn respond(&self, id: Value, result: Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Handles one message; `Some(clean)` when the client asked to exit.
+    fn handle(&mut self, message: Value) -> Option<bool> {
+        let Some(object) = message.as_object() else {
+            self.send_error(
+                Value::Null,
+                INVALID_REQUEST,
+                "a message must be a JSON object",
+            );
+            return None;
+        };
+        let id = object.get("id").cloned();
+        let method = object
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let params = object.get("params").cloned().unwrap_or(Value::Null);
+        match (method, id) {
+            (Some(method), Some(id)) => self.request(&method, id, params),
+            (Some(method), None) => return self.notification(&method, params),
+            (None, Some(id)) => self.client_response(id, object.get("result").cloned()),
+            (None, None) => {
+                self.send_error(
+                    Value::Null,
+                    INVALID_REQUEST,
+                    "a message needs a method or an id",
+                );
+            }
+        }
+        None
+    }
+
+    fn request(&mut self, method: &str, id: Value, params: Value) {
+        if method == "initialize" {
+            return self.initialize(id, &params);
+        }
+        if !self.initialized {
+            return self.send_error(
+                id,
+                SERVER_NOT_INITIALIZED,
+                "the server has not been initialized: send `initialize` first",
+            );
+        }
+        if self.shutdown {
+            return self.send_error(id, INVALID_REQUEST, "the server is shutting down");
+        }
+        match method {
+            "shutdown" => {
+                self.shutdown = true;
+                self.respond(id, Value::Null);
+            }
+            "textDocument/inlineCompletion" => self.complete(id, &params, Flavor::Inline, 1),
+            "getCompletions" => self.complete(id, &params, Flavor::Copilot, 1),
+            "getCompletionsCycling" => self.complete(id, &params, Flavor::Copilot, 3),
+            "getPanelCompletions" => self.complete(id, &params, Flavor::Panel, 3),
+            "notifyShown" => self.respond(id, json!("OK")),
+            "notifyAccepted" => {
+                self.pipeline.record_decision(true);
+                self.respond(id, json!("OK"));
+            }
+            "notifyRejected" => {
+                self.pipeline.record_decision(false);
+                self.respond(id, json!("OK"));
+            }
+            "checkStatus" | "signInConfirm" => {
+                self.respond(id, json!({"status": "OK", "user": self.user}));
+            }
+            "signInInitiate" => {
+                self.respond(id, json!({"status": "AlreadySignedIn", "user": self.user}));
+            }
+            "signOut" => self.respond(
+                id,
+                json!({"status": "OK", "user": self.user,
+                       "message": "pilotfish runs locally: there is no account to sign out of"}),
+            ),
+            "setEditorInfo" => self.respond(id, json!("OK")),
+            "getVersion" => self.respond(
+                id,
+                json!({"version": self.config.version, "buildType": "release", "runtimeVersion": "pilotfish"}),
+            ),
+            "workspace/executeCommand" => {
+                if params["command"] == "github.copilot.didAcceptCompletionItem" {
+                    self.pipeline.record_decision(true);
+                }
+                self.respond(id, Value::Null);
+            }
+            "pilotfish/stats" => {
+                let stats = serde_json::to_value(self.pipeline.stats()).unwrap_or_default();
+                let latency = lock(&self.latencies).summary();
+                self.respond(
+                    id,
+                    json!({"pipeline": stats, "latency": latency, "documents": self.docs.len()}),
+                );
+            }
+            _ => self.send_error(
+                id,
+                METHOD_NOT_FOUND,
+                &format!("pilotfish does not know the method `{method}`"),
+            ),
+        }
+    }
+
+    fn notification(&mut self, method: &str, params: Value) -> Option<bool> {
+        if method == "exit" {
+            return Some(self.shutdown);
+        }
+        if !self.initialized {
+            // Notifications before `initialize` are dropped, as the protocol says.
+            return None;
+        }
+        match method {
+            "initialized" if self.pull_configuration => self.request_configuration(),
+            "textDocument/didOpen" => {
+                let doc = &params["textDocument"];
+                if let (Some(uri), Some(text)) = (doc["uri"].as_str(), doc["text"].as_str()) {
+                    self.docs.open(
+                        uri,
+                        doc["languageId"].as_str().unwrap_or_default(),
+                        doc["version"].as_i64().unwrap_or(0),
+                        text.to_owned(),
+                    );
+                }
+            }
+            "textDocument/didChange" => {
+                let doc = &params["textDocument"];
+                let uri = doc["uri"].as_str().unwrap_or_default().to_owned();
+                let changes = params["contentChanges"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                let version = doc["version"].as_i64().unwrap_or(0);
+                if let Err(e) = self.docs.change(&uri, version, &changes, self.encoding) {
+                    self.log(1, &e.to_string());
+                }
+            }
+            "textDocument/didClose" => {
+                if let Some(uri) = params["textDocument"]["uri"].as_str() {
+                    self.docs.close(uri);
+                    if let Some(p) = self.pending.remove(uri) {
+                        let _ = p.stop.send(Stop::Superseded);
+                    }
+                    self.pipeline.cancel_document(&uri_to_path(uri));
+                }
+            }
+            "textDocument/didFocus" => {
+                if let Some(uri) = params["textDocument"]["uri"]
+                    .as_str()
+                    .or(params["uri"].as_str())
+                {
+                    self.docs.focus(uri);
+                }
+            }
+            "workspace/didChangeWorkspaceFolders" => {
+                let event = &params["event"];
+                for f in event["removed"].as_array().into_iter().flatten() {
+                    if let Some(uri) = f["uri"].as_str() {
+                        let path = uri_to_path(uri);
+                        self.folders.retain(|p| *p != path);
+                    }
+                }
+                for f in event["added"].as_array().into_iter().flatten() {
+                    if let Some(uri) = f["uri"].as_str() {
+                        self.folders.push(uri_to_path(uri));
+                    }
+                }
+            }
+            "workspace/didChangeConfiguration" => {
+                let settings = &params["settings"];
+                if settings.is_null() || settings.as_object().is_some_and(|o| o.is_empty()) {
+                    if self.pull_configuration {
+                        self.request_configuration();
+                    }
+                } else {
+                    self.reconfigure(settings);
+                }
+            }
+            "textDocument/didShowCompletion" => {}
+            "textDocument/didPartiallyAcceptCompletion" => self.pipeline.record_decision(true),
+            "$/cancelRequest" => {
+                let id = &params["id"];
+                let uri = self
+                    .pending
+                    .iter()
+                    .find(|(_, p)| p.id == *id)
+                    .map(|(u, _)| u.clone());
+                if let Some(uri) = uri
+                    && let Some(p) = self.pending.remove(&uri)
+                {
+                    let _ = p.stop.send(Stop::Cancelled);
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn log(&self, kind: u8, message: &str) {
+        self.notify(
+            "window/logMessage",
+            json!({"type": kind, "message": format!("pilotfish: {message}")}),
+        );
+    }
+
+    fn initialize(&mut self, id: Value, params: &Value) {
+        if self.initialized {
+            return self.send_error(id, INVALID_REQUEST, "`initialize` was already received");
+        }
+        // Position encoding: the first the client offers that pilotfish knows, else UTF-16.
+        self.encoding = params["capabilities"]["general"]["positionEncodings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .find_map(Encoding::parse)
+            .unwrap_or(Encoding::Utf16);
+        for f in params["workspaceFolders"].as_array().into_iter().flatten() {
+            if let Some(uri) = f["uri"].as_str() {
+                self.folders.push(uri_to_path(uri));
+            }
+        }
+        if self.folders.is_empty()
+            && let Some(uri) = params["rootUri"].as_str()
+        {
+            self.folders.push(uri_to_path(uri));
+        }
+        self.pull_configuration = params["capabilities"]["workspace"]["configuration"]
+            .as_bool()
+            .unwrap_or(false);
+        let options = &params["initializationOptions"];
+        if options.is_object() {
+            self.reconfigure(options);
+        }
+        self.initialized = true;
+        self.respond(
+            id,
+            json!({
+                "capabilities": {
+                    "positionEncoding": self.encoding.name(),
+                    "textDocumentSync": {"openClose": true, "change": 2},
+                    "inlineCompletionProvider": {},
+                    "workspace": {"workspaceFolders": {"supported": true, "changeNotifications": true}},
+                    "executeCommandProvider": {"commands": ["github.copilot.didAcceptCompletionItem"]},
+                },
+                "serverInfo": {"name": "pilotfish", "version": self.config.version},
+            }),
+        );
+    }
+
+    /// Settings may come wrapped in a `pilotfish` section or bare.
+    fn reconfigure(&mut self, settings: &Value) {
+        let section = settings.get("pilotfish").unwrap_or(settings);
+        match (self.config.configure)(section) {
+            Ok((backend, settings)) => {
+                self.pipeline = Arc::new(Pipeline::new(backend, settings));
+            }
+            Err(e) => {
+                self.log(1, &format!("the new settings were not applied: {e}"));
+                self.set_status(Some(format!("settings not applied: {e}")));
+            }
+        }
+    }
+
+    fn request_configuration(&mut self) {
+        self.next_outgoing += 1;
+        let id = json!(format!("pilotfish-config-{}", self.next_outgoing));
+        self.config_requests.push(id.clone());
+        self.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "workspace/configuration",
+                         "params": {"items": [{"section": "pilotfish"}]}}),
+        );
+    }
+
+    fn client_response(&mut self, id: Value, result: Option<Value>) {
+        if let Some(i) = self.config_requests.iter().position(|r| *r == id) {
+            self.config_requests.remove(i);
+            if let Some(first) = result.as_ref().and_then(|r| r.get(0))
+                && first.is_object()
+            {
+                self.reconfigure(&first.clone());
+            }
+        }
+    }
+
+    fn set_status(&self, error: Option<String>) {
+        set_status(&self.out, &self.status_error, error);
+    }
+
+    /// The workspace folder holding `path`, the longest if nested.
+    fn folder_of(&self, path: &str) -> Option<String> {
+        self.folders
+            .iter()
+            .filter(|f| path.starts_with(f.trim_end_matches('/')))
+            .max_by_key(|f| f.len())
+            .cloned()
+    }
+
+    fn complete(&mut self, id: Value, params: &Value, flavor: Flavor, candidates: u32) {
+        // Copilot's plugins send `doc` (with the position and version inside); LSP clients
+        // `textDocument` and `position`.
+        let doc = if params["doc"].is_object() {
+            &params["doc"]
+        } else {
+            &params["textDocument"]
+        };
+        let position = if params["position"].is_object() {
+            &params["position"]
+        } else {
+            &doc["position"]
+        };
+        let Some(uri) = doc["uri"].as_str().map(str::to_owned) else {
+            return self.send_error(id, INVALID_PARAMS, "the request names no document (`uri`)");
+        };
+        let empty = |s: &Server, id: Value| s.respond(id, empty_result(flavor));
+        let Some(document) = self.docs.get(&uri) else {
+            return self.send_error(
+                id,
+                INVALID_PARAMS,
+                &format!("{uri} is not open: send textDocument/didOpen first"),
+            );
+        };
+        // A request about a version the server has moved past gets nothing, not an error.
+        if let Some(v) = doc["version"].as_i64()
+            && v != document.version
+        {
+            return empty(self, id);
+        }
+        let (Some(line), Some(character)) =
+            (position["line"].as_u64(), position["character"].as_u64())
+        else {
+            return self.send_error(id, INVALID_PARAMS, "the request has no `position`");
+        };
+        let offset = match to_offset(
+            &document.text,
+            line as usize,
+            character as usize,
+            self.encoding,
+        ) {
+            Ok(o) => o,
+            Err(e) => return self.send_error(id, INVALID_PARAMS, &e.to_string()),
+        };
+        if (self.config.excluded)(&document.path) {
+            return empty(self, id);
+        }
+        let request = self.request_json(&uri, offset);
+        let text = document.text.clone();
+        let version = document.version;
+        if let Some(previous) = self.pending.remove(&uri) {
+            let _ = previous.stop.send(Stop::Superseded);
+        }
+        let (stop_tx, stop_rx) = oneshot::channel();
+        self.pending.insert(
+            uri.clone(),
+            Pending {
+                id: id.clone(),
+                stop: stop_tx,
+            },
+        );
+        let panel_id = params["panelId"].clone();
+        if flavor == Flavor::Panel {
+            self.respond(id.clone(), json!({"solutionCountTarget": candidates}));
+        }
+        let pipeline = self.pipeline.clone();
+        let out = self.out.clone();
+        let latencies = self.latencies.clone();
+        let status = self.status_error.clone();
+        let encoding = self.encoding;
+        let uuid_base = self.next_uuid;
+        self.next_uuid += u64::from(candidates);
+        let arrived = Instant::now();
+        tokio::spawn(async move {
+            let ask = Ask {
+                candidates,
+                arrived,
+            };
+            // The stop is looked at first: a request superseded before its task ran must not
+            // start work.
+            let outcome = tokio::select! {
+                biased;
+                stop = stop_rx => Err(stop.unwrap_or(Stop::Superseded)),
+                outcome = pipeline.complete(&request, None, ask) => Ok(outcome),
+            };
+            let place = Placement {
+                text: &text,
+                offset,
+                encoding,
+                version,
+                uuid_base,
+            };
+            let reply = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+            let message = match outcome {
+                Err(Stop::Cancelled) => Some(json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": REQUEST_CANCELLED, "message": "cancelled"}})),
+                Err(Stop::Superseded) => {
+                    (flavor != Flavor::Panel).then(|| reply(empty_result(flavor)))
+                }
+                Ok(Err(e)) => {
+                    set_status(&out, &status, Some(e.to_string()));
+                    (flavor != Flavor::Panel).then(|| reply(empty_result(flavor)))
+                }
+                Ok(Ok(outcome)) => {
+                    set_status(&out, &status, None);
+                    match flavor {
+                        Flavor::Inline => Some(reply(inline_items(&outcome, &place))),
+                        Flavor::Copilot => Some(reply(copilot_items(&outcome, &place))),
+                        Flavor::Panel => {
+                            for (i, s) in outcome.suggestions.iter().enumerate() {
+                                let item = copilot_item(s, &place, i);
+                                let _ = out.send(json!({"jsonrpc": "2.0", "method": "PanelSolution",
+                                    "params": {"panelId": panel_id, "completionText": item["text"],
+                                               "displayText": item["displayText"], "range": item["range"],
+                                               "score": 1.0 - 0.01 * i as f64, "solutionId": item["uuid"]}}));
+                            }
+                            None
+                        }
+                    }
+                }
+            };
+            if flavor == Flavor::Panel {
+                let _ = out.send(json!({"jsonrpc": "2.0", "method": "PanelSolutionsDone",
+                    "params": {"panelId": panel_id, "status": "OK"}}));
+            }
+            if let Some(message) = message {
+                let _ = out.send(message);
+            }
+            lock(&latencies).push(arrived.elapsed());
+        });
+    }
+
+    /// The editor state for the pipeline: the document, the other open documents by recency,
+    /// their recent contents, all minus excluded files.
+    fn request_json(&self, uri: &str, offset: usize) -> RequestJson {
+        let document = self.docs.get(uri).expect("checked by the caller");
+        let (line, character) = to_position(&document.text, offset, Encoding::Utf16);
+        let excluded = &self.config.excluded;
+        let open_documents = self
+            .docs
+            .others(uri, NEIGHBOURS)
+            .into_iter()
+            .filter(|d| !excluded(&d.path))
+            .map(|d| DocumentJson {
+                path: d.path.clone(),
+                language_id: Some(d.language_id.clone()).filter(|l| !l.is_empty()),
+                text: d.text.clone(),
+            })
+            .collect();
+        let mut recent_edits = Vec::new();
+        for d in self.docs.recently_edited() {
+            if excluded(&d.path) || d.snapshots.is_empty() {
+                continue;
+            }
+            for s in d.snapshots.iter().chain([&d.text]) {
+                recent_edits.push(Snapshot {
+                    path: d.path.clone(),
+                    text: s.clone(),
+                });
+            }
+        }
+        RequestJson {
+            workspace_root: self.folder_of(&document.path),
+            document: DocumentJson {
+                path: document.path.clone(),
+                language_id: Some(document.language_id.clone()).filter(|l| !l.is_empty()),
+                text: document.text.clone(),
+            },
+            position: Position { line, character },
+            open_documents,
+            recent_edits,
+            diagnostics: Vec::new(),
+            traits: Vec::new(),
+            code_snippets: Vec::new(),
+            tooltip_signature: None,
+            options: Default::default(),
+        }
+    }
+}
+
+fn set_status(
+    out: &mpsc::UnboundedSender<Value>,
+    current: &Mutex<Option<String>>,
+    error: Option<String>,
+) {
+    let mut current = lock(current);
+    if *current == error {
+        return;
+    }
+    let (kind, legacy, message) = match &error {
+        Some(m) => ("Error", "Error", m.clone()),
+        None => ("Normal", "Normal", String::new()),
+    };
+    let _ = out.send(json!({"jsonrpc": "2.0", "method": "didChangeStatus",
+        "params": {"kind": kind, "message": message, "busy": false}}));
+    let _ = out.send(json!({"jsonrpc": "2.0", "method": "statusNotification",
+        "params": {"status": legacy, "message": message}}));
+    *current = error;
+}
+
+fn empty_result(flavor: Flavor) -> Value {
+    match flavor {
+        Flavor::Inline => json!({"items": []}),
+        Flavor::Copilot => json!({"completions": []}),
+        Flavor::Panel => json!({"solutionCountTarget": 0}),
+    }
+}
+
+/// Where suggestions go in the document as the client sees it.
+struct Placement<'a> {
+    text: &'a str,
+    offset: usize,
+    encoding: Encoding,
+    version: i64,
+    uuid_base: u64,
+}
+
+impl Placement<'_> {
+    /// The byte range a suggestion replaces: white space before the cursor, and part of the
+    /// rest of the line after it (both counted in UTF-16 units by the pipeline).
+    fn replaced(&self, s: &Suggestion) -> (usize, usize) {
+        let before = &self.text[..self.offset];
+        let mut start = self.offset;
+        let mut units = 0;
+        for c in before.chars().rev() {
+            if units >= s.replaces_before {
+                break;
+            }
+            units += c.len_utf16();
+            start -= c.len_utf8();
+        }
+        let rest = &self.text[self.offset..];
+        let line = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
+        let mut end = self.offset;
+        let mut units = 0;
+        for c in line.chars() {
+            if units >= s.replaces {
+                break;
+            }
+            units += c.len_utf16();
+            end += c.len_utf8();
+        }
+        (start, end)
+    }
+
+    fn position(&self, offset: usize) -> Value {
+        let (line, character) = to_position(self.text, offset, self.encoding);
+        json!({"line": line, "character": character})
+    }
+}
+
+fn inline_items(outcome: &Outcome, place: &Placement<'_>) -> Value {
+    let items: Vec<Value> = outcome
+        .suggestions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (start, end) = place.replaced(s);
+            json!({
+                "insertText": s.text,
+                "range": {"start": place.position(start), "end": place.position(end)},
+                "command": {"title": "Accept", "command": "github.copilot.didAcceptCompletionItem",
+                            "arguments": [format!("pilotfish-{}", place.uuid_base + i as u64)]},
+            })
+        })
+        .collect();
+    json!({ "items": items })
+}
+
+/// One suggestion as Copilot's plugins take it: the whole line from character 0, the range it
+/// replaces, and the part to show after the cursor.
+fn copilot_item(s: &Suggestion, place: &Placement<'_>, i: usize) -> Value {
+    let (start, end) = place.replaced(s);
+    let line_start = place.text[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let whole = format!("{}{}", &place.text[line_start..start], s.text);
+    let (line, _) = to_position(place.text, place.offset, place.encoding);
+    json!({
+        "uuid": format!("pilotfish-{}", place.uuid_base + i as u64),
+        "text": whole,
+        "range": {"start": {"line": line, "character": 0}, "end": place.position(end)},
+        "displayText": s.text,
+        "position": place.position(place.offset),
+        "docVersion": place.version,
+    })
+}
+
+fn copilot_items(outcome: &Outcome, place: &Placement<'_>) -> Value {
+    let items: Vec<Value> = outcome
+        .suggestions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| copilot_item(s, place, i))
+        .collect();
+    json!({ "completions": items })
+}

@@ -1,0 +1,7 @@
+//! The server in process, spoken to through a pipe as a client would: lifecycle, documents,
+//! both completion protocols, configuration, cancellation and bad input. The model is the
+//! scripted loopback fake from `test-utils` where answers must be known.
+
+mod client;
+mod protocol;
+mod robustness;

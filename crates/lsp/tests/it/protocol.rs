@@ -1,0 +1,377 @@
+//! The protocol as clients speak it: LSP's inline completions, Copilot's plugins' methods.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use test_utils::scripted::{Reply, ScriptedModel};
+
+use crate::client::{Client, config};
+
+const URI: &str = "file:///work/shop/orders.py";
+const ORDERS: &str =
+    "from cart import total\n\n\ndef order_total(items):\n    amount = \n    return amount\n";
+
+async fn ready(model: &ScriptedModel, init: Value) -> Client {
+    let mut c = Client::start(config(&model.url));
+    c.initialize(init).await;
+    c.open(URI, "python", ORDERS).await;
+    c
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lifecycle_and_capabilities() {
+    let model = ScriptedModel::start(vec![Reply::text("x", 1)], Duration::ZERO).await;
+    let mut c = Client::start(config(&model.url));
+    let init = c
+        .initialize(
+            json!({"capabilities": {"general": {"positionEncodings": ["utf-32", "utf-16"]}},
+                           "rootUri": "file:///work"}),
+        )
+        .await;
+    let caps = &init["result"]["capabilities"];
+    assert_eq!(caps["positionEncoding"], "utf-32");
+    assert!(caps["inlineCompletionProvider"].is_object());
+    assert_eq!(caps["textDocumentSync"]["change"], 2);
+    assert_eq!(init["result"]["serverInfo"]["name"], "pilotfish");
+    let again = c.call("initialize", json!({})).await;
+    assert_eq!(again["error"]["code"], -32600);
+    assert_eq!(c.call("shutdown", Value::Null).await["result"], Value::Null);
+    let after = c.call("getCompletions", json!({})).await;
+    assert_eq!(
+        after["error"]["code"], -32600,
+        "requests after shutdown are refused"
+    );
+    c.notify("exit", Value::Null).await;
+    assert!(c.server.await.unwrap(), "exit after shutdown is clean");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inline_completion_in_each_position_encoding() {
+    let model = ScriptedModel::start(vec![Reply::text("total(items)", 3)], Duration::ZERO).await;
+    for (encoding, character) in [("utf-16", 13), ("utf-8", 14), ("utf-32", 13)] {
+        let mut c = Client::start(config(&model.url));
+        c.initialize(json!({"capabilities": {"general": {"positionEncodings": [encoding]}}}))
+            .await;
+        // "é" is two bytes and one UTF-16 unit: the cursor's character differs by encoding.
+        let text = ORDERS.replace("    amount = \n", "    amouént = \n");
+        c.open(URI, "python", &text).await;
+        let r = c
+            .call(
+                "textDocument/inlineCompletion",
+                json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": character},
+                       "context": {"triggerKind": 2}}),
+            )
+            .await;
+        let item = &r["result"]["items"][0];
+        assert_eq!(item["insertText"], "total(items)", "{encoding}: {r}");
+        let at = json!({"line": 4, "character": character});
+        assert_eq!(item["range"]["start"], at, "{encoding}");
+        assert_eq!(item["range"]["end"], at, "{encoding}");
+        assert_eq!(
+            item["command"]["command"],
+            "github.copilot.didAcceptCompletionItem"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copilot_plugins_request_shapes() {
+    let model = ScriptedModel::start(vec![Reply::text("total(items)", 3)], Duration::ZERO).await;
+    let mut c = ready(&model, json!({"capabilities": {}})).await;
+    // copilot.vim: `doc` with the position, version and formatting inside, plus the same at
+    // the top level, and copilot.lua's `_: true` on every request.
+    let r = c
+        .call(
+            "getCompletions",
+            json!({"doc": {"uri": URI, "version": 1, "position": {"line": 4, "character": 13},
+                           "insertSpaces": true, "tabSize": 4, "indentSize": 4,
+                           "relativePath": "shop/orders.py", "languageId": "python", "path": "/work/shop/orders.py"},
+                   "textDocument": {"uri": URI, "version": 1},
+                   "position": {"line": 4, "character": 13}, "_": true}),
+        )
+        .await;
+    let item = &r["result"]["completions"][0];
+    assert_eq!(item["text"], "    amount = total(items)", "{r}");
+    assert_eq!(item["displayText"], "total(items)");
+    assert_eq!(item["range"]["start"], json!({"line": 4, "character": 0}));
+    assert_eq!(item["range"]["end"], json!({"line": 4, "character": 13}));
+    assert_eq!(item["docVersion"], 1);
+    let uuid = item["uuid"].clone();
+    assert!(uuid.as_str().is_some());
+    for method in ["notifyShown", "notifyAccepted", "notifyRejected"] {
+        let r = c
+            .call(method, json!({"uuid": uuid, "uuids": [uuid], "_": true}))
+            .await;
+        assert_eq!(r["result"], "OK", "{method}");
+    }
+    // copilot.lua's `textDocument` + `position` form, no `doc`.
+    let r = c
+        .call(
+            "getCompletions",
+            json!({"textDocument": {"uri": URI, "version": 1}, "position": {"line": 4, "character": 13}, "_": true}),
+        )
+        .await;
+    assert_eq!(r["result"]["completions"][0]["displayText"], "total(items)");
+    // A version the server has moved past: nothing, not an error.
+    let r = c
+        .call(
+            "getCompletions",
+            json!({"doc": {"uri": URI, "version": 0, "position": {"line": 4, "character": 13}}}),
+        )
+        .await;
+    assert_eq!(r["result"]["completions"], json!([]), "{r}");
+    for (method, key) in [
+        ("checkStatus", "status"),
+        ("signInInitiate", "status"),
+        ("signInConfirm", "status"),
+        ("signOut", "status"),
+        ("getVersion", "version"),
+    ] {
+        let r = c.call(method, json!({"_": true})).await;
+        assert!(r["result"][key].is_string(), "{method}: {r}");
+    }
+    assert_eq!(
+        c.call(
+            "setEditorInfo",
+            json!({"editorInfo": {"name": "Neovim", "version": "0.11"}})
+        )
+        .await["result"],
+        "OK"
+    );
+    let r = c
+        .call(
+            "workspace/executeCommand",
+            json!({"command": "github.copilot.didAcceptCompletionItem", "arguments": [uuid]}),
+        )
+        .await;
+    assert!(r.get("error").is_none(), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cycling_and_the_panel() {
+    let model = ScriptedModel::start(
+        vec![
+            Reply::text("total(items)", 3),
+            Reply::text("sum(items)", 3),
+            Reply::text("len(items)", 3),
+        ],
+        Duration::ZERO,
+    )
+    .await;
+    let mut c = ready(&model, json!({"capabilities": {}})).await;
+    let r = c
+        .call(
+            "getCompletionsCycling",
+            json!({"doc": {"uri": URI, "version": 1, "position": {"line": 4, "character": 13}}}),
+        )
+        .await;
+    let mut shown: Vec<&str> = r["result"]["completions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["displayText"].as_str().unwrap())
+        .collect();
+    shown.sort();
+    assert_eq!(shown, ["len(items)", "sum(items)", "total(items)"]);
+
+    let id = c
+        .request_id(
+            "getPanelCompletions",
+            json!({"doc": {"uri": URI, "version": 1, "position": {"line": 4, "character": 13}}, "panelId": "panel-1"}),
+        )
+        .await;
+    let mut seen = Vec::new();
+    let r = c.response(id, &mut seen).await;
+    assert_eq!(r["result"]["solutionCountTarget"], 3);
+    while !seen.iter().any(|m| m["method"] == "PanelSolutionsDone") {
+        let m = c.next().await;
+        seen.push(m);
+    }
+    let solutions: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["method"] == "PanelSolution")
+        .collect();
+    assert!(!solutions.is_empty());
+    assert!(
+        solutions
+            .iter()
+            .all(|s| s["params"]["panelId"] == "panel-1")
+    );
+    assert!(solutions.iter().all(|s| {
+        s["params"]["completionText"]
+            .as_str()
+            .unwrap()
+            .starts_with("    amount = ")
+    }));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newer_request_supersedes_and_cancel_is_answered() {
+    let model = ScriptedModel::start(
+        vec![Reply::text(&"x".repeat(200), 1)],
+        Duration::from_millis(20),
+    )
+    .await;
+    let mut c = ready(&model, json!({"capabilities": {}})).await;
+    let params = json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": 13}});
+    let first = c
+        .request_id("textDocument/inlineCompletion", params.clone())
+        .await;
+    let second = c
+        .request_id("textDocument/inlineCompletion", params.clone())
+        .await;
+    let mut seen = Vec::new();
+    let r1 = c.response(first, &mut seen).await;
+    assert_eq!(r1["result"]["items"], json!([]), "superseded: {r1}");
+    c.notify("$/cancelRequest", json!({"id": second})).await;
+    let r2 = c.response(second, &mut seen).await;
+    assert_eq!(r2["error"]["code"], -32800, "{r2}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_reach_the_prompt_and_excluded_files_do_not() {
+    let model = ScriptedModel::start(vec![Reply::text("shipping", 3)], Duration::ZERO).await;
+    let mut c = ready(
+        &model,
+        json!({"capabilities": {}, "workspaceFolders": [{"uri": "file:///work", "name": "work"}]}),
+    )
+    .await;
+    c.open(
+        "file:///work/secret/keys.py",
+        "python",
+        "API_KEY = 'hunter2'\n",
+    )
+    .await;
+    c.open(
+        "file:///work/shop/cart.py",
+        "python",
+        "def total(items):\n    return sum(items)\n",
+    )
+    .await;
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 4, "character": 13}, "end": {"line": 4, "character": 13}}, "text": "total(items) + "}]}),
+    )
+    .await;
+    let r = c
+        .call(
+            "textDocument/inlineCompletion",
+            json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": 28}}),
+        )
+        .await;
+    assert_eq!(r["result"]["items"][0]["insertText"], "shipping", "{r}");
+    let bodies = model.bodies.lock().unwrap().clone();
+    let sent = bodies.last().unwrap().to_string();
+    assert!(
+        sent.contains("amount = total(items) + "),
+        "the edit is in the prompt"
+    );
+    assert!(
+        sent.contains("return sum(items)"),
+        "the open neighbour is in the prompt"
+    );
+    assert!(!sent.contains("hunter2"), "the excluded file never leaves");
+    // The excluded document itself gets nothing, and the model is not asked.
+    let before = model.requests();
+    let r = c
+        .call(
+            "textDocument/inlineCompletion",
+            json!({"textDocument": {"uri": "file:///work/secret/keys.py"}, "position": {"line": 0, "character": 10}}),
+        )
+        .await;
+    assert_eq!(r["result"]["items"], json!([]));
+    assert_eq!(model.requests(), before);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_from_the_editor() {
+    let first = ScriptedModel::start(vec![Reply::text("first", 3)], Duration::ZERO).await;
+    let second = ScriptedModel::start(vec![Reply::text("second", 3)], Duration::ZERO).await;
+    let third = ScriptedModel::start(vec![Reply::text("third", 3)], Duration::ZERO).await;
+    let unused = ScriptedModel::start(vec![Reply::text("unused", 3)], Duration::ZERO).await;
+    let ask = json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": 13}});
+    // initializationOptions win over the start-up configuration.
+    let mut c = Client::start(config(&unused.url));
+    c.initialize(json!({"capabilities": {"workspace": {"configuration": true}},
+                        "initializationOptions": {"pilotfish": {"backend": {"endpoint": first.url}}}}))
+        .await;
+    // Pull configuration: the server asks after `initialized`; this client answers later.
+    let mut seen = Vec::new();
+    let pull = loop {
+        let m = c.next().await;
+        if m["method"] == "workspace/configuration" {
+            break m;
+        }
+        seen.push(m);
+    };
+    assert_eq!(pull["params"]["items"][0]["section"], "pilotfish");
+    c.open(URI, "python", ORDERS).await;
+    let r = c.call("textDocument/inlineCompletion", ask.clone()).await;
+    assert_eq!(r["result"]["items"][0]["insertText"], "first");
+    c.send(json!({"jsonrpc": "2.0", "id": pull["id"], "result": [{"backend": {"endpoint": second.url}}]}))
+        .await;
+    let r = c.call("textDocument/inlineCompletion", ask.clone()).await;
+    assert_eq!(r["result"]["items"][0]["insertText"], "second");
+    // Pushed settings.
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"pilotfish": {"backend": {"endpoint": third.url}}}}),
+    )
+    .await;
+    let r = c.call("textDocument/inlineCompletion", ask.clone()).await;
+    assert_eq!(r["result"]["items"][0]["insertText"], "third");
+    // Bad settings are reported, and the previous ones stay.
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"pilotfish": {"completion": {"multiline": "sometimes"}}}}),
+    )
+    .await;
+    let id = c
+        .request_id("textDocument/inlineCompletion", ask.clone())
+        .await;
+    let mut seen = Vec::new();
+    let r = c.response(id, &mut seen).await;
+    assert_eq!(r["result"]["items"][0]["insertText"], "third");
+    assert!(
+        seen.iter().any(|m| m["method"] == "window/logMessage"
+            && m["params"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("sometimes")),
+        "{seen:?}"
+    );
+    assert_eq!(unused.requests(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_backend_is_reported_as_status() {
+    let port = test_utils::free_port();
+    let mut c = Client::start(config(&format!("http://127.0.0.1:{port}")));
+    c.initialize(json!({"capabilities": {}})).await;
+    c.open(URI, "python", ORDERS).await;
+    let id = c
+        .request_id(
+            "getCompletions",
+            json!({"doc": {"uri": URI, "version": 1, "position": {"line": 4, "character": 13}}}),
+        )
+        .await;
+    let mut seen = Vec::new();
+    let r = c.response(id, &mut seen).await;
+    assert_eq!(r["result"]["completions"], json!([]));
+    let status = seen
+        .iter()
+        .find(|m| m["method"] == "didChangeStatus")
+        .expect("a status notification");
+    assert_eq!(status["params"]["kind"], "Error");
+    assert!(
+        status["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is the server running")
+    );
+    assert!(
+        seen.iter()
+            .any(|m| m["method"] == "statusNotification" && m["params"]["status"] == "Error")
+    );
+}
