@@ -477,3 +477,86 @@ fn excluded_files_never_reach_a_prompt() {
         );
     }
 }
+
+/// `pilotfish lsp` driven by VS Code's own JSON-RPC library (`vscode-jsonrpc`, from npm, run by
+/// node) over standard input and output, backed by the real llama-server: inline completions
+/// in the standard protocol and in Copilot's plugins' protocol, then a clean exit.
+#[test]
+fn a_real_lsp_client_gets_completions_from_the_real_server() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let setup = Command::new("bash")
+        .arg(repo.join("oracle/setup.sh"))
+        .status()
+        .expect("oracle/setup.sh runs");
+    assert!(setup.success(), "oracle/setup.sh installs vscode-jsonrpc");
+    let server = test_utils::LlamaServer::start();
+    let out = Command::new("node")
+        .arg(repo.join("oracle/lsp-client.js"))
+        .arg(env!("CARGO_BIN_EXE_pilotfish"))
+        .args([
+            "--",
+            "lsp",
+            "--stdio",
+            "--backend",
+            "llama-infill",
+            "--endpoint",
+            &server.url,
+        ])
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["initialize"]["capabilities"]["positionEncoding"],
+        "utf-16"
+    );
+    let stats = &v["stats"]["pipeline"];
+    assert!(
+        stats["network"].as_u64().unwrap() >= 1,
+        "the model was asked: {v}"
+    );
+    assert_eq!(stats["failures"], 0, "{v}");
+    // Whatever the random model says, each answer has its protocol's shape; and what one
+    // protocol shows, the other shows too (the second is served from the cache).
+    let items = v["inline"]["items"].as_array().expect("items");
+    let completions = v["getCompletions"]["completions"]
+        .as_array()
+        .expect("completions");
+    for item in items {
+        assert!(item["insertText"].is_string());
+        assert_eq!(
+            item["range"]["start"],
+            serde_json::json!({"line": 4, "character": 14})
+        );
+    }
+    for c in completions
+        .iter()
+        .chain(v["cycling"]["completions"].as_array().unwrap())
+    {
+        assert!(
+            c["text"].as_str().unwrap().starts_with("    amount = t"),
+            "{c}"
+        );
+        assert_eq!(
+            c["range"]["start"],
+            serde_json::json!({"line": 4, "character": 0})
+        );
+        assert_eq!(c["docVersion"], 2);
+    }
+    if let (Some(i), Some(c)) = (items.first(), completions.first()) {
+        assert_eq!(i["insertText"], c["displayText"]);
+    }
+    eprintln!(
+        "real client: {} inline item(s), {} Copilot completion(s), stats {}",
+        items.len(),
+        completions.len(),
+        v["stats"]
+    );
+    assert_eq!(v["checkStatus"]["status"], "OK");
+    assert_eq!(v["shutdown"], serde_json::Value::Null);
+    assert_eq!(v["exitCode"], 0, "exit after shutdown is clean");
+}
