@@ -1,6 +1,7 @@
 //! `pilotfish`: the command line. It parses arguments, reads files and prints; every decision
 //! about prompts is made in the library crates.
 
+mod chat_cmd;
 mod complete;
 mod config;
 mod exclusion;
@@ -34,6 +35,12 @@ enum Command {
     Complete(complete::Args),
     /// Show the prompt that would be sent for a cursor position, and what went into it.
     Prompt(prompt_cmd::Args),
+    /// The customization files (instructions, agents, skills) found, which apply to a file,
+    /// and what is wrong with them.
+    Customizations(chat_cmd::CustomizationsArgs),
+    /// The chat messages that would be sent for a message (`--dry-run`), each part labelled
+    /// with where it came from.
+    Chat(chat_cmd::ChatArgs),
     /// Serve completions to an editor: a language server on standard input and output.
     Lsp(lsp_cmd::Args),
     /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
@@ -49,6 +56,8 @@ fn main() -> ExitCode {
         Command::Complete(args) => complete::run(args),
         Command::Config(command) => config::run(command),
         Command::Lsp(args) => lsp_cmd::run(args),
+        Command::Customizations(args) => chat_cmd::customizations(args),
+        Command::Chat(args) => chat_cmd::run_chat(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

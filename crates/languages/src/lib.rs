@@ -194,6 +194,21 @@ pub fn detect_language_from_uri<'a>(uri: &str, client_language_id: &'a str) -> C
 }
 
 /// The language a file name alone identifies, without Copilot's C/C++ grouping, or `None`.
+/// The file patterns of a language (`*.py`, `Dockerfile`), for filters such as Copilot's code
+/// review guidelines. Empty for unknown languages.
+pub fn file_patterns(language_id: &str) -> Vec<String> {
+    tables::FILE_KINDS
+        .iter()
+        .filter(|k| k.id == language_id)
+        .flat_map(|k| {
+            k.extensions
+                .iter()
+                .map(|e| format!("*{e}"))
+                .chain(k.filenames.iter().map(|n| (*n).to_owned()))
+        })
+        .collect()
+}
+
 pub fn language_from_file_name(name: &str) -> Option<&'static str> {
     let extension = extname(name).to_lowercase();
     let extension = extension_without_template(name, &extension);

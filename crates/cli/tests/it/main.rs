@@ -637,3 +637,306 @@ fn neovim_gets_inline_completions() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir()
+        .join(format!("pilotfish-cli-{}", std::process::id()))
+        .join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs pilotfish with HOME pointing at an empty folder, so that user-level customization
+/// folders of the machine running the tests do not leak into snapshots.
+fn pilotfish_home(args: &[&str], home: &Path) -> Output {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+        .args(args)
+        .current_dir(&repo)
+        .env("HOME", home)
+        .output()
+        .expect("pilotfish runs")
+}
+
+/// Compares `actual` with the snapshot file, or rewrites it with UPDATE_EXPECT=1.
+fn snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../chat/test_data/expected")
+        .join(name);
+    // Absolute paths differ between machines.
+    let repo = std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .unwrap()
+        .display()
+        .to_string();
+    let actual = actual.replace(&repo, "$REPO");
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("{} is missing: run with UPDATE_EXPECT=1", path.display()));
+    assert!(
+        expected == actual,
+        "{name} differs from its snapshot (UPDATE_EXPECT=1 to accept):\n{actual}"
+    );
+}
+
+const SHOP: &str = "crates/chat/test_data/shop";
+const ADMIN: &str = "crates/chat/test_data/admin";
+
+#[test]
+fn customizations_of_the_fixture_workspaces() {
+    let home = &temp_dir("home");
+    let out = pilotfish_home(
+        &[
+            "customizations",
+            "--folder",
+            SHOP,
+            "--folder",
+            ADMIN,
+            "--file",
+            &format!("{SHOP}/src/cart.py"),
+            "--file",
+            &format!("{SHOP}/services/api/handler.py"),
+        ],
+        home,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    snapshot("customizations.txt", &String::from_utf8_lossy(&out.stdout));
+    let json = pilotfish_home(
+        &["customizations", "--folder", SHOP, "--format", "json"],
+        home,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let guidelines = v["review_guidelines"].as_array().unwrap();
+    assert_eq!(guidelines[0]["type"], "github.coding_guideline");
+    assert_eq!(
+        guidelines[0]["data"]["name"],
+        "Instruction from .github/copilot-instructions.md"
+    );
+    assert!(guidelines.iter().any(|g| {
+        g["data"]["filePatterns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p == "*.py")
+    }));
+}
+
+#[test]
+fn chat_dry_run_shows_every_part_and_where_it_came_from() {
+    let home = &temp_dir("home2");
+    let history = "crates/chat/test_data/history.json";
+    let out = pilotfish_home(
+        &[
+            "chat",
+            "--dry-run",
+            "Add a discount to the cart",
+            "--folder",
+            SHOP,
+            "--file",
+            &format!("{SHOP}/src/cart.py"),
+            "--history",
+            history,
+        ],
+        home,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    snapshot("chat.txt", &String::from_utf8_lossy(&out.stdout));
+    // An agent invoked: its body is the system message.
+    let out = pilotfish_home(
+        &[
+            "chat",
+            "--dry-run",
+            "check my change",
+            "--folder",
+            SHOP,
+            "--agent",
+            "reviewer",
+            "--file",
+            &format!("{SHOP}/src/cart.py:11-12"),
+            "--format",
+            "json",
+        ],
+        home,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let system = v["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.starts_with("You are the shop's reviewer."),
+        "{system}"
+    );
+    assert!(
+        v["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("lines=\"11-12\"")
+    );
+    // Multi-root: the folder hint and the folder of each attachment.
+    let out = pilotfish_home(
+        &[
+            "chat",
+            "--dry-run",
+            "hi",
+            "--folder",
+            SHOP,
+            "--folder",
+            ADMIN,
+            "--format",
+            "json",
+        ],
+        home,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let system = v["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("This is a multi-root workspace."));
+    assert!(system.contains("workspaceFolder=\"shop\""));
+    // A tight budget: the oldest turns go first, then the attached code is summarized; the
+    // prompt stays within the limit.
+    let out = pilotfish_home(
+        &[
+            "chat",
+            "--dry-run",
+            "Where is quantity used?",
+            "--folder",
+            SHOP,
+            "--file",
+            &format!("{SHOP}/src/cart.py"),
+            "--history",
+            history,
+            "--max-tokens",
+            "650",
+            "--format",
+            "json",
+        ],
+        home,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["tokens"].as_u64().unwrap() <= 650, "{v}");
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("oldest earlier turn"), "{notes}");
+    assert!(!notes.contains("summarized"), "{notes}");
+    let out = pilotfish_home(
+        &[
+            "chat",
+            "--dry-run",
+            "Where is quantity used?",
+            "--folder",
+            SHOP,
+            "--file",
+            &format!("{SHOP}/src/cart.py"),
+            "--max-tokens",
+            "600",
+            "--format",
+            "json",
+        ],
+        home,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["tokens"].as_u64().unwrap() <= 600, "{v}");
+    let user = v["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap();
+    assert!(user.contains("omitted */"), "{user}");
+    assert!(
+        user.contains("quantity"),
+        "the line the question is about is kept: {user}"
+    );
+    // Unknown agent, too small a budget: clean errors.
+    assert_clean_failure(
+        &pilotfish_home(
+            &[
+                "chat",
+                "--dry-run",
+                "x",
+                "--folder",
+                SHOP,
+                "--agent",
+                "nobody",
+            ],
+            home,
+        ),
+        "no agent is named \"nobody\"",
+    );
+    assert_clean_failure(
+        &pilotfish_home(
+            &[
+                "chat",
+                "--dry-run",
+                "x",
+                "--folder",
+                SHOP,
+                "--max-tokens",
+                "50",
+            ],
+            home,
+        ),
+        "more than the model's 50",
+    );
+    assert_clean_failure(
+        &pilotfish_home(&["chat", "x", "--folder", SHOP], home),
+        "add --dry-run",
+    );
+}
+
+#[test]
+fn symbolic_link_loops_are_problems_not_hangs() {
+    let root = std::env::temp_dir().join(format!("pilotfish-loops-{}", std::process::id()));
+    let dir = root.join(".github/instructions");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("good.instructions.md"), "Be kind.\n").unwrap();
+    let _ = std::os::unix::fs::symlink("loop.instructions.md", dir.join("loop.instructions.md"));
+    let _ = std::os::unix::fs::symlink("..", dir.join("up"));
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = pilotfish_home(
+        &[
+            "customizations",
+            "--folder",
+            root.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        &home,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let problems = v["problems"].to_string();
+    assert!(problems.contains("symbolic-link loop"), "{problems}");
+    assert!(
+        v["instructions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["body"] == "Be kind.\n")
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

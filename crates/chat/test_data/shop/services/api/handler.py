@@ -1,0 +1,2 @@
+def handle(request):
+    return {"ok": True}
