@@ -99,6 +99,20 @@ pub struct ChatPrompt {
     pub max_tokens: usize,
     /// What was left out or shortened to fit, and other things worth knowing.
     pub notes: Vec<String>,
+    /// When the instructions require a task like this one to go to a subagent: the prompt that
+    /// agent would get.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delegation: Option<Box<Delegation>>,
+}
+
+/// A hand-over to a subagent, as pilotfish reads the instructions (Copilot's model makes the
+/// decision; this shows the prompt it leads to).
+#[derive(Debug, Clone, Serialize)]
+pub struct Delegation {
+    pub agent: String,
+    /// The instruction file that demands it and the trigger the message matched.
+    pub reason: String,
+    pub prompt: ChatPrompt,
 }
 
 /// Why no prompt can be built.
@@ -407,12 +421,83 @@ pub fn render(
     let mut messages = vec![system];
     messages.extend(history.into_iter().flatten());
     messages.push(user);
+    let delegation = if request.agent.is_none() {
+        delegation(found, request, &files, tokenizer)?
+    } else {
+        None
+    };
     Ok(ChatPrompt {
         messages,
         tokens: total,
         max_tokens: request.max_tokens,
         notes,
+        delegation,
     })
+}
+
+/// Words that make a delegation instruction binding.
+const BINDING: &[&str] = &["mandatory", "must", "always delegate", "必须"];
+
+/// Whether an applicable instruction demands that tasks like `request.message` go to an agent:
+/// the instruction names the agent and is binding, and the message contains one of the
+/// triggers the agent's description lists (after `Triggers`, `trigger words` or `触发词`).
+fn delegation(
+    found: &Customizations,
+    request: &ChatRequest,
+    files: &[PathBuf],
+    tokenizer: &Tokenizer,
+) -> Result<Option<Box<Delegation>>, RenderError> {
+    let message = request.message.to_lowercase();
+    let applied = found.applicable(files);
+    for agent in found.agents.iter().filter(|a| a.infer) {
+        let name = agent.name.to_lowercase();
+        let Some(demand) = applied.iter().find(|i| {
+            let body = i.body.to_lowercase();
+            body.contains(&name) && BINDING.iter().any(|b| body.contains(b))
+        }) else {
+            continue;
+        };
+        let Some(trigger) = triggers(agent.description.as_deref().unwrap_or_default())
+            .into_iter()
+            .find(|t| message.contains(&t.to_lowercase()))
+        else {
+            continue;
+        };
+        let sub = ChatRequest {
+            agent: Some(agent.name.clone()),
+            history: Vec::new(),
+            ..request.clone()
+        };
+        let prompt = render(found, &sub, tokenizer)?;
+        return Ok(Some(Box::new(Delegation {
+            agent: agent.name.clone(),
+            reason: format!(
+                "{} requires delegating to {}, and the message contains its trigger {trigger:?}",
+                demand.path.display(),
+                agent.name
+            ),
+            prompt,
+        })));
+    }
+    Ok(None)
+}
+
+/// The trigger phrases an agent's description lists after `Triggers`, `trigger words` or
+/// `触发词`, separated by commas, semicolons or `、`.
+fn triggers(description: &str) -> Vec<String> {
+    let lower = description.to_lowercase();
+    let start = ["trigger words", "triggers", "trigger", "触发词"]
+        .iter()
+        .find_map(|k| lower.find(k).map(|i| i + k.len()));
+    let Some(start) = start else {
+        return Vec::new();
+    };
+    lower[start..]
+        .trim_start_matches([':', '：', '-', ' '])
+        .split([',', ';', '、', '，', '；', '.', '。'])
+        .map(|t| t.trim().trim_matches(['"', '\'', '“', '”']).to_owned())
+        .filter(|t| t.chars().count() >= 2)
+        .collect()
 }
 
 fn message(role: Role, name: Option<String>, parts: Vec<Part>, tokenizer: &Tokenizer) -> Message {

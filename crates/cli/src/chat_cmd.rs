@@ -368,6 +368,18 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
+    print_prompt(&prompt);
+    if let Some(d) = &prompt.delegation {
+        println!("═══ delegated to subagent {}: {} ═══", d.agent, d.reason);
+        print_prompt(&d.prompt);
+    }
+    for p in &found.problems {
+        println!("problem: {}: {}", shown(&p.path, &ws), p.message);
+    }
+    Ok(())
+}
+
+fn print_prompt(prompt: &chat::ChatPrompt) {
     for m in &prompt.messages {
         println!(
             "═══ {:?}{} ({} tokens) ═══",
@@ -392,8 +404,4 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
     for n in &prompt.notes {
         println!("note: {n}");
     }
-    for p in &found.problems {
-        println!("problem: {}: {}", shown(&p.path, &ws), p.message);
-    }
-    Ok(())
 }
