@@ -116,7 +116,7 @@ struct Server {
     pull_configuration: bool,
     /// Suggestions shown by uuid (Copilot's protocol), for accept and reject.
     next_uuid: u64,
-    status_error: Arc<Mutex<Option<String>>>,
+    status: Arc<Mutex<StatusState>>,
     latencies: Arc<Mutex<Latencies>>,
     user: String,
 }
@@ -165,7 +165,7 @@ where
         config_requests: Vec::new(),
         pull_configuration: false,
         next_uuid: 0,
-        status_error: Arc::new(Mutex::new(None)),
+        status: Arc::new(Mutex::new(StatusState::default())),
         latencies: Arc::new(Mutex::new(Latencies::default())),
         user: std::env::var("USER").unwrap_or_else(|_| "local".to_owned()),
     };
@@ -503,7 +503,7 @@ impl Server {
     }
 
     fn set_status(&self, error: Option<String>) {
-        set_status(&self.out, &self.status_error, error);
+        update_status(&self.out, &self.status, |s| s.error = error);
     }
 
     /// The workspace folder holding `path`, the longest if nested.
@@ -583,7 +583,7 @@ impl Server {
         let pipeline = self.pipeline.clone();
         let out = self.out.clone();
         let latencies = self.latencies.clone();
-        let status = self.status_error.clone();
+        let status = self.status.clone();
         let encoding = self.encoding;
         let uuid_base = self.next_uuid;
         self.next_uuid += u64::from(candidates);
@@ -595,6 +595,7 @@ impl Server {
             };
             // The stop is looked at first: a request superseded before its task ran must not
             // start work.
+            update_status(&out, &status, |s| s.busy += 1);
             let outcome = tokio::select! {
                 biased;
                 stop = stop_rx => Err(stop.unwrap_or(Stop::Superseded)),
@@ -615,11 +616,11 @@ impl Server {
                     (flavor != Flavor::Panel).then(|| reply(empty_result(flavor)))
                 }
                 Ok(Err(e)) => {
-                    set_status(&out, &status, Some(e.to_string()));
+                    update_status(&out, &status, |s| s.error = Some(e.to_string()));
                     (flavor != Flavor::Panel).then(|| reply(empty_result(flavor)))
                 }
                 Ok(Ok(outcome)) => {
-                    set_status(&out, &status, None);
+                    update_status(&out, &status, |s| s.error = None);
                     match flavor {
                         Flavor::Inline => Some(reply(inline_items(&outcome, &place))),
                         Flavor::Copilot => Some(reply(copilot_items(&outcome, &place))),
@@ -643,6 +644,7 @@ impl Server {
             if let Some(message) = message {
                 let _ = out.send(message);
             }
+            update_status(&out, &status, |s| s.busy = s.busy.saturating_sub(1));
             lock(&latencies).push(arrived.elapsed());
         });
     }
@@ -695,24 +697,41 @@ impl Server {
     }
 }
 
-fn set_status(
-    out: &mpsc::UnboundedSender<Value>,
-    current: &Mutex<Option<String>>,
+/// What the status notifications report: the last error (until a request succeeds) and how
+/// many completions are under way.
+#[derive(Debug, Default)]
+struct StatusState {
     error: Option<String>,
+    busy: usize,
+}
+
+/// Applies `change` and, when what the client sees changes, tells it in both protocols:
+/// `didChangeStatus` (kind, message, busy) and the legacy `statusNotification`.
+fn update_status(
+    out: &mpsc::UnboundedSender<Value>,
+    state: &Mutex<StatusState>,
+    change: impl FnOnce(&mut StatusState),
 ) {
-    let mut current = lock(current);
-    if *current == error {
+    let mut s = lock(state);
+    let before = (s.error.clone(), s.busy > 0);
+    change(&mut s);
+    if before == (s.error.clone(), s.busy > 0) {
         return;
     }
-    let (kind, legacy, message) = match &error {
-        Some(m) => ("Error", "Error", m.clone()),
-        None => ("Normal", "Normal", String::new()),
+    let busy = s.busy > 0;
+    let (kind, message) = match &s.error {
+        Some(m) => ("Error", m.clone()),
+        None => ("Normal", String::new()),
+    };
+    let legacy = match (&s.error, busy) {
+        (Some(_), _) => "Error",
+        (None, true) => "InProgress",
+        (None, false) => "Normal",
     };
     let _ = out.send(json!({"jsonrpc": "2.0", "method": "didChangeStatus",
-        "params": {"kind": kind, "message": message, "busy": false}}));
+        "params": {"kind": kind, "message": message, "busy": busy}}));
     let _ = out.send(json!({"jsonrpc": "2.0", "method": "statusNotification",
         "params": {"status": legacy, "message": message}}));
-    *current = error;
 }
 
 fn empty_result(flavor: Flavor) -> Value {

@@ -56,6 +56,15 @@ fn user_level_folders_and_locations_settings() {
         )
         .file("/abs/agents/abs.agent.md", "Absolute agent.")
         .file(
+            "/w/.agents/skills/lint/SKILL.md",
+            "---\ndescription: Lint\n---\nRun the linter.",
+        )
+        .file(
+            "/w/.claude/agents/claude-agent.md",
+            "Workspace Claude agent.",
+        )
+        .file("/home/u/.agents/skills/fmt/SKILL.md", "Format.")
+        .file(
             "/w/.github/instructions/a.instructions.md",
             "---\napplyTo: '**'\n---\nA.",
         )
@@ -67,7 +76,12 @@ fn user_level_folders_and_locations_settings() {
         .dir("/w");
     let found = discover(&files, &ws(&["/w"]));
     let names: Vec<&str> = found.agents.iter().map(|a| a.name.as_str()).collect();
-    assert_eq!(names, ["mine", "helper", "abs"], "{:?}", found.problems);
+    assert_eq!(
+        names,
+        ["claude-agent", "mine", "helper", "abs"],
+        "{:?}",
+        found.problems
+    );
     let instruction_paths: Vec<String> = found
         .instructions
         .iter()
@@ -80,7 +94,8 @@ fn user_level_folders_and_locations_settings() {
             "/home/u/extra/x.instructions.md"
         ]
     );
-    assert_eq!(found.skills[0].name, "deploy");
+    let skills: Vec<&str> = found.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(skills, ["lint", "deploy", "fmt"]);
     assert!(found.problems.is_empty(), "{:?}", found.problems);
 }
 

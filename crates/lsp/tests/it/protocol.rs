@@ -359,9 +359,18 @@ async fn a_failing_backend_is_reported_as_status() {
     let mut seen = Vec::new();
     let r = c.response(id, &mut seen).await;
     assert_eq!(r["result"]["completions"], json!([]));
+    // Busy while the request ran, then the error.
+    assert!(
+        seen.iter()
+            .any(|m| m["method"] == "didChangeStatus" && m["params"]["busy"] == true)
+    );
+    assert!(
+        seen.iter()
+            .any(|m| m["method"] == "statusNotification" && m["params"]["status"] == "InProgress")
+    );
     let status = seen
         .iter()
-        .find(|m| m["method"] == "didChangeStatus")
+        .find(|m| m["method"] == "didChangeStatus" && m["params"]["kind"] == "Error")
         .expect("a status notification");
     assert_eq!(status["params"]["kind"], "Error");
     assert!(
