@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
-use crate::{prompt_cmd, workspace::DiskFiles};
+use crate::prompt_cmd;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -64,17 +64,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     if let Some(t) = &config.backend.fim_template {
         request.options.fim_template = Some(t.clone());
     }
-    let files = request
-        .workspace_root
-        .as_deref()
-        .map(DiskFiles::new)
-        .transpose()?;
-    let mut dropped = Vec::new();
-    if let Some(f) = &files
-        && let Some(rules) = &f.exclusions
-    {
-        dropped = crate::exclusion::apply(rules, &f.root, &mut request)?;
-    }
+    let (files, dropped) = prompt_cmd::workspace_excluding(&mut request)?;
 
     let pipeline = ghost::Pipeline::new(backend, settings);
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -111,9 +111,11 @@ fn apply_overrides(args: &Args, options: &mut Options) {
     }
 }
 
-/// Assembles the prompt with the workspace's files on disk (for imports), after taking out
-/// whatever its `.copilotignore` excludes.
-pub(crate) fn assemble_excluding(request: &mut RequestJson) -> Result<prompt::Prompt> {
+/// The request's workspace on disk (for imports) and the files its `.copilotignore` took out
+/// of the request (an excluded document is an error: nothing about it may be sent).
+pub(crate) fn workspace_excluding(
+    request: &mut RequestJson,
+) -> Result<(Option<DiskFiles>, Vec<String>)> {
     let files = request
         .workspace_root
         .as_deref()
@@ -125,6 +127,13 @@ pub(crate) fn assemble_excluding(request: &mut RequestJson) -> Result<prompt::Pr
     {
         dropped = crate::exclusion::apply(rules, &f.root, request)?;
     }
+    Ok((files, dropped))
+}
+
+/// Assembles the prompt with the workspace's files on disk (for imports), after taking out
+/// whatever its `.copilotignore` excludes.
+pub(crate) fn assemble_excluding(request: &mut RequestJson) -> Result<prompt::Prompt> {
+    let (files, dropped) = workspace_excluding(request)?;
     let mut prompt = prompt::assemble_with_files(
         request,
         &mut prompt::Session::default(),
