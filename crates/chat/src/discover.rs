@@ -323,12 +323,7 @@ impl Finder<'_> {
     }
 
     fn folder_of(&self, path: &Path) -> Option<PathBuf> {
-        self.ws
-            .folders
-            .iter()
-            .filter(|f| path.starts_with(f))
-            .max_by_key(|f| f.as_os_str().len())
-            .cloned()
+        folder_of(&self.ws.folders, path).map(Path::to_path_buf)
     }
 
     fn header(&mut self, path: &Path, text: &str) -> Option<(Frontmatter, String)> {
@@ -645,11 +640,7 @@ impl Customizations {
     }
 
     fn folder_of(&self, path: &Path) -> Option<&Path> {
-        self.folders
-            .iter()
-            .filter(|f| path.starts_with(f))
-            .max_by_key(|f| f.as_os_str().len())
-            .map(PathBuf::as_path)
+        folder_of(&self.folders, path)
     }
 
     /// The `AGENTS.md` closest above `file` in its workspace folder.
@@ -673,6 +664,15 @@ impl Customizations {
             .filter(|i| i.description.is_some())
             .collect()
     }
+}
+
+/// The workspace folder holding `path`, the innermost when folders are nested.
+pub fn folder_of<'a>(folders: &'a [PathBuf], path: &Path) -> Option<&'a Path> {
+    folders
+        .iter()
+        .filter(|f| path.starts_with(f))
+        .max_by_key(|f| f.as_os_str().len())
+        .map(PathBuf::as_path)
 }
 
 /// `path` relative to `folder`, `/`-separated.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tokenizer::Tokenizer;
 
-use crate::discover::{Customizations, Kind, relative};
+use crate::discover::{Customizations, Kind, folder_of, relative};
 
 /// pilotfish's own base system message (Copilot's is its product text, not reproduced).
 pub const BASE_SYSTEM: &str = "You are an AI programming assistant working in the user's code editor. Follow the user's requirements carefully. Keep answers short and focused on the code in the user's workspace. When you show code, use Markdown code blocks with the language named.";
@@ -142,11 +142,7 @@ fn escape_attr(s: &str) -> String {
 }
 
 fn shown_path(path: &Path, folders: &[PathBuf]) -> String {
-    let folder = folders
-        .iter()
-        .filter(|f| path.starts_with(f))
-        .max_by_key(|f| f.as_os_str().len());
-    match folder {
+    match folder_of(folders, path) {
         Some(f) => relative(path, Some(f)).unwrap_or_default(),
         None => path.display().to_string(),
     }

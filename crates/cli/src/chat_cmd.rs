@@ -115,12 +115,7 @@ impl WorkspaceArgs {
 
 /// A path as people read it: relative to its workspace folder, else `~/...`, else whole.
 fn shown(path: &Path, ws: &Workspace) -> String {
-    let folder = ws
-        .folders
-        .iter()
-        .filter(|f| path.starts_with(f))
-        .max_by_key(|f| f.as_os_str().len());
-    if let Some(f) = folder {
+    if let Some(f) = chat::discover::folder_of(&ws.folders, path) {
         let rel = path.strip_prefix(f).unwrap_or(path).display().to_string();
         if ws.folders.len() > 1 {
             let name = f.file_name().unwrap_or_default().to_string_lossy();
