@@ -64,14 +64,142 @@ pub fn split(text: &str) -> Result<(Option<Frontmatter>, &str), FrontmatterError
             let header = if yaml.trim().is_empty() {
                 Frontmatter::default()
             } else {
-                serde_saphyr::from_str::<Frontmatter>(yaml)
-                    .map_err(|e| FrontmatterError::Yaml(one_line(&e.to_string())))?
+                match serde_saphyr::from_str::<Frontmatter>(yaml) {
+                    Ok(h) => h,
+                    // VS Code reads headers that strict YAML refuses (`applyTo: **/*.py`
+                    // unquoted, `description: Triggers: review, audit`), and teams write them
+                    // so: read those the way VS Code does.
+                    Err(strict) => lenient(yaml).map_err(|e| match e {
+                        Lenient::Line(line, what) => {
+                            // The header's first line is the file's second.
+                            FrontmatterError::Yaml(format!("line {}: {what}", line + 2))
+                        }
+                        Lenient::Unsure => FrontmatterError::Yaml(one_line(&strict.to_string())),
+                    })?,
+                }
             };
             return Ok((Some(header), body));
         }
         at += line.len();
     }
     Err(FrontmatterError::Unclosed)
+}
+
+/// Why the lenient reading failed: a line it cannot read (0-based within the header), or a
+/// shape only real YAML describes (then the YAML parser's message is the better one).
+enum Lenient {
+    Line(usize, String),
+    Unsure,
+}
+
+/// Reads a header as VS Code's own simple parser does: one `key: value` per line, the value
+/// being everything after the first `: ` (quotes taken off), `[a, b]` lists and indented
+/// `- item` lines.
+fn lenient(yaml: &str) -> Result<Frontmatter, Lenient> {
+    let mut header = Frontmatter::default();
+    let mut last: Option<&str> = None;
+    let mut list: Vec<String> = Vec::new();
+    let lines: Vec<&str> = yaml.lines().collect();
+    let finish = |key: Option<&str>, list: &mut Vec<String>, header: &mut Frontmatter| {
+        if let Some(key) = key
+            && !list.is_empty()
+        {
+            let items = OneOrMany::Many(std::mem::take(list));
+            match key {
+                "applyTo" => header.apply_to = Some(items),
+                "tools" => header.tools = Some(items),
+                "model" => header.model = Some(items),
+                _ => {}
+            }
+        }
+    };
+    for (i, raw) in lines.iter().enumerate() {
+        let line = raw.trim_end_matches('\r');
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if line.starts_with([' ', '\t']) {
+            // An item of the list the previous key opened; other indented shapes are YAML's.
+            match trimmed.strip_prefix('-') {
+                Some(item) if last.is_some() => list.push(unquote(item.trim()).to_owned()),
+                _ => return Err(Lenient::Unsure),
+            }
+            continue;
+        }
+        finish(last.take(), &mut list, &mut header);
+        let Some((key, value)) = line.split_once(':') else {
+            return Err(Lenient::Line(i, format!("`{trimmed}` is not `key: value`")));
+        };
+        let key = key.trim();
+        let value = value.trim();
+        if value.is_empty() {
+            last = Some(key);
+            continue;
+        }
+        let many = if let Some(inner) = value.strip_prefix('[') {
+            let Some(inner) = inner.strip_suffix(']') else {
+                return Err(Lenient::Line(
+                    i,
+                    format!("the list of `{key}` is not closed by `]`"),
+                ));
+            };
+            Some(
+                inner
+                    .split(',')
+                    .map(|p| unquote(p.trim()).to_owned())
+                    .filter(|p| !p.is_empty())
+                    .collect::<Vec<_>>(),
+            )
+        } else {
+            None
+        };
+        let text = || unquote(value).to_owned();
+        let one_or_many = || match &many {
+            Some(items) => OneOrMany::Many(items.clone()),
+            None => OneOrMany::One(text()),
+        };
+        match key {
+            "name" | "description" if many.is_some() => {
+                return Err(Lenient::Line(
+                    i,
+                    format!("`{key}` must be text, not a list"),
+                ));
+            }
+            "name" => header.name = Some(text()),
+            "description" => header.description = Some(text()),
+            "applyTo" => header.apply_to = Some(one_or_many()),
+            "tools" => header.tools = Some(one_or_many()),
+            "model" => header.model = Some(one_or_many()),
+            "infer" => {
+                header.infer = Some(match unquote(value) {
+                    "true" => true,
+                    "false" => false,
+                    other => {
+                        return Err(Lenient::Line(
+                            i,
+                            format!("`infer` must be true or false, not `{other}`"),
+                        ));
+                    }
+                })
+            }
+            // Keys pilotfish does not use are allowed, whatever their shape.
+            _ => {}
+        }
+    }
+    finish(last, &mut list, &mut header);
+    Ok(header)
+}
+
+fn unquote(s: &str) -> &str {
+    for q in ['"', '\''] {
+        if s.len() >= 2
+            && let Some(inner) = s.strip_prefix(q).and_then(|r| r.strip_suffix(q))
+        {
+            return inner;
+        }
+    }
+    s
 }
 
 fn one_line(s: &str) -> String {
@@ -121,6 +249,37 @@ mod tests {
         ));
         let (h, _) = split("---\r\ndescription: crlf\r\n---\r\nbody").unwrap();
         assert_eq!(h.unwrap().description.as_deref(), Some("crlf"));
+    }
+
+    #[test]
+    fn headers_vs_code_reads_and_yaml_refuses() {
+        // An unquoted glob starts with `*`, a YAML alias: VS Code takes the text.
+        let (h, body) = split("---\napplyTo: **/*.py\n---\nUse type hints.\n").unwrap();
+        assert_eq!(h.unwrap().apply_to.unwrap().items(), ["**/*.py"]);
+        assert_eq!(body, "Use type hints.\n");
+        // A second `: ` in a value is text.
+        let (h, _) = split(
+            "---\nname: reviewer\ndescription: Reviews code. Triggers: review, audit\ntools: [read, 'search']\ninfer: false\n---\n",
+        )
+        .unwrap();
+        let h = h.unwrap();
+        assert_eq!(
+            h.description.as_deref(),
+            Some("Reviews code. Triggers: review, audit")
+        );
+        assert_eq!(h.tools.unwrap().items(), ["read", "search"]);
+        assert_eq!(h.infer, Some(false));
+        let (h, _) = split("---\napplyTo: **/*.ts\ntools:\n  - read\n  - edit\n---\n").unwrap();
+        assert_eq!(h.unwrap().tools.unwrap().items(), ["read", "edit"]);
+        // What neither reads is reported with the file's line number (the header starts on 2).
+        assert_eq!(
+            split("---\napplyTo: **/*.py\nnot a pair\n---\n").unwrap_err(),
+            FrontmatterError::Yaml("line 3: `not a pair` is not `key: value`".into())
+        );
+        assert_eq!(
+            split("---\ndescription: a\ninfer: maybe\n---\n").unwrap_err(),
+            FrontmatterError::Yaml("line 3: `infer` must be true or false, not `maybe`".into())
+        );
     }
 
     proptest! {
