@@ -307,6 +307,15 @@ fn attachment(spec: &str) -> Result<Attachment> {
     let text = CustomizationFiles
         .read_text(&path)
         .map_err(|e| anyhow::anyhow!("{} {e}", path.display()))?;
+    if let Some((from, to)) = selection {
+        let lines = text.lines().count();
+        if to > lines {
+            bail!(
+                "{spec}: {} has {lines} line(s), so lines {from}-{to} are not all in it",
+                path.display()
+            );
+        }
+    }
     Ok(Attachment {
         path,
         text,

@@ -15,10 +15,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// pilotfish: a local-first engine for code completion prompts. It shows exactly what would
-/// be sent to a model, and why.
+/// pilotfish: a local-first engine for code completion and chat. It builds the prompt Copilot
+/// would build, shows exactly what would be sent to a model and why, and sends it to your own
+/// model server.
 #[derive(Debug, Parser)]
-#[command(name = "pilotfish", version, about, long_about = None)]
+#[command(name = "pilotfish", version, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -49,6 +50,12 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A command whose output goes into `head` or a pager that quits early must stop quietly,
+    // as other command-line tools do, not panic on the closed pipe. The language server keeps
+    // Rust's default (the signal ignored) and ends its loop on the write error instead.
+    if !matches!(cli.command, Command::Lsp(_)) {
+        stop_quietly_on_closed_pipe();
+    }
     let result = match cli.command {
         Command::Tokens(args) => tokens::run(args),
         Command::Snippets(args) => snippets::run(args),
@@ -61,9 +68,30 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if is_closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("pilotfish: {err:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+#[cfg(unix)]
+fn stop_quietly_on_closed_pipe() {
+    // SAFETY: restores the default disposition of SIGPIPE (end the process) before any other
+    // thread exists; sockets are unaffected, since Rust sends on them with MSG_NOSIGNAL.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn stop_quietly_on_closed_pipe() {}
+
+/// Whether an error is a write to a reader that went away, which is no failure of ours.
+fn is_closed_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -162,8 +162,9 @@ pub(crate) fn read_request(path: &PathBuf) -> Result<RequestJson> {
 }
 
 fn parse_request(text: &str) -> Result<RequestJson> {
-    serde_json::from_str(text)
-        .map_err(|e| anyhow::anyhow!("{e} (see shared/contracts/completion-request.md)"))
+    serde_json::from_str(text).map_err(|e| {
+        anyhow::anyhow!("{e} (the request's fields are described in docs/completion-request.md)")
+    })
 }
 
 /// Builds a request from files on disk: paths absolute under the workspace root.

@@ -1,10 +1,12 @@
-//! The editor-state contract (`shared/contracts/completion-request.md`): the JSON a caller sends,
+//! The editor-state contract (described for users in `docs/completion-request.md`): the JSON a caller sends,
 //! and its validation into a [`Request`] that assembly can trust.
 
 use serde::{Deserialize, Serialize};
 
-/// A completion request as JSON. Unknown fields are ignored so the contract can grow.
+/// A completion request as JSON. Unknown fields are refused, as the configuration file's are:
+/// a misspelt option (`max_prompt_token`) would otherwise be silently ignored.
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct RequestJson {
     #[serde(default)]
     pub workspace_root: Option<String>,
@@ -29,6 +31,7 @@ pub struct RequestJson {
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct DocumentJson {
     pub path: String,
     #[serde(default)]
@@ -124,7 +127,7 @@ pub enum DiagnosticCode {
 
 /// How the prompt is built. Every field is optional; the defaults are Copilot's.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Options {
     /// `o200k_base` (Copilot's default), `cl100k_base` or `approximate`.
     pub tokenizer: String,
