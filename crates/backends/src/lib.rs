@@ -12,6 +12,7 @@
 //! `/v1/chat/completions` (chat models, asked in words), Ollama's `/api/generate` (with
 //! `suffix`, or raw), and Mistral's Codestral `/v1/fim/completions`.
 
+pub mod server;
 pub mod sse;
 
 use std::{ops::ControlFlow, time::Duration};
@@ -80,6 +81,29 @@ impl Kind {
     /// Everywhere else the context has to be written into the prefix, or it is lost.
     pub fn takes_separate_context(self) -> bool {
         self == Kind::LlamaCppInfill
+    }
+
+    /// Where this kind of server listens when nobody changed it: llama.cpp's and most
+    /// OpenAI-compatible local servers' port 8080, Ollama's 11434, Mistral's hosted Codestral.
+    pub fn default_endpoint(self) -> &'static str {
+        match self {
+            Kind::Ollama | Kind::OllamaRaw => "http://127.0.0.1:11434",
+            Kind::Codestral => "https://codestral.mistral.ai",
+            _ => "http://127.0.0.1:8080",
+        }
+    }
+
+    /// The name this kind is configured by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::LlamaCppInfill => "llama-infill",
+            Kind::LlamaCppCompletion => "llama-completion",
+            Kind::OpenAiCompletions => "openai-completions",
+            Kind::OpenAiChat => "openai-chat",
+            Kind::Ollama => "ollama",
+            Kind::OllamaRaw => "ollama-raw",
+            Kind::Codestral => "codestral",
+        }
     }
 
     fn path(self) -> &'static str {
@@ -152,6 +176,13 @@ pub struct Backend {
     pub api_key: Option<String>,
     /// For the whole exchange, stream included.
     pub total_timeout: Duration,
+    /// For a streamed answer: the longest wait from sending until the first text arrives.
+    /// Ghost text is worthless late, so an editor gets a short one; a hung server then costs
+    /// one short wait, not the whole total limit.
+    pub first_token_timeout: Option<Duration>,
+    /// The context size to ask the server for, where the server takes it per request
+    /// (Ollama's `num_ctx`, whose default silently truncates long prompts).
+    pub context_size: Option<u32>,
     client: reqwest::Client,
 }
 
@@ -170,6 +201,10 @@ pub enum BackendError {
     Connect { url: String, detail: String },
     #[error("{url} did not answer within {after:?}")]
     Timeout { url: String, after: Duration },
+    #[error(
+        "{url} sent no text within {after:?} (the time-to-first-token limit): the server is busy, loading a model or hung"
+    )]
+    FirstTokenTimeout { url: String, after: Duration },
     #[error("{url} answered HTTP {status}: {body}")]
     Status {
         url: String,
@@ -188,6 +223,10 @@ pub enum BackendError {
     StreamCut { url: String },
     #[error("{url} sent more than {limit} bytes; that is not a completion")]
     TooLarge { url: String, limit: usize },
+    #[error(
+        "{url} answered with a web page ({content_type}), not a completion: is the endpoint the model server's address?"
+    )]
+    NotAModelServer { url: String, content_type: String },
     #[error("the HTTP client could not be set up: {0}")]
     Setup(String),
     #[error("request to {url} failed: {detail}")]
@@ -203,6 +242,39 @@ impl BackendError {
             BackendError::Connect { .. } => true,
             BackendError::Status { status, .. } => matches!(status, 429 | 502 | 503 | 504),
             _ => false,
+        }
+    }
+
+    /// Whether the server refused the prompt as longer than its context (llama.cpp: "exceeds
+    /// the available context size"; vLLM and OpenAI: "maximum context length"): asking again
+    /// with a smaller prompt may succeed.
+    pub fn is_context_overflow(&self) -> bool {
+        let BackendError::Status { status, body, .. } = self else {
+            return false;
+        };
+        let body = body.to_ascii_lowercase();
+        *status == 413
+            || (matches!(status, 400 | 500)
+                && body.contains("context")
+                && ["exceed", "too long", "length", "maximum"]
+                    .iter()
+                    .any(|w| body.contains(w)))
+    }
+
+    /// A short name for the kind of failure, the same for every failure of that kind (so an
+    /// editor is told once per kind, not once per keystroke).
+    pub fn kind_name(&self) -> String {
+        match self {
+            BackendError::Connect { .. } => "connect".into(),
+            BackendError::Timeout { .. } => "timeout".into(),
+            BackendError::FirstTokenTimeout { .. } => "first-token-timeout".into(),
+            BackendError::Status { status, .. } => format!("http-{status}"),
+            BackendError::Json { .. } => "json".into(),
+            BackendError::Stream { .. } | BackendError::StreamCut { .. } => "stream".into(),
+            BackendError::TooLarge { .. } => "too-large".into(),
+            BackendError::NotAModelServer { .. } => "not-a-model-server".into(),
+            BackendError::Setup(_) => "setup".into(),
+            BackendError::Other { .. } => "other".into(),
         }
     }
 }
@@ -231,10 +303,12 @@ impl Backend {
             .map_err(|e| BackendError::Setup(e.to_string()))?;
         Ok(Backend {
             kind,
-            endpoint: endpoint.trim_end_matches('/').to_owned(),
+            endpoint: base_url(endpoint),
             model: None,
             api_key: None,
             total_timeout,
+            first_token_timeout: None,
+            context_size: None,
             client,
         })
     }
@@ -281,6 +355,9 @@ impl Backend {
                         "stop": req.stop,
                     },
                 });
+                if let Some(n) = self.context_size {
+                    body["options"]["num_ctx"] = json!(n);
+                }
                 if !raw {
                     body["suffix"] = json!(req.suffix);
                 }
@@ -344,6 +421,17 @@ impl Backend {
                 body: String::from_utf8_lossy(&body).trim().to_owned(),
             });
         }
+        // A web page where a model server was expected (a proxy's sign-in page, a web UI on
+        // that port) is named as such, not mistaken for a stream that ended early.
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if content_type.starts_with("text/html") {
+            return Err(BackendError::NotAModelServer { url, content_type });
+        }
         Ok(response)
     }
 
@@ -369,37 +457,6 @@ impl Backend {
                 detail: root_cause(&e),
             }
         }
-    }
-
-    /// Checks that the server answers: `GET /health` for llama.cpp, `GET /v1/models` for
-    /// OpenAI-compatible servers. Returns what the server said, shortened.
-    pub async fn probe(&self) -> Result<String, BackendError> {
-        let path = match self.kind {
-            Kind::LlamaCppInfill | Kind::LlamaCppCompletion => "/health",
-            Kind::OpenAiCompletions | Kind::OpenAiChat | Kind::Codestral => "/v1/models",
-            Kind::Ollama | Kind::OllamaRaw => "/api/tags",
-        };
-        let url = format!("{}{path}", self.endpoint);
-        let mut builder = self.client.get(&url).timeout(self.total_timeout);
-        if let Some(key) = &self.api_key {
-            builder = builder.bearer_auth(key);
-        }
-        let response = builder.send().await.map_err(|e| self.transport_error(e))?;
-        let status = response.status();
-        let body = read_limited(response, 4096).await.unwrap_or_default();
-        let body = String::from_utf8_lossy(&body)
-            .trim()
-            .chars()
-            .take(200)
-            .collect::<String>();
-        if !status.is_success() {
-            return Err(BackendError::Status {
-                url,
-                status: status.as_u16(),
-                body,
-            });
-        }
-        Ok(body)
     }
 
     /// Asks for a completion and waits for all of it.
@@ -450,13 +507,33 @@ impl Backend {
         req: &Request,
         mut on_text: impl FnMut(&str) -> ControlFlow<()>,
     ) -> Result<String, BackendError> {
-        let response = self.send(&self.body(req, true)).await?;
+        let deadline = self
+            .first_token_timeout
+            .map(|after| (tokio::time::Instant::now() + after, after));
+        let first_token_timeout = |after| BackendError::FirstTokenTimeout {
+            url: self.url(),
+            after,
+        };
+        let response = match deadline {
+            Some((at, after)) => tokio::time::timeout_at(at, self.send(&self.body(req, true)))
+                .await
+                .map_err(|_| first_token_timeout(after))??,
+            None => self.send(&self.body(req, true)).await?,
+        };
         let mut parser = sse::SseParser::default();
         let mut lines = sse::LineParser::default();
         let mut text = String::new();
         let mut ended = false;
         let mut bytes = response.bytes_stream();
-        while let Some(chunk) = bytes.next().await {
+        loop {
+            // Until the first text, the wait is bounded by the time-to-first-token limit.
+            let next = match deadline {
+                Some((at, after)) if text.is_empty() => tokio::time::timeout_at(at, bytes.next())
+                    .await
+                    .map_err(|_| first_token_timeout(after))?,
+                _ => bytes.next().await,
+            };
+            let Some(chunk) = next else { break };
             let chunk = chunk.map_err(|e| self.transport_error(e))?;
             let events = if self.kind.streams_sse() {
                 parser.push(&chunk)
@@ -530,6 +607,18 @@ impl Backend {
             detail: detail.to_owned(),
         }
     }
+}
+
+/// The server's root from a base URL as users write it. OpenAI-compatible servers document
+/// their address with `/v1` (`http://host:8000/v1`), and every path pilotfish sends already
+/// starts below the root, so a trailing `/v1` is taken off rather than doubled.
+pub fn base_url(endpoint: &str) -> String {
+    let trimmed = endpoint.trim().trim_end_matches('/');
+    trimmed
+        .strip_suffix("/v1")
+        .unwrap_or(trimmed)
+        .trim_end_matches('/')
+        .to_owned()
 }
 
 fn string_field(v: &Value, name: &str) -> Option<String> {

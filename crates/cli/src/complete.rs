@@ -21,8 +21,12 @@ pub(crate) struct Args {
     #[command(flatten)]
     overrides: crate::config::Overrides,
     /// Tokens to generate at most (default: the configuration's, 64).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     max_tokens: Option<u32>,
+    /// The prompt's budget in tokens (default: the configuration's, else Copilot's 7,692;
+    /// lowered to what the server's context holds either way).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(64..))]
+    max_prompt_tokens: Option<u32>,
     /// Suggestions to ask for, as an editor does for cycling (each its own request).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10))]
     candidates: u32,
@@ -45,6 +49,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let (mut config, _) = crate::config::load(&args.overrides)?;
     if let Some(m) = &args.multiline {
         config.completion.multiline = m.clone();
+    }
+    if let Some(n) = args.max_prompt_tokens {
+        config.completion.max_prompt_tokens = Some(n);
     }
     let backend = config.backend.backend()?;
     let kind = backend.kind;
@@ -82,8 +89,21 @@ pub(crate) fn run(args: Args) -> Result<()> {
                 ..ghost::Ask::default()
             },
         ),
-    )?;
+    );
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(ghost::PipelineError::Backend { error, trace }) => {
+            // A failed request is when the prompt and the request are most needed.
+            if args.explain {
+                explain(&trace, &endpoint, kind);
+            }
+            print_notes(&trace.notes);
+            return Err(anyhow::Error::new(BackendFailure(error)));
+        }
+        Err(e) => return Err(e.into()),
+    };
     let trace = &outcome.trace;
+    print_notes(&trace.notes);
     if let Some(reason) = trace
         .prompt
         .as_ref()
@@ -106,35 +126,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     if args.explain {
-        if let Some(p) = &trace.prompt {
-            print!("{}", prompt::render_text(p));
-        }
-        println!("─── request to {endpoint} ({kind:?}) ───");
-        if let Some(r) = &trace.backend_request {
-            println!(
-                "max_tokens {}, temperature {}, {} extra context chunk(s), stops {:?}",
-                r.max_tokens,
-                r.temperature,
-                r.extra.len(),
-                r.stop
-            );
-        }
-        println!(
-            "{}: {}",
-            if trace.multiline {
-                "multi-line"
-            } else {
-                "one line"
-            },
-            trace.multiline_reason
-        );
-        println!(
-            "─── timings: prompt assembly {}, first token {}, total {:.1} ms, {} request(s) ───",
-            ms(trace.assembly_ms),
-            ms(trace.first_token_ms),
-            trace.total_ms,
-            trace.attempts
-        );
+        explain(trace, &endpoint, kind);
         for cut in &trace.cuts {
             println!("post-processing: {cut}");
         }
@@ -163,6 +155,65 @@ pub(crate) fn run(args: Args) -> Result<()> {
     }
     Ok(())
 }
+
+/// The prompt, the request sent, the multi-line decision and the timings.
+fn explain(trace: &ghost::Trace, endpoint: &str, kind: backends::Kind) {
+    if let Some(p) = &trace.prompt {
+        print!("{}", prompt::render_text(p));
+    }
+    println!("─── request to {endpoint} ({}) ───", kind.name());
+    if let Some(n) = trace.max_prompt_tokens {
+        println!("prompt budget {n} tokens");
+    }
+    if let Some(r) = &trace.backend_request {
+        println!(
+            "max_tokens {}, temperature {}, {} extra context chunk(s), stops {:?}",
+            r.max_tokens,
+            r.temperature,
+            r.extra.len(),
+            r.stop
+        );
+    }
+    println!(
+        "{}: {}",
+        if trace.multiline {
+            "multi-line"
+        } else {
+            "one line"
+        },
+        trace.multiline_reason
+    );
+    println!(
+        "─── timings: prompt assembly {}, first token {}, total {:.1} ms, {} request(s) ───",
+        ms(trace.assembly_ms),
+        ms(trace.first_token_ms),
+        trace.total_ms,
+        trace.attempts
+    );
+}
+
+/// How the prompt was fitted to the model, and warnings about the server, on standard error.
+fn print_notes(notes: &[String]) {
+    for note in notes {
+        if note.starts_with("warning: ") {
+            eprintln!("pilotfish: {note}");
+        } else {
+            eprintln!("note: {note}");
+        }
+    }
+}
+
+/// A backend failure as the command's error.
+#[derive(Debug)]
+struct BackendFailure(std::sync::Arc<backends::BackendError>);
+
+impl std::fmt::Display for BackendFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for BackendFailure {}
 
 fn ms(v: Option<f64>) -> String {
     v.map_or("none".to_owned(), |t| format!("{t:.1} ms"))

@@ -1,7 +1,7 @@
 //! The configuration file: which model server to use and how, with defaults that work for a
 //! llama.cpp server on this machine. `pilotfish config check` shows and tries it.
 
-use std::{path::PathBuf, time::Duration};
+use std::{collections::BTreeMap, path::PathBuf, time::Duration};
 
 use anyhow::{Context, Result, bail};
 use backends::{Backend, Fim, Kind};
@@ -33,6 +33,9 @@ pub(crate) struct CompletionConfig {
     pub(crate) cache: bool,
     /// Attempts after the first when the server was unreachable or busy.
     pub(crate) retries: u32,
+    /// The prompt's budget (prefix, context and suffix). Default: Copilot's 7,692, or less
+    /// when the server's context cannot hold that and the answer.
+    pub(crate) max_prompt_tokens: Option<u32>,
 }
 
 impl Default for CompletionConfig {
@@ -46,6 +49,7 @@ impl Default for CompletionConfig {
             filter_threshold: d.filter_threshold,
             cache: d.cache,
             retries: d.retries,
+            max_prompt_tokens: None,
         }
     }
 }
@@ -69,8 +73,18 @@ impl CompletionConfig {
             },
             other => bail!("debounce `{other}` is not one of fixed, predictive"),
         };
+        if max_tokens == 0 {
+            bail!("max_tokens must be 1 or more: a completion of no tokens is never shown");
+        }
         if !(0.0..=1.0).contains(&self.filter_threshold) {
             bail!("filter_threshold must be between 0 and 1");
+        }
+        if let Some(n) = self.max_prompt_tokens
+            && n < 64
+        {
+            bail!(
+                "max_prompt_tokens must be 64 or more: a prompt of {n} tokens holds almost nothing"
+            );
         }
         Ok(ghost::Settings {
             max_tokens,
@@ -81,6 +95,7 @@ impl CompletionConfig {
             cache: self.cache,
             retries: self.retries,
             skip_like_copilot: true,
+            max_prompt_tokens: self.max_prompt_tokens.map(|n| n as usize),
         })
     }
 }
@@ -90,6 +105,16 @@ impl CompletionConfig {
 pub(crate) struct Loaded {
     pub(crate) backend: BackendConfig,
     pub(crate) completion: CompletionConfig,
+    /// Where each setting that is not a default came from (`section.key` → a flag, a variable
+    /// or the file), for `config check` and for error messages that blame the right place.
+    pub(crate) origins: BTreeMap<String, String>,
+}
+
+impl Loaded {
+    /// Where `section.key` came from: a flag, a variable, the file, or the default.
+    pub(crate) fn origin(&self, key: &str) -> &str {
+        self.origins.get(key).map_or("default", String::as_str)
+    }
 }
 
 /// `[backend]`: the model server.
@@ -99,7 +124,9 @@ pub(crate) struct BackendConfig {
     /// llama-infill, llama-completion, openai-completions, openai-chat, ollama, ollama-raw or
     /// codestral.
     pub(crate) kind: String,
-    pub(crate) endpoint: String,
+    /// The server's base URL, with or without `/v1`; default: where the kind's server listens
+    /// unless told otherwise.
+    pub(crate) endpoint: Option<String>,
     pub(crate) model: Option<String>,
     /// For backends that take one prompt string.
     pub(crate) fim_template: Option<String>,
@@ -111,14 +138,24 @@ pub(crate) struct BackendConfig {
     pub(crate) api_key: Option<String>,
     pub(crate) connect_timeout_seconds: f64,
     pub(crate) timeout_seconds: f64,
+    /// The longest wait for the first text of an answer. Default: 4 seconds in the language
+    /// server (a suggestion that late is useless), none beyond `timeout_seconds` on the
+    /// command line.
+    pub(crate) first_token_timeout_seconds: Option<f64>,
     pub(crate) max_tokens: u32,
+    /// The model's context size in its own tokens, where the server does not say it (or to
+    /// ask Ollama for more than its default of 2,048).
+    pub(crate) context_size: Option<u32>,
+    /// Where `fim_template` came from, to blame the right place when it does not fit.
+    #[serde(skip)]
+    pub(crate) fim_template_origin: Option<String>,
 }
 
 impl Default for BackendConfig {
     fn default() -> Self {
         BackendConfig {
             kind: "llama-infill".into(),
-            endpoint: "http://127.0.0.1:8080".into(),
+            endpoint: None,
             model: None,
             fim_template: None,
             api_key_env: None,
@@ -126,7 +163,10 @@ impl Default for BackendConfig {
             api_key: None,
             connect_timeout_seconds: 3.0,
             timeout_seconds: 30.0,
+            first_token_timeout_seconds: None,
             max_tokens: 64,
+            context_size: None,
+            fim_template_origin: None,
         }
     }
 }
@@ -171,11 +211,12 @@ fn config_path(explicit: Option<&PathBuf>) -> (Option<PathBuf>, bool) {
 /// (PILOTFISH_BACKEND, PILOTFISH_ENDPOINT, PILOTFISH_MODEL), then the command line.
 pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
     let (path, explicit) = config_path(overrides.config.as_ref());
+    let mut origins = BTreeMap::new();
     let file = match &path {
         Some(p) if p.exists() => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("could not read {}", p.display()))?;
-            toml::from_str::<Config>(&text).map_err(|e| {
+            let config = toml::from_str::<Config>(&text).map_err(|e| {
                 // One line: the message and where, without the source excerpt.
                 let line = e
                     .span()
@@ -192,36 +233,59 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
                     "{} is not a valid configuration: {message}{at}",
                     p.display()
                 )
-            })?
+            })?;
+            // The keys the file sets, for `config check` to say where each value came from.
+            if let Ok(table) = toml::from_str::<toml::Table>(&text) {
+                for (section, keys) in &table {
+                    for key in keys.as_table().into_iter().flat_map(|t| t.keys()) {
+                        origins.insert(format!("{section}.{key}"), p.display().to_string());
+                    }
+                }
+            }
+            config
         }
         Some(p) if explicit => bail!("the configuration file {} does not exist", p.display()),
         _ => Config::default(),
     };
     let completion = file.completion;
     let mut config = file.backend;
+    if let Some(p) = &path
+        && config.fim_template.is_some()
+    {
+        config.fim_template_origin = Some(format!("fim_template in {}", p.display()));
+    }
     let used = path.filter(|p| p.exists());
-    for (var, field) in [
-        ("PILOTFISH_BACKEND", &mut config.kind),
-        ("PILOTFISH_ENDPOINT", &mut config.endpoint),
-    ] {
-        if let Ok(v) = std::env::var(var) {
-            *field = v;
-        }
+    let mut set = |key: &str, origin: &str| {
+        origins.insert(format!("backend.{key}"), origin.to_owned());
+    };
+    if let Ok(v) = std::env::var("PILOTFISH_BACKEND") {
+        config.kind = v;
+        set("kind", "$PILOTFISH_BACKEND");
+    }
+    if let Ok(v) = std::env::var("PILOTFISH_ENDPOINT") {
+        config.endpoint = Some(v);
+        set("endpoint", "$PILOTFISH_ENDPOINT");
     }
     if let Ok(v) = std::env::var("PILOTFISH_MODEL") {
         config.model = Some(v);
+        set("model", "$PILOTFISH_MODEL");
     }
     if let Some(v) = &overrides.backend {
         config.kind = v.clone();
+        set("kind", "--backend");
     }
     if let Some(v) = &overrides.endpoint {
-        config.endpoint = v.clone();
+        config.endpoint = Some(v.clone());
+        set("endpoint", "--endpoint");
     }
     if let Some(v) = &overrides.model {
         config.model = Some(v.clone());
+        set("model", "--model");
     }
     if let Some(v) = &overrides.fim_template {
         config.fim_template = Some(v.clone());
+        config.fim_template_origin = Some("--fim-template".to_owned());
+        set("fim_template", "--fim-template");
     }
     // Bad values are reported now, not at the first completion.
     completion.settings(config.max_tokens)?;
@@ -229,59 +293,120 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
         Loaded {
             backend: config,
             completion,
+            origins,
         },
         used,
     ))
 }
 
+const KINDS: &str = "llama-infill, llama-completion, openai-completions, openai-chat, ollama, ollama-raw or codestral";
+
 impl BackendConfig {
+    /// The kind of server, or an error naming the ones there are.
+    pub(crate) fn kind(&self) -> Result<Kind> {
+        Kind::parse(&self.kind)
+            .ok_or_else(|| anyhow::anyhow!("unknown backend `{}`: use {KINDS}", self.kind))
+    }
+
+    /// The base URL in force: the one set, else where this kind of server listens.
+    pub(crate) fn endpoint(&self) -> Result<String> {
+        Ok(match &self.endpoint {
+            Some(e) => e.clone(),
+            None => self.kind()?.default_endpoint().to_owned(),
+        })
+    }
+
     /// The backend this configuration describes, after checking that its parts fit together.
     pub(crate) fn backend(&self) -> Result<Backend> {
-        let Some(kind) = Kind::parse(&self.kind) else {
-            bail!(
-                "unknown backend `{}`: use llama-infill, llama-completion, openai-completions, openai-chat, ollama, ollama-raw or codestral",
-                self.kind
-            );
-        };
-        if !(self.endpoint.starts_with("http://") || self.endpoint.starts_with("https://")) {
-            bail!(
-                "endpoint `{}` is not an http:// or https:// URL",
-                self.endpoint
-            );
+        let kind = self.kind()?;
+        let endpoint = self.endpoint()?;
+        if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+            bail!("endpoint `{endpoint}` is not an http:// or https:// URL");
         }
-        // A mismatch between endpoint and template is the first complaint about peer tools
-        // (empty completions for no visible reason): refuse it with the fix instead.
-        match (kind.fim(), &self.fim_template) {
-            (Fim::Template, None) => bail!(
-                "the {} backend takes one prompt string: give --fim-template (for example qwen2.5-coder, deepseek-coder, codellama, starcoder) matching the model",
-                self.kind
-            ),
-            (Fim::Native | Fim::Chat, Some(t)) => bail!(
-                "the {} backend applies the model's own FIM format; --fim-template {t} would be sent as text: drop it, or use --backend llama-completion",
-                self.kind
-            ),
-            _ => {}
+        self.check_template(kind)?;
+        if matches!(kind, Kind::Ollama | Kind::OllamaRaw) && self.model.is_none() {
+            bail!(
+                "the {} backend needs a model name: give --model (or `model` in [backend]), one of those `ollama list` shows, such as qwen2.5-coder:1.5b-base",
+                kind.name()
+            );
         }
         if let Some(t) = &self.fim_template {
             t.parse::<prompt::fim::FimTemplate>()?;
         }
         for (what, v) in [
-            ("connect_timeout_seconds", self.connect_timeout_seconds),
-            ("timeout_seconds", self.timeout_seconds),
+            (
+                "connect_timeout_seconds",
+                Some(self.connect_timeout_seconds),
+            ),
+            ("timeout_seconds", Some(self.timeout_seconds)),
+            (
+                "first_token_timeout_seconds",
+                self.first_token_timeout_seconds,
+            ),
         ] {
-            if !(v > 0.0 && v.is_finite()) {
+            if let Some(v) = v
+                && !(v > 0.0 && v.is_finite())
+            {
                 bail!("{what} must be a positive number of seconds, not {v}");
             }
         }
+        if self.context_size.is_some_and(|n| n <= self.max_tokens) {
+            bail!(
+                "context_size must be larger than max_tokens ({}): the prompt needs room too",
+                self.max_tokens
+            );
+        }
         let mut backend = Backend::new(
             kind,
-            &self.endpoint,
+            &endpoint,
             Duration::from_secs_f64(self.connect_timeout_seconds),
             Duration::from_secs_f64(self.timeout_seconds),
         )?;
         backend.model = self.model.clone();
         backend.api_key = self.api_key()?;
+        backend.first_token_timeout = self
+            .first_token_timeout_seconds
+            .map(Duration::from_secs_f64);
+        backend.context_size = self.context_size;
         Ok(backend)
+    }
+
+    /// A FIM template where the backend takes none, or none where it needs one, gives empty or
+    /// nonsense completions with no visible reason (the first complaint about peer tools):
+    /// refuse it with the fix for this backend, naming where the template came from.
+    fn check_template(&self, kind: Kind) -> Result<()> {
+        let name = kind.name();
+        let Some(t) = &self.fim_template else {
+            if kind.fim() == Fim::Template {
+                bail!(
+                    "the {name} backend takes one prompt string, so it needs the model's FIM template: give --fim-template (or `fim_template` in [backend]) naming the model's format, such as qwen2.5-coder, deepseek-coder, codellama or starcoder"
+                );
+            }
+            return Ok(());
+        };
+        let from = self
+            .fim_template_origin
+            .as_deref()
+            .unwrap_or("fim_template");
+        let fix = match kind {
+            Kind::LlamaCppInfill => {
+                "remove it (llama.cpp's /infill applies the model's own format), or use --backend llama-completion to apply this one"
+            }
+            Kind::Ollama => {
+                "remove it (Ollama applies the model's own template to prompt and suffix), or use --backend ollama-raw to apply this one"
+            }
+            Kind::OpenAiCompletions => {
+                "remove it (the server applies the model's own format to prompt and suffix); for llama.cpp use --backend llama-completion, for Ollama --backend ollama-raw"
+            }
+            Kind::Codestral => "remove it (Codestral applies its own format)",
+            Kind::OpenAiChat => {
+                "remove it: a chat model is asked in words and has no FIM format; for a FIM model use a completion backend (llama-infill, llama-completion, ollama-raw)"
+            }
+            Kind::LlamaCppCompletion | Kind::OllamaRaw => return Ok(()),
+        };
+        bail!(
+            "the {name} backend takes no FIM template, and {t} (from {from}) would be sent as text: {fix}"
+        )
     }
 
     fn api_key(&self) -> Result<Option<String>> {
@@ -308,46 +433,155 @@ impl BackendConfig {
     }
 }
 
+/// How long `config check` and the first request of a session wait for a server to describe
+/// itself: a server that takes longer is reported, not waited for.
+pub(crate) const PROBE_LIMIT: Duration = Duration::from_secs(3);
+
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
-    /// Show the configuration in force and try the server.
+    /// Show the configuration in force, where each setting came from, and try the server.
     Check(Overrides),
 }
 
 pub(crate) fn run(command: Command) -> Result<()> {
     let Command::Check(overrides) = command;
     let (loaded, path) = load(&overrides)?;
-    let config = loaded.backend;
     match &path {
         Some(p) => println!("configuration: {}", p.display()),
         None => println!("configuration: none found, using the defaults"),
     }
-    println!("backend:       {}", config.kind);
-    println!("endpoint:      {}", config.endpoint);
-    println!(
-        "model:         {}",
-        config.model.as_deref().unwrap_or("(the server's)")
-    );
-    println!(
-        "fim template:  {}",
-        config
-            .fim_template
-            .as_deref()
-            .unwrap_or("(none: the server does FIM)")
-    );
-    let backend = config.backend()?;
-    println!(
-        "api key:       {}",
-        if backend.api_key.is_some() {
-            "set"
-        } else {
-            "none"
+    let b = &loaded.backend;
+    let completion = toml::Table::try_from(&loaded.completion)?;
+    let mut backend_table = toml::Table::try_from(b)?;
+    // Settings left unset are shown with what they mean.
+    backend_table.insert("endpoint".into(), toml::Value::String(b.endpoint()?));
+    let unset = |key: &str| match key {
+        "model" => "(the server's)",
+        "fim_template" => "(none: the server does FIM)",
+        "api_key_env" | "api_key_command" | "api_key" => "(none)",
+        "first_token_timeout_seconds" => "(command line: none; language server: 4)",
+        "context_size" => "(the server's, else none)",
+        "max_prompt_tokens" => "(7692, or what the server's context leaves)",
+        _ => "(unset)",
+    };
+    for (section, table, keys) in [
+        ("backend", &backend_table, BACKEND_KEYS),
+        ("completion", &completion, COMPLETION_KEYS),
+    ] {
+        println!("[{section}]");
+        for key in keys {
+            let origin = loaded.origin(&format!("{section}.{key}"));
+            let value = match table.get(*key) {
+                Some(_) if *key == "api_key" => "(set, hidden)".to_owned(),
+                Some(v) => show_value(v),
+                None => unset(key).to_owned(),
+            };
+            println!("  {key:<28} {value:<40} {origin}");
         }
-    );
+    }
+    let backend = b.backend()?;
+    let kind = backend.kind;
+    let mut warnings = Vec::new();
+    if kind == Kind::Codestral && backend.api_key.is_none() {
+        warnings.push(
+            "Codestral needs an API key: set api_key_env = \"MISTRAL_API_KEY\" (or api_key_command) in [backend]".to_owned(),
+        );
+    }
+    if !warnings.is_empty() {
+        // Without its key, Codestral would only refuse: there is nothing to ask yet.
+        println!("server: not asked");
+        for w in &warnings {
+            println!("warning: {w}");
+        }
+        return Ok(());
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let answer = runtime.block_on(backend.probe())?;
-    println!("server:        answers ({answer})");
+    let info = runtime
+        .block_on(backend.server_info(PROBE_LIMIT))
+        .map_err(|e| anyhow::anyhow!("the server did not answer: {e}"))?;
+    println!("server");
+    println!("  asked                        {}", info.probed);
+    println!("  answered as                  {}", info.server);
+    println!(
+        "  model                        {}",
+        info.model.as_deref().unwrap_or("(not said)")
+    );
+    println!(
+        "  context size                 {}",
+        info.context_size
+            .map_or("(not said)".to_owned(), |n| format!("{n} tokens"))
+    );
+    if let Some(fim) = info.fim {
+        println!(
+            "  fill-in-the-middle           {}",
+            if fim { "yes" } else { "no" }
+        );
+    }
+    if !info.models.is_empty() {
+        println!("  models                       {}", info.models.join(", "));
+    }
+    if info.is_llama_cpp() && kind == Kind::OpenAiCompletions {
+        warnings.push(
+            ghost::LLAMA_SUFFIX_IGNORED
+                .trim_start_matches("warning: ")
+                .to_owned(),
+        );
+    }
+    if info.fim == Some(false) && kind.fim() == Fim::Native {
+        warnings.push(format!(
+            "the model {} has no fill-in-the-middle support: completions will ignore the code after the cursor; use a base or FIM code model",
+            info.model.as_deref().unwrap_or("")
+        ));
+    }
+    if let Some(ctx) = info.context_size
+        && ctx <= b.max_tokens
+    {
+        warnings.push(format!(
+            "the server's context ({ctx} tokens) cannot hold max_tokens ({}) and a prompt",
+            b.max_tokens
+        ));
+    }
+    for w in &warnings {
+        println!("warning: {w}");
+    }
     Ok(())
 }
+
+/// A setting's value as it would be written in the file.
+fn show_value(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Integer(n) => n.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+const BACKEND_KEYS: &[&str] = &[
+    "kind",
+    "endpoint",
+    "model",
+    "fim_template",
+    "api_key_env",
+    "api_key_command",
+    "api_key",
+    "connect_timeout_seconds",
+    "timeout_seconds",
+    "first_token_timeout_seconds",
+    "max_tokens",
+    "context_size",
+];
+
+const COMPLETION_KEYS: &[&str] = &[
+    "max_prompt_tokens",
+    "multiline",
+    "debounce",
+    "debounce_ms",
+    "contextual_filter",
+    "filter_threshold",
+    "cache",
+    "retries",
+];

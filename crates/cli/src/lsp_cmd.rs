@@ -5,6 +5,7 @@ use std::{
     collections::HashMap,
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
+    time::Duration,
 };
 
 use anyhow::{Context, Result};
@@ -40,8 +41,19 @@ fn configure(base: &Loaded, settings: &Value) -> Result<(backends::Backend, ghos
     let completion: CompletionConfig =
         serde_json::from_value(completion).context("the `completion` settings are not valid")?;
     let settings = completion.settings(backend.max_tokens)?;
-    Ok((backend.backend()?, settings))
+    let mut built = backend.backend()?;
+    // A suggestion that comes later than this is no longer wanted, and a hung server must not
+    // hold every keystroke for the whole time limit.
+    built.first_token_timeout = Some(Duration::from_secs_f64(
+        backend
+            .first_token_timeout_seconds
+            .unwrap_or(EDITOR_FIRST_TOKEN_SECONDS),
+    ));
+    Ok((built, settings))
 }
+
+/// The language server's time-to-first-token limit unless configured.
+const EDITOR_FIRST_TOKEN_SECONDS: f64 = 4.0;
 
 /// Whether a file is excluded by a `.copilotignore` in one of its folders, the rules of each
 /// folder read once.

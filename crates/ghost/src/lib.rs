@@ -10,6 +10,7 @@
 //! the `backends` crate.
 
 mod clean;
+mod fit;
 pub mod multiline;
 
 use std::{
@@ -55,6 +56,9 @@ pub struct Settings {
     /// Do not ask where Copilot would not (a document of under ten characters, the middle of a
     /// line before anything but closing brackets).
     pub skip_like_copilot: bool,
+    /// The prompt's budget, over the request's own; either way lowered to what the server's
+    /// context holds.
+    pub max_prompt_tokens: Option<usize>,
 }
 
 impl Default for Settings {
@@ -68,6 +72,7 @@ impl Default for Settings {
             cache: true,
             retries: 1,
             skip_like_copilot: true,
+            max_prompt_tokens: None,
         }
     }
 }
@@ -140,6 +145,11 @@ pub struct Trace {
     /// How each answer was cut or dropped.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cuts: Vec<String>,
+    /// The budget the prompt was built with, and how it was fitted to the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_prompt_tokens: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     #[serde(skip)]
     pub prompt: Option<prompt::Prompt>,
     #[serde(skip)]
@@ -177,9 +187,13 @@ pub enum PipelineError {
     Request(#[from] prompt::request::RequestError),
     #[error(transparent)]
     Assemble(#[from] prompt::AssembleError),
-    /// Shared: one failed stream may be waited on by several requests.
-    #[error(transparent)]
-    Backend(Arc<BackendError>),
+    /// Shared: one failed stream may be waited on by several requests. The trace holds the
+    /// prompt and the request that failed, which is when a person needs to see them.
+    #[error("{error}")]
+    Backend {
+        error: Arc<BackendError>,
+        trace: Box<Trace>,
+    },
     #[error("the async runtime lost the request's task: {0}")]
     Task(String),
 }
@@ -244,6 +258,7 @@ pub struct Pipeline {
     backend: Backend,
     settings: Settings,
     state: Arc<Mutex<State>>,
+    fit: fit::Fit,
 }
 
 /// One candidate's request and what to do with its stream.
@@ -345,6 +360,7 @@ impl Pipeline {
                 stats: Stats::default(),
                 next_id: 0,
             })),
+            fit: fit::Fit::default(),
         }
     }
 
@@ -510,76 +526,200 @@ impl Pipeline {
             }
         }
 
-        let assembly_started = Instant::now();
-        let mut session = self
-            .state()
-            .sessions
-            .remove(&cursor.path)
-            .unwrap_or_default();
+        let info = self.fit.info(&self.backend).await;
+        if self.backend.kind == backends::Kind::OpenAiCompletions
+            && info.as_ref().is_some_and(|i| i.is_llama_cpp())
+        {
+            trace.notes.push(LLAMA_SUFFIX_IGNORED.to_owned());
+        }
+        let mut backend = self.backend.clone();
+        backend.context_size = fit::ollama_context(&self.backend, info.as_ref());
+        let context_size = backend
+            .context_size
+            .or_else(|| info.as_ref().and_then(|i| i.context_size));
+        let tokenizes = info.as_ref().is_some_and(|i| i.tokenizes);
+        let max_tokens = self.settings.max_tokens;
+        let mut asked = self
+            .settings
+            .max_prompt_tokens
+            .unwrap_or(request.options.max_prompt_tokens);
+        let mut refused = false;
+        loop {
+            let assembly_started = Instant::now();
+            let budget = self.fit.budget(asked, context_size, max_tokens);
+            trace.notes.extend(budget.note.clone());
+            let mut prompt = self.assemble(request, files, &cursor.path, budget.tokens)?;
+            trace.max_prompt_tokens = Some(budget.tokens);
+            // Counted as the model counts, where the server can and the prompt may not fit.
+            if tokenizes
+                && let Some(ctx) = context_size
+                && let sent = prompt.prompt_tokens + prompt.suffix_tokens
+                && (sent as f64 * 1.5) as u64 + u64::from(max_tokens + fit::RESERVE)
+                    > u64::from(ctx)
+                && let Ok(Some(counted)) = backend
+                    .count_tokens(&model_text(&prompt, backend.kind), COUNT_LIMIT)
+                    .await
+            {
+                self.fit.measured(counted, sent);
+                if counted as u64 + u64::from(max_tokens + fit::RESERVE) > u64::from(ctx) {
+                    let again = self.fit.budget(asked, context_size, max_tokens);
+                    trace.notes.push(format!(
+                        "the model counts {counted} tokens where the prompt counted {sent}: assembled again within {} tokens",
+                        again.tokens
+                    ));
+                    prompt = self.assemble(request, files, &cursor.path, again.tokens)?;
+                    trace.max_prompt_tokens = Some(again.tokens);
+                }
+            }
+            trace.assembly_ms = Some(assembly_started.elapsed().as_secs_f64() * 1e3);
+            if self.settings.skip_like_copilot
+                && let Some(reason) = &prompt.copilot_skip_reason
+            {
+                self.state().stats.skipped += 1;
+                let reason = format!("Copilot would not ask here: {reason}");
+                trace.prompt = Some(prompt);
+                return Ok(self.skip(reason, trace, started));
+            }
+            let stops = params::stops_for_language(&cursor.language);
+            let backend_request = Request {
+                prompt: prompt.fim_prompt.clone().unwrap_or_default(),
+                prefix: prompt.prefix.clone(),
+                suffix: prompt.suffix.clone(),
+                extra: prompt
+                    .context
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| !c.is_empty())
+                    .map(|(i, c)| ExtraChunk {
+                        filename: format!("context-{}", i + 1),
+                        text: c.clone(),
+                    })
+                    .collect(),
+                max_tokens,
+                stop: stops.iter().map(|s| (*s).to_owned()).collect(),
+                temperature: params::temperature_for_samples(ask.candidates.max(1)) as f32,
+                top_p: params::TOP_P as f32,
+                ..Request::default()
+            };
+            trace.prompt = Some(prompt);
+            trace.backend_request = Some(backend_request.clone());
+            // The stream continues the prompt, so its block is judged from where the prompt ends.
+            let finisher = multiline::Finisher::new(
+                decision,
+                &cursor.language,
+                &cursor.text,
+                cursor.model_prefix().len(),
+            );
+            self.state().stats.network += 1;
+            let stops: Vec<String> = stops.iter().map(|s| (*s).to_owned()).collect();
+            let (answers, first_error) = self
+                .ask_model(
+                    &backend,
+                    backend_request,
+                    finisher,
+                    stops,
+                    &cursor,
+                    ask,
+                    &mut trace,
+                )
+                .await?;
+            if answers.is_empty()
+                && let Some(error) = first_error
+            {
+                // A prompt the server refused for length is built smaller and sent once more.
+                if error.is_context_overflow() && !refused {
+                    refused = true;
+                    if context_size.is_some() {
+                        self.fit.refused();
+                    } else {
+                        asked = asked * 2 / 3;
+                    }
+                    trace.notes.push(format!(
+                        "the server refused the prompt as too long for its context ({error}); asked again with a smaller prompt"
+                    ));
+                    continue;
+                }
+                self.state().stats.failures += 1;
+                trace.total_ms = started.elapsed().as_secs_f64() * 1e3;
+                return Err(PipelineError::Backend {
+                    error,
+                    trace: Box::new(trace),
+                });
+            }
+            return match self.finish(
+                &answers,
+                decision,
+                &around,
+                Source::Network,
+                &mut trace,
+                started,
+                &cursor,
+            ) {
+                Some(outcome) => Ok(outcome),
+                None => {
+                    trace.total_ms = started.elapsed().as_secs_f64() * 1e3;
+                    Ok(Outcome {
+                        suggestions: Vec::new(),
+                        source: Some(Source::Network),
+                        skipped: None,
+                        trace,
+                    })
+                }
+            };
+        }
+    }
+
+    /// The prompt for `request` within `budget` tokens, with the document's session (suffix
+    /// reuse) carried across keystrokes.
+    fn assemble(
+        &self,
+        request: &RequestJson,
+        files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
+        path: &str,
+        budget: usize,
+    ) -> Result<prompt::Prompt, PipelineError> {
         // Only llama.cpp's `/infill` takes context apart from the prefix; for every other
         // endpoint the context is commented into the prefix (FIM templates choose their own
         // rendering), or the model would never see it.
-        let inlined;
-        let request = if !self.backend.kind.takes_separate_context()
+        let inline = !self.backend.kind.takes_separate_context()
             && request.options.fim_template.is_none()
-            && request.options.context != prompt::request::ContextRendering::Inline
-        {
+            && request.options.context != prompt::request::ContextRendering::Inline;
+        // The request is copied only when something in it changes: it holds every open file.
+        let changed;
+        let request = if inline || budget != request.options.max_prompt_tokens {
             let mut r = request.clone();
-            r.options.context = prompt::request::ContextRendering::Inline;
-            inlined = r;
-            &inlined
+            if inline {
+                r.options.context = prompt::request::ContextRendering::Inline;
+            }
+            r.options.max_prompt_tokens = budget;
+            changed = r;
+            &changed
         } else {
             request
         };
+        let mut session = self.state().sessions.remove(path).unwrap_or_default();
         let assembled = prompt::assemble_with_files(
             request,
             &mut session,
             files.map(|f| f as &dyn syntax::WorkspaceFiles),
         );
-        self.state().sessions.insert(cursor.path.clone(), session);
-        let prompt = assembled?;
-        trace.assembly_ms = Some(assembly_started.elapsed().as_secs_f64() * 1e3);
-        if self.settings.skip_like_copilot
-            && let Some(reason) = &prompt.copilot_skip_reason
-        {
-            self.state().stats.skipped += 1;
-            let reason = format!("Copilot would not ask here: {reason}");
-            trace.prompt = Some(prompt);
-            return Ok(self.skip(reason, trace, started));
-        }
+        self.state().sessions.insert(path.to_owned(), session);
+        Ok(assembled?)
+    }
 
-        let stops = params::stops_for_language(&cursor.language);
-        let backend_request = Request {
-            prompt: prompt.fim_prompt.clone().unwrap_or_default(),
-            prefix: prompt.prefix.clone(),
-            suffix: prompt.suffix.clone(),
-            extra: prompt
-                .context
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| !c.is_empty())
-                .map(|(i, c)| ExtraChunk {
-                    filename: format!("context-{}", i + 1),
-                    text: c.clone(),
-                })
-                .collect(),
-            max_tokens: self.settings.max_tokens,
-            stop: stops.iter().map(|s| (*s).to_owned()).collect(),
-            temperature: params::temperature_for_samples(ask.candidates.max(1)) as f32,
-            top_p: params::TOP_P as f32,
-            ..Request::default()
-        };
-        trace.prompt = Some(prompt);
-        trace.backend_request = Some(backend_request.clone());
-        // The stream continues the prompt, so its block is judged from where the prompt ends.
-        let finisher = multiline::Finisher::new(
-            decision,
-            &cursor.language,
-            &cursor.text,
-            cursor.model_prefix().len(),
-        );
-
-        self.state().stats.network += 1;
+    /// Sends one request per candidate and waits for every answer; the first error is kept
+    /// for when no answer came.
+    #[allow(clippy::too_many_arguments)]
+    async fn ask_model(
+        &self,
+        backend: &Backend,
+        backend_request: Request,
+        finisher: multiline::Finisher,
+        stops: Vec<String>,
+        cursor: &Cursor,
+        ask: Ask,
+        trace: &mut Trace,
+    ) -> Result<(Vec<String>, Option<Arc<BackendError>>), PipelineError> {
         let mut receivers = Vec::new();
         for i in 0..ask.candidates.max(1) {
             let (tx, rx) = watch::channel(Progress::default());
@@ -610,10 +750,10 @@ impl Pipeline {
                 cache: self.settings.cache,
             };
             let job = Job {
-                backend: self.backend.clone(),
+                backend: backend.clone(),
                 request: backend_request.clone(),
                 finisher: finisher.clone(),
-                stops: stops.iter().map(|s| (*s).to_owned()).collect(),
+                stops: stops.clone(),
                 retries: self.settings.retries,
                 on_done,
             };
@@ -641,32 +781,7 @@ impl Pipeline {
                 None => {}
             }
         }
-        if answers.is_empty()
-            && let Some(message) = first_error
-        {
-            self.state().stats.failures += 1;
-            return Err(PipelineError::Backend(message));
-        }
-        match self.finish(
-            &answers,
-            decision,
-            &around,
-            Source::Network,
-            &mut trace,
-            started,
-            &cursor,
-        ) {
-            Some(outcome) => Ok(outcome),
-            None => {
-                trace.total_ms = started.elapsed().as_secs_f64() * 1e3;
-                Ok(Outcome {
-                    suggestions: Vec::new(),
-                    source: Some(Source::Network),
-                    skipped: None,
-                    trace,
-                })
-            }
-        }
+        Ok((answers, first_error))
     }
 
     fn skip(&self, reason: String, mut trace: Trace, started: Instant) -> Outcome {
@@ -783,6 +898,32 @@ impl Pipeline {
         }
         None
     }
+}
+
+/// What happens when `openai-completions` is pointed at llama.cpp: its `/v1/completions`
+/// ignores `suffix`, so fill-in-the-middle is silently lost.
+pub const LLAMA_SUFFIX_IGNORED: &str = "warning: this server is llama.cpp, whose /v1/completions ignores `suffix`: the model does not see the code after the cursor; use the llama-infill backend (its /infill does fill-in-the-middle)";
+
+/// How long counting a prompt with the server's tokenizer may take before it is skipped.
+const COUNT_LIMIT: Duration = Duration::from_millis(500);
+
+/// The text the model reads, to be counted in its own vocabulary: the FIM prompt where
+/// pilotfish renders one, else the extra context chunks with their names, prefix and suffix.
+fn model_text(prompt: &prompt::Prompt, kind: backends::Kind) -> String {
+    if kind.fim() == backends::Fim::Template
+        && let Some(p) = &prompt.fim_prompt
+    {
+        return p.clone();
+    }
+    let mut text = String::new();
+    if kind.takes_separate_context() {
+        for (i, c) in prompt.context.iter().enumerate() {
+            text.push_str(&format!("context-{}\n{c}\n", i + 1));
+        }
+    }
+    text.push_str(&prompt.prefix);
+    text.push_str(&prompt.suffix);
+    text
 }
 
 /// One candidate's stream: text published as it arrives, stopped when the block is finished

@@ -616,11 +616,15 @@ impl Server {
                     (flavor != Flavor::Panel).then(|| reply(empty_result(flavor)))
                 }
                 Ok(Err(e)) => {
-                    update_status(&out, &status, |s| s.error = Some(e.to_string()));
+                    report_failure(&out, &status, &e);
                     (flavor != Flavor::Panel).then(|| reply(empty_result(flavor)))
                 }
                 Ok(Ok(outcome)) => {
-                    update_status(&out, &status, |s| s.error = None);
+                    update_status(&out, &status, |s| {
+                        s.error = None;
+                        // After a success, the next outage is news again.
+                        s.shown.clear();
+                    });
                     match flavor {
                         Flavor::Inline => Some(reply(inline_items(&outcome, &place))),
                         Flavor::Copilot => Some(reply(copilot_items(&outcome, &place))),
@@ -703,6 +707,32 @@ impl Server {
 struct StatusState {
     error: Option<String>,
     busy: usize,
+    /// The kinds of failure already shown to the user since the last success.
+    shown: std::collections::HashSet<String>,
+}
+
+/// Tells the user that a completion failed, in every way an editor may show it: a log line
+/// for each failure (`window/logMessage`, which every client keeps), a message for the first
+/// failure of a kind (`window/showMessage`, which Neovim, Helix and eglot show without any
+/// Copilot plugin), and Copilot's status notifications.
+fn report_failure(
+    out: &mpsc::UnboundedSender<Value>,
+    status: &Mutex<StatusState>,
+    e: &ghost::PipelineError,
+) {
+    let kind = match e {
+        ghost::PipelineError::Backend { error, .. } => error.kind_name(),
+        _ => "pipeline".to_owned(),
+    };
+    let message = format!("pilotfish: no completion: {e}");
+    let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
+        "params": {"type": 1, "message": message}}));
+    let first = lock(status).shown.insert(kind);
+    if first {
+        let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/showMessage",
+            "params": {"type": 1, "message": message}}));
+    }
+    update_status(out, status, |s| s.error = Some(e.to_string()));
 }
 
 /// Applies `change` and, when what the client sees changes, tells it in both protocols:

@@ -43,6 +43,12 @@ pub struct LlamaServer {
 
 impl LlamaServer {
     pub fn start() -> LlamaServer {
+        LlamaServer::with_context(1024)
+    }
+
+    /// A server whose context holds `tokens` tokens of the model's vocabulary, prompt and
+    /// answer together.
+    pub fn with_context(tokens: u32) -> LlamaServer {
         let (server, model) = llama_paths();
         let port = free_port();
         let child = std::process::Command::new(server)
@@ -54,7 +60,15 @@ impl LlamaServer {
                 "--port",
                 &port.to_string(),
             ])
-            .args(["-c", "1024", "-np", "1", "-t", "1", "--log-disable"])
+            .args([
+                "-c",
+                &tokens.to_string(),
+                "-np",
+                "1",
+                "-t",
+                "1",
+                "--log-disable",
+            ])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -2,6 +2,8 @@
 //! Bad input must give one clear error line on standard error and a non-zero exit, never a
 //! panic; `--batch` must answer every line in order and go on after a bad one.
 
+mod servers;
+
 use std::{
     io::Write,
     path::{Path, PathBuf},
@@ -225,7 +227,10 @@ fn complete_refuses_a_backend_and_template_mismatch() {
         ],
         b"",
     );
-    assert_clean_failure(&out, "applies the model's own FIM format");
+    assert_clean_failure(
+        &out,
+        "takes no FIM template, and qwen2.5-coder (from --fim-template) would be sent as text",
+    );
     let out = pilotfish(
         &[
             "complete",
@@ -405,7 +410,16 @@ fn config_check_validates_and_tries_the_server() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("server:        answers"), "{stdout}");
+    assert!(
+        stdout.contains("answered as                  llama.cpp"),
+        "{stdout}"
+    );
+    // The test server's context, read from its /props.
+    assert!(
+        stdout.contains("context size                 1024 tokens"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("http://127.0.0.1:"), "{stdout}");
     // The command line wins over the file.
     let out = pilotfish(
         &[

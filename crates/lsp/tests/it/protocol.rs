@@ -384,3 +384,102 @@ async fn a_failing_backend_is_reported_as_status() {
             .any(|m| m["method"] == "statusNotification" && m["params"]["status"] == "Error")
     );
 }
+
+/// Editors without Copilot's status protocol (Neovim's own client, Helix, eglot) show
+/// `window/showMessage`: the first failure of a kind is shown, every one is logged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_are_shown_once_per_kind_and_logged_each_time() {
+    let port = test_utils::free_port();
+    let mut c = Client::start(config(&format!("http://127.0.0.1:{port}")));
+    c.initialize(json!({"capabilities": {}})).await;
+    c.open(URI, "python", ORDERS).await;
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let id = c
+            .request_id(
+                "textDocument/inlineCompletion",
+                json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": 13},
+                       "context": {"triggerKind": 1}}),
+            )
+            .await;
+        let r = c.response(id, &mut seen).await;
+        assert_eq!(r["result"]["items"], json!([]));
+    }
+    let of = |method: &str| -> Vec<&Value> {
+        seen.iter()
+            .filter(|m| m["method"] == method && m["params"]["type"] == 1)
+            .collect()
+    };
+    let shown = of("window/showMessage");
+    assert_eq!(shown.len(), 1, "{seen:?}");
+    assert!(
+        shown[0]["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is the server running"),
+        "{shown:?}"
+    );
+    let logged: Vec<_> = of("window/logMessage")
+        .into_iter()
+        .filter(|m| {
+            m["params"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("no completion")
+        })
+        .collect();
+    assert_eq!(logged.len(), 2, "{seen:?}");
+}
+
+/// A server that accepts the connection and never answers costs a keystroke the
+/// time-to-first-token limit, not the whole time limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_server_costs_only_the_first_token_limit() {
+    // FAKE: a listener that never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let hold = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    let base = config(&url);
+    let configure = base.configure.clone();
+    let hung = lsp::ServerConfig {
+        configure: std::sync::Arc::new(move |v: &Value| {
+            let (mut backend, settings) = configure(v)?;
+            backend.first_token_timeout = Some(Duration::from_millis(500));
+            Ok((backend, settings))
+        }),
+        ..base
+    };
+    let mut c = Client::start(hung);
+    c.initialize(json!({"capabilities": {}})).await;
+    c.open(URI, "python", ORDERS).await;
+    let mut seen = Vec::new();
+    // The first request also waits for the server to describe itself (2 s at most); the
+    // next ones do not ask again.
+    for limit in [Duration::from_secs(5), Duration::from_secs(2)] {
+        let started = std::time::Instant::now();
+        let id = c
+            .request_id(
+                "textDocument/inlineCompletion",
+                json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": 13},
+                       "context": {"triggerKind": 1}}),
+            )
+            .await;
+        let r = c.response(id, &mut seen).await;
+        assert_eq!(r["result"]["items"], json!([]));
+        assert!(started.elapsed() < limit, "took {:?}", started.elapsed());
+    }
+    assert!(
+        seen.iter().any(|m| m["method"] == "window/showMessage"
+            && m["params"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("time-to-first-token limit")),
+        "{seen:?}"
+    );
+    hold.abort();
+}

@@ -1,0 +1,236 @@
+//! What a model server says about itself: which server it is, the model it serves, its context
+//! size and whether the model does fill-in-the-middle; and token counts in the model's own
+//! vocabulary where the server offers them. The budget of a prompt comes from these.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::{Backend, BackendError, Kind, read_limited};
+
+/// A readable summary of a server, for `config check` and for fitting prompts to the model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ServerInfo {
+    /// What answered: `llama.cpp`, `Ollama`, `vLLM`, `OpenAI-compatible` or `Codestral`.
+    pub server: String,
+    /// The URL that was asked.
+    pub probed: String,
+    pub model: Option<String>,
+    /// The context window in the model's tokens, prompt and answer together, when the server
+    /// tells it.
+    pub context_size: Option<u32>,
+    /// Whether the model has fill-in-the-middle tokens, when the server tells it.
+    pub fim: Option<bool>,
+    /// Whether the server counts tokens for us (llama.cpp's `/tokenize`).
+    pub tokenizes: bool,
+    /// The models the server has, when it lists them (Ollama).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<String>,
+}
+
+impl ServerInfo {
+    pub fn is_llama_cpp(&self) -> bool {
+        self.server == "llama.cpp"
+    }
+}
+
+impl Backend {
+    /// Asks the server what it is, within `limit`. llama.cpp answers `GET /props`; vLLM and
+    /// other OpenAI-compatible servers `GET /v1/models`; Ollama `GET /api/tags` and
+    /// `POST /api/show` for the model.
+    pub async fn server_info(&self, limit: Duration) -> Result<ServerInfo, BackendError> {
+        match self.kind {
+            Kind::Ollama | Kind::OllamaRaw => self.ollama_info(limit).await,
+            Kind::Codestral => self.models_info(limit, "Codestral").await,
+            _ => match self.get_json("/props", limit).await {
+                Ok(props) if props.get("default_generation_settings").is_some() => {
+                    Ok(llama_info(&self.endpoint, &props))
+                }
+                // Not llama.cpp (or an old one): the OpenAI-compatible model list.
+                Err(e @ (BackendError::Connect { .. } | BackendError::Timeout { .. })) => Err(e),
+                _ => self.models_info(limit, "OpenAI-compatible").await,
+            },
+        }
+    }
+
+    /// Counts `text` in the model's own vocabulary with the server's tokenizer (llama.cpp's
+    /// `POST /tokenize`); `Ok(None)` where the server has none.
+    pub async fn count_tokens(
+        &self,
+        text: &str,
+        limit: Duration,
+    ) -> Result<Option<usize>, BackendError> {
+        let url = format!("{}/tokenize", self.endpoint);
+        let response = self
+            .client
+            .post(&url)
+            .json(&json!({"content": text, "add_special": false}))
+            .timeout(limit)
+            .send()
+            .await
+            .map_err(|e| self.transport_error_at(&url, e))?;
+        if !response.status().is_success() {
+            return Ok(None);
+        }
+        let body = read_limited(response, crate::MAX_RESPONSE_BYTES)
+            .await
+            .unwrap_or_default();
+        let value: Value = serde_json::from_slice(&body).unwrap_or_default();
+        Ok(value["tokens"].as_array().map(Vec::len))
+    }
+
+    async fn get_json(&self, path: &str, limit: Duration) -> Result<Value, BackendError> {
+        let url = format!("{}{path}", self.endpoint);
+        let mut builder = self.client.get(&url).timeout(limit);
+        if let Some(key) = &self.api_key {
+            builder = builder.bearer_auth(key);
+        }
+        let response = builder
+            .send()
+            .await
+            .map_err(|e| self.timed_error(&url, e, limit))?;
+        self.json_answer(&url, response).await
+    }
+
+    async fn json_answer(
+        &self,
+        url: &str,
+        response: reqwest::Response,
+    ) -> Result<Value, BackendError> {
+        let status = response.status();
+        let body = read_limited(response, 1 << 20).await.unwrap_or_default();
+        if !status.is_success() {
+            return Err(BackendError::Status {
+                url: url.to_owned(),
+                status: status.as_u16(),
+                body: String::from_utf8_lossy(&body)
+                    .trim()
+                    .chars()
+                    .take(300)
+                    .collect(),
+            });
+        }
+        serde_json::from_slice(&body).map_err(|e| BackendError::Json {
+            url: url.to_owned(),
+            detail: e.to_string(),
+        })
+    }
+
+    fn timed_error(&self, url: &str, e: reqwest::Error, limit: Duration) -> BackendError {
+        if e.is_timeout() {
+            BackendError::Timeout {
+                url: url.to_owned(),
+                after: limit,
+            }
+        } else {
+            self.transport_error_at(url, e)
+        }
+    }
+
+    async fn models_info(&self, limit: Duration, server: &str) -> Result<ServerInfo, BackendError> {
+        let models = self.get_json("/v1/models", limit).await?;
+        let all = models["data"].as_array().cloned().unwrap_or_default();
+        let chosen = all
+            .iter()
+            .find(|m| self.model.is_some() && m["id"].as_str() == self.model.as_deref())
+            .or_else(|| all.first());
+        let context_size = chosen.and_then(|m| {
+            // vLLM says `max_model_len`; llama.cpp's list has the trained size in `meta`.
+            m["max_model_len"]
+                .as_u64()
+                .or_else(|| m["meta"]["n_ctx"].as_u64())
+                .or_else(|| m["meta"]["n_ctx_train"].as_u64())
+        });
+        let server = if chosen.is_some_and(|m| m.get("max_model_len").is_some()) {
+            "vLLM"
+        } else {
+            server
+        };
+        Ok(ServerInfo {
+            server: server.to_owned(),
+            probed: format!("{}/v1/models", self.endpoint),
+            model: chosen.and_then(|m| m["id"].as_str()).map(str::to_owned),
+            context_size: context_size.map(|n| n.min(u64::from(u32::MAX)) as u32),
+            fim: None,
+            tokenizes: false,
+            models: all
+                .iter()
+                .filter_map(|m| m["id"].as_str().map(str::to_owned))
+                .collect(),
+        })
+    }
+
+    async fn ollama_info(&self, limit: Duration) -> Result<ServerInfo, BackendError> {
+        let tags = self.get_json("/api/tags", limit).await?;
+        let models: Vec<String> = tags["models"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["name"].as_str().map(str::to_owned))
+            .collect();
+        let mut info = ServerInfo {
+            server: "Ollama".to_owned(),
+            probed: format!("{}/api/tags", self.endpoint),
+            model: self.model.clone(),
+            models,
+            ..ServerInfo::default()
+        };
+        let Some(model) = &self.model else {
+            return Ok(info);
+        };
+        let url = format!("{}/api/show", self.endpoint);
+        let response = self
+            .client
+            .post(&url)
+            .json(&json!({"model": model}))
+            .timeout(limit)
+            .send()
+            .await
+            .map_err(|e| self.timed_error(&url, e, limit))?;
+        let shown = self.json_answer(&url, response).await?;
+        // The trained window is `<architecture>.context_length`; a `num_ctx` parameter in the
+        // model file is what Ollama runs it with.
+        let trained = shown["model_info"].as_object().and_then(|m| {
+            m.iter()
+                .find(|(k, _)| k.ends_with(".context_length"))
+                .and_then(|(_, v)| v.as_u64())
+        });
+        let configured = shown["parameters"].as_str().and_then(|p| {
+            p.lines().find_map(|l| {
+                let mut words = l.split_whitespace();
+                (words.next() == Some("num_ctx"))
+                    .then(|| words.next()?.parse::<u64>().ok())
+                    .flatten()
+            })
+        });
+        info.context_size = configured
+            .or(trained)
+            .map(|n| n.min(u64::from(u32::MAX)) as u32);
+        info.fim = shown["capabilities"]
+            .as_array()
+            .map(|c| c.iter().any(|c| c == "insert"));
+        Ok(info)
+    }
+}
+
+fn llama_info(endpoint: &str, props: &Value) -> ServerInfo {
+    let settings = &props["default_generation_settings"];
+    let context_size = settings["n_ctx"]
+        .as_u64()
+        .or_else(|| props["n_ctx"].as_u64());
+    let model = props["model_alias"]
+        .as_str()
+        .or_else(|| props["model_path"].as_str())
+        .or_else(|| settings["model"].as_str())
+        .map(|m| m.rsplit('/').next().unwrap_or(m).to_owned());
+    ServerInfo {
+        server: "llama.cpp".to_owned(),
+        probed: format!("{endpoint}/props"),
+        model,
+        context_size: context_size.map(|n| n.min(u64::from(u32::MAX)) as u32),
+        fim: None,
+        tokenizes: true,
+        models: Vec::new(),
+    }
+}

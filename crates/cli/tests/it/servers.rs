@@ -1,0 +1,398 @@
+//! The servers and editors people run, as a new user meets them: base URLs with `/v1`, small
+//! contexts, hung and wrong servers, advice that names the right fix, and output into a pipe
+//! that closes. Each test here reproduces something a user hit.
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    net::TcpListener,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use crate::{assert_clean_failure, pilotfish, temp_file};
+
+const CURSOR: &str = "examples/shop/orders.py:31:13";
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A command line the argument parser refuses: exit code 2, the flag named, no panic.
+fn assert_usage_error(out: &std::process::Output, flag: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("invalid value") && err.contains(flag), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// FAKE: a server that accepts connections and never answers, as a hung model server does.
+fn hung_server() -> (String, std::thread::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        listener.set_nonblocking(true).unwrap();
+        let started = Instant::now();
+        // Holds every connection open, unanswered, for a while, then lets go.
+        while started.elapsed() < Duration::from_secs(20) {
+            if let Ok((socket, _)) = listener.accept() {
+                held.push(socket);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    });
+    (url, handle)
+}
+
+#[test]
+fn base_urls_with_v1_work_for_every_local_backend() {
+    let server = test_utils::LlamaServer::start();
+    let v1 = format!("{}/v1", server.url);
+    for backend in ["llama-infill", "openai-completions", "openai-chat"] {
+        let out = pilotfish(
+            &[
+                "complete",
+                CURSOR,
+                "--backend",
+                backend,
+                "--endpoint",
+                &v1,
+                "--max-tokens",
+                "4",
+            ],
+            b"",
+        );
+        assert!(out.status.success(), "{backend}: {}", stderr(&out));
+    }
+    // FIM through /v1/completions is lost on llama.cpp: said loudly.
+    let out = pilotfish(
+        &[
+            "complete",
+            CURSOR,
+            "--backend",
+            "openai-completions",
+            "--endpoint",
+            &v1,
+            "--max-tokens",
+            "4",
+        ],
+        b"",
+    );
+    assert!(
+        stderr(&out).contains(
+            "pilotfish: warning: this server is llama.cpp, whose /v1/completions ignores `suffix`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // config check asks the root's paths, not /v1/v1/...
+    let out = pilotfish(
+        &[
+            "config",
+            "check",
+            "--backend",
+            "openai-completions",
+            "--endpoint",
+            &v1,
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("answered as                  llama.cpp"));
+    assert!(
+        stdout(&out).contains("warning: this server is llama.cpp"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_small_context_is_fitted_in_the_models_own_tokens() {
+    // 512 tokens of deepseek-coder's vocabulary: Copilot's 7,692 o200k tokens cannot be sent,
+    // and even 512 o200k tokens of this file are more than 512 of the model's.
+    let server = test_utils::LlamaServer::with_context(512);
+    let out = pilotfish(
+        &[
+            "complete",
+            CURSOR,
+            "--open",
+            "examples/shop/cart.py",
+            "--open",
+            "examples/shop/inventory.py",
+            "--endpoint",
+            &server.url,
+            "--max-tokens",
+            "16",
+            "--explain",
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("prompt budget lowered from 7692 to"),
+        "{}",
+        stderr(&out)
+    );
+    // An explicit budget over what the context holds is lowered too, and said.
+    let out = pilotfish(
+        &[
+            "complete",
+            CURSOR,
+            "--endpoint",
+            &server.url,
+            "--max-tokens",
+            "16",
+            "--max-prompt-tokens",
+            "2000",
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("prompt budget lowered from 2000 to"));
+    // Too small a budget is refused at once.
+    assert_usage_error(
+        &pilotfish(&["complete", CURSOR, "--max-prompt-tokens", "10"], b""),
+        "--max-prompt-tokens",
+    );
+    // The configuration file's budget is used, and checked.
+    let config = temp_file("budget.toml", b"[completion]\nmax_prompt_tokens = 12\n");
+    assert_clean_failure(
+        &pilotfish(
+            &[
+                "complete",
+                CURSOR,
+                "--config",
+                &config.display().to_string(),
+            ],
+            b"",
+        ),
+        "max_prompt_tokens must be 64 or more",
+    );
+}
+
+#[test]
+fn a_hung_server_costs_the_first_token_limit_not_the_total() {
+    let (url, _hold) = hung_server();
+    let config = temp_file(
+        "hung.toml",
+        format!("[backend]\nendpoint = \"{url}\"\nfirst_token_timeout_seconds = 0.5\n").as_bytes(),
+    );
+    let started = Instant::now();
+    let out = pilotfish(
+        &[
+            "complete",
+            CURSOR,
+            "--config",
+            &config.display().to_string(),
+            "--explain",
+        ],
+        b"",
+    );
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("sent no text within 500ms (the time-to-first-token limit)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    // --explain on failure: the prompt and the request are shown, then the error.
+    assert!(stdout(&out).contains("BeforeCursor"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("─── request to"), "{}", stdout(&out));
+    // config check waits a few seconds, not thirty.
+    let started = Instant::now();
+    let out = pilotfish(&["config", "check", "--endpoint", &url], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("did not answer within 3s"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn advice_names_the_fix_for_the_backend_and_where_the_setting_came_from() {
+    let run = |args: &[&str]| pilotfish(&[&["complete", CURSOR][..], args].concat(), b"");
+    assert_clean_failure(
+        &run(&[
+            "--backend",
+            "ollama",
+            "--model",
+            "m",
+            "--fim-template",
+            "qwen2.5-coder",
+        ]),
+        "use --backend ollama-raw",
+    );
+    assert_clean_failure(
+        &run(&[
+            "--backend",
+            "openai-chat",
+            "--fim-template",
+            "qwen2.5-coder",
+        ]),
+        "a chat model is asked in words and has no FIM format",
+    );
+    let config = temp_file(
+        "template.toml",
+        b"[backend]\nfim_template = \"deepseek-coder\"\n",
+    );
+    let out = run(&["--config", &config.display().to_string()]);
+    assert_clean_failure(&out, "(from fim_template in ");
+    assert!(!stderr(&out).contains("--fim-template"), "{}", stderr(&out));
+    assert_clean_failure(
+        &run(&["--backend", "ollama"]),
+        "the ollama backend needs a model name",
+    );
+    assert_usage_error(&run(&["--max-tokens", "0"]), "--max-tokens");
+}
+
+#[test]
+fn default_endpoints_follow_the_backend() {
+    // Ollama's port; the probe fails (nothing listens here) after the table is printed.
+    let out = pilotfish(
+        &["config", "check", "--backend", "ollama", "--model", "m"],
+        b"",
+    );
+    assert!(
+        stdout(&out).contains("\"http://127.0.0.1:11434\""),
+        "{}",
+        stdout(&out)
+    );
+    // Codestral: Mistral's address, and no request without a key.
+    let out = pilotfish(&["config", "check", "--backend", "codestral"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"https://codestral.mistral.ai\""));
+    assert!(
+        stdout(&out).contains("warning: Codestral needs an API key"),
+        "{}",
+        stdout(&out)
+    );
+    // Every setting is shown with where it came from.
+    let out = pilotfish(
+        &[
+            "config",
+            "check",
+            "--backend",
+            "codestral",
+            "--model",
+            "codestral-latest",
+        ],
+        b"",
+    );
+    let text = stdout(&out);
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(key))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(line("kind").ends_with("--backend"), "{text}");
+    assert!(line("model").ends_with("--model"), "{text}");
+    assert!(line("max_tokens").contains("64"), "{text}");
+    assert!(line("timeout_seconds").contains("30"), "{text}");
+    assert!(line("retries").ends_with("default"), "{text}");
+}
+
+#[test]
+fn html_from_the_endpoint_is_named_as_a_web_page() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    // FAKE: a web page on the port where a model server was expected.
+    std::thread::spawn(move || {
+        for socket in listener.incoming().take(4) {
+            let Ok(mut socket) = socket else { return };
+            let mut reader = BufReader::new(socket.try_clone().unwrap());
+            let mut line = String::new();
+            let mut length = 0;
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                if line == "\r\n" {
+                    break;
+                }
+                line.clear();
+            }
+            let mut body = vec![0; length];
+            let _ = std::io::Read::read_exact(&mut reader, &mut body);
+            let page = "<html><body>Sign in</body></html>";
+            let _ = write!(
+                socket,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
+                page.len()
+            );
+        }
+    });
+    let out = pilotfish(&["complete", CURSOR, "--endpoint", &url], b"");
+    assert_clean_failure(&out, "answered with a web page (text/html");
+}
+
+#[test]
+fn output_into_a_closed_pipe_stops_quietly() {
+    let text = "fn main() { println!(\"hello\"); }\n".repeat(4000);
+    for args in [
+        &["tokens", "--ids", "--text"][..],
+        &["customizations", "--folder", "crates/chat/test_data/shop"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+            .args(args)
+            .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let input = text.clone();
+        let feeder = std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        });
+        // Read one line, then close the pipe, as `head -1` does.
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{args:?}: {err}");
+        assert!(!first.is_empty());
+    }
+}
+
+#[test]
+fn small_mistakes_get_clear_errors() {
+    // A misspelt option in a request is refused, not ignored.
+    let request = r#"{"document": {"path": "a.py", "text": "x = 1\n"}, "position": {"line": 0, "character": 5}, "options": {"max_prompt_token": 500}}"#;
+    assert_clean_failure(
+        &pilotfish(&["prompt", "--request", "-"], request.as_bytes()),
+        "unknown field `max_prompt_token`",
+    );
+    // Lines past the end of an attached file.
+    let file = temp_file("short.py", "a = 1\n".repeat(13).as_bytes());
+    assert_clean_failure(
+        &pilotfish(
+            &[
+                "chat",
+                "--dry-run",
+                "explain",
+                "--file",
+                &format!("{}:50-60", file.display()),
+            ],
+            b"",
+        ),
+        "has 13 line(s)",
+    );
+    // The help says what the program is for.
+    let out = pilotfish(&["--help"], b"");
+    let help = stdout(&out);
+    assert!(!help.contains("glue"), "{help}");
+    assert!(help.contains("local-first engine"), "{help}");
+}
