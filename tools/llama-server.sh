@@ -34,6 +34,8 @@ fi
 
 server="$cache/llama-server-$LLAMA_CPP_PYTHON_VERSION"
 if [ ! -x "$server" ]; then
+  echo "tools/llama-server.sh: building llama-server $LLAMA_CPP_PYTHON_VERSION into $cache, once per machine" \
+    "(about 6 minutes on 2 cores); the tests that need it wait, which is not a hang" >&2
   build="$cache/build-$LLAMA_CPP_PYTHON_VERSION"
   "$venv/bin/cmake" -S "$src/vendor/llama.cpp" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF \

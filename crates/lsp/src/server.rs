@@ -623,8 +623,22 @@ impl Server {
                     update_status(&out, &status, |s| {
                         s.error = None;
                         // After a success, the next outage is news again.
-                        s.shown.clear();
+                        s.shown.retain(|k| k.starts_with("warning: "));
                     });
+                    // A setting that quietly makes completions worse (a server that ignores
+                    // the suffix) is said once per session.
+                    for note in outcome
+                        .trace
+                        .notes
+                        .iter()
+                        .filter(|n| n.starts_with("warning: "))
+                    {
+                        if lock(&status).shown.insert(note.clone()) {
+                            let _ = out
+                                .send(json!({"jsonrpc": "2.0", "method": "window/showMessage",
+                                "params": {"type": 2, "message": format!("pilotfish: {note}")}}));
+                        }
+                    }
                     match flavor {
                         Flavor::Inline => Some(reply(inline_items(&outcome, &place))),
                         Flavor::Copilot => Some(reply(copilot_items(&outcome, &place))),

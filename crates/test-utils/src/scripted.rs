@@ -25,6 +25,8 @@ pub enum Reply {
     Stream(Vec<String>),
     /// An HTTP error status with a body.
     Status(u16),
+    /// An HTTP error status with this body.
+    StatusBody(u16, String),
     /// No answer at all, until the client gives up.
     Hang,
 }
@@ -99,8 +101,14 @@ impl ScriptedModel {
                         Reply::Hang => {
                             std::future::pending::<()>().await;
                         }
-                        Reply::Status(code) => {
-                            let body = format!("{{\"error\":\"scripted {code}\"}}");
+                        Reply::Status(_) | Reply::StatusBody(..) => {
+                            let (code, body) = match reply {
+                                Reply::StatusBody(code, body) => (code, body),
+                                Reply::Status(code) => {
+                                    (code, format!("{{\"error\":\"scripted {code}\"}}"))
+                                }
+                                _ => unreachable!("matched above"),
+                            };
                             let head = format!(
                                 "HTTP/1.1 {code} Scripted\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
                                 body.len()

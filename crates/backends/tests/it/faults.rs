@@ -217,3 +217,91 @@ async fn a_silent_server_times_out() {
     );
     assert!(started.elapsed() < Duration::from_secs(2));
 }
+
+#[tokio::test]
+async fn a_web_page_is_not_mistaken_for_a_cut_stream() {
+    let page = b"<html>sign in</html>";
+    let server = FaultyServer::start(
+        vec![
+            [
+                head("200 OK", "text/html; charset=utf-8", Some(page.len())),
+                page.to_vec(),
+            ]
+            .concat(),
+        ],
+        Duration::ZERO,
+    )
+    .await;
+    let err = backend(Kind::OpenAiCompletions, &server.url, Duration::from_secs(5))
+        .stream(&Request::default(), |_| ControlFlow::Continue(()))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, BackendError::NotAModelServer { .. }),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_first_token_has_its_own_time_limit() {
+    let event = b"data: {\"content\": \"a\", \"stop\": true}\n\n".to_vec();
+    // Silent for a second after the headers, then an answer.
+    let server = FaultyServer::start(
+        vec![head("200 OK", "text/event-stream", None), event.clone()],
+        Duration::from_secs(1),
+    )
+    .await;
+    let mut b = backend(Kind::LlamaCppInfill, &server.url, Duration::from_secs(10));
+    b.first_token_timeout = Some(Duration::from_millis(200));
+    let started = std::time::Instant::now();
+    let err = b
+        .stream(&Request::default(), |_| ControlFlow::Continue(()))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, BackendError::FirstTokenTimeout { .. }),
+        "{err:?}"
+    );
+    assert!(started.elapsed() < Duration::from_millis(900));
+    // With room for it, the same server answers.
+    b.first_token_timeout = Some(Duration::from_secs(5));
+    assert_eq!(
+        b.stream(&Request::default(), |_| ControlFlow::Continue(()))
+            .await
+            .unwrap(),
+        "a"
+    );
+}
+
+#[test]
+fn base_urls_lose_a_trailing_v1_and_overflows_are_recognized() {
+    for (given, root) in [
+        ("http://h:8000/v1", "http://h:8000"),
+        ("http://h:8000/v1/", "http://h:8000"),
+        ("http://h:8000/", "http://h:8000"),
+        (
+            "https://codestral.mistral.ai/v1",
+            "https://codestral.mistral.ai",
+        ),
+        ("http://h/proxy/v1", "http://h/proxy"),
+    ] {
+        assert_eq!(backends::base_url(given), root);
+    }
+    let status = |status, body: &str| BackendError::Status {
+        url: "u".into(),
+        status,
+        body: body.into(),
+    };
+    assert!(
+        status(
+            400,
+            "request (905 tokens) exceeds the available context size (512 tokens)"
+        )
+        .is_context_overflow()
+    );
+    assert!(
+        status(400, "This model's maximum context length is 2048 tokens").is_context_overflow()
+    );
+    assert!(!status(400, "model not found").is_context_overflow());
+    assert!(!status(503, "context exceeded").is_context_overflow());
+}

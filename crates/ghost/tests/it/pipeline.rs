@@ -416,3 +416,64 @@ async fn a_server_that_never_answers_times_out_cleanly() {
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(model.requests(), 1, "a timeout is not retried");
 }
+
+/// A server that refuses a prompt as longer than its context gets it again, smaller, once;
+/// the trace says so.
+#[tokio::test]
+async fn a_prompt_refused_for_length_is_sent_again_smaller() {
+    let refusal = r#"{"error":{"code":400,"message":"request (9000 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error"}}"#;
+    let model = ScriptedModel::start(
+        vec![
+            Reply::StatusBody(400, refusal.to_owned()),
+            Reply::text("total(items)", 4),
+        ],
+        Duration::ZERO,
+    )
+    .await;
+    let p = pipeline(&model, settings());
+    let long = format!(
+        "{}def total(items):\n    return $0\n",
+        "x = 1\n".repeat(3000)
+    );
+    let outcome = p
+        .complete(&at("shop/long.py", &long), None, Ask::default())
+        .await
+        .unwrap();
+    assert_eq!(outcome.suggestions[0].text, "total(items)");
+    assert_eq!(model.requests(), 2);
+    assert!(
+        outcome
+            .trace
+            .notes
+            .iter()
+            .any(|n| n.contains("refused the prompt as too long")),
+        "{:?}",
+        outcome.trace.notes
+    );
+    let sent: Vec<usize> = model
+        .bodies
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|b| b["prompt"].as_str().unwrap().len())
+        .collect();
+    assert!(sent[1] < sent[0], "{sent:?}");
+    // Refused twice: the error reaches the caller, with the prompt in its trace.
+    let model = ScriptedModel::start(
+        vec![Reply::StatusBody(400, refusal.to_owned())],
+        Duration::ZERO,
+    )
+    .await;
+    let p = pipeline(&model, settings());
+    match p
+        .complete(&at("shop/long.py", &long), None, Ask::default())
+        .await
+    {
+        Err(ghost::PipelineError::Backend { error, trace }) => {
+            assert!(error.is_context_overflow());
+            assert!(trace.prompt.is_some());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(model.requests(), 2);
+}
