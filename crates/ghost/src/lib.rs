@@ -454,7 +454,9 @@ impl Pipeline {
         let lines: Vec<&str> = cursor.text.split('\n').collect();
         let around = cursor.surroundings(request, &lines);
 
-        // Typing through an earlier answer: the cache, then a stream still arriving.
+        // Typing through an earlier answer: the cache, then a stream still arriving. Asking
+        // for several candidates (cycling) wants more than the one suggestion shown, so the
+        // cache serves it only when it holds as many.
         if self.settings.cache {
             let found = self
                 .state()
@@ -462,15 +464,17 @@ impl Pipeline {
                 .find_all(cursor.prefix(), cursor.suffix());
             let answers: Vec<String> = found.into_iter().map(|f| f.completion).collect();
             let needed = answers.iter().any(|a| a.trim_end().contains('\n'));
-            if let Some(outcome) = self.finish(
-                &answers,
-                if needed { decision() } else { &one_line },
-                &around,
-                Source::Cache,
-                &mut trace,
-                started,
-                &cursor,
-            ) {
+            if answers.len() >= ask.candidates as usize
+                && let Some(outcome) = self.finish(
+                    &answers,
+                    if needed { decision() } else { &one_line },
+                    &around,
+                    Source::Cache,
+                    &mut trace,
+                    started,
+                    &cursor,
+                )
+            {
                 self.state().stats.cache_hits += 1;
                 return Ok(outcome);
             }

@@ -477,3 +477,32 @@ async fn a_prompt_refused_for_length_is_sent_again_smaller() {
     }
     assert_eq!(model.requests(), 2);
 }
+
+/// Cycling asks for more than the suggestion already shown: the cache, which holds that one,
+/// does not answer it.
+#[tokio::test]
+async fn cycling_after_a_suggestion_asks_the_model_for_more() {
+    let model = ScriptedModel::start(
+        vec![Reply::text("total(items)", 4), Reply::text("sum(items)", 4)],
+        Duration::ZERO,
+    )
+    .await;
+    let p = pipeline(&model, settings());
+    let first = p.complete(&typed(""), None, Ask::default()).await.unwrap();
+    assert_eq!(first.suggestions.len(), 1);
+    let again = p.complete(&typed(""), None, Ask::default()).await.unwrap();
+    assert_eq!(again.source, Some(Source::Cache));
+    let cycling = p
+        .complete(
+            &typed(""),
+            None,
+            Ask {
+                candidates: 3,
+                ..Ask::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(cycling.source, Some(Source::Network));
+    assert!(model.requests() >= 4, "{}", model.requests());
+}
