@@ -396,3 +396,140 @@ fn small_mistakes_get_clear_errors() {
     assert!(!help.contains("glue"), "{help}");
     assert!(help.contains("local-first engine"), "{help}");
 }
+
+/// A minimal LSP client over `pilotfish lsp`'s standard input and output: writes framed
+/// messages, reads framed answers.
+struct Lsp {
+    child: std::process::Child,
+    reader: BufReader<std::process::ChildStdout>,
+}
+
+impl Lsp {
+    fn start(args: &[&str]) -> Lsp {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+            .arg("lsp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let reader = BufReader::new(child.stdout.take().unwrap());
+        Lsp { child, reader }
+    }
+
+    fn send(&mut self, message: serde_json::Value) {
+        let body = message.to_string();
+        let stdin = self.child.stdin.as_mut().unwrap();
+        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn read(&mut self) -> serde_json::Value {
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            self.reader.read_line(&mut line).unwrap();
+            if let Some(n) = line.strip_prefix("Content-Length:") {
+                length = n.trim().parse().unwrap();
+            }
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        std::io::Read::read_exact(&mut self.reader, &mut body).unwrap();
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    /// The answer to request `id`, and the notifications that came before it.
+    fn answer(&mut self, id: i64) -> (serde_json::Value, Vec<serde_json::Value>) {
+        let mut seen = Vec::new();
+        loop {
+            let m = self.read();
+            if m["id"] == id && m.get("method").is_none() {
+                return (m, seen);
+            }
+            seen.push(m);
+        }
+    }
+
+    /// Initializes, opens `text` as a Python file and asks for an inline completion at the end
+    /// of its line `line`.
+    fn complete_once(
+        &mut self,
+        text: &str,
+        line: usize,
+    ) -> (serde_json::Value, Vec<serde_json::Value>) {
+        use serde_json::json;
+        self.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+        self.answer(1);
+        self.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+        let uri = "file:///tmp/pilotfish-lsp-test/orders.py";
+        self.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}}));
+        let character = text.lines().nth(line).unwrap().len();
+        self.send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlineCompletion", "params": {
+            "textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "context": {"triggerKind": 1}}}));
+        self.answer(2)
+    }
+}
+
+impl Drop for Lsp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_language_server_fits_a_small_context_behind_v1() {
+    let server = test_utils::LlamaServer::with_context(512);
+    // About 2,000 tokens of document: Copilot's budget would send all of it, the server
+    // would refuse it.
+    let mut text = String::new();
+    for i in 0..150 {
+        text.push_str(&format!(
+            "def helper_{i}(items):\n    return sum(items) + {i}\n\n"
+        ));
+    }
+    text.push_str("def order_total(items):\n    amount = t\n    return amount\n");
+    let line = text.lines().count() - 2;
+    let endpoint = format!("{}/v1", server.url);
+    let mut lsp = Lsp::start(&["--endpoint", &endpoint, "--model", "tiny"]);
+    let (answer, seen) = lsp.complete_once(&text, line);
+    assert!(answer["error"].is_null(), "{answer}");
+    assert!(
+        !seen.iter().any(|m| m["method"] == "window/showMessage"),
+        "no failure shown: {seen:?}"
+    );
+    lsp.send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "pilotfish/stats", "params": {}}),
+    );
+    let (stats, _) = lsp.answer(3);
+    let pipeline = &stats["result"]["pipeline"];
+    assert_eq!(pipeline["failures"], 0, "{stats}");
+    assert!(pipeline["network"].as_u64().unwrap() >= 1, "{stats}");
+}
+
+#[test]
+fn the_language_server_answers_empty_within_the_first_token_limit_when_the_server_hangs() {
+    let (url, _hold) = hung_server();
+    let mut lsp = Lsp::start(&["--endpoint", &url]);
+    let started = Instant::now();
+    let (answer, seen) = lsp.complete_once("def f(items):\n    return \n", 1);
+    // At most the server's description (2 s, asked once) and the first-token limit (4 s).
+    assert!(
+        started.elapsed() < Duration::from_secs(9),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(answer["result"]["items"], serde_json::json!([]), "{answer}");
+    assert!(
+        seen.iter().any(|m| m["method"] == "window/showMessage"
+            && m["params"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("time-to-first-token")),
+        "{seen:?}"
+    );
+}
