@@ -12,6 +12,7 @@
 //! `/v1/chat/completions` (chat models, asked in words), Ollama's `/api/generate` (with
 //! `suffix`, or raw), and Mistral's Codestral `/v1/fim/completions`.
 
+pub mod chat;
 pub mod server;
 pub mod sse;
 
@@ -301,9 +302,12 @@ impl Backend {
             .connect_timeout(connect_timeout)
             .build()
             .map_err(|e| BackendError::Setup(e.to_string()))?;
+        // The full endpoint URL works too: its path is taken off.
+        let trimmed = endpoint.trim().trim_end_matches('/');
+        let root = trimmed.strip_suffix(kind.path()).unwrap_or(trimmed);
         Ok(Backend {
             kind,
-            endpoint: base_url(endpoint),
+            endpoint: base_url(root),
             model: None,
             api_key: None,
             total_timeout,

@@ -16,4 +16,4 @@ pub mod review;
 
 pub use discover::{Customizations, Workspace, discover};
 pub use files::{Files, FsError, MemFiles};
-pub use render::{ChatPrompt, ChatRequest, render};
+pub use render::{ChatPrompt, ChatRequest, Role, Turn, render};

@@ -259,10 +259,15 @@ fn print_customizations(found: &Customizations, ws: &Workspace, files: &[PathBuf
 pub(crate) struct ChatArgs {
     /// The message.
     message: String,
-    /// Print the messages that would be sent, and send nothing (required: pilotfish does not
-    /// talk to chat models yet).
+    /// Print the messages that would be sent, and send nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Continue the conversation of this name: its earlier turns are sent as history and the
+    /// new turn is kept (under the user's state folder).
+    #[arg(long, value_name = "NAME")]
+    session: Option<String>,
+    #[command(flatten)]
+    model: crate::chat_send::ChatModelArgs,
     /// Invoke an agent: its body becomes the system message.
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
@@ -324,9 +329,17 @@ fn attachment(spec: &str) -> Result<Attachment> {
 }
 
 pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
-    if !args.dry_run {
-        bail!("pilotfish chat only shows what would be sent for now: add --dry-run");
-    }
+    // Refuse a broken model configuration before any work, and only when something is sent.
+    let backend = if args.dry_run {
+        None
+    } else {
+        Some(args.model.backend()?)
+    };
+    let mut session = args
+        .session
+        .as_deref()
+        .map(crate::chat_send::Session::open)
+        .transpose()?;
     let ws = args.workspace.workspace()?;
     let found = chat::discover(&CustomizationFiles, &ws);
     let attachments: Vec<Attachment> = args
@@ -334,7 +347,7 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
         .iter()
         .map(|f| attachment(f))
         .collect::<Result<_>>()?;
-    let history: Vec<Turn> = match &args.history {
+    let mut history: Vec<Turn> = match &args.history {
         Some(p) => serde_json::from_str(
             &std::fs::read_to_string(p)
                 .with_context(|| format!("could not read {}", p.display()))?,
@@ -342,6 +355,9 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
         .with_context(|| format!("{} is not a list of turns", p.display()))?,
         None => Vec::new(),
     };
+    if let Some(s) = &session {
+        history.extend(s.turns.iter().cloned());
+    }
     let language = attachments
         .first()
         .map(|a| languages::detect_language_from_path(&a.path.to_string_lossy(), "").into_owned());
@@ -366,6 +382,20 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
         history_tokens: args.history_tokens,
     };
     let prompt = chat::render(&found, &request, &tokenizer)?;
+    if let Some(backend) = &backend {
+        for n in &prompt.notes {
+            eprintln!("note: {n}");
+        }
+        let answer = crate::chat_send::send(backend, &prompt)?;
+        if let Some(s) = &mut session {
+            s.append(Turn {
+                user: args.message.clone(),
+                tool_calls: Vec::new(),
+                assistant: answer,
+            })?;
+        }
+        return Ok(());
+    }
     if args.workspace.format == "json" {
         let mut v = serde_json::to_value(&prompt)?;
         v["problems"] = serde_json::to_value(&found.problems)?;

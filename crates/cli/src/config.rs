@@ -15,6 +15,8 @@ pub(crate) struct Config {
     pub(crate) backend: BackendConfig,
     #[serde(default)]
     pub(crate) completion: CompletionConfig,
+    #[serde(default)]
+    pub(crate) chat: crate::chat_send::ChatConfig,
 }
 
 /// `[completion]`: how the ghost-text pipeline behaves around the model.
@@ -105,6 +107,7 @@ impl CompletionConfig {
 pub(crate) struct Loaded {
     pub(crate) backend: BackendConfig,
     pub(crate) completion: CompletionConfig,
+    pub(crate) chat: crate::chat_send::ChatConfig,
     /// Where each setting that is not a default came from (`section.key` → a flag, a variable
     /// or the file), for `config check` and for error messages that blame the right place.
     pub(crate) origins: BTreeMap<String, String>,
@@ -248,6 +251,7 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
         _ => Config::default(),
     };
     let completion = file.completion;
+    let chat = file.chat;
     let mut config = file.backend;
     if let Some(p) = &path
         && config.fim_template.is_some()
@@ -293,6 +297,7 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
         Loaded {
             backend: config,
             completion,
+            chat,
             origins,
         },
         used,

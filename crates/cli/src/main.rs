@@ -2,6 +2,7 @@
 //! about prompts is made in the library crates.
 
 mod chat_cmd;
+mod chat_send;
 mod complete;
 mod config;
 mod exclusion;

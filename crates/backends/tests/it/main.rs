@@ -3,6 +3,7 @@
 //! protocol is real), and, for the faults a healthy server never shows, a raw TCP server that
 //! writes exactly the broken bytes under test (named `FaultyServer`, a fake by design).
 
+mod chat;
 mod fakes;
 mod faults;
 mod llama;

@@ -2,6 +2,7 @@
 //! Bad input must give one clear error line on standard error and a non-zero exit, never a
 //! panic; `--batch` must answer every line in order and go on after a bad one.
 
+mod chat_send;
 mod ghost_text;
 mod servers;
 
@@ -957,9 +958,28 @@ fn chat_dry_run_shows_every_part_and_where_it_came_from() {
         ),
         "more than the model's 50",
     );
-    assert_clean_failure(
-        &pilotfish_home(&["chat", "x", "--folder", SHOP], home),
-        "add --dry-run",
+    // Without --dry-run the chat is sent: a server that is not there is the last line, after
+    // the notes on what the prompt left out.
+    let out = pilotfish_home(
+        &[
+            "chat",
+            "x",
+            "--folder",
+            SHOP,
+            "--endpoint",
+            "http://127.0.0.1:9",
+        ],
+        home,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .last()
+            .unwrap()
+            .contains("is the server running?"),
+        "{stderr}"
     );
 }
 
