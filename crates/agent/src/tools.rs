@@ -1,0 +1,225 @@
+//! The tools of seed 004 as the model sees them: typed arguments whose JSON schemas are
+//! generated from the Rust types, and a parser that answers a bad call with an error the
+//! model can act on.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// `edit_file`: the new text of a file, or of parts of it with `...existing code...` lines
+/// standing for what stays.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EditFile {
+    /// The file to edit or create (absolute inside the workspace, or relative to its root).
+    pub file_path: String,
+    /// The new code. Unchanged regions are one comment line `...existing code...` each, in the
+    /// file's comment syntax; include an unchanged line before and after each change.
+    pub code: String,
+    /// What the edit does, in one sentence.
+    #[serde(default)]
+    pub explanation: String,
+}
+
+/// `read_file`: lines of a file, counted from 0, both ends included.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadFile {
+    pub file_path: String,
+    pub start_line_number_base_zero: usize,
+    pub end_line_number_base_zero: usize,
+}
+
+/// `list_dir`: the entries of a folder.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct ListDir {
+    pub path: String,
+}
+
+/// `file_search`: files whose path from the workspace root matches a glob.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct FileSearch {
+    /// A glob such as `**/*.py` or `src/**/test_*.rs`.
+    pub query: String,
+}
+
+/// `grep_search`: lines that contain a text or match a regular expression.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GrepSearch {
+    pub query: String,
+    #[serde(default)]
+    pub is_regexp: bool,
+    /// Only files whose path matches this glob.
+    #[serde(default)]
+    pub include_pattern: Option<String>,
+}
+
+/// `run_in_terminal`: a shell command in the workspace.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunInTerminal {
+    pub command: String,
+    /// Why it is run, in one sentence (shown to the user who approves it).
+    #[serde(default)]
+    pub explanation: String,
+    #[serde(default)]
+    pub is_background: bool,
+}
+
+/// `get_errors`: the syntax and compile errors of files.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GetErrors {
+    pub file_paths: Vec<String>,
+}
+
+/// `replace_string_in_file`: one exact piece of text replaced.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplaceString {
+    pub file_path: String,
+    /// The text to replace, exactly as in the file, with 3 to 5 unchanged lines around the
+    /// change so that it occurs once.
+    pub old_string: String,
+    pub new_string: String,
+}
+
+/// `create_file`: a new file with its whole content.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateFile {
+    pub file_path: String,
+    pub content: String,
+}
+
+/// A call, parsed and checked.
+#[derive(Debug, Clone)]
+pub enum Call {
+    EditFile(EditFile),
+    ReadFile(ReadFile),
+    ListDir(ListDir),
+    FileSearch(FileSearch),
+    GrepSearch(GrepSearch),
+    RunInTerminal(RunInTerminal),
+    GetErrors(GetErrors),
+    ReplaceString(ReplaceString),
+    CreateFile(CreateFile),
+}
+
+/// A tool as offered to the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub parameters: Value,
+}
+
+fn schema<T: JsonSchema>() -> Value {
+    let mut v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        // Servers' tool templates want the bare object schema.
+        o.remove("$schema");
+        o.remove("title");
+    }
+    v
+}
+
+/// The tools offered: seed 004's, plus the string-replacement and whole-file tools that
+/// smaller local models use more reliably than lazy edits.
+pub fn specs() -> Vec<Spec> {
+    vec![
+        Spec {
+            name: "read_file",
+            description: "Read lines of a file. Line numbers count from 0 and both ends are included. Read enough to understand the code before you edit it.",
+            parameters: schema::<ReadFile>(),
+        },
+        Spec {
+            name: "list_dir",
+            description: "List a folder of the workspace; folders end with /.",
+            parameters: schema::<ListDir>(),
+        },
+        Spec {
+            name: "file_search",
+            description: "Find files of the workspace by a glob on their path (such as **/*.py). At most 20 results.",
+            parameters: schema::<FileSearch>(),
+        },
+        Spec {
+            name: "grep_search",
+            description: "Find lines of the workspace's files containing a text (or matching a regular expression). At most 20 results, with path and line.",
+            parameters: schema::<GrepSearch>(),
+        },
+        Spec {
+            name: "edit_file",
+            description: "Change a file, or create it. Write only the parts that change; stand for each unchanged region with one comment line `...existing code...` in the file's comment syntax, and keep an unchanged line before and after each change so it can be placed. Without any such line, the code is the whole new file.",
+            parameters: schema::<EditFile>(),
+        },
+        Spec {
+            name: "replace_string_in_file",
+            description: "Replace one piece of text in a file. oldString must be copied exactly from the file, with 3 to 5 unchanged lines around the change, and occur once.",
+            parameters: schema::<ReplaceString>(),
+        },
+        Spec {
+            name: "create_file",
+            description: "Create a new file with its whole content. Refused if the file exists: edit it instead.",
+            parameters: schema::<CreateFile>(),
+        },
+        Spec {
+            name: "run_in_terminal",
+            description: "Run a shell command in the workspace and get its output and exit status. Run one command at a time, never several in parallel. The user may decline it.",
+            parameters: schema::<RunInTerminal>(),
+        },
+        Spec {
+            name: "get_errors",
+            description: "Get the syntax and compile errors of files. Call it after editing a file, to check the edit.",
+            parameters: schema::<GetErrors>(),
+        },
+    ]
+}
+
+/// Parses a call's arguments for its tool. The error says what was wrong in words the model can
+/// act on (unknown tool, JSON that does not parse, a missing or mistyped parameter).
+pub fn parse(name: &str, arguments: &str) -> Result<Call, String> {
+    let arguments = if arguments.trim().is_empty() {
+        "{}"
+    } else {
+        arguments
+    };
+    let value: Value = serde_json::from_str(arguments).map_err(|e| {
+        format!("the arguments of {name} are not valid JSON ({e}); send one JSON object with the parameters")
+    })?;
+    fn typed<T: serde::de::DeserializeOwned>(name: &str, v: Value) -> Result<T, String> {
+        serde_json::from_value(v)
+            .map_err(|e| format!("the arguments of {name} do not fit its parameters: {e}"))
+    }
+    Ok(match name {
+        "edit_file" => Call::EditFile(typed(name, value)?),
+        "read_file" => {
+            let r: ReadFile = typed(name, value)?;
+            if r.end_line_number_base_zero < r.start_line_number_base_zero {
+                return Err("endLineNumberBaseZero is before startLineNumberBaseZero".into());
+            }
+            Call::ReadFile(r)
+        }
+        "list_dir" => Call::ListDir(typed(name, value)?),
+        "file_search" => Call::FileSearch(typed(name, value)?),
+        "grep_search" => Call::GrepSearch(typed(name, value)?),
+        "run_in_terminal" => {
+            let r: RunInTerminal = typed(name, value)?;
+            if r.command.trim().is_empty() {
+                return Err("command is empty".into());
+            }
+            Call::RunInTerminal(r)
+        }
+        "get_errors" => Call::GetErrors(typed(name, value)?),
+        "replace_string_in_file" => Call::ReplaceString(typed(name, value)?),
+        "create_file" => Call::CreateFile(typed(name, value)?),
+        other => {
+            let known: Vec<&str> = specs().iter().map(|s| s.name).collect();
+            return Err(format!(
+                "there is no tool `{other}`; the tools are {}",
+                known.join(", ")
+            ));
+        }
+    })
+}
