@@ -12,7 +12,7 @@ use chat::{
 };
 
 /// Customization files from disk: sizes capped, binaries and symbolic-link loops reported.
-struct CustomizationFiles;
+pub(crate) struct CustomizationFiles;
 
 fn fs_error(e: &std::io::Error) -> FsError {
     match (e.kind(), e.raw_os_error()) {

@@ -1,6 +1,8 @@
 //! `pilotfish`: the command line. It parses arguments, reads files and prints; every decision
 //! about prompts is made in the library crates.
 
+mod agent_cmd;
+mod agent_tools;
 mod chat_cmd;
 mod chat_send;
 mod complete;
@@ -43,6 +45,9 @@ enum Command {
     /// The chat messages that would be sent for a message (`--dry-run`), each part labelled
     /// with where it came from.
     Chat(chat_cmd::ChatArgs),
+    /// Run an agent on a task in the workspace: the model reads, searches, edits and runs
+    /// commands through tools until it is done (`--undo` reverts the last run's edits).
+    Agent(agent_cmd::Args),
     /// Serve completions to an editor: a language server on standard input and output.
     Lsp(lsp_cmd::Args),
     /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
@@ -66,6 +71,7 @@ fn main() -> ExitCode {
         Command::Lsp(args) => lsp_cmd::run(args),
         Command::Customizations(args) => chat_cmd::customizations(args),
         Command::Chat(args) => chat_cmd::run_chat(args),
+        Command::Agent(args) => agent_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

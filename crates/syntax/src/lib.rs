@@ -637,3 +637,57 @@ mod tests {
         );
     }
 }
+
+/// A syntax error: where (0-based line and column in bytes) and what the parser found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// The syntax errors tree-sitter finds in `source`: nodes it could not parse, and tokens it had
+/// to assume were there. At most 20, in order.
+pub fn syntax_errors(lang: Lang, source: &str) -> Vec<SyntaxError> {
+    let Some(tree) = parse(lang, source) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if out.len() >= 20 {
+            break;
+        }
+        if !node.has_error() && !node.is_missing() {
+            continue;
+        }
+        let at = node.start_position();
+        if node.is_missing() {
+            out.push(SyntaxError {
+                line: at.row,
+                column: at.column,
+                message: format!("missing `{}`", node.kind()),
+            });
+            continue;
+        }
+        if node.is_error() {
+            let text: String = source
+                .get(node.start_byte()..node.end_byte())
+                .unwrap_or_default()
+                .chars()
+                .take(40)
+                .collect();
+            out.push(SyntaxError {
+                line: at.row,
+                column: at.column,
+                message: format!("syntax error at `{}`", text.trim()),
+            });
+            continue;
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    out.sort_by_key(|e| (e.line, e.column));
+    out
+}

@@ -3,6 +3,7 @@
 //! ([`scripted`], a named fake) for answers a test must know in advance.
 
 pub mod scripted;
+pub mod scripted_chat;
 
 use std::{
     path::PathBuf,
@@ -49,6 +50,16 @@ impl LlamaServer {
     /// A server whose context holds `tokens` tokens of the model's vocabulary, prompt and
     /// answer together.
     pub fn with_context(tokens: u32) -> LlamaServer {
+        LlamaServer::spawn(tokens, &[])
+    }
+
+    /// A server that applies the model's chat template with Jinja (`--jinja`), as it must to
+    /// accept tools on `/v1/chat/completions`.
+    pub fn with_jinja() -> LlamaServer {
+        LlamaServer::spawn(1024, &["--jinja"])
+    }
+
+    fn spawn(tokens: u32, extra: &[&str]) -> LlamaServer {
         let (server, model) = llama_paths();
         let port = free_port();
         let child = std::process::Command::new(server)
@@ -69,6 +80,7 @@ impl LlamaServer {
                 "1",
                 "--log-disable",
             ])
+            .args(extra)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -163,7 +163,10 @@ impl ScriptedModel {
     }
 }
 
-async fn write_chunk(socket: &mut tokio::net::TcpStream, data: &str) -> std::io::Result<()> {
+pub(crate) async fn write_chunk(
+    socket: &mut tokio::net::TcpStream,
+    data: &str,
+) -> std::io::Result<()> {
     socket
         .write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())
         .await?;
@@ -171,7 +174,7 @@ async fn write_chunk(socket: &mut tokio::net::TcpStream, data: &str) -> std::io:
 }
 
 /// Reads one request's head and JSON body.
-async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<serde_json::Value> {
+pub(crate) async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<serde_json::Value> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {

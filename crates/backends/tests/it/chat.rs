@@ -156,3 +156,19 @@ async fn a_real_chat_exchange_with_llama_server() {
     assert!(pieces >= 1, "streamed");
     assert_eq!(answer.finish_reason.as_deref(), Some("length"));
 }
+
+/// llama.cpp's server with `--jinja` takes tools on `/v1/chat/completions`; the tiny random
+/// model's answer is nonsense, but the exchange (tools offered, a streamed answer) is real.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_offered_to_llama_server_with_jinja() {
+    let server = tokio::task::spawn_blocking(test_utils::LlamaServer::with_jinja)
+        .await
+        .unwrap();
+    let mut b = backend(ChatKind::OpenAi, &server.url);
+    b.max_tokens = Some(8);
+    let answer = b
+        .chat(&[ChatMessage::new("user", "Read a.py")], &tools(), |_| {})
+        .await
+        .unwrap();
+    assert!(answer.finish_reason.is_some(), "{answer:?}");
+}

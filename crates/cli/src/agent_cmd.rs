@@ -1,0 +1,240 @@
+//! `pilotfish agent TASK`: seed 004's loop. The model's tool calls are run in the workspace
+//! and their results sent back, until it answers without calling a tool or the round limit is
+//! reached. `--undo` restores what the last run changed.
+
+use std::{io::Write, path::PathBuf};
+
+use agent::tools::Spec;
+use anyhow::{Context, Result, bail};
+use backends::chat::{ChatMessage, ToolSpec};
+use chat::Files;
+use serde_json::json;
+
+use crate::agent_tools::{Approval, Workspace, undo};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// What to do.
+    #[arg(required_unless_present = "undo")]
+    task: Option<String>,
+    /// The workspace (default: the git root of the current folder, else the current folder).
+    #[arg(long, value_name = "DIR")]
+    folder: Option<PathBuf>,
+    /// Run a custom agent (`*.agent.md`): its body is the system prompt, its `tools` the tools.
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+    /// The most tool-call rounds.
+    #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..))]
+    max_rounds: u32,
+    /// Approve every terminal command (otherwise asked on a terminal, declined elsewhere).
+    #[arg(long)]
+    yes: bool,
+    /// Revert the file changes of the last agent run in this workspace.
+    #[arg(long)]
+    undo: bool,
+    /// `text` or `json` (one event per line).
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// A file whose text replaces pilotfish's system prompt (`{tools}` is replaced by the
+    /// tools' names).
+    #[arg(long, value_name = "FILE")]
+    system_prompt: Option<PathBuf>,
+    /// The prompt's limit in tokens; a tool result takes at most half of it.
+    #[arg(long, default_value_t = 64_000)]
+    max_tokens: usize,
+    #[command(flatten)]
+    model: crate::chat_send::ChatModelArgs,
+}
+
+/// Prints the run's events as the contract says: words and one line per call, or JSON lines.
+struct Events {
+    json: bool,
+}
+
+impl Events {
+    fn emit(&self, value: serde_json::Value, text: impl FnOnce() -> String) {
+        let mut out = std::io::stdout().lock();
+        let _ = if self.json {
+            writeln!(out, "{value}")
+        } else {
+            writeln!(out, "{}", text())
+        };
+        let _ = out.flush();
+    }
+}
+
+pub(crate) fn run(args: Args) -> Result<()> {
+    if !matches!(args.format.as_str(), "text" | "json") {
+        bail!("--format {} is not text or json", args.format);
+    }
+    let root = match &args.folder {
+        Some(f) => f.clone(),
+        None => crate::workspace::Workspace::discover()?
+            .root()
+            .to_path_buf(),
+    };
+    if args.undo {
+        for line in undo(&root)? {
+            println!("{line}");
+        }
+        return Ok(());
+    }
+    let task = args.task.clone().unwrap_or_default();
+    let backend = args.model.backend()?;
+    let approval = if args.yes {
+        Approval::All
+    } else {
+        Approval::Ask
+    };
+    let mut ws = Workspace::open(&root, approval)?;
+
+    // The customizations render as for a chat; the system message becomes the agent's.
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let chat_ws = chat::Workspace {
+        folders: vec![ws.root.clone()],
+        user_settings: home
+            .as_ref()
+            .map(|h| h.join(".config/Code/User/settings.json")),
+        home,
+        workspace_file: None,
+    };
+    let found = chat::discover(&crate::chat_cmd::CustomizationFiles, &chat_ws);
+    let custom = match &args.agent {
+        Some(name) => Some(
+            found
+                .agents
+                .iter()
+                .find(|a| a.name == *name)
+                .with_context(|| format!("there is no agent named {name} in this workspace"))?
+                .clone(),
+        ),
+        None => None,
+    };
+    let offered: Vec<Spec> = agent::tools::specs()
+        .into_iter()
+        .filter(|s| {
+            custom
+                .as_ref()
+                .is_none_or(|a| a.tools.is_empty() || a.tools.iter().any(|t| t == s.name))
+        })
+        .collect();
+    let names: Vec<&str> = offered.iter().map(|s| s.name).collect();
+    let template = match &args.system_prompt {
+        Some(p) => crate::chat_cmd::CustomizationFiles
+            .read_text(p)
+            .map_err(|e| anyhow::anyhow!("{} {e}", p.display()))?,
+        None => agent::system_prompt::DEFAULT.to_owned(),
+    };
+    let tokenizer =
+        tokenizer::Tokenizer::by_name("o200k_base", None).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let request = chat::ChatRequest {
+        message: task.clone(),
+        agent: args.agent.clone(),
+        attachments: Vec::new(),
+        history: Vec::new(),
+        language: None,
+        labels: Vec::new(),
+        max_tokens: args.max_tokens,
+        history_tokens: args.max_tokens / 2,
+    };
+    let prompt = chat::render(&found, &request, &tokenizer)?;
+    let mut messages = crate::chat_send::wire_messages(&prompt);
+    if custom.is_none()
+        && let Some(system) = messages.iter_mut().find(|m| m.role == "system")
+    {
+        // pilotfish's agent prompt takes the place of the chat base message; the instructions
+        // the dry run shows after it stay.
+        let base = prompt.messages[0]
+            .parts
+            .first()
+            .map(|p| p.text.clone())
+            .unwrap_or_default();
+        let rest = system
+            .content
+            .strip_prefix(&base)
+            .unwrap_or(&system.content)
+            .to_owned();
+        system.content = format!("{}{rest}", agent::system_prompt::render(&template, &names));
+    }
+    let tools: Vec<ToolSpec> = offered
+        .iter()
+        .map(|s| ToolSpec {
+            name: s.name.to_owned(),
+            description: s.description.to_owned(),
+            parameters: s.parameters.clone(),
+        })
+        .collect();
+    let events = Events {
+        json: args.format == "json",
+    };
+    // A tool result takes at most half the budget (about three characters a token).
+    let result_chars = args.max_tokens / 2 * 3;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the async runtime")?;
+    for round in 1..=args.max_rounds {
+        let mut said = String::new();
+        let answer = runtime
+            .block_on(backend.chat(&messages, &tools, |piece| {
+                said.push_str(piece);
+                if !events.json {
+                    print!("{piece}");
+                    let _ = std::io::stdout().flush();
+                }
+            }))
+            .map_err(|e| anyhow::anyhow!("the model server failed in round {round}: {e} (edits made so far stay; `pilotfish agent --undo` reverts them)"))?;
+        if events.json && !answer.content.is_empty() {
+            events.emit(
+                json!({"type": "assistant", "text": answer.content}),
+                String::new,
+            );
+        } else if !answer.content.is_empty() && !answer.content.ends_with('\n') {
+            println!();
+        }
+        if answer.tool_calls.is_empty() {
+            events.emit(json!({"type": "done", "rounds": round}), || {
+                format!("─── done in {round} round(s) ───")
+            });
+            return Ok(());
+        }
+        messages.push(ChatMessage {
+            role: "assistant".into(),
+            content: answer.content.clone(),
+            tool_calls: answer.tool_calls.clone(),
+            tool_call_id: None,
+        });
+        for call in &answer.tool_calls {
+            events.emit(
+                json!({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments}),
+                || format!("→ {}({})", call.name, short(&call.arguments, 120)),
+            );
+            let outcome = ws.run(&call.name, &call.arguments);
+            let content = agent::budget::cut_middle(&outcome.content, result_chars);
+            events.emit(
+                json!({"type": "tool_result", "id": call.id, "name": call.name, "ok": outcome.ok, "content": content}),
+                || format!("  {} {}", if outcome.ok { "ok" } else { "refused:" }, short(&content, 160)),
+            );
+            messages.push(ChatMessage {
+                role: "tool".into(),
+                content,
+                tool_calls: Vec::new(),
+                tool_call_id: Some(call.id.clone()),
+            });
+        }
+    }
+    bail!(
+        "the round limit ({}) was hit before the model finished; raise --max-rounds, or `pilotfish agent --undo` to revert",
+        args.max_rounds
+    )
+}
+
+/// The first line of a text, cut to `max` characters.
+fn short(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.chars().count() > max {
+        format!("{}…", line.chars().take(max).collect::<String>())
+    } else {
+        line.to_owned()
+    }
+}

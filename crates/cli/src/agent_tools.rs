@@ -1,0 +1,544 @@
+//! The agent's tools on disk, confined to the workspace: every path is resolved (symbolic
+//! links followed) and refused outside the workspace or when `.copilotignore` names it; every
+//! file is journaled before the run first changes it, so `--undo` can restore it.
+
+use std::{
+    collections::BTreeMap,
+    io::{BufRead, IsTerminal, Read, Write},
+    path::{Component, Path, PathBuf},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use agent::tools::{self, Call};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// Output of a command kept for the model, in bytes.
+const OUTPUT_LIMIT: usize = 16 * 1024;
+/// The longest a command may run.
+const COMMAND_LIMIT: Duration = Duration::from_secs(120);
+/// Files larger than this are not read whole.
+const READ_LIMIT: u64 = 2 << 20;
+
+/// A tool's answer: whether it did what was asked, and what the model is told.
+#[derive(Debug, Clone)]
+pub(crate) struct Outcome {
+    pub(crate) ok: bool,
+    pub(crate) content: String,
+}
+
+fn fail(content: impl Into<String>) -> Outcome {
+    Outcome {
+        ok: false,
+        content: content.into(),
+    }
+}
+
+fn done(content: impl Into<String>) -> Outcome {
+    Outcome {
+        ok: true,
+        content: content.into(),
+    }
+}
+
+/// The state of files before the run first changed them, for `--undo`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Journal {
+    /// Path → its text before the run (`None`: the file did not exist).
+    pub(crate) before: BTreeMap<PathBuf, Option<String>>,
+}
+
+/// How terminal commands are approved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Approval {
+    /// `--yes`: every command runs.
+    All,
+    /// Ask on the terminal when standard input is one; otherwise decline.
+    Ask,
+}
+
+/// The workspace the tools act in.
+pub(crate) struct Workspace {
+    pub(crate) root: PathBuf,
+    excluded: Option<ignore::gitignore::Gitignore>,
+    journal: Journal,
+    journal_path: PathBuf,
+    approval: Approval,
+}
+
+impl Workspace {
+    pub(crate) fn open(root: &Path, approval: Approval) -> Result<Workspace> {
+        let root = std::fs::canonicalize(root)
+            .with_context(|| format!("workspace folder {} cannot be opened", root.display()))?;
+        let excluded = crate::exclusion::load(&root)?;
+        let journal_path = journal_path(&root)?;
+        Ok(Workspace {
+            root,
+            excluded,
+            journal: Journal::default(),
+            journal_path,
+            approval,
+        })
+    }
+
+    /// The file a tool call names, if the call may touch it: inside the workspace once links
+    /// are followed, and not excluded.
+    pub(crate) fn resolve(&self, path: &str) -> Result<PathBuf, String> {
+        let given = Path::new(path);
+        let joined = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            self.root.join(given)
+        };
+        // Follow links on the part that exists; the rest must not climb out with `..`.
+        let mut existing = joined.clone();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            let Some(name) = existing.file_name() else {
+                break;
+            };
+            rest.push(name.to_owned());
+            if !existing.pop() {
+                break;
+            }
+        }
+        let mut real = std::fs::canonicalize(&existing)
+            .map_err(|e| format!("{path} cannot be reached: {e}"))?;
+        for part in rest.iter().rev() {
+            let p = Path::new(part);
+            if p.components()
+                .any(|c| matches!(c, Component::ParentDir | Component::RootDir))
+            {
+                return Err(format!("{path} is outside the workspace: refused"));
+            }
+            real.push(part);
+        }
+        if !real.starts_with(&self.root) {
+            return Err(format!(
+                "{path} is outside the workspace ({}): refused; only files inside it can be used",
+                self.root.display()
+            ));
+        }
+        if let Some(rules) = &self.excluded
+            && crate::exclusion::is_excluded(rules, &self.root, &real.to_string_lossy())
+        {
+            return Err(format!(
+                "{path} is excluded by the workspace's .copilotignore: it is not shown to the model"
+            ));
+        }
+        Ok(real)
+    }
+
+    fn shown(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// Runs one call.
+    pub(crate) fn run(&mut self, name: &str, arguments: &str) -> Outcome {
+        let call = match tools::parse(name, arguments) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+        match call {
+            Call::ReadFile(a) => self.read_file(
+                &a.file_path,
+                a.start_line_number_base_zero,
+                a.end_line_number_base_zero,
+            ),
+            Call::ListDir(a) => self.list_dir(&a.path),
+            Call::FileSearch(a) => self.file_search(&a.query),
+            Call::GrepSearch(a) => {
+                self.grep_search(&a.query, a.is_regexp, a.include_pattern.as_deref())
+            }
+            Call::EditFile(a) => self.edit(&a.file_path, |old| match old {
+                Some(old) => agent::edit::apply_lazy_edit(old, &a.code).map_err(|e| e.to_string()),
+                None => Ok(a.code.clone()),
+            }),
+            Call::ReplaceString(a) => self.edit(&a.file_path, |old| match old {
+                Some(old) => agent::edit::replace_string(old, &a.old_string, &a.new_string)
+                    .map_err(|e| e.to_string()),
+                None => Err("the file does not exist: create it with create_file".into()),
+            }),
+            Call::CreateFile(a) => self.edit(&a.file_path, |old| match old {
+                Some(_) => {
+                    Err("the file exists: edit it with edit_file or replace_string_in_file".into())
+                }
+                None => Ok(a.content.clone()),
+            }),
+            Call::RunInTerminal(a) => self.run_in_terminal(&a.command, &a.explanation),
+            Call::GetErrors(a) => {
+                let mut out = String::new();
+                for p in &a.file_paths {
+                    match self.resolve(p) {
+                        Ok(path) => out.push_str(&self.errors_of(&path)),
+                        Err(e) => out.push_str(&format!("{e}\n")),
+                    }
+                }
+                done(out)
+            }
+        }
+    }
+
+    fn read_text(&self, path: &Path) -> Result<String, String> {
+        let meta = std::fs::metadata(path)
+            .map_err(|e| format!("{} cannot be read: {e}", self.shown(path)))?;
+        if meta.is_dir() {
+            return Err(format!("{} is a folder: use list_dir", self.shown(path)));
+        }
+        if meta.len() > READ_LIMIT {
+            return Err(format!(
+                "{} is larger than 2 MB: search it with grep_search",
+                self.shown(path)
+            ));
+        }
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("{} cannot be read: {e}", self.shown(path)))?;
+        if bytes.contains(&0) {
+            return Err(format!("{} is a binary file", self.shown(path)));
+        }
+        String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", self.shown(path)))
+    }
+
+    fn read_file(&self, path: &str, start: usize, end: usize) -> Outcome {
+        let path = match self.resolve(path) {
+            Ok(p) => p,
+            Err(e) => return fail(e),
+        };
+        let text = match self.read_text(&path) {
+            Ok(t) => t,
+            Err(e) => return fail(e),
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        if start >= lines.len().max(1) {
+            return fail(format!(
+                "{} has {} lines (0 to {}); line {start} is past its end",
+                self.shown(&path),
+                lines.len(),
+                lines.len().saturating_sub(1)
+            ));
+        }
+        let end = end.min(lines.len().saturating_sub(1));
+        let mut out = format!(
+            "{} lines {start}-{end} of {}:\n",
+            self.shown(&path),
+            lines.len()
+        );
+        for (i, l) in lines[start..=end].iter().enumerate() {
+            out.push_str(&format!("{:>5} {l}\n", start + i));
+        }
+        done(out)
+    }
+
+    fn list_dir(&self, path: &str) -> Outcome {
+        let path = match self.resolve(path) {
+            Ok(p) => p,
+            Err(e) => return fail(e),
+        };
+        let Ok(entries) = std::fs::read_dir(&path) else {
+            return fail(format!(
+                "{} is not a folder that can be listed",
+                self.shown(&path)
+            ));
+        };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .filter(|e| self.resolve(&e.path().to_string_lossy()).is_ok())
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if e.path().is_dir() {
+                    format!("{name}/")
+                } else {
+                    name
+                }
+            })
+            .collect();
+        names.sort();
+        done(names.join("\n"))
+    }
+
+    /// The workspace's files, ignore files respected, excluded files left out.
+    fn files(&self) -> Vec<PathBuf> {
+        ignore::WalkBuilder::new(&self.root)
+            .require_git(false)
+            .build()
+            .flatten()
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .map(|e| e.into_path())
+            .filter(|p| self.resolve(&p.to_string_lossy()).is_ok())
+            .collect()
+    }
+
+    fn file_search(&self, query: &str) -> Outcome {
+        let glob = match globset::GlobBuilder::new(query)
+            .literal_separator(true)
+            .build()
+        {
+            Ok(g) => g.compile_matcher(),
+            Err(e) => return fail(format!("`{query}` is not a valid glob: {e}")),
+        };
+        let found: Vec<String> = self
+            .files()
+            .iter()
+            .map(|p| self.shown(p))
+            .filter(|p| glob.is_match(p) || glob.is_match(format!("/{p}")))
+            .take(20)
+            .collect();
+        done(if found.is_empty() {
+            "no file matches".to_owned()
+        } else {
+            found.join("\n")
+        })
+    }
+
+    fn grep_search(&self, query: &str, regexp: bool, include: Option<&str>) -> Outcome {
+        let pattern = if regexp {
+            query.to_owned()
+        } else {
+            regex::escape(query)
+        };
+        let re = match regex::Regex::new(&pattern) {
+            Ok(r) => r,
+            Err(e) => return fail(format!("`{query}` is not a valid regular expression: {e}")),
+        };
+        let include =
+            match include.map(|g| globset::GlobBuilder::new(g).literal_separator(true).build()) {
+                Some(Ok(g)) => Some(g.compile_matcher()),
+                Some(Err(e)) => return fail(format!("includePattern is not a valid glob: {e}")),
+                None => None,
+            };
+        let mut hits = Vec::new();
+        for path in self.files() {
+            let shown = self.shown(&path);
+            if include.as_ref().is_some_and(|g| !g.is_match(&shown)) {
+                continue;
+            }
+            let Ok(text) = self.read_text(&path) else {
+                continue;
+            };
+            for (i, line) in text.lines().enumerate() {
+                if re.is_match(line) {
+                    hits.push(format!("{shown}:{i}: {}", line.trim()));
+                    if hits.len() == 20 {
+                        return done(hits.join("\n"));
+                    }
+                }
+            }
+        }
+        done(if hits.is_empty() {
+            "no match".to_owned()
+        } else {
+            hits.join("\n")
+        })
+    }
+
+    /// Changes a file through `change` (given its text, or `None` when it does not exist),
+    /// journaling it first; the result carries the file's syntax errors after the change.
+    fn edit(
+        &mut self,
+        path: &str,
+        change: impl FnOnce(Option<&str>) -> Result<String, String>,
+    ) -> Outcome {
+        let path = match self.resolve(path) {
+            Ok(p) => p,
+            Err(e) => return fail(e),
+        };
+        let old = if path.exists() {
+            match self.read_text(&path) {
+                Ok(t) => Some(t),
+                Err(e) => return fail(e),
+            }
+        } else {
+            None
+        };
+        let new = match change(old.as_deref()) {
+            Ok(n) => n,
+            Err(e) => return fail(format!("{} was not changed: {e}", self.shown(&path))),
+        };
+        if !self.journal.before.contains_key(&path) {
+            self.journal.before.insert(path.clone(), old.clone());
+            // Saved before the change, so that a crash still leaves a way back.
+            if let Err(e) = self.save_journal() {
+                return fail(format!(
+                    "the undo journal could not be written, so nothing was changed: {e}"
+                ));
+            }
+        }
+        if let Some(dir) = path.parent()
+            && let Err(e) = std::fs::create_dir_all(dir)
+        {
+            return fail(format!("{} could not be created: {e}", dir.display()));
+        }
+        if let Err(e) = std::fs::write(&path, &new) {
+            return fail(format!("{} could not be written: {e}", self.shown(&path)));
+        }
+        let verb = if old.is_some() { "edited" } else { "created" };
+        let errors = self.errors_of(&path);
+        done(format!("{} {verb}.\n{errors}", self.shown(&path)))
+    }
+
+    /// Syntax errors from tree-sitter for the languages pilotfish parses.
+    fn errors_of(&self, path: &Path) -> String {
+        let shown = self.shown(path);
+        let Ok(text) = self.read_text(path) else {
+            return format!("{shown}: cannot be read\n");
+        };
+        let language = languages::detect_language_from_path(&path.to_string_lossy(), "");
+        let Some(lang) = syntax::Lang::from_language_id(&language) else {
+            return format!("{shown}: no checker for {language} files\n");
+        };
+        let errors = syntax::syntax_errors(lang, &text);
+        if errors.is_empty() {
+            return format!("{shown}: no errors\n");
+        }
+        errors
+            .iter()
+            .map(|e| format!("{shown}:{}:{}: {}\n", e.line, e.column, e.message))
+            .collect()
+    }
+
+    fn approved(&self, command: &str, explanation: &str) -> bool {
+        match self.approval {
+            Approval::All => true,
+            Approval::Ask => {
+                if !std::io::stdin().is_terminal() {
+                    return false;
+                }
+                eprint!("pilotfish: run `{command}`? ({explanation}) [y/N] ");
+                let _ = std::io::stderr().flush();
+                let mut answer = String::new();
+                let _ = std::io::stdin().lock().read_line(&mut answer);
+                matches!(answer.trim(), "y" | "Y" | "yes")
+            }
+        }
+    }
+
+    fn run_in_terminal(&self, command: &str, explanation: &str) -> Outcome {
+        if !self.approved(command, explanation) {
+            return fail(format!(
+                "the user declined to run `{command}`; do not run it again, find another way or ask"
+            ));
+        }
+        let child = Command::new("sh")
+            .args(["-c", command])
+            .current_dir(&self.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => return fail(format!("the shell could not be started: {e}")),
+        };
+        let mut out = child.stdout.take();
+        let mut err = child.stderr.take();
+        let reader = std::thread::spawn(move || {
+            let mut all = Vec::new();
+            if let Some(o) = out.as_mut() {
+                let _ = o.read_to_end(&mut all);
+            }
+            let mut e = Vec::new();
+            if let Some(r) = err.as_mut() {
+                let _ = r.read_to_end(&mut e);
+            }
+            all.extend(e);
+            all
+        });
+        let started = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(s)) => break Some(s),
+                Ok(None) if started.elapsed() > COMMAND_LIMIT => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break None;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(_) => break None,
+            }
+        };
+        let bytes = reader.join().unwrap_or_default();
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        if text.len() > OUTPUT_LIMIT {
+            text = agent::budget::cut_middle(&text, OUTPUT_LIMIT);
+        }
+        match status {
+            Some(s) => Outcome {
+                ok: s.success(),
+                content: format!("{text}\n[exit status {}]", s.code().unwrap_or(-1)),
+            },
+            None => fail(format!(
+                "{text}\n[stopped after {} s]",
+                COMMAND_LIMIT.as_secs()
+            )),
+        }
+    }
+
+    fn save_journal(&self) -> Result<()> {
+        if let Some(dir) = self.journal_path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = self.journal_path.with_extension("tmp");
+        std::fs::write(&tmp, serde_json::to_string(&self.journal)?)?;
+        std::fs::rename(&tmp, &self.journal_path)?;
+        Ok(())
+    }
+}
+
+/// Where the undo journal of a workspace's last run is kept (the user's state folder).
+fn journal_path(root: &Path) -> Result<PathBuf> {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local").join("state")))
+        .context("neither XDG_STATE_HOME nor HOME is set: nowhere to keep the undo journal")?;
+    let name: String = root
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    Ok(base
+        .join("pilotfish")
+        .join("undo")
+        .join(format!("{name}.json")))
+}
+
+/// Restores the files the last run in `root` changed; returns what was restored.
+pub(crate) fn undo(root: &Path) -> Result<Vec<String>> {
+    let root = std::fs::canonicalize(root)?;
+    let path = journal_path(&root)?;
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            anyhow::bail!("no agent run to undo in {}", root.display())
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let journal: Journal = serde_json::from_str(&text)
+        .with_context(|| format!("the undo journal {} cannot be read", path.display()))?;
+    let mut restored = Vec::new();
+    for (file, before) in &journal.before {
+        let shown = file
+            .strip_prefix(&root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        match before {
+            Some(text) => {
+                std::fs::write(file, text).with_context(|| format!("could not restore {shown}"))?;
+                restored.push(format!("restored {shown}"));
+            }
+            None => {
+                if file.exists() {
+                    std::fs::remove_file(file)
+                        .with_context(|| format!("could not remove {shown}"))?;
+                }
+                restored.push(format!("removed {shown} (created by the run)"));
+            }
+        }
+    }
+    std::fs::remove_file(&path)?;
+    Ok(restored)
+}

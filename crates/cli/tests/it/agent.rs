@@ -1,0 +1,265 @@
+//! `pilotfish agent` fixes a bug in a small repository when a scripted model (a fake: it plays
+//! the tool calls a model would make) drives it; the workspace's walls hold whatever path a
+//! call names; `--undo` restores what the run changed.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+use serde_json::{Value, json};
+use test_utils::scripted_chat::{ScriptedChat, Turn};
+
+fn repo(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pilotfish-agent-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("repo/src")).unwrap();
+    std::fs::write(
+        dir.join("repo/src/calc.py"),
+        "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("repo/.copilotignore"), "secrets.txt\n").unwrap();
+    std::fs::write(dir.join("repo/secrets.txt"), "hunter2\n").unwrap();
+    std::fs::write(dir.join("outside.txt"), "not yours\n").unwrap();
+    Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.join("repo"))
+        .status()
+        .unwrap();
+    dir
+}
+
+fn agent(dir: &Path, url: &str, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+        .args(["agent", "--folder"])
+        .arg(dir.join("repo"))
+        .args(["--endpoint", url, "--format", "json"])
+        .args(extra)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .output()
+        .unwrap()
+}
+
+fn events(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn the_agent_fixes_a_bug_and_undo_restores_it() {
+    let dir = repo("fix");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        Turn::call("file_search", json!({"query": "**/*.py"})),
+        Turn::call(
+            "read_file",
+            json!({"filePath": "src/calc.py", "startLineNumberBaseZero": 0, "endLineNumberBaseZero": 10}),
+        ),
+        Turn::call(
+            "edit_file",
+            json!({"filePath": "src/calc.py", "explanation": "add adds",
+                   "code": "def add(a, b):\n    return a + b\n# ...existing code...\n"}),
+        ),
+        Turn::call("get_errors", json!({"filePaths": ["src/calc.py"]})),
+        Turn::call(
+            "run_in_terminal",
+            json!({"command": "cd src && python3 -c 'import calc; assert calc.add(2, 3) == 5; print(\"tests pass\")'",
+                   "explanation": "check the fix", "isBackground": false}),
+        ),
+        Turn::Text("Fixed: add subtracted instead of adding.".into()),
+    ]));
+    let out = agent(&dir, &model.url, &["--yes", "fix the add function"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fixed = std::fs::read_to_string(dir.join("repo/src/calc.py")).unwrap();
+    assert_eq!(
+        fixed,
+        "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+    );
+    let ev = events(&out);
+    let results: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_result").collect();
+    assert_eq!(results.len(), 5, "{ev:?}");
+    assert!(results.iter().all(|r| r["ok"] == true), "{results:?}");
+    assert!(
+        results[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("src/calc.py")
+    );
+    assert!(
+        results[2]["content"]
+            .as_str()
+            .unwrap()
+            .contains("no errors")
+    );
+    assert!(
+        results[4]["content"]
+            .as_str()
+            .unwrap()
+            .contains("tests pass")
+    );
+    assert_eq!(ev.last().unwrap(), &json!({"type": "done", "rounds": 6}));
+    // What the model was sent: the tools, the system prompt's rules, each result by call id.
+    let bodies = model.bodies.lock().unwrap().clone();
+    assert_eq!(bodies.len(), 6);
+    let tools: Vec<&str> = bodies[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        tools.contains(&"edit_file") && tools.contains(&"get_errors"),
+        "{tools:?}"
+    );
+    let system = bodies[0]["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("you MUST call get_errors"), "{system}");
+    let last = bodies[5]["messages"].as_array().unwrap();
+    let tool_message = last.iter().rev().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool_message["tool_call_id"], "call_5_0");
+
+    let undo = Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+        .args(["agent", "--undo", "--folder"])
+        .arg(dir.join("repo"))
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .output()
+        .unwrap();
+    assert!(
+        undo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&undo.stderr)
+    );
+    assert!(String::from_utf8_lossy(&undo.stdout).contains("restored src/calc.py"));
+    assert!(
+        std::fs::read_to_string(dir.join("repo/src/calc.py"))
+            .unwrap()
+            .contains("a - b")
+    );
+}
+
+#[test]
+fn calls_outside_the_workspace_are_refused_and_the_run_goes_on() {
+    let dir = repo("walls");
+    std::os::unix::fs::symlink(dir.join("outside.txt"), dir.join("repo/link.txt")).unwrap();
+    std::os::unix::fs::symlink(&dir, dir.join("repo/up")).unwrap();
+    let outside = dir.join("outside.txt").display().to_string();
+    let read = |path: &str| {
+        Turn::call(
+            "read_file",
+            json!({"filePath": path, "startLineNumberBaseZero": 0, "endLineNumberBaseZero": 5}),
+        )
+    };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        read("../outside.txt"),
+        read(&outside),
+        read("link.txt"),
+        read("up/outside.txt"),
+        read("secrets.txt"),
+        Turn::call(
+            "edit_file",
+            json!({"filePath": "../new.txt", "code": "x\n", "explanation": ""}),
+        ),
+        Turn::call(
+            "create_file",
+            json!({"filePath": "up/made.txt", "content": "x\n"}),
+        ),
+        Turn::call("grep_search", json!({"query": "hunter2"})),
+        Turn::call("list_dir", json!({"path": "."})),
+        Turn::call("edit_file", json!({"filePath": "src/calc.py"})),
+        Turn::call("no_such_tool", json!({})),
+        Turn::Calls(
+            String::new(),
+            vec![("read_file".into(), "{not json".into())],
+        ),
+        Turn::call(
+            "run_in_terminal",
+            json!({"command": "touch ran.txt", "explanation": "", "isBackground": false}),
+        ),
+        Turn::Text("I could not reach those files.".into()),
+    ]));
+    let out = agent(&dir, &model.url, &["look around"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ev = events(&out);
+    let results: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_result").collect();
+    let content = |i: usize| results[i]["content"].as_str().unwrap().to_owned();
+    for (i, r) in results.iter().enumerate().take(7) {
+        assert_eq!(r["ok"], false, "{i}: {}", content(i));
+        assert!(
+            !content(i).contains("not yours") && !content(i).contains("hunter2"),
+            "{i}"
+        );
+    }
+    assert!(
+        content(0).contains("outside the workspace"),
+        "{}",
+        content(0)
+    );
+    assert!(content(4).contains(".copilotignore"), "{}", content(4));
+    // Searches and listings leave ignored files out.
+    assert_eq!(content(7), "no match");
+    assert!(
+        !content(8).contains("secrets.txt") && content(8).contains("src/"),
+        "{}",
+        content(8)
+    );
+    // Broken calls get errors the model can act on.
+    assert!(
+        content(9).contains("missing field `code`"),
+        "{}",
+        content(9)
+    );
+    assert!(
+        content(10).contains("there is no tool `no_such_tool`"),
+        "{}",
+        content(10)
+    );
+    assert!(content(11).contains("not valid JSON"), "{}", content(11));
+    // Without --yes and without a terminal, commands are declined.
+    assert!(content(12).contains("declined"), "{}", content(12));
+    assert!(!dir.join("repo/ran.txt").exists());
+    assert!(!dir.join("new.txt").exists() && !dir.join("made.txt").exists());
+}
+
+#[test]
+fn a_server_failure_mid_run_keeps_the_edits_and_says_how_to_undo() {
+    let dir = repo("fail");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        Turn::call(
+            "replace_string_in_file",
+            json!({"filePath": "src/calc.py", "oldString": "    return a - b", "newString": "    return a + b"}),
+        ),
+        Turn::Status(500),
+    ]));
+    let out = agent(&dir, &model.url, &["fix it"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("round 2") && stderr.contains("--undo"),
+        "{stderr}"
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("repo/src/calc.py"))
+            .unwrap()
+            .contains("a + b")
+    );
+    // The round limit is an error too.
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        Turn::call("list_dir", json!({"path": "."})),
+        Turn::call("list_dir", json!({"path": "."})),
+    ]));
+    let out = agent(&dir, &model.url, &["--max-rounds", "2", "loop"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("round limit (2)"));
+}
