@@ -4,6 +4,7 @@
 //! on disk and talks to the model.
 
 pub mod budget;
+pub mod commands;
 pub mod edit;
 pub mod system_prompt;
 pub mod tools;

@@ -93,6 +93,31 @@ pub struct CreateFile {
     pub content: String,
 }
 
+/// `updateUserPreferences`: facts about the user to remember in later runs.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct UpdateUserPreferences {
+    pub facts: Vec<String>,
+}
+
+/// `get_changed_files`: the workspace's uncommitted changes as git diffs.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GetChangedFiles {
+    #[serde(default)]
+    pub workspace_paths: Vec<String>,
+    /// `staged`, `unstaged` and/or `merge-conflicts`; all when empty.
+    #[serde(default)]
+    pub source_control_state: Vec<String>,
+}
+
+/// `runSubagent`: a custom agent runs a task and returns its final answer.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSubagent {
+    pub agent_name: String,
+    pub prompt: String,
+}
+
 /// A call, parsed and checked.
 #[derive(Debug, Clone)]
 pub enum Call {
@@ -105,6 +130,9 @@ pub enum Call {
     GetErrors(GetErrors),
     ReplaceString(ReplaceString),
     CreateFile(CreateFile),
+    UpdateUserPreferences(UpdateUserPreferences),
+    GetChangedFiles(GetChangedFiles),
+    RunSubagent(RunSubagent),
 }
 
 /// A tool as offered to the model.
@@ -170,6 +198,21 @@ pub fn specs() -> Vec<Spec> {
             parameters: schema::<RunInTerminal>(),
         },
         Spec {
+            name: "get_changed_files",
+            description: "Get the workspace's uncommitted changes as git diffs (staged, unstaged, merge conflicts).",
+            parameters: schema::<GetChangedFiles>(),
+        },
+        Spec {
+            name: "updateUserPreferences",
+            description: "Remember facts about the user or their preferences (a coding style, a tool they use) for later runs. Call it after finishing the task when the user told you such a fact.",
+            parameters: schema::<UpdateUserPreferences>(),
+        },
+        Spec {
+            name: "runSubagent",
+            description: "Hand a task to one of the workspace's custom agents; it works on its own and returns its final answer. Use it when the instructions say a kind of task belongs to that agent.",
+            parameters: schema::<RunSubagent>(),
+        },
+        Spec {
             name: "get_errors",
             description: "Get the syntax and compile errors of files. Call it after editing a file, to check the edit.",
             parameters: schema::<GetErrors>(),
@@ -214,6 +257,15 @@ pub fn parse(name: &str, arguments: &str) -> Result<Call, String> {
         "get_errors" => Call::GetErrors(typed(name, value)?),
         "replace_string_in_file" => Call::ReplaceString(typed(name, value)?),
         "create_file" => Call::CreateFile(typed(name, value)?),
+        "updateUserPreferences" => {
+            let p: UpdateUserPreferences = typed(name, value)?;
+            if p.facts.iter().all(|f| f.trim().is_empty()) {
+                return Err("facts is empty: give the facts to remember".into());
+            }
+            Call::UpdateUserPreferences(p)
+        }
+        "get_changed_files" => Call::GetChangedFiles(typed(name, value)?),
+        "runSubagent" => Call::RunSubagent(typed(name, value)?),
         other => {
             let known: Vec<&str> = specs().iter().map(|s| s.name).collect();
             return Err(format!(

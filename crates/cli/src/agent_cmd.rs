@@ -80,13 +80,14 @@ pub(crate) fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     let task = args.task.clone().unwrap_or_default();
-    let backend = args.model.backend()?;
+    let loaded = args.model.load()?;
+    let backend = args.model.backend_from(&loaded)?;
     let approval = if args.yes {
         Approval::All
     } else {
         Approval::Ask
     };
-    let mut ws = Workspace::open(&root, approval)?;
+    let mut ws = Workspace::open(&root, approval, &loaded.agent)?;
 
     // The customizations render as for a chat; the system message becomes the agent's.
     let home = std::env::var_os("HOME").map(PathBuf::from);
@@ -156,78 +157,173 @@ pub(crate) fn run(args: Args) -> Result<()> {
             .to_owned();
         system.content = format!("{}{rest}", agent::system_prompt::render(&template, &names));
     }
-    let tools: Vec<ToolSpec> = offered
+    if let Some(facts) = crate::agent_tools::preferences()
+        && let Some(system) = messages.iter_mut().find(|m| m.role == "system")
+    {
+        system.content.push_str(&format!(
+            "\n\n<userPreferences>\nWhat the user asked you to remember in earlier runs:\n{facts}</userPreferences>"
+        ));
+    }
+    let tools = tool_specs(&offered);
+    let events = Events {
+        json: args.format == "json",
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the async runtime")?;
+    let mut run = Run {
+        runtime: &runtime,
+        backend: &backend,
+        ws: &mut ws,
+        events: &events,
+        agents: &found.agents,
+        // A tool result takes at most half the budget (about three characters a token).
+        result_chars: args.max_tokens / 2 * 3,
+    };
+    let rounds = run.rounds(&mut messages, &tools, args.max_rounds, true)?;
+    events.emit(json!({"type": "done", "rounds": rounds}), || {
+        format!("─── done in {rounds} round(s) ───")
+    });
+    Ok(())
+}
+
+fn tool_specs(offered: &[Spec]) -> Vec<ToolSpec> {
+    offered
         .iter()
         .map(|s| ToolSpec {
             name: s.name.to_owned(),
             description: s.description.to_owned(),
             parameters: s.parameters.clone(),
         })
-        .collect();
-    let events = Events {
-        json: args.format == "json",
-    };
-    // A tool result takes at most half the budget (about three characters a token).
-    let result_chars = args.max_tokens / 2 * 3;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("could not start the async runtime")?;
-    for round in 1..=args.max_rounds {
-        let mut said = String::new();
-        let answer = runtime
-            .block_on(backend.chat(&messages, &tools, |piece| {
-                said.push_str(piece);
-                if !events.json {
-                    print!("{piece}");
-                    let _ = std::io::stdout().flush();
-                }
-            }))
-            .map_err(|e| anyhow::anyhow!("the model server failed in round {round}: {e} (edits made so far stay; `pilotfish agent --undo` reverts them)"))?;
-        if events.json && !answer.content.is_empty() {
-            events.emit(
-                json!({"type": "assistant", "text": answer.content}),
-                String::new,
-            );
-        } else if !answer.content.is_empty() && !answer.content.ends_with('\n') {
-            println!();
-        }
-        if answer.tool_calls.is_empty() {
-            events.emit(json!({"type": "done", "rounds": round}), || {
-                format!("─── done in {round} round(s) ───")
-            });
-            return Ok(());
-        }
-        messages.push(ChatMessage {
-            role: "assistant".into(),
-            content: answer.content.clone(),
-            tool_calls: answer.tool_calls.clone(),
-            tool_call_id: None,
-        });
-        for call in &answer.tool_calls {
-            events.emit(
-                json!({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments}),
-                || format!("→ {}({})", call.name, short(&call.arguments, 120)),
-            );
-            let outcome = ws.run(&call.name, &call.arguments);
-            let content = agent::budget::cut_middle(&outcome.content, result_chars);
-            events.emit(
-                json!({"type": "tool_result", "id": call.id, "name": call.name, "ok": outcome.ok, "content": content}),
-                || format!("  {} {}", if outcome.ok { "ok" } else { "refused:" }, short(&content, 160)),
-            );
+        .collect()
+}
+
+/// One agent run's parts, shared by the main loop and its subagents.
+struct Run<'a> {
+    runtime: &'a tokio::runtime::Runtime,
+    backend: &'a backends::chat::ChatBackend,
+    ws: &'a mut Workspace,
+    events: &'a Events,
+    agents: &'a [chat::discover::Agent],
+    result_chars: usize,
+}
+
+impl Run<'_> {
+    /// Rounds until the model answers without a tool call; returns how many it took. The
+    /// model's final words are the last assistant message.
+    fn rounds(
+        &mut self,
+        messages: &mut Vec<ChatMessage>,
+        tools: &[ToolSpec],
+        max_rounds: u32,
+        main: bool,
+    ) -> Result<u32> {
+        for round in 1..=max_rounds {
+            let json = self.events.json;
+            let answer = self
+                .runtime
+                .block_on(self.backend.chat(messages, tools, |piece| {
+                    if !json {
+                        print!("{piece}");
+                        let _ = std::io::stdout().flush();
+                    }
+                }))
+                .map_err(|e| anyhow::anyhow!("the model server failed in round {round}: {e} (edits made so far stay; `pilotfish agent --undo` reverts them)"))?;
+            if json && !answer.content.is_empty() {
+                self.events.emit(
+                    json!({"type": "assistant", "text": answer.content}),
+                    String::new,
+                );
+            } else if !answer.content.is_empty() && !answer.content.ends_with('\n') {
+                println!();
+            }
             messages.push(ChatMessage {
-                role: "tool".into(),
-                content,
-                tool_calls: Vec::new(),
-                tool_call_id: Some(call.id.clone()),
+                role: "assistant".into(),
+                content: answer.content.clone(),
+                tool_calls: answer.tool_calls.clone(),
+                tool_call_id: None,
             });
+            if answer.tool_calls.is_empty() {
+                return Ok(round);
+            }
+            for call in &answer.tool_calls {
+                self.events.emit(
+                    json!({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments}),
+                    || format!("→ {}({})", call.name, short(&call.arguments, 120)),
+                );
+                let outcome = if call.name == "runSubagent" {
+                    self.subagent(&call.arguments, main)
+                } else {
+                    self.ws.run(&call.name, &call.arguments)
+                };
+                let content = agent::budget::cut_middle(&outcome.content, self.result_chars);
+                self.events.emit(
+                    json!({"type": "tool_result", "id": call.id, "name": call.name, "ok": outcome.ok, "content": content}),
+                    || format!("  {} {}", if outcome.ok { "ok" } else { "refused:" }, short(&content, 160)),
+                );
+                messages.push(ChatMessage {
+                    role: "tool".into(),
+                    content,
+                    tool_calls: Vec::new(),
+                    tool_call_id: Some(call.id.clone()),
+                });
+            }
+        }
+        bail!(
+            "the round limit ({max_rounds}) was hit before the model finished; raise --max-rounds, or `pilotfish agent --undo` to revert"
+        )
+    }
+
+    /// `runSubagent`: the custom agent's body as the system prompt, its `tools` as its tools
+    /// (never another subagent), the prompt as the task; its final answer is the result.
+    fn subagent(&mut self, arguments: &str, main: bool) -> crate::agent_tools::Outcome {
+        use crate::agent_tools::Outcome;
+        let failed = |content: String| Outcome { ok: false, content };
+        let a = match agent::tools::parse("runSubagent", arguments) {
+            Ok(agent::tools::Call::RunSubagent(a)) => a,
+            Ok(_) => return failed("runSubagent's arguments were not understood".into()),
+            Err(e) => return failed(e),
+        };
+        if !main {
+            return failed("a subagent cannot start another subagent".into());
+        }
+        let Some(found) = self.agents.iter().find(|x| x.name == a.agent_name) else {
+            let names: Vec<&str> = self.agents.iter().map(|x| x.name.as_str()).collect();
+            return failed(format!(
+                "there is no agent named {}; the workspace's agents are: {}",
+                a.agent_name,
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ));
+        };
+        let offered: Vec<Spec> = agent::tools::specs()
+            .into_iter()
+            .filter(|s| s.name != "runSubagent")
+            .filter(|s| found.tools.is_empty() || found.tools.iter().any(|t| t == s.name))
+            .collect();
+        let mut messages = vec![
+            ChatMessage::new("system", &found.body),
+            ChatMessage::new("user", &a.prompt),
+        ];
+        match self.rounds(&mut messages, &tool_specs(&offered), SUBAGENT_ROUNDS, false) {
+            Ok(_) => Outcome {
+                ok: true,
+                content: messages
+                    .last()
+                    .map(|m| m.content.clone())
+                    .unwrap_or_default(),
+            },
+            Err(e) => failed(format!("the subagent {} did not finish: {e:#}", found.name)),
         }
     }
-    bail!(
-        "the round limit ({}) was hit before the model finished; raise --max-rounds, or `pilotfish agent --undo` to revert",
-        args.max_rounds
-    )
 }
+
+/// The most rounds a subagent may take.
+const SUBAGENT_ROUNDS: u32 = 15;
 
 /// The first line of a text, cut to `max` characters.
 fn short(text: &str, max: usize) -> String {

@@ -49,6 +49,16 @@ pub(crate) struct Journal {
     pub(crate) before: BTreeMap<PathBuf, Option<String>>,
 }
 
+/// `[agent]`: rules for terminal commands, judged on every sub-command; deny wins.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct AgentConfig {
+    /// Command prefixes that run without asking, besides the read-only defaults.
+    pub(crate) allow: Vec<String>,
+    /// Command prefixes that never run, even with `--yes`.
+    pub(crate) deny: Vec<String>,
+}
+
 /// How terminal commands are approved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Approval {
@@ -65,10 +75,12 @@ pub(crate) struct Workspace {
     journal: Journal,
     journal_path: PathBuf,
     approval: Approval,
+    allow: Vec<String>,
+    deny: Vec<String>,
 }
 
 impl Workspace {
-    pub(crate) fn open(root: &Path, approval: Approval) -> Result<Workspace> {
+    pub(crate) fn open(root: &Path, approval: Approval, rules: &AgentConfig) -> Result<Workspace> {
         let root = std::fs::canonicalize(root)
             .with_context(|| format!("workspace folder {} cannot be opened", root.display()))?;
         let excluded = crate::exclusion::load(&root)?;
@@ -79,6 +91,12 @@ impl Workspace {
             journal: Journal::default(),
             journal_path,
             approval,
+            allow: agent::commands::DEFAULT_ALLOW
+                .iter()
+                .map(|s| (*s).to_owned())
+                .chain(rules.allow.iter().cloned())
+                .collect(),
+            deny: rules.deny.clone(),
         })
     }
 
@@ -170,6 +188,12 @@ impl Workspace {
                 None => Ok(a.content.clone()),
             }),
             Call::RunInTerminal(a) => self.run_in_terminal(&a.command, &a.explanation),
+            Call::UpdateUserPreferences(a) => match remember(&a.facts) {
+                Ok(path) => done(format!("remembered in {}", path.display())),
+                Err(e) => fail(format!("the preferences could not be saved: {e:#}")),
+            },
+            Call::GetChangedFiles(a) => self.changed_files(&a.source_control_state),
+            Call::RunSubagent(_) => fail("runSubagent is run by the agent loop"),
             Call::GetErrors(a) => {
                 let mut out = String::new();
                 for p in &a.file_paths {
@@ -400,6 +424,60 @@ impl Workspace {
             .collect()
     }
 
+    fn changed_files(&self, states: &[String]) -> Outcome {
+        let want = |s: &str| states.is_empty() || states.iter().any(|x| x == s);
+        let mut out = String::new();
+        let git = |args: &[&str]| {
+            Command::new("git")
+                .args(args)
+                .current_dir(&self.root)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        };
+        if git(&["rev-parse", "--git-dir"]).is_none() {
+            return fail("the workspace is not a git repository");
+        }
+        if want("staged") {
+            out.push_str(&format!(
+                "staged:\n{}\n",
+                git(&["diff", "--cached"]).unwrap_or_default()
+            ));
+        }
+        if want("unstaged") {
+            out.push_str(&format!(
+                "unstaged:\n{}\n",
+                git(&["diff"]).unwrap_or_default()
+            ));
+        }
+        if want("merge-conflicts") {
+            out.push_str(&format!(
+                "merge conflicts:\n{}\n",
+                git(&["diff", "--name-only", "--diff-filter=U"]).unwrap_or_default()
+            ));
+        }
+        // Changes in ignored files are not shown.
+        done(self.without_excluded_diffs(&out))
+    }
+
+    /// A diff with the sections of excluded files left out.
+    fn without_excluded_diffs(&self, diff: &str) -> String {
+        let mut out = String::new();
+        let mut keep = true;
+        for line in diff.lines() {
+            if let Some(rest) = line.strip_prefix("diff --git a/") {
+                let path = rest.split(" b/").next().unwrap_or(rest);
+                keep = self.resolve(path).is_ok();
+            }
+            if keep {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
     fn approved(&self, command: &str, explanation: &str) -> bool {
         match self.approval {
             Approval::All => true,
@@ -417,10 +495,20 @@ impl Workspace {
     }
 
     fn run_in_terminal(&self, command: &str, explanation: &str) -> Outcome {
-        if !self.approved(command, explanation) {
-            return fail(format!(
-                "the user declined to run `{command}`; do not run it again, find another way or ask"
-            ));
+        match agent::commands::judge(command, &self.allow, &self.deny) {
+            agent::commands::Verdict::Deny(why) => {
+                return fail(format!(
+                    "`{command}` is refused by the user's rules ({why}); do not run it"
+                ));
+            }
+            agent::commands::Verdict::Allow => {}
+            agent::commands::Verdict::Ask => {
+                if !self.approved(command, explanation) {
+                    return fail(format!(
+                        "the user declined to run `{command}`; do not run it again, find another way or ask"
+                    ));
+                }
+            }
         }
         let child = Command::new("sh")
             .args(["-c", command])
@@ -488,12 +576,45 @@ impl Workspace {
     }
 }
 
-/// Where the undo journal of a workspace's last run is kept (the user's state folder).
-fn journal_path(root: &Path) -> Result<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
+/// The user's state folder for pilotfish.
+fn state_dir() -> Result<PathBuf> {
+    Ok(std::env::var_os("XDG_STATE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local").join("state")))
-        .context("neither XDG_STATE_HOME nor HOME is set: nowhere to keep the undo journal")?;
+        .context("neither XDG_STATE_HOME nor HOME is set: nowhere to keep pilotfish's state")?
+        .join("pilotfish"))
+}
+
+/// Where `updateUserPreferences` keeps its facts, one per line.
+pub(crate) fn preferences_path() -> Result<PathBuf> {
+    Ok(state_dir()?.join("preferences.md"))
+}
+
+/// Adds facts to the preferences file.
+fn remember(facts: &[String]) -> Result<PathBuf> {
+    let path = preferences_path()?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)?;
+    for fact in facts.iter().map(|f| f.trim()).filter(|f| !f.is_empty()) {
+        writeln!(file, "- {}", fact.replace('\n', " "))?;
+    }
+    Ok(path)
+}
+
+/// The remembered facts, for the prompt of later runs.
+pub(crate) fn preferences() -> Option<String> {
+    let text = std::fs::read_to_string(preferences_path().ok()?).ok()?;
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// Where the undo journal of a workspace's last run is kept (the user's state folder).
+fn journal_path(root: &Path) -> Result<PathBuf> {
+    let base = state_dir()?;
     let name: String = root
         .to_string_lossy()
         .chars()

@@ -69,14 +69,22 @@ pub(crate) struct ChatModelArgs {
 }
 
 impl ChatModelArgs {
-    /// The chat backend: `[chat]` from the configuration file, then these flags.
-    pub(crate) fn backend(&self) -> Result<ChatBackend> {
+    /// The configuration file in force.
+    pub(crate) fn load(&self) -> Result<crate::config::Loaded> {
         let overrides = crate::config::Overrides {
             config: self.config.clone(),
             ..Default::default()
         };
-        let (loaded, _) = crate::config::load(&overrides)?;
-        let mut c = loaded.chat;
+        Ok(crate::config::load(&overrides)?.0)
+    }
+
+    /// The chat backend: `[chat]` from the configuration file, then these flags.
+    pub(crate) fn backend(&self) -> Result<ChatBackend> {
+        self.backend_from(&self.load()?)
+    }
+
+    pub(crate) fn backend_from(&self, loaded: &crate::config::Loaded) -> Result<ChatBackend> {
+        let mut c = loaded.chat.clone();
         if let Some(v) = &self.backend {
             c.kind = v.clone();
         }

@@ -17,6 +17,8 @@ pub(crate) struct Config {
     pub(crate) completion: CompletionConfig,
     #[serde(default)]
     pub(crate) chat: crate::chat_send::ChatConfig,
+    #[serde(default)]
+    pub(crate) agent: crate::agent_tools::AgentConfig,
 }
 
 /// `[completion]`: how the ghost-text pipeline behaves around the model.
@@ -108,6 +110,7 @@ pub(crate) struct Loaded {
     pub(crate) backend: BackendConfig,
     pub(crate) completion: CompletionConfig,
     pub(crate) chat: crate::chat_send::ChatConfig,
+    pub(crate) agent: crate::agent_tools::AgentConfig,
     /// Where each setting that is not a default came from (`section.key` → a flag, a variable
     /// or the file), for `config check` and for error messages that blame the right place.
     pub(crate) origins: BTreeMap<String, String>,
@@ -252,6 +255,7 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
     };
     let completion = file.completion;
     let chat = file.chat;
+    let agent = file.agent;
     let mut config = file.backend;
     if let Some(p) = &path
         && config.fim_template.is_some()
@@ -298,6 +302,7 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
             backend: config,
             completion,
             chat,
+            agent,
             origins,
         },
         used,

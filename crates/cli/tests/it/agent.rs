@@ -263,3 +263,107 @@ fn a_server_failure_mid_run_keeps_the_edits_and_says_how_to_undo() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("round limit (2)"));
 }
+
+#[test]
+fn subagents_preferences_command_rules_and_changed_files() {
+    let dir = repo("more");
+    let root = dir.join("repo");
+    std::fs::create_dir_all(root.join(".github/agents")).unwrap();
+    std::fs::write(
+        root.join(".github/agents/reviewer.agent.md"),
+        "---\ndescription: Reviews code\ntools: [read_file]\n---\nYou review Python code and answer in one line.\n",
+    )
+    .unwrap();
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap()
+    };
+    git(&["add", "src/calc.py"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "start",
+    ]);
+    std::fs::write(
+        root.join("src/calc.py"),
+        "def add(a, b):\n    return a + b\n",
+    )
+    .unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "[agent]\ndeny = [\"git push\"]\n").unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        Turn::call("runSubagent", json!({"agentName": "reviewer", "prompt": "review src/calc.py"})),
+        // The subagent's own rounds.
+        Turn::call(
+            "read_file",
+            json!({"filePath": "src/calc.py", "startLineNumberBaseZero": 0, "endLineNumberBaseZero": 3}),
+        ),
+        Turn::Text("add looks right now.".into()),
+        // Back in the main loop.
+        Turn::call("get_changed_files", json!({"workspacePaths": [], "sourceControlState": ["unstaged"]})),
+        Turn::call("run_in_terminal", json!({"command": "ls src && git status --short", "explanation": "", "isBackground": false})),
+        Turn::call("run_in_terminal", json!({"command": "ls && git push origin main", "explanation": "", "isBackground": false})),
+        Turn::call("updateUserPreferences", json!({"facts": ["The user prefers pytest over unittest"]})),
+        Turn::Text("Reviewed.".into()),
+    ]));
+    let config_arg = config.display().to_string();
+    let out = agent(
+        &dir,
+        &model.url,
+        &["--yes", "--config", &config_arg, "review"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ev = events(&out);
+    let results: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_result").collect();
+    let content = |i: usize| results[i]["content"].as_str().unwrap().to_owned();
+    // The subagent's final answer is runSubagent's result.
+    assert_eq!(results[1]["name"], "runSubagent", "{ev:?}");
+    assert_eq!(content(1), "add looks right now.");
+    let bodies = model.bodies.lock().unwrap().clone();
+    assert_eq!(
+        bodies[1]["messages"][0]["content"],
+        "You review Python code and answer in one line.\n"
+    );
+    let sub_tools: Vec<&str> = bodies[1]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(sub_tools, ["read_file"]);
+    // git diff of the unstaged change.
+    assert!(content(2).contains("+    return a + b"), "{}", content(2));
+    // Read-only sub-commands ran without asking; a denied one is refused even with --yes.
+    assert_eq!(results[3]["ok"], true, "{}", content(3));
+    assert!(content(3).contains("calc.py"));
+    assert_eq!(results[4]["ok"], false);
+    assert!(
+        content(4).contains("deny rule `git push`"),
+        "{}",
+        content(4)
+    );
+    // The fact is put in the next run's prompt.
+    let again = runtime.block_on(ScriptedChat::start(vec![Turn::Text("ok".into())]));
+    let out = agent(&dir, &again.url, &["anything"]);
+    assert!(out.status.success());
+    let system = again.bodies.lock().unwrap()[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        system.contains("The user prefers pytest over unittest"),
+        "{system}"
+    );
+}
