@@ -262,6 +262,10 @@ pub(crate) struct ChatArgs {
     /// Print the messages that would be sent, and send nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Run a prompt file, `.github/prompts/NAME.prompt.md` (a message starting with `/NAME`
+    /// does the same); the message is added after its text.
+    #[arg(long, value_name = "NAME")]
+    prompt: Option<String>,
     /// Continue the conversation of this name: its earlier turns are sent as history and the
     /// new turn is kept (under the user's state folder).
     #[arg(long, value_name = "NAME")]
@@ -342,11 +346,21 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
         .transpose()?;
     let ws = args.workspace.workspace()?;
     let found = chat::discover(&CustomizationFiles, &ws);
-    let attachments: Vec<Attachment> = args
-        .files
-        .iter()
-        .map(|f| attachment(f))
-        .collect::<Result<_>>()?;
+    let message = expand_prompt_file(&ws.folders, &args.message, args.prompt.as_deref())?;
+    // `#file:PATH` in the message attaches the file, as Copilot's chat does; relative paths
+    // are from the first workspace folder.
+    let mut files = args.files.clone();
+    for reference in file_references(&message) {
+        let path = Path::new(&reference);
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            ws.folders[0].join(path)
+        };
+        files.push(path.display().to_string());
+    }
+    let attachments: Vec<Attachment> =
+        files.iter().map(|f| attachment(f)).collect::<Result<_>>()?;
     let mut history: Vec<Turn> = match &args.history {
         Some(p) => serde_json::from_str(
             &std::fs::read_to_string(p)
@@ -372,7 +386,7 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
     let tokenizer =
         tokenizer::Tokenizer::by_name(&args.tokenizer, None).map_err(|e| anyhow::anyhow!("{e}"))?;
     let request = ChatRequest {
-        message: args.message.clone(),
+        message: message.clone(),
         agent: args.agent.clone(),
         attachments,
         history,
@@ -389,7 +403,7 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
         let answer = crate::chat_send::send(backend, &prompt)?;
         if let Some(s) = &mut session {
             s.append(Turn {
-                user: args.message.clone(),
+                user: message.clone(),
                 tool_calls: Vec::new(),
                 assistant: answer,
             })?;
@@ -438,4 +452,69 @@ fn print_prompt(prompt: &chat::ChatPrompt) {
     for n in &prompt.notes {
         println!("note: {n}");
     }
+}
+
+/// The paths named by `#file:PATH` in a message.
+fn file_references(message: &str) -> Vec<String> {
+    message
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix("#file:"))
+        .map(|p| p.trim_end_matches([',', '.', ';', ')']).to_owned())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The message with a prompt file's text before it: `--prompt NAME`, or a message starting
+/// with `/NAME`. Prompt files are `.github/prompts/NAME.prompt.md` in a workspace folder.
+fn expand_prompt_file(folders: &[PathBuf], message: &str, named: Option<&str>) -> Result<String> {
+    let (name, rest) = match named {
+        Some(n) => (n.to_owned(), message.to_owned()),
+        None => match message.strip_prefix('/') {
+            Some(m)
+                if m.split_whitespace()
+                    .next()
+                    .is_some_and(|n| !n.contains('/')) =>
+            {
+                let name = m.split_whitespace().next().unwrap_or_default();
+                (name.to_owned(), m[name.len()..].trim_start().to_owned())
+            }
+            _ => return Ok(message.to_owned()),
+        },
+    };
+    let mut available = Vec::new();
+    for folder in folders {
+        let dir = folder.join(".github/prompts");
+        let path = dir.join(format!("{name}.prompt.md"));
+        if let Ok(text) = CustomizationFiles.read_text(&path) {
+            let body = match chat::frontmatter::split(&text) {
+                Ok((_, body)) => body.trim().to_owned(),
+                Err(e) => bail!(
+                    "the prompt file {} has a broken header: {e}",
+                    path.display()
+                ),
+            };
+            return Ok(if rest.trim().is_empty() {
+                body
+            } else {
+                format!("{body}\n\n{rest}")
+            });
+        }
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            available.extend(entries.flatten().filter_map(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .strip_suffix(".prompt.md")
+                    .map(str::to_owned)
+            }));
+        }
+    }
+    available.sort();
+    bail!(
+        "there is no prompt file {name}.prompt.md in .github/prompts{}",
+        if available.is_empty() {
+            String::new()
+        } else {
+            format!(" (there are: {})", available.join(", "))
+        }
+    )
 }

@@ -83,3 +83,45 @@ fn chat_sends_streams_and_keeps_a_session() {
         "unknown chat backend `gpt`",
     );
 }
+
+#[test]
+fn prompt_files_and_file_references_shape_the_message() {
+    let dir = std::env::temp_dir().join(format!("pilotfish-prompts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".github/prompts")).unwrap();
+    std::fs::write(
+        dir.join(".github/prompts/review.prompt.md"),
+        "---\ndescription: Review a file\nmode: agent\n---\nReview the attached code for bugs.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("cart.py"), "def total(items):\n    return 0\n").unwrap();
+    let folder = dir.display().to_string();
+    let run = |args: &[&str]| {
+        pilotfish(
+            &[&["chat", "--dry-run", "--folder", &folder][..], args].concat(),
+            b"",
+        )
+    };
+    let out = run(&["/review focus on totals #file:cart.py"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("Review the attached code for bugs.\n\nfocus on totals"),
+        "{text}"
+    );
+    assert!(
+        text.contains("def total(items):"),
+        "the file is attached: {text}"
+    );
+    let out = run(&["--prompt", "review", "and style"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("for bugs.\n\nand style"));
+    assert_clean_failure(
+        &run(&["/nosuch thing"]),
+        "there is no prompt file nosuch.prompt.md in .github/prompts (there are: review)",
+    );
+    assert_clean_failure(&run(&["look at #file:missing.py"]), "missing.py");
+}
