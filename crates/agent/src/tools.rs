@@ -93,6 +93,13 @@ pub struct CreateFile {
     pub content: String,
 }
 
+/// `search_codebase`: the workspace's code most relevant to a question.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SearchCodebase {
+    /// What to look for, in words and the names that might appear in the code.
+    pub query: String,
+}
+
 /// `updateUserPreferences`: facts about the user to remember in later runs.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct UpdateUserPreferences {
@@ -133,6 +140,7 @@ pub enum Call {
     UpdateUserPreferences(UpdateUserPreferences),
     GetChangedFiles(GetChangedFiles),
     RunSubagent(RunSubagent),
+    SearchCodebase(SearchCodebase),
 }
 
 /// A tool as offered to the model.
@@ -176,6 +184,11 @@ pub fn specs() -> Vec<Spec> {
             name: "grep_search",
             description: "Find lines of the workspace's files containing a text (or matching a regular expression). At most 20 results, with path and line.",
             parameters: schema::<GrepSearch>(),
+        },
+        Spec {
+            name: "search_codebase",
+            description: "Search the workspace's code for what a question is about: the most relevant pieces of files, or all of the workspace when it is small. Prefer it unless you know the exact text or file name. Never call it twice in parallel.",
+            parameters: schema::<SearchCodebase>(),
         },
         Spec {
             name: "edit_file",
@@ -266,6 +279,7 @@ pub fn parse(name: &str, arguments: &str) -> Result<Call, String> {
         }
         "get_changed_files" => Call::GetChangedFiles(typed(name, value)?),
         "runSubagent" => Call::RunSubagent(typed(name, value)?),
+        "search_codebase" => Call::SearchCodebase(typed(name, value)?),
         other => {
             let known: Vec<&str> = specs().iter().map(|s| s.name).collect();
             return Err(format!(

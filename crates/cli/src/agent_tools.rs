@@ -18,6 +18,8 @@ use serde::{Deserialize, Serialize};
 const OUTPUT_LIMIT: usize = 16 * 1024;
 /// The longest a command may run.
 const COMMAND_LIMIT: Duration = Duration::from_secs(120);
+/// A workspace of at most this many bytes of text is given whole by `search_codebase`.
+const SMALL_WORKSPACE: usize = 20_000;
 /// Files larger than this are not read whole.
 const READ_LIMIT: u64 = 2 << 20;
 
@@ -194,6 +196,7 @@ impl Workspace {
             },
             Call::GetChangedFiles(a) => self.changed_files(&a.source_control_state),
             Call::RunSubagent(_) => fail("runSubagent is run by the agent loop"),
+            Call::SearchCodebase(a) => self.search_codebase(&a.query),
             Call::GetErrors(a) => {
                 let mut out = String::new();
                 for p in &a.file_paths {
@@ -422,6 +425,40 @@ impl Workspace {
             .iter()
             .map(|e| format!("{shown}:{}:{}: {}\n", e.line, e.column, e.message))
             .collect()
+    }
+
+    fn search_codebase(&self, query: &str) -> Outcome {
+        let texts: Vec<(String, String)> = self
+            .files()
+            .iter()
+            .filter_map(|p| Some((self.shown(p), self.read_text(p).ok()?)))
+            .collect();
+        let total: usize = texts.iter().map(|(_, t)| t.len()).sum();
+        // A small workspace is given whole: nothing can be missed.
+        if total <= SMALL_WORKSPACE {
+            let mut out = String::from("The workspace is small: here is all of it.\n");
+            for (path, text) in &texts {
+                out.push_str(&format!("\n─── {path} ───\n{text}\n"));
+            }
+            return done(out);
+        }
+        let index =
+            retrieval::search::Index::build(texts.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+        let hits = index.search(query, 8);
+        if hits.is_empty() {
+            return done(
+                "nothing in the workspace matches those words; try the names the code would use",
+            );
+        }
+        let mut out = String::new();
+        for h in hits {
+            let c = &h.chunk;
+            out.push_str(&format!(
+                "─── {} lines {}-{} ───\n{}\n",
+                c.path, c.start_line, c.end_line, c.text
+            ));
+        }
+        done(out)
     }
 
     fn changed_files(&self, states: &[String]) -> Outcome {

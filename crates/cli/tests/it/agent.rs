@@ -367,3 +367,52 @@ fn subagents_preferences_command_rules_and_changed_files() {
         "{system}"
     );
 }
+
+#[test]
+fn search_codebase_gives_a_small_workspace_whole_and_ranks_a_large_one() {
+    let dir = repo("search");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let search = || {
+        Turn::call(
+            "search_codebase",
+            json!({"query": "how is multiplication done"}),
+        )
+    };
+    let model = runtime.block_on(ScriptedChat::start(vec![search(), Turn::Text("ok".into())]));
+    let out = agent(&dir, &model.url, &["where is mul"]);
+    let ev = events(&out);
+    let result = ev.iter().find(|e| e["type"] == "tool_result").unwrap();
+    let text = result["content"].as_str().unwrap();
+    assert!(
+        text.contains("here is all of it") && text.contains("def mul"),
+        "{text}"
+    );
+    assert!(!text.contains("hunter2"), "ignored files stay out: {text}");
+    // A larger workspace: the chunk that defines what is asked comes first.
+    for i in 0..40 {
+        let filler: String = (0..30)
+            .map(|j| format!("def helper_{i}_{j}(x):\n    return x + {j}\n"))
+            .collect();
+        std::fs::write(dir.join(format!("repo/src/filler_{i}.py")), filler).unwrap();
+    }
+    std::fs::write(
+        dir.join("repo/src/shipping.py"),
+        "def shipping_cost(weight, distance):\n    return weight * distance * 0.1\n",
+    )
+    .unwrap();
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        Turn::call(
+            "search_codebase",
+            json!({"query": "shipping cost for a weight"}),
+        ),
+        Turn::Text("ok".into()),
+    ]));
+    let out = agent(&dir, &model.url, &["where is shipping"]);
+    let ev = events(&out);
+    let result = ev.iter().find(|e| e["type"] == "tool_result").unwrap();
+    let text = result["content"].as_str().unwrap();
+    assert!(
+        text.starts_with("─── src/shipping.py lines 0-1 ───"),
+        "{text}"
+    );
+}
