@@ -67,6 +67,13 @@ pub struct RunInTerminal {
     pub is_background: bool,
 }
 
+/// `get_terminal_output`: what a background command printed so far.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct GetTerminalOutput {
+    /// The id `run_in_terminal` gave the background command.
+    pub id: String,
+}
+
 /// `get_errors`: the syntax and compile errors of files.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -141,6 +148,7 @@ pub enum Call {
     GetChangedFiles(GetChangedFiles),
     RunSubagent(RunSubagent),
     SearchCodebase(SearchCodebase),
+    GetTerminalOutput(GetTerminalOutput),
 }
 
 /// A tool as offered to the model.
@@ -207,7 +215,7 @@ pub fn specs() -> Vec<Spec> {
         },
         Spec {
             name: "run_in_terminal",
-            description: "Run a shell command in the workspace and get its output and exit status. Run one command at a time, never several in parallel. The user may decline it.",
+            description: "Run a shell command in the workspace and get its output and exit status. One shell serves the whole run: its current folder and variables stay between commands. A long-running process (a server, a watcher) must use isBackground=true; its id comes back for get_terminal_output. Run one command at a time, never several in parallel. The user may decline it.",
             parameters: schema::<RunInTerminal>(),
         },
         Spec {
@@ -224,6 +232,11 @@ pub fn specs() -> Vec<Spec> {
             name: "runSubagent",
             description: "Hand a task to one of the workspace's custom agents; it works on its own and returns its final answer. Use it when the instructions say a kind of task belongs to that agent.",
             parameters: schema::<RunSubagent>(),
+        },
+        Spec {
+            name: "get_terminal_output",
+            description: "Get what a background command started with run_in_terminal has printed so far, and whether it still runs.",
+            parameters: schema::<GetTerminalOutput>(),
         },
         Spec {
             name: "get_errors",
@@ -280,6 +293,7 @@ pub fn parse(name: &str, arguments: &str) -> Result<Call, String> {
         "get_changed_files" => Call::GetChangedFiles(typed(name, value)?),
         "runSubagent" => Call::RunSubagent(typed(name, value)?),
         "search_codebase" => Call::SearchCodebase(typed(name, value)?),
+        "get_terminal_output" => Call::GetTerminalOutput(typed(name, value)?),
         other => {
             let known: Vec<&str> = specs().iter().map(|s| s.name).collect();
             return Err(format!(

@@ -4,18 +4,16 @@
 
 use std::{
     collections::BTreeMap,
-    io::{BufRead, IsTerminal, Read, Write},
+    io::{BufRead, IsTerminal, Write},
     path::{Component, Path, PathBuf},
-    process::{Command, Stdio},
-    time::{Duration, Instant},
+    process::Command,
+    time::Duration,
 };
 
 use agent::tools::{self, Call};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-/// Output of a command kept for the model, in bytes.
-const OUTPUT_LIMIT: usize = 16 * 1024;
 /// The longest a command may run.
 const COMMAND_LIMIT: Duration = Duration::from_secs(120);
 /// A workspace of at most this many bytes of text is given whole by `search_codebase`.
@@ -79,6 +77,7 @@ pub(crate) struct Workspace {
     approval: Approval,
     allow: Vec<String>,
     deny: Vec<String>,
+    shell: crate::agent_shell::Shell,
 }
 
 impl Workspace {
@@ -88,6 +87,7 @@ impl Workspace {
         let excluded = crate::exclusion::load(&root)?;
         let journal_path = journal_path(&root)?;
         Ok(Workspace {
+            shell: crate::agent_shell::Shell::new(&root),
             root,
             excluded,
             journal: Journal::default(),
@@ -189,7 +189,24 @@ impl Workspace {
                 }
                 None => Ok(a.content.clone()),
             }),
-            Call::RunInTerminal(a) => self.run_in_terminal(&a.command, &a.explanation),
+            Call::RunInTerminal(a) => {
+                self.run_in_terminal(&a.command, &a.explanation, a.is_background)
+            }
+            Call::GetTerminalOutput(a) => match self.shell.output(&a.id) {
+                Some((text, code, running)) => done(format!(
+                    "{text}\n[{}]",
+                    if running {
+                        "still running".to_owned()
+                    } else {
+                        format!("exited with status {}", code.unwrap_or(-1))
+                    }
+                )),
+                None => fail(format!(
+                    "there is no background command `{}`; the ids are: {}",
+                    a.id,
+                    self.shell.ids().join(", ")
+                )),
+            },
             Call::UpdateUserPreferences(a) => match remember(&a.facts) {
                 Ok(path) => done(format!("remembered in {}", path.display())),
                 Err(e) => fail(format!("the preferences could not be saved: {e:#}")),
@@ -531,7 +548,7 @@ impl Workspace {
         }
     }
 
-    fn run_in_terminal(&self, command: &str, explanation: &str) -> Outcome {
+    fn run_in_terminal(&mut self, command: &str, explanation: &str, background: bool) -> Outcome {
         match agent::commands::judge(command, &self.allow, &self.deny) {
             agent::commands::Verdict::Deny(why) => {
                 return fail(format!(
@@ -547,58 +564,27 @@ impl Workspace {
                 }
             }
         }
-        let child = Command::new("sh")
-            .args(["-c", command])
-            .current_dir(&self.root)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn();
-        let mut child = match child {
-            Ok(c) => c,
-            Err(e) => return fail(format!("the shell could not be started: {e}")),
-        };
-        let mut out = child.stdout.take();
-        let mut err = child.stderr.take();
-        let reader = std::thread::spawn(move || {
-            let mut all = Vec::new();
-            if let Some(o) = out.as_mut() {
-                let _ = o.read_to_end(&mut all);
-            }
-            let mut e = Vec::new();
-            if let Some(r) = err.as_mut() {
-                let _ = r.read_to_end(&mut e);
-            }
-            all.extend(e);
-            all
-        });
-        let started = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(s)) => break Some(s),
-                Ok(None) if started.elapsed() > COMMAND_LIMIT => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-                Err(_) => break None,
-            }
-        };
-        let bytes = reader.join().unwrap_or_default();
-        let mut text = String::from_utf8_lossy(&bytes).into_owned();
-        if text.len() > OUTPUT_LIMIT {
-            text = agent::budget::cut_middle(&text, OUTPUT_LIMIT);
+        if background {
+            return match self.shell.spawn(command) {
+                Ok(id) => done(format!(
+                    "started in the background; id: {id} (get_terminal_output shows its output)"
+                )),
+                Err(e) => fail(format!("the command could not be started: {e}")),
+            };
         }
-        match status {
-            Some(s) => Outcome {
-                ok: s.success(),
-                content: format!("{text}\n[exit status {}]", s.code().unwrap_or(-1)),
+        match self.shell.run(command, COMMAND_LIMIT) {
+            Ok(ran) => match ran.status {
+                Some(code) => Outcome {
+                    ok: code == 0,
+                    content: format!("{}\n[exit status {code}]", ran.output),
+                },
+                None => fail(format!(
+                    "{}\n[did not finish within {} s, or ended the shell; the shell was started afresh: run long processes with isBackground=true]",
+                    ran.output,
+                    COMMAND_LIMIT.as_secs()
+                )),
             },
-            None => fail(format!(
-                "{text}\n[stopped after {} s]",
-                COMMAND_LIMIT.as_secs()
-            )),
+            Err(e) => fail(format!("the shell could not run the command: {e}")),
         }
     }
 

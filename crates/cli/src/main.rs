@@ -2,6 +2,7 @@
 //! about prompts is made in the library crates.
 
 mod agent_cmd;
+mod agent_shell;
 mod agent_tools;
 mod chat_cmd;
 mod chat_send;

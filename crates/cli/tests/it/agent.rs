@@ -416,3 +416,45 @@ fn search_codebase_gives_a_small_workspace_whole_and_ranks_a_large_one() {
         "{text}"
     );
 }
+
+#[test]
+fn one_shell_per_run_and_background_commands() {
+    let dir = repo("shell");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let run = |command: &str, background: bool| {
+        Turn::call(
+            "run_in_terminal",
+            json!({"command": command, "explanation": "", "isBackground": background}),
+        )
+    };
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        run("cd src && export PF_SEEN=42", false),
+        run("pwd && echo \"seen $PF_SEEN\"", false),
+        run("echo started; sleep 0.3; echo served; sleep 30", true),
+        run("sleep 1", false),
+        Turn::call("get_terminal_output", json!({"id": "bg-1"})),
+        Turn::call("get_terminal_output", json!({"id": "bg-9"})),
+        run("exit 3", false),
+        run("echo \"fresh in $(basename $(pwd))\"", false),
+        Turn::Text("done".into()),
+    ]));
+    let out = agent(&dir, &model.url, &["--yes", "use the shell"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ev = events(&out);
+    let results: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_result").collect();
+    let content = |i: usize| results[i]["content"].as_str().unwrap().to_owned();
+    // The folder and the variable survived between commands.
+    assert!(content(1).contains("/repo/src\nseen 42"), "{}", content(1));
+    assert!(content(2).contains("id: bg-1"), "{}", content(2));
+    assert!(content(4).contains("started\nserved"), "{}", content(4));
+    assert!(content(4).contains("[still running]"), "{}", content(4));
+    assert_eq!(results[5]["ok"], false);
+    assert!(content(5).contains("the ids are: bg-1"), "{}", content(5));
+    // A command that ends the shell gets a fresh one, in the workspace root.
+    assert_eq!(results[6]["ok"], false, "{}", content(6));
+    assert!(content(7).contains("fresh in repo"), "{}", content(7));
+}
