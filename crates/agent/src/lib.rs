@@ -6,5 +6,6 @@
 pub mod budget;
 pub mod commands;
 pub mod edit;
+pub mod history;
 pub mod system_prompt;
 pub mod tools;

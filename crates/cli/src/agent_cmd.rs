@@ -180,6 +180,8 @@ pub(crate) fn run(args: Args) -> Result<()> {
         agents: &found.agents,
         // A tool result takes at most half the budget (about three characters a token).
         result_chars: args.max_tokens / 2 * 3,
+        max_tokens: args.max_tokens,
+        tokenizer: &tokenizer,
     };
     let rounds = run.rounds(&mut messages, &tools, args.max_rounds, true)?;
     events.emit(json!({"type": "done", "rounds": rounds}), || {
@@ -207,6 +209,9 @@ struct Run<'a> {
     events: &'a Events,
     agents: &'a [chat::discover::Agent],
     result_chars: usize,
+    /// The prompt's budget in tokens; older rounds are dropped to stay under it.
+    max_tokens: usize,
+    tokenizer: &'a tokenizer::Tokenizer,
 }
 
 impl Run<'_> {
@@ -220,6 +225,7 @@ impl Run<'_> {
         main: bool,
     ) -> Result<u32> {
         for round in 1..=max_rounds {
+            self.fit(messages);
             let json = self.events.json;
             let answer = self
                 .runtime
@@ -273,6 +279,44 @@ impl Run<'_> {
         bail!(
             "the round limit ({max_rounds}) was hit before the model finished; raise --max-rounds, or `pilotfish agent --undo` to revert"
         )
+    }
+
+    /// Drops the oldest whole rounds when the conversation outgrows the budget, and says so
+    /// (to the model, in a note where they were, and to the user on standard error).
+    fn fit(&self, messages: &mut Vec<ChatMessage>) {
+        let roles: Vec<&str> = messages.iter().map(|m| m.role.as_str()).collect();
+        let tokens: Vec<usize> = messages
+            .iter()
+            .map(|m| {
+                // A chat model's per-message overhead, as the chat prompt counts it.
+                3 + self.tokenizer.count(&m.content)
+                    + m.tool_calls
+                        .iter()
+                        .map(|c| self.tokenizer.count(&c.arguments) + 3)
+                        .sum::<usize>()
+            })
+            .collect();
+        let rounds = agent::history::rounds_to_drop(&roles, &tokens, self.max_tokens);
+        if rounds == 0 {
+            return;
+        }
+        let range = agent::history::dropped_range(&roles, rounds);
+        let start = range.start;
+        let calls: Vec<String> = messages[range.clone()]
+            .iter()
+            .flat_map(|m| m.tool_calls.iter().map(|c| c.name.clone()))
+            .collect();
+        messages.drain(range);
+        let note = format!(
+            "{rounds} earlier tool round(s) ({}) were dropped to keep the conversation within {} tokens; call the tools again for anything you still need from them",
+            calls.join(", "),
+            self.max_tokens
+        );
+        eprintln!("pilotfish: note: {note}");
+        messages.insert(
+            start,
+            ChatMessage::new("user", &format!("[pilotfish] {note}")),
+        );
     }
 
     /// `runSubagent`: the custom agent's body as the system prompt, its `tools` as its tools

@@ -458,3 +458,53 @@ fn one_shell_per_run_and_background_commands() {
     assert_eq!(results[6]["ok"], false, "{}", content(6));
     assert!(content(7).contains("fresh in repo"), "{}", content(7));
 }
+
+#[test]
+fn old_rounds_are_dropped_whole_when_the_budget_is_full() {
+    let dir = repo("budget");
+    let big: String = (0..300)
+        .map(|i| format!("line_{i} = 'some text that fills the budget {i}'\n"))
+        .collect();
+    std::fs::write(dir.join("repo/src/big.py"), &big).unwrap();
+    let read = |first: usize| {
+        Turn::call(
+            "read_file",
+            json!({"filePath": "src/big.py", "startLineNumberBaseZero": first, "endLineNumberBaseZero": first + 99}),
+        )
+    };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        read(0),
+        read(100),
+        read(200),
+        Turn::Text("read it all".into()),
+    ]));
+    let out = agent(&dir, &model.url, &["--max-tokens", "4000", "read big.py"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("earlier tool round(s) (read_file) were dropped"),
+        "{stderr}"
+    );
+    let bodies = model.bodies.lock().unwrap().clone();
+    let last = bodies.last().unwrap()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let all: String = last
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or("").to_owned())
+        .collect();
+    // The first read is gone, the newest is there, and every tool message still answers a call.
+    assert!(!all.contains("line_5 ="), "the oldest round was dropped");
+    assert!(all.contains("line_250 ="));
+    assert!(all.contains("[pilotfish]"));
+    let call_ids: Vec<&str> = last
+        .iter()
+        .flat_map(|m| m["tool_calls"].as_array().into_iter().flatten())
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    for m in last.iter().filter(|m| m["role"] == "tool") {
+        assert!(call_ids.contains(&m["tool_call_id"].as_str().unwrap()));
+    }
+}
