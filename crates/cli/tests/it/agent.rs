@@ -508,3 +508,42 @@ fn old_rounds_are_dropped_whole_when_the_budget_is_full() {
         assert!(call_ids.contains(&m["tool_call_id"].as_str().unwrap()));
     }
 }
+
+#[test]
+fn get_errors_uses_tree_sitter_and_the_languages_own_checker() {
+    let dir = repo("errors");
+    std::fs::write(dir.join("repo/notes.md"), "# Notes\nTODO: finish\n").unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        "[agent.checkers]\nmarkdown = \"! grep -n TODO {file}\"\n",
+    )
+    .unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        Turn::call(
+            "replace_string_in_file",
+            json!({"filePath": "src/calc.py", "oldString": "    return a - b", "newString": "    return (a + b"}),
+        ),
+        Turn::call("get_errors", json!({"filePaths": ["src/calc.py", "notes.md"]})),
+        Turn::Text("found them".into()),
+    ]));
+    let config_arg = config.display().to_string();
+    let out = agent(&dir, &model.url, &["--config", &config_arg, "break it"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ev = events(&out);
+    let results: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_result").collect();
+    // The edit's result already carries the new errors.
+    let edited = results[0]["content"].as_str().unwrap();
+    assert!(edited.contains("src/calc.py:1:"), "{edited}");
+    assert!(edited.contains("python3 -m py_compile"), "{edited}");
+    let errors = results[1]["content"].as_str().unwrap();
+    assert!(
+        errors.contains("2:TODO: finish"),
+        "the configured checker ran: {errors}"
+    );
+}
