@@ -32,7 +32,7 @@ another way.
 
 <editFileInstructions>
 Read a file before you edit it. Group your changes by file and say in one sentence what each \
-change does. With edit_file, write only what changes and stand for each unchanged region with \
+change does. With edit_file (insert_edit_into_file in Copilot's tool set), write only what changes and stand for each unchanged region with \
 one comment line `...existing code...` in the file's comment syntax; keep one unchanged line \
 before and after each change so the edit can be placed, and write a whole function or class \
 when you change much of it. For small changes replace_string_in_file, with the exact old text \

@@ -132,6 +132,44 @@ pub struct RunSubagent {
     pub prompt: String,
 }
 
+/// Copilot's `read_file` today: lines counted from 1, both ends included.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadFileLines {
+    pub file_path: String,
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// `multi_replace_string_in_file`: several replacements, in one or more files, applied
+/// together or not at all.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct MultiReplace {
+    pub replacements: Vec<ReplaceString>,
+    #[serde(default)]
+    pub explanation: String,
+}
+
+/// Which tool set the model is offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// Seed 004's tools, as the contract names them (lines from 0, `edit_file`).
+    Seed004,
+    /// The tools Copilot offers models today (lines from 1, `insert_edit_into_file`,
+    /// `multi_replace_string_in_file`, `semantic_search`).
+    Copilot,
+}
+
+impl Profile {
+    pub fn parse(name: &str) -> Option<Profile> {
+        match name {
+            "seed004" | "default" => Some(Profile::Seed004),
+            "copilot" => Some(Profile::Copilot),
+            _ => None,
+        }
+    }
+}
+
 /// A call, parsed and checked.
 #[derive(Debug, Clone)]
 pub enum Call {
@@ -149,6 +187,7 @@ pub enum Call {
     RunSubagent(RunSubagent),
     SearchCodebase(SearchCodebase),
     GetTerminalOutput(GetTerminalOutput),
+    MultiReplace(MultiReplace),
 }
 
 /// A tool as offered to the model.
@@ -244,6 +283,106 @@ pub fn specs() -> Vec<Spec> {
             parameters: schema::<GetErrors>(),
         },
     ]
+}
+
+/// The tools of a profile.
+pub fn specs_for(profile: Profile) -> Vec<Spec> {
+    let seed = specs();
+    if profile == Profile::Seed004 {
+        return seed;
+    }
+    let mut out: Vec<Spec> = Vec::new();
+    for s in seed {
+        match s.name {
+            "read_file" => out.push(Spec {
+                name: "read_file",
+                description: "Read lines of a file. Lines count from 1 and both ends are included. Read enough to understand the code before you edit it.",
+                parameters: schema::<ReadFileLines>(),
+            }),
+            "edit_file" => out.push(Spec {
+                name: "insert_edit_into_file",
+                description: s.description,
+                parameters: s.parameters,
+            }),
+            "search_codebase" => out.push(Spec {
+                name: "semantic_search",
+                description: s.description,
+                parameters: s.parameters,
+            }),
+            "replace_string_in_file" => {
+                out.push(s);
+                out.push(Spec {
+                    name: "multi_replace_string_in_file",
+                    description: "Make several replace_string_in_file replacements at once, in one or more files; all are applied or none.",
+                    parameters: schema::<MultiReplace>(),
+                });
+            }
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
+/// Parses a call of a profile's tool.
+pub fn parse_in(profile: Profile, name: &str, arguments: &str) -> Result<Call, String> {
+    if profile == Profile::Seed004 {
+        return parse(name, arguments);
+    }
+    let value = || -> Result<Value, String> {
+        serde_json::from_str(if arguments.trim().is_empty() { "{}" } else { arguments }).map_err(|e| {
+            format!("the arguments of {name} are not valid JSON ({e}); send one JSON object with the parameters")
+        })
+    };
+    match name {
+        "read_file" => {
+            let r: ReadFileLines = serde_json::from_value(value()?).map_err(|e| {
+                format!("the arguments of read_file do not fit its parameters: {e}")
+            })?;
+            if r.start_line == 0 || r.end_line < r.start_line {
+                return Err("lines count from 1, and endLine must not be before startLine".into());
+            }
+            Ok(Call::ReadFile(ReadFile {
+                file_path: r.file_path,
+                start_line_number_base_zero: r.start_line - 1,
+                end_line_number_base_zero: r.end_line - 1,
+            }))
+        }
+        "multi_replace_string_in_file" => {
+            let m: MultiReplace = serde_json::from_value(value()?).map_err(|e| {
+                format!(
+                    "the arguments of multi_replace_string_in_file do not fit its parameters: {e}"
+                )
+            })?;
+            if m.replacements.is_empty() {
+                return Err("replacements is empty".into());
+            }
+            Ok(Call::MultiReplace(m))
+        }
+        "insert_edit_into_file" => parse("edit_file", arguments),
+        "semantic_search" => parse("search_codebase", arguments),
+        "edit_file" | "search_codebase" => Err(format!(
+            "there is no tool `{name}` here; the tools are {}",
+            specs_for(profile)
+                .iter()
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        _ => parse(name, arguments).map_err(|e| {
+            if e.starts_with("there is no tool") {
+                format!(
+                    "there is no tool `{name}`; the tools are {}",
+                    specs_for(profile)
+                        .iter()
+                        .map(|s| s.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            } else {
+                e
+            }
+        }),
+    }
 }
 
 /// Parses a call's arguments for its tool. The error says what was wrong in words the model can

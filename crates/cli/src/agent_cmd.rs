@@ -39,6 +39,11 @@ pub(crate) struct Args {
     /// tools' names).
     #[arg(long, value_name = "FILE")]
     system_prompt: Option<PathBuf>,
+    /// The tools offered: `seed004` (the contract's, lines from 0, `edit_file`) or `copilot`
+    /// (Copilot's current names: lines from 1, `insert_edit_into_file`,
+    /// `multi_replace_string_in_file`, `semantic_search`).
+    #[arg(long, default_value = "seed004", value_name = "PROFILE")]
+    tools: String,
     /// The prompt's limit in tokens; a tool result takes at most half of it.
     #[arg(long, default_value_t = 64_000)]
     max_tokens: usize,
@@ -87,7 +92,11 @@ pub(crate) fn run(args: Args) -> Result<()> {
     } else {
         Approval::Ask
     };
+    let Some(profile) = agent::tools::Profile::parse(&args.tools) else {
+        bail!("--tools {} is not seed004 or copilot", args.tools);
+    };
     let mut ws = Workspace::open(&root, approval, &loaded.agent)?;
+    ws.profile = profile;
 
     // The customizations render as for a chat; the system message becomes the agent's.
     let home = std::env::var_os("HOME").map(PathBuf::from);
@@ -111,7 +120,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         ),
         None => None,
     };
-    let offered: Vec<Spec> = agent::tools::specs()
+    let offered: Vec<Spec> = agent::tools::specs_for(profile)
         .into_iter()
         .filter(|s| {
             custom
@@ -344,7 +353,7 @@ impl Run<'_> {
                 }
             ));
         };
-        let offered: Vec<Spec> = agent::tools::specs()
+        let offered: Vec<Spec> = agent::tools::specs_for(self.ws.profile)
             .into_iter()
             .filter(|s| s.name != "runSubagent")
             .filter(|s| found.tools.is_empty() || found.tools.iter().any(|t| t == s.name))

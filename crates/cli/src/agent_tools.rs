@@ -109,6 +109,8 @@ pub(crate) struct Workspace {
     deny: Vec<String>,
     checkers: BTreeMap<String, String>,
     shell: crate::agent_shell::Shell,
+    /// The tool set offered, which decides how calls are read.
+    pub(crate) profile: tools::Profile,
 }
 
 impl Workspace {
@@ -131,6 +133,7 @@ impl Workspace {
                 .collect(),
             deny: rules.deny.clone(),
             checkers: rules.checkers.clone(),
+            profile: tools::Profile::Seed004,
         })
     }
 
@@ -191,7 +194,7 @@ impl Workspace {
 
     /// Runs one call.
     pub(crate) fn run(&mut self, name: &str, arguments: &str) -> Outcome {
-        let call = match tools::parse(name, arguments) {
+        let call = match tools::parse_in(self.profile, name, arguments) {
             Ok(c) => c,
             Err(e) => return fail(e),
         };
@@ -246,6 +249,7 @@ impl Workspace {
             Call::GetChangedFiles(a) => self.changed_files(&a.source_control_state),
             Call::RunSubagent(_) => fail("runSubagent is run by the agent loop"),
             Call::SearchCodebase(a) => self.search_codebase(&a.query),
+            Call::MultiReplace(a) => self.multi_replace(&a.replacements),
             Call::GetErrors(a) => {
                 let mut out = String::new();
                 for p in &a.file_paths {
@@ -495,6 +499,45 @@ impl Workspace {
         } else {
             out
         }
+    }
+
+    /// Several replacements, all computed before any file is written: all or nothing.
+    fn multi_replace(&mut self, replacements: &[tools::ReplaceString]) -> Outcome {
+        let mut files: Vec<(PathBuf, String)> = Vec::new();
+        for (i, r) in replacements.iter().enumerate() {
+            let path = match self.resolve(&r.file_path) {
+                Ok(p) => p,
+                Err(e) => return fail(format!("replacement {i}: {e}; nothing was changed")),
+            };
+            let current = match files.iter().find(|(p, _)| *p == path) {
+                Some((_, text)) => text.clone(),
+                None => match self.read_text(&path) {
+                    Ok(t) => t,
+                    Err(e) => return fail(format!("replacement {i}: {e}; nothing was changed")),
+                },
+            };
+            match agent::edit::replace_string(&current, &r.old_string, &r.new_string) {
+                Ok(new) => match files.iter_mut().find(|(p, _)| *p == path) {
+                    Some(entry) => entry.1 = new,
+                    None => files.push((path, new)),
+                },
+                Err(e) => {
+                    return fail(format!(
+                        "replacement {i} ({}): {e}; nothing was changed",
+                        r.file_path
+                    ));
+                }
+            }
+        }
+        let mut out = String::new();
+        for (path, new) in files {
+            let result = self.edit(&path.to_string_lossy(), |_| Ok(new));
+            if !result.ok {
+                return result;
+            }
+            out.push_str(&result.content);
+        }
+        done(out)
     }
 
     fn search_codebase(&self, query: &str) -> Outcome {

@@ -547,3 +547,73 @@ fn get_errors_uses_tree_sitter_and_the_languages_own_checker() {
         "the configured checker ran: {errors}"
     );
 }
+
+#[test]
+fn the_copilot_tool_profile() {
+    let dir = repo("profile");
+    std::fs::write(dir.join("repo/src/other.py"), "X = 1\nY = 2\n").unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        Turn::call("read_file", json!({"filePath": "src/calc.py", "startLine": 1, "endLine": 2})),
+        // One replacement cannot be placed: none is applied.
+        Turn::call(
+            "multi_replace_string_in_file",
+            json!({"explanation": "", "replacements": [
+                {"filePath": "src/calc.py", "oldString": "    return a - b", "newString": "    return a + b"},
+                {"filePath": "src/other.py", "oldString": "Z = 3", "newString": "Z = 4"}]}),
+        ),
+        Turn::call(
+            "multi_replace_string_in_file",
+            json!({"explanation": "", "replacements": [
+                {"filePath": "src/calc.py", "oldString": "    return a - b", "newString": "    return a + b"},
+                {"filePath": "src/other.py", "oldString": "Y = 2", "newString": "Y = 3"}]}),
+        ),
+        Turn::call(
+            "insert_edit_into_file",
+            json!({"filePath": "src/other.py", "explanation": "", "code": "X = 1\nW = 0\n# ...existing code...\n"}),
+        ),
+        Turn::call("edit_file", json!({"filePath": "src/other.py", "code": "", "explanation": ""})),
+        Turn::Text("done".into()),
+    ]));
+    let out = agent(&dir, &model.url, &["--tools", "copilot", "fix"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ev = events(&out);
+    let results: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_result").collect();
+    let content = |i: usize| results[i]["content"].as_str().unwrap().to_owned();
+    assert!(
+        content(0).contains("lines 0-1") && content(0).contains("def add"),
+        "{}",
+        content(0)
+    );
+    assert_eq!(results[1]["ok"], false);
+    assert!(content(1).contains("replacement 1"), "{}", content(1));
+    assert_eq!(results[2]["ok"], true, "{}", content(2));
+    assert_eq!(results[3]["ok"], true, "{}", content(3));
+    assert!(
+        content(4).contains("there is no tool `edit_file`"),
+        "{}",
+        content(4)
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("repo/src/calc.py"))
+            .unwrap()
+            .contains("a + b")
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("repo/src/other.py")).unwrap(),
+        "X = 1\nW = 0\nY = 3\n"
+    );
+    let bodies = model.bodies.lock().unwrap().clone();
+    let names: Vec<&str> = bodies[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"multi_replace_string_in_file") && names.contains(&"semantic_search"));
+    assert!(!names.contains(&"edit_file"), "{names:?}");
+}
