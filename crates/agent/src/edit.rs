@@ -37,6 +37,16 @@ const MAX_SILENT_DELETION: usize = 2;
 
 /// The file after a lazy edit: `code` with its markers resolved against `original`.
 pub fn apply_lazy_edit(original: &str, code: &str) -> Result<String, EditError> {
+    apply_lazy_edit_in(original, code, None)
+}
+
+/// As [`apply_lazy_edit`], with the file's language: a whole block is then the syntax node its
+/// first line starts (tree-sitter), not only what indentation says.
+pub fn apply_lazy_edit_in(
+    original: &str,
+    code: &str,
+    lang: Option<syntax::Lang>,
+) -> Result<String, EditError> {
     let crlf = original.contains("\r\n");
     let ends_with_newline = original.is_empty() || original.ends_with('\n');
     let old: Vec<&str> = split_lines(original);
@@ -78,8 +88,17 @@ pub fn apply_lazy_edit(original: &str, code: &str) -> Result<String, EditError> 
     }
     let mut out: Vec<&str> = Vec::new();
     let mut pos = 0;
+    // Line ends of the blocks tree-sitter sees, for the whole-block rule.
+    let normalized;
+    let source = if original.contains('\r') {
+        normalized = old.join("\n");
+        normalized.as_str()
+    } else {
+        original
+    };
+    let syntax_end = |line: usize| lang.and_then(|l| syntax::block_end_line(l, source, line));
     for seg in &segments {
-        let (start, end) = place(&old, pos, seg)?;
+        let (start, end) = place(&old, pos, seg, &syntax_end)?;
         out.extend_from_slice(&old[pos..start]);
         out.extend_from_slice(&seg.lines);
         pos = end;
@@ -110,7 +129,12 @@ struct Segment<'a> {
 }
 
 /// Where a segment goes in `old` (at or after `pos`): the region `[start, end)` it replaces.
-fn place(old: &[&str], pos: usize, seg: &Segment<'_>) -> Result<(usize, usize), EditError> {
+fn place(
+    old: &[&str],
+    pos: usize,
+    seg: &Segment<'_>,
+    syntax_end: &dyn Fn(usize) -> Option<usize>,
+) -> Result<(usize, usize), EditError> {
     let lines = &seg.lines;
     let first = lines[0];
     // One whole block whose first line the file has: the block it starts there is replaced.
@@ -121,8 +145,11 @@ fn place(old: &[&str], pos: usize, seg: &Segment<'_>) -> Result<(usize, usize), 
         || seg.after_indent.is_none_or(|i| i <= base);
     if lines.len() > 1 && closed && block_end(lines, 0) == lines.len() {
         let at = find_all(old, pos, &lines[..1]);
-        if at.len() == 1 && opens_block(old, at[0]) {
-            let end = block_end(old, at[0]);
+        if at.len() == 1 && (opens_block(old, at[0]) || syntax_end(at[0]).is_some()) {
+            // The syntax tree knows where the block ends; indentation is the fallback.
+            let end = syntax_end(at[0])
+                .map_or_else(|| block_end(old, at[0]), |e| e + 1)
+                .min(old.len());
             // A block that ends only because the edit does, and would lose lines the edit
             // does not show, is more likely a forgotten marker than a deletion.
             let has_own_end = starts_closing(lines[lines.len() - 1]);

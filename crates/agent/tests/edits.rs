@@ -239,5 +239,24 @@ proptest! {
     fn no_input_panics(original in "(?s).{0,300}", edit in "(?s).{0,300}") {
         let _ = apply_lazy_edit(&original, &edit);
         let _ = replace_string(&original, &edit, "x");
+        let marked = format!("{edit}\n# ...existing code...\n");
+        for lang in [syntax::Lang::Python, syntax::Lang::Rust, syntax::Lang::TypeScript] {
+            let _ = agent::edit::apply_lazy_edit_in(&original, &marked, Some(lang));
+        }
     }
+}
+
+/// Where indentation misleads (a line at the function's own indentation inside it), the
+/// syntax tree knows where the function ends.
+#[test]
+fn tree_sitter_finds_the_whole_function() {
+    let before = "function a() {\n  if (x) {\n    y();\n  }\nreturn 1;\n}\n\nfunction b() {\n  return 2;\n}\n";
+    let edit = "function a() {\n  return 10;\n}\n// ...existing code...\n";
+    let want = "function a() {\n  return 10;\n}\n\nfunction b() {\n  return 2;\n}\n";
+    assert_eq!(
+        agent::edit::apply_lazy_edit_in(before, edit, Some(syntax::Lang::JavaScript)).unwrap(),
+        want
+    );
+    // Without the language, indentation alone would have left the function's tail behind.
+    assert_ne!(apply_lazy_edit(before, edit).unwrap(), want);
 }

@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 
 /// The longest a command may run.
 const COMMAND_LIMIT: Duration = Duration::from_secs(120);
+/// A file this short is asked for whole when a lazy edit of it cannot be placed.
+const WHOLE_FILE_LINES: usize = 150;
 /// A workspace of at most this many bytes of text is given whole by `search_codebase`.
 const SMALL_WORKSPACE: usize = 20_000;
 /// Files larger than this are not read whole.
@@ -209,10 +211,22 @@ impl Workspace {
             Call::GrepSearch(a) => {
                 self.grep_search(&a.query, a.is_regexp, a.include_pattern.as_deref())
             }
-            Call::EditFile(a) => self.edit(&a.file_path, |old| match old {
-                Some(old) => agent::edit::apply_lazy_edit(old, &a.code).map_err(|e| e.to_string()),
-                None => Ok(a.code.clone()),
-            }),
+            Call::EditFile(a) => {
+                let language = languages::detect_language_from_path(&a.file_path, "");
+                let lang = syntax::Lang::from_language_id(&language);
+                self.edit(&a.file_path, |old| match old {
+                    Some(old) => agent::edit::apply_lazy_edit_in(old, &a.code, lang).map_err(|e| {
+                        // A short file is cheap to send whole: the surest way past a misplaced edit.
+                        let lines = old.lines().count();
+                        if lines <= WHOLE_FILE_LINES {
+                            format!("{e}. The file has only {lines} lines: send its whole new text with edit_file and no `...existing code...` lines")
+                        } else {
+                            e.to_string()
+                        }
+                    }),
+                    None => Ok(a.code.clone()),
+                })
+            }
             Call::ReplaceString(a) => self.edit(&a.file_path, |old| match old {
                 Some(old) => agent::edit::replace_string(old, &a.old_string, &a.new_string)
                     .map_err(|e| e.to_string()),

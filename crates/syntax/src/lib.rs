@@ -691,3 +691,31 @@ pub fn syntax_errors(lang: Lang, source: &str) -> Vec<SyntaxError> {
     out.sort_by_key(|e| (e.line, e.column));
     out
 }
+
+/// The last line (0-based) of the largest syntax node that starts at the first character of
+/// line `line` and ends on a later line: the function, class or block that line opens. `None`
+/// when no such node starts there (or the text does not parse there).
+pub fn block_end_line(lang: Lang, source: &str, line: usize) -> Option<usize> {
+    let tree = parse(lang, source)?;
+    let text_line = source.lines().nth(line)?;
+    let column = text_line.len() - text_line.trim_start().len();
+    let point = tree_sitter::Point::new(line, column);
+    let mut node = tree.root_node().descendant_for_point_range(point, point)?;
+    let mut best = None;
+    // Climb while the ancestor still starts at that very point.
+    loop {
+        // The whole file is no block of its own.
+        if node.parent().is_some()
+            && node.start_position() == point
+            && node.end_position().row > line
+            && !node.has_error()
+        {
+            best = Some(node.end_position().row);
+        }
+        match node.parent() {
+            Some(p) if p.start_position() == point => node = p,
+            _ => break,
+        }
+    }
+    best
+}

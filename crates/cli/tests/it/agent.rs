@@ -182,6 +182,13 @@ fn calls_outside_the_workspace_are_refused_and_the_run_goes_on() {
             "run_in_terminal",
             json!({"command": "touch ran.txt", "explanation": "", "isBackground": false}),
         ),
+        Turn::call(
+            "replace_string_in_file",
+            json!({"filePath": "link.txt", "oldString": "not", "newString": "now"}),
+        ),
+        Turn::call("list_dir", json!({"path": ".."})),
+        Turn::call("get_errors", json!({"filePaths": ["../outside.txt"]})),
+        Turn::call("file_search", json!({"query": "../*.txt"})),
         Turn::Text("I could not reach those files.".into()),
     ]));
     let out = agent(&dir, &model.url, &["look around"]);
@@ -228,6 +235,19 @@ fn calls_outside_the_workspace_are_refused_and_the_run_goes_on() {
     // Without --yes and without a terminal, commands are declined.
     assert!(content(12).contains("declined"), "{}", content(12));
     assert!(!dir.join("repo/ran.txt").exists());
+    // Every tool that takes a path keeps to the workspace.
+    assert_eq!(results[13]["ok"], false, "{}", content(13));
+    assert_eq!(results[14]["ok"], false, "{}", content(14));
+    assert!(
+        content(15).contains("outside the workspace"),
+        "{}",
+        content(15)
+    );
+    assert_eq!(content(16), "no file matches");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("outside.txt")).unwrap(),
+        "not yours\n"
+    );
     assert!(!dir.join("new.txt").exists() && !dir.join("made.txt").exists());
 }
 
