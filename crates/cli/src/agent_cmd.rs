@@ -233,8 +233,10 @@ impl Run<'_> {
         max_rounds: u32,
         main: bool,
     ) -> Result<u32> {
+        // Token counts of the messages so far, so a round counts only what it added.
+        let mut counts: Vec<usize> = Vec::new();
         for round in 1..=max_rounds {
-            self.fit(messages);
+            self.fit(messages, &mut counts);
             let json = self.events.json;
             let answer = self
                 .runtime
@@ -292,20 +294,21 @@ impl Run<'_> {
 
     /// Drops the oldest whole rounds when the conversation outgrows the budget, and says so
     /// (to the model, in a note where they were, and to the user on standard error).
-    fn fit(&self, messages: &mut Vec<ChatMessage>) {
+    fn fit(&self, messages: &mut Vec<ChatMessage>, counts: &mut Vec<usize>) {
+        let count = |m: &ChatMessage| {
+            // A chat model's per-message overhead, as the chat prompt counts it.
+            3 + self.tokenizer.count(&m.content)
+                + m.tool_calls
+                    .iter()
+                    .map(|c| self.tokenizer.count(&c.arguments) + 3)
+                    .sum::<usize>()
+        };
+        counts.truncate(messages.len());
+        while counts.len() < messages.len() {
+            counts.push(count(&messages[counts.len()]));
+        }
         let roles: Vec<&str> = messages.iter().map(|m| m.role.as_str()).collect();
-        let tokens: Vec<usize> = messages
-            .iter()
-            .map(|m| {
-                // A chat model's per-message overhead, as the chat prompt counts it.
-                3 + self.tokenizer.count(&m.content)
-                    + m.tool_calls
-                        .iter()
-                        .map(|c| self.tokenizer.count(&c.arguments) + 3)
-                        .sum::<usize>()
-            })
-            .collect();
-        let rounds = agent::history::rounds_to_drop(&roles, &tokens, self.max_tokens);
+        let rounds = agent::history::rounds_to_drop(&roles, counts, self.max_tokens);
         if rounds == 0 {
             return;
         }
@@ -315,17 +318,17 @@ impl Run<'_> {
             .iter()
             .flat_map(|m| m.tool_calls.iter().map(|c| c.name.clone()))
             .collect();
-        messages.drain(range);
+        messages.drain(range.clone());
+        counts.drain(range);
         let note = format!(
             "{rounds} earlier tool round(s) ({}) were dropped to keep the conversation within {} tokens; call the tools again for anything you still need from them",
             calls.join(", "),
             self.max_tokens
         );
         eprintln!("pilotfish: note: {note}");
-        messages.insert(
-            start,
-            ChatMessage::new("user", &format!("[pilotfish] {note}")),
-        );
+        let note = ChatMessage::new("user", &format!("[pilotfish] {note}"));
+        counts.insert(start, count(&note));
+        messages.insert(start, note);
     }
 
     /// `runSubagent`: the custom agent's body as the system prompt, its `tools` as its tools
