@@ -403,8 +403,60 @@ thread_local! {
     static COUNTS: std::cell::RefCell<[rustc_hash::FxHashMap<String, u32>; 2]> = Default::default();
 }
 
-/// Counts the tokens of `text` exactly as `bpe.count` does, through the shortcuts above.
+/// Counts the tokens of `text` exactly as `bpe.count` does, through the shortcuts above. A
+/// long text is counted in [`chunks`] that the split pattern never joins, so that its lines are
+/// remembered one by one and a text that changed in one line costs that line.
 fn count(bpe: &'static bpe_openai::Tokenizer, text: &str) -> usize {
+    if text.len() > REMEMBERED_TEXT_BYTES {
+        return chunks(text).map(|chunk| count_chunk(bpe, chunk)).sum();
+    }
+    count_chunk(bpe, text)
+}
+
+/// Where the split patterns of both vocabularies always cut: right after a line break, when
+/// the next line holds something other than white space and does not start with `/` or `\r`.
+/// No piece spans such a point: letters, digits and contractions stop at a line break; a run
+/// of punctuation takes the line breaks after it, and in o200k the slashes after those, but
+/// nothing else; white space taken with a line break ends at the last line break of the run,
+/// and the run stops where the next line has text.
+fn chunks(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let mut at = start;
+        loop {
+            // `str::find` with one byte searches with the standard library's vectorized memchr.
+            let Some(i) = text[at..].find('\n') else {
+                let chunk = &text[start..];
+                start = text.len();
+                return Some(chunk);
+            };
+            let next = at + i + 1;
+            if next >= bytes.len() {
+                let chunk = &text[start..];
+                start = text.len();
+                return Some(chunk);
+            }
+            let line_end = text[next..].find('\n').map_or(bytes.len(), |j| next + j);
+            // Both ends are at `\n` bytes or the text's end: character boundaries.
+            let line = &text[next..line_end];
+            let cuts =
+                !matches!(bytes[next], b'/' | b'\r') && line.chars().any(|c| !c.is_whitespace());
+            if cuts {
+                let chunk = &text[start..next];
+                start = next;
+                return Some(chunk);
+            }
+            at = next;
+        }
+    })
+}
+
+/// [`count`] for a text counted as one piece of work (remembered when short).
+fn count_chunk(bpe: &'static bpe_openai::Tokenizer, text: &str) -> usize {
     let compute = || {
         bpe.split(text)
             .map(|piece| with_piece_ids(bpe, piece, <[u32]>::len))

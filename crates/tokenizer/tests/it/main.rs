@@ -17,6 +17,34 @@ fn text() -> impl Strategy<Value = String> {
             150..700
         )
         .prop_map(|p| p.concat()),
+        // Long texts of many lines, with what the chunked count must not cut between: blank
+        // and white-space lines, slashes and carriage returns after a line break, Unicode
+        // spaces, punctuation that takes the line breaks after it.
+        prop::collection::vec(
+            prop::sample::select(vec![
+                "\n",
+                "\r\n",
+                "\r",
+                "//",
+                "/",
+                "  ",
+                "\t",
+                "\u{a0}",
+                "\u{2028}",
+                "\u{85}",
+                "};",
+                ".",
+                "x",
+                "def f(a):",
+                "'s",
+                "é",
+                "1234",
+                "#",
+                "  return x"
+            ]),
+            100..600
+        )
+        .prop_map(|p| p.concat()),
     ]
 }
 
