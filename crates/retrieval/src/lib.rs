@@ -20,6 +20,7 @@
 //! assert_eq!(snippets[0].relative_path, "cart.py");
 //! ```
 
+pub mod rank;
 pub mod search;
 mod windows;
 mod words;

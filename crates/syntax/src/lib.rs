@@ -13,6 +13,7 @@
 //! ```
 
 pub mod blocks;
+pub mod outline;
 mod resolve;
 
 pub use resolve::{

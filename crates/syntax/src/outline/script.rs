@@ -1,0 +1,174 @@
+//! TypeScript's and JavaScript's definitions: functions, classes, interfaces, type aliases,
+//! enums, methods, fields, and `const`/`let` declarations (arrow functions as functions).
+
+use tree_sitter::Node;
+
+use super::{
+    DefKind, MAX_VALUE_LINES, MAX_WHOLE_TYPE_LINES, Scope, Walker, first_lines, is_script_private,
+    signature_from,
+};
+use crate::{children, text};
+
+impl Walker<'_> {
+    /// TypeScript and JavaScript; `export` is the export statement wrapping the node, whose
+    /// first line is the definition's first line.
+    pub(super) fn script(&mut self, node: Node<'_>, scope: &Scope, export: Option<Node<'_>>) {
+        let start = export.unwrap_or(node);
+        let exported = export.is_some();
+        match node.kind() {
+            "export_statement" => {
+                if let Some(decl) = node.child_by_field_name("declaration") {
+                    self.script(decl, scope, Some(node));
+                }
+            }
+            "function_declaration" | "generator_function_declaration" | "function_signature" => {
+                let Some(name) = self.name_of(node) else {
+                    return;
+                };
+                let signature = signature_from(self.source, start, node, self.lang);
+                // Unexported top-level code is the module's own.
+                let private = !exported && scope.container.is_none();
+                let index = self.push(
+                    name,
+                    DefKind::Function,
+                    start,
+                    node,
+                    signature,
+                    private,
+                    scope,
+                );
+                if let Some(body) = node.child_by_field_name("body") {
+                    let inner = self.inner(index, scope, true, false);
+                    self.visit_children(body, &inner);
+                }
+            }
+            "class_declaration" | "abstract_class_declaration" | "class" => {
+                let Some(name) = self.name_of(node) else {
+                    return;
+                };
+                let signature = signature_from(self.source, start, node, self.lang);
+                let index = self.push(name, DefKind::Type, start, node, signature, false, scope);
+                if let Some(body) = node.child_by_field_name("body") {
+                    let inner = self.inner(index, scope, false, true);
+                    self.visit_children(body, &inner);
+                }
+            }
+            "interface_declaration" | "enum_declaration" | "type_alias_declaration" => {
+                let Some(name) = self.name_of(node) else {
+                    return;
+                };
+                let lines = node.end_position().row - start.start_position().row + 1;
+                if lines <= MAX_WHOLE_TYPE_LINES || node.kind() == "type_alias_declaration" {
+                    let signature = first_lines(self.source, start, MAX_WHOLE_TYPE_LINES);
+                    self.push(name, DefKind::Type, start, node, signature, false, scope);
+                    return;
+                }
+                let signature = signature_from(self.source, start, node, self.lang);
+                let index = self.push(name, DefKind::Type, start, node, signature, false, scope);
+                if let Some(body) = node.child_by_field_name("body") {
+                    let inner = self.inner(index, scope, false, true);
+                    self.visit_children(body, &inner);
+                }
+            }
+            "method_definition" | "method_signature" | "abstract_method_signature" => {
+                let Some(name) = self.name_of(node) else {
+                    return;
+                };
+                let private = is_script_private(node, self.source, &name);
+                let signature = signature_from(self.source, start, node, self.lang);
+                let index = self.push(
+                    name,
+                    DefKind::Method,
+                    start,
+                    node,
+                    signature,
+                    private,
+                    scope,
+                );
+                if let Some(body) = node.child_by_field_name("body") {
+                    let inner = self.inner(index, scope, true, false);
+                    self.visit_children(body, &inner);
+                }
+            }
+            "public_field_definition" | "property_signature" | "field_definition" => {
+                let Some(name) = node
+                    .child_by_field_name("name")
+                    .or_else(|| node.child_by_field_name("property"))
+                    .map(|n| text(n, self.source).to_owned())
+                else {
+                    return;
+                };
+                let private = is_script_private(node, self.source, &name);
+                let signature = first_lines(self.source, node, MAX_VALUE_LINES);
+                self.push(name, DefKind::Field, start, node, signature, private, scope);
+            }
+            "lexical_declaration" | "variable_declaration" => {
+                for declarator in children(node)
+                    .into_iter()
+                    .filter(|d| d.kind() == "variable_declarator")
+                {
+                    let Some(name) = declarator
+                        .child_by_field_name("name")
+                        .filter(|n| n.kind() == "identifier")
+                        .map(|n| text(n, self.source).to_owned())
+                    else {
+                        continue;
+                    };
+                    let value = declarator.child_by_field_name("value");
+                    let function = value.filter(|v| {
+                        matches!(
+                            v.kind(),
+                            "arrow_function" | "function_expression" | "function"
+                        )
+                    });
+                    if let Some(f) = function {
+                        let signature = signature_from(self.source, start, f, self.lang);
+                        let index = self.push(
+                            name,
+                            DefKind::Function,
+                            start,
+                            node,
+                            signature,
+                            false,
+                            scope,
+                        );
+                        if let Some(body) = f.child_by_field_name("body") {
+                            let inner = self.inner(index, scope, true, false);
+                            self.visit_children(body, &inner);
+                        }
+                    } else if !scope.in_function {
+                        // A function's local variables are its own business.
+                        let signature = first_lines(self.source, start, MAX_VALUE_LINES);
+                        self.push(name, DefKind::Value, start, node, signature, false, scope);
+                    }
+                }
+            }
+            "internal_module" | "module" => {
+                let Some(name) = self.name_of(node) else {
+                    return;
+                };
+                let signature = signature_from(self.source, start, node, self.lang);
+                let index = self.push(name, DefKind::Block, start, node, signature, false, scope);
+                if let Some(body) = node.child_by_field_name("body") {
+                    let inner = self.inner(index, scope, false, false);
+                    self.visit_children(body, &inner);
+                }
+            }
+            "expression_statement" => {
+                // `namespace X {}` parses as an expression statement holding the module.
+                for child in children(node) {
+                    if child.kind() == "internal_module" {
+                        self.script(child, scope, None);
+                    }
+                }
+            }
+            "ambient_declaration" => {
+                for child in children(node) {
+                    self.script(child, scope, Some(start));
+                }
+            }
+            "statement_block" if !scope.in_function => self.visit_children(node, scope),
+            _ => {}
+        }
+    }
+}
