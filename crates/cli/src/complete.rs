@@ -34,6 +34,10 @@ pub(crate) struct Args {
     /// configuration's).
     #[arg(long, value_name = "MODE")]
     multiline: Option<String>,
+    /// The context strategy: outline (pilotfish's default: the definitions the code at the
+    /// cursor needs), copilot or copilot-legacy (default: the configuration's).
+    #[arg(long, value_name = "NAME")]
+    strategy: Option<String>,
     /// `text` (the suggestion) or `json` (suggestions, source and trace).
     #[arg(long, default_value = "text")]
     format: String,
@@ -52,6 +56,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
     }
     if let Some(n) = args.max_prompt_tokens {
         config.completion.max_prompt_tokens = Some(n);
+    }
+    if let Some(s) = &args.strategy {
+        config.completion.strategy = s.clone();
     }
     let backend = config.backend.backend()?;
     let kind = backend.kind;

@@ -25,6 +25,8 @@ pub(crate) struct Config {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct CompletionConfig {
+    /// The context strategy: `outline` (pilotfish's default), `copilot` or `copilot-legacy`.
+    pub(crate) strategy: String,
     /// `copilot` (several lines at the start of an empty block), `never` or `always`.
     pub(crate) multiline: String,
     /// `fixed` (Copilot's) or `predictive` (seed 001's, from the contextual filter's score).
@@ -46,6 +48,7 @@ impl Default for CompletionConfig {
     fn default() -> Self {
         let d = ghost::Settings::default();
         CompletionConfig {
+            strategy: prompt::request::Options::default().strategy,
             multiline: "copilot".into(),
             debounce: "fixed".into(),
             debounce_ms: engine::debounce::DEFAULT_DEBOUNCE_MS,
@@ -80,6 +83,13 @@ impl CompletionConfig {
         if max_tokens == 0 {
             bail!("max_tokens must be 1 or more: a completion of no tokens is never shown");
         }
+        if !prompt::STRATEGIES.contains(&self.strategy.as_str()) {
+            bail!(
+                "strategy `{}` is not one of {}",
+                self.strategy,
+                prompt::STRATEGIES.join(", ")
+            );
+        }
         if !(0.0..=1.0).contains(&self.filter_threshold) {
             bail!("filter_threshold must be between 0 and 1");
         }
@@ -100,6 +110,7 @@ impl CompletionConfig {
             retries: self.retries,
             skip_like_copilot: true,
             max_prompt_tokens: self.max_prompt_tokens.map(|n| n as usize),
+            strategy: Some(self.strategy.clone()),
         })
     }
 }
@@ -586,6 +597,7 @@ const BACKEND_KEYS: &[&str] = &[
 ];
 
 const COMPLETION_KEYS: &[&str] = &[
+    "strategy",
     "max_prompt_tokens",
     "multiline",
     "debounce",

@@ -43,6 +43,7 @@ pub(crate) struct Args {
     /// disk under the workspace root); --imports=false turns it off for copilot-legacy.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     imports: Option<bool>,
+    /// outline (the default: definitions the code at the cursor needs, ranked one by one),
     /// copilot (Copilot's current prompt) or copilot-legacy (its older priority wishlist).
     #[arg(long)]
     strategy: Option<String>,

@@ -156,7 +156,10 @@ fn main() {
         traits: vec![],
         code_snippets: vec![],
         tooltip_signature: None,
-        options: prompt::request::Options::default(),
+        options: prompt::request::Options {
+            strategy: "copilot".to_owned(),
+            ..prompt::request::Options::default()
+        },
     };
     let ns = median_ns(3, RUNS, |i| {
         let mut r = request.clone();

@@ -59,6 +59,8 @@ pub struct Settings {
     /// The prompt's budget, over the request's own; either way lowered to what the server's
     /// context holds.
     pub max_prompt_tokens: Option<usize>,
+    /// The context strategy, over the request's own (`outline`, `copilot`, `copilot-legacy`).
+    pub strategy: Option<String>,
 }
 
 impl Default for Settings {
@@ -73,6 +75,7 @@ impl Default for Settings {
             retries: 1,
             skip_like_copilot: true,
             max_prompt_tokens: None,
+            strategy: None,
         }
     }
 }
@@ -690,10 +693,19 @@ impl Pipeline {
             && request.options.context != prompt::request::ContextRendering::Inline;
         // The request is copied only when something in it changes: it holds every open file.
         let changed;
-        let request = if inline || budget != request.options.max_prompt_tokens {
+        let strategy = self
+            .settings
+            .strategy
+            .as_ref()
+            .filter(|s| **s != request.options.strategy);
+        let request = if inline || budget != request.options.max_prompt_tokens || strategy.is_some()
+        {
             let mut r = request.clone();
             if inline {
                 r.options.context = prompt::request::ContextRendering::Inline;
+            }
+            if let Some(s) = strategy {
+                r.options.strategy.clone_from(s);
             }
             r.options.max_prompt_tokens = budget;
             changed = r;

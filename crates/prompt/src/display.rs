@@ -1,5 +1,6 @@
 //! The prompt for people to read: every part as it will be sent, then every element with its
-//! kind, source, tokens, and whether it made it in (and why not).
+//! kind, source, tokens, and whether it made it in (and why not); ranked definitions also show
+//! the parts of their score.
 
 use std::fmt::Write;
 
@@ -70,6 +71,19 @@ pub fn render_text(prompt: &Prompt) -> String {
             let _ = write!(out, "  ({reason})");
         }
         out.push('\n');
+        if e.kind == crate::ElementKind::Definition {
+            // Which definition, and the parts of its score: why it ranked where it did.
+            let first = e.text.lines().next().unwrap_or_default().trim();
+            let _ = writeln!(out, "         {first}");
+            if !e.why.is_empty() {
+                let parts: Vec<String> = e
+                    .why
+                    .iter()
+                    .map(|p| format!("{} {:+.2}", p.signal, p.value))
+                    .collect();
+                let _ = writeln!(out, "         why: {}", parts.join(", "));
+            }
+        }
     }
     if !prompt.trailing_whitespace.is_empty() {
         let _ = writeln!(

@@ -138,6 +138,7 @@ pub struct Options {
     /// How different (in percent of tokens) a new suffix may be from the previous one and
     /// still be replaced by it, which keeps a model server's prompt cache warm.
     pub suffix_match_threshold: u32,
+    /// `outline` (the default): definitions the code at the cursor needs, ranked one by one;
     /// `copilot`: Copilot's current prompt; `copilot-legacy`: its older priority wishlist.
     pub strategy: String,
     /// `split`: context sent apart from the prefix, as Copilot does today; `inline`: context
@@ -164,6 +165,11 @@ pub struct Options {
     /// Whether the editor indents with spaces (true) or tabs (false); absent: leave the
     /// answer's indentation as the model wrote it.
     pub insert_spaces: Option<bool>,
+    /// For `outline`: the context's share of the budget at least, in percent (default 35).
+    pub context_floor_percent: Option<u32>,
+    /// For `outline`: the weights of the ranking signals, any of them (defaults: tuned on the
+    /// cross-file benchmark's dev split). For experiments; see docs/context.md.
+    pub context_weights: Option<retrieval::rank::Weights>,
 }
 
 impl Default for Options {
@@ -173,7 +179,7 @@ impl Default for Options {
             max_prompt_tokens: 8192 - 500,
             suffix_percent: 15,
             suffix_match_threshold: 10,
-            strategy: "copilot".to_owned(),
+            strategy: "outline".to_owned(),
             context: ContextRendering::Split,
             similar_files: None,
             fim_template: None,
@@ -182,6 +188,8 @@ impl Default for Options {
             repo_name: None,
             tab_size: None,
             insert_spaces: None,
+            context_floor_percent: None,
+            context_weights: None,
         }
     }
 }
@@ -217,7 +225,7 @@ pub enum RequestError {
     NoBudget,
     #[error(transparent)]
     Tokenizer(#[from] tokenizer::UnknownTokenizer),
-    #[error("unknown strategy `{0}`: use copilot or copilot-legacy")]
+    #[error("unknown strategy `{0}`: use outline, copilot or copilot-legacy")]
     Strategy(String),
     #[error("unknown legacy_preset `{0}`: use priorities or order-list")]
     LegacyPreset(String),
@@ -231,6 +239,8 @@ pub enum RequestError {
         "the FIM template alone takes {0} of the {1} tokens of the budget: raise max_prompt_tokens"
     )]
     FimTooLarge(usize, usize),
+    #[error("context_floor_percent is {0}: it must be between 0 and 100")]
+    ContextFloor(u32),
 }
 
 /// The byte offset of an LSP position in `text`. Lines end at `\n`, `\r\n` or `\r`, as in

@@ -77,6 +77,23 @@ fn the_main_command_prints_the_prompt() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Path: examples/shop/orders.py"));
+    // The default context: the open file's definitions, each with why it was chosen.
+    assert!(text.contains("Outline of examples/shop/cart.py:"), "{text}");
+    assert!(text.contains("included Definition"), "{text}");
+    assert!(text.contains("why: "), "{text}");
+    // Copilot's, on request.
+    let out = pilotfish(
+        &[
+            "prompt",
+            "examples/shop/orders.py:31:13",
+            "--open",
+            "examples/shop/cart.py",
+            "--strategy",
+            "copilot",
+        ],
+        b"",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Compare this snippet from examples/shop/cart.py:"));
     assert!(text.contains("included SimilarFile"));
 }

@@ -215,6 +215,7 @@ fn prompts_match_copilots_pipeline() {
                 tokenizer: tokenizer.to_owned(),
                 max_prompt_tokens,
                 suffix_percent,
+                strategy: "copilot".to_owned(),
                 ..Options::default()
             },
         };

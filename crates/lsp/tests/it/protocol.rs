@@ -268,8 +268,8 @@ async fn edits_reach_the_prompt_and_excluded_files_do_not() {
         "the edit is in the prompt"
     );
     assert!(
-        sent.contains("return sum(items)"),
-        "the open neighbour is in the prompt"
+        sent.contains("def total(items):"),
+        "the open neighbour's definitions are in the prompt"
     );
     assert!(!sent.contains("hunter2"), "the excluded file never leaves");
     // The excluded document itself gets nothing, and the model is not asked.

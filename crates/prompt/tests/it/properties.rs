@@ -82,14 +82,12 @@ proptest! {
         max in 1usize..400,
         suffix_percent in 0u32..=100,
         inline in any::<bool>(),
-        legacy in any::<bool>(),
+        strategy in prop::sample::select(prompt::STRATEGIES),
     ) {
         let mut req = request(text, cursor, open, max, suffix_percent, inline);
-        if legacy {
-            req.options.strategy = "copilot-legacy".to_owned();
-            if max % 2 == 0 {
-                req.options.legacy_preset = Some("order-list".to_owned());
-            }
+        req.options.strategy = strategy.to_owned();
+        if strategy == "copilot-legacy" && max % 2 == 0 {
+            req.options.legacy_preset = Some("order-list".to_owned());
         }
         match prompt::assemble(&req, &mut prompt::Session::default()) {
             Ok(p) => {
@@ -223,7 +221,7 @@ mod arbitrary_requests {
             0usize..600,
             0u32..130,
             0u32..130,
-            prop::sample::select(vec!["copilot", "copilot-legacy", "other"]),
+            prop::sample::select(vec!["outline", "copilot", "copilot-legacy", "other"]),
             prop::option::of(prop::sample::select(vec![
                 "qwen2.5-coder",
                 "codestral",
@@ -339,7 +337,7 @@ fn odd_paths_outside_the_workspace_do_not_panic() {
     let mut req = request("x = 1\ny = ".into(), 1.0, vec![], 200, 15, false);
     req.workspace_root = Some("/w".into());
     req.document.path = "/elsewhere/%aé%zz%41.py".into();
-    for strategy in ["copilot", "copilot-legacy"] {
+    for strategy in ["outline", "copilot", "copilot-legacy"] {
         req.options.strategy = strategy.into();
         let p = prompt::assemble(&req, &mut prompt::Session::default()).unwrap();
         assert!(
