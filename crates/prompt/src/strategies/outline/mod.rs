@@ -6,7 +6,9 @@
 //! The share is adaptive: the context gets what the whole prefix and suffix leave, but never
 //! less than a floor (35% by default), where Copilot fills the prefix first and leaves the
 //! context what remains. The prefix then takes what the context did not use, cut at whole
-//! lines far from the cursor; the suffix keeps its own share as in Copilot's prompt.
+//! lines far from the cursor; the suffix keeps its own share as in Copilot's prompt. Only when
+//! the whole prefix fits and tokens are still spare do Copilot's similar-file windows (code
+//! bodies) fill them.
 
 mod cache;
 mod candidates;
@@ -15,11 +17,13 @@ mod sources;
 
 use std::sync::Arc;
 
+use retrieval::SimilarFilesOptions;
 use retrieval::rank::{self, CursorContext};
 use tokenizer::{Tokenizer, utf16};
 
 use self::cache::FileOutline;
 use self::pack::Ranked;
+use crate::components::similar_files::neighbour_snippets;
 use crate::request::{self, ContextRendering, RequestError, RequestJson};
 use crate::skip::copilot_skip_reason;
 use crate::suffix::{approximate_max_characters, reuse_cached_suffix, suffix_after_cursor_line};
@@ -34,6 +38,10 @@ const DEFAULT_CONTEXT_FLOOR_PERCENT: u32 = 35;
 const MIN_SCORE: f64 = 0.0;
 /// Left-out definitions reported, best first (the rest are counted in a note).
 const REPORTED_LEFT_OUT: usize = 20;
+/// Tokens kept back where pieces are joined (a line break and what follows can merge).
+const SEAM_TOKENS: usize = 8;
+/// Spare tokens below which no similar-file snippet is looked for.
+const MIN_SNIPPET_ROOM: usize = 64;
 /// Files larger than this are outlined line by line rather than parsed.
 const MAX_PARSED_BYTES: usize = 1 << 20;
 
@@ -141,7 +149,7 @@ pub(crate) fn assemble(
         text: &marker_text,
         tokens: marker_tokens,
     };
-    let (mut chosen, context_body, context_tokens) = choose(
+    let (mut chosen, mut context_body, mut context_tokens) = choose(
         &ranked,
         &files,
         &outlines,
@@ -150,6 +158,58 @@ pub(crate) fn assemble(
         &sent_marker,
         &render_context,
     );
+
+    // With room to spare once the whole prefix fits, the windows of open files most like the
+    // code before the cursor (Copilot's similar files) fill it: bodies, not only signatures.
+    let mut snippet_elements = Vec::new();
+    let fits_whole = prefix_all + suffix_tokens + marker_tokens + context_tokens < budget;
+    // Counted exactly (the prefix is short here), with a few tokens kept back for the seams.
+    let spare = if fits_whole {
+        budget.saturating_sub(
+            suffix_tokens + marker_tokens + context_tokens + counter.exact(&before) + SEAM_TOKENS,
+        )
+    } else {
+        0
+    };
+    if spare >= MIN_SNIPPET_ROOM {
+        let mut left = spare;
+        let options = SimilarFilesOptions::for_language(&language_id);
+        let found = neighbour_snippets(request, &language_id, &doc.text, cursor, root, &options);
+        // Best last, as Copilot returns them.
+        for snippet in found.into_iter().rev() {
+            let block = format!(
+                "Compare this snippet from {}:\n{}\n",
+                snippet.relative_path, snippet.text
+            );
+            let body = if context_body.is_empty() {
+                block.clone()
+            } else {
+                format!("{context_body}\n{block}")
+            };
+            let with_marker = format!("{marker_text}{}", render_context(&body));
+            let tokens = tokenizer
+                .count(with_marker.trim_end())
+                .saturating_sub(marker_tokens);
+            let cost = tokens.saturating_sub(context_tokens);
+            let fits = cost <= left;
+            if fits {
+                left -= cost;
+                context_body = body;
+                context_tokens = tokens;
+            }
+            snippet_elements.push(Element {
+                kind: ElementKind::SimilarFile,
+                path: Some(snippet.relative_path.clone()),
+                tokens: tokenizer.count(&block),
+                included_tokens: if fits { cost } else { 0 },
+                text: block,
+                score: Some(snippet.score),
+                included: fits,
+                reason: (!fits).then(|| format!("the {left} spare tokens do not hold it")),
+                why: Vec::new(),
+            });
+        }
+    }
 
     // The prefix takes what is left, whole lines nearest the cursor.
     let context_text = if context_body.is_empty() {
@@ -211,6 +271,7 @@ pub(crate) fn assemble(
         &files, &outlines, &ranked, &scores, &index, &chosen, &tokenizer, share, &mut notes,
     );
     let mut elements = elements;
+    elements.extend(snippet_elements);
     if !marker.is_empty() {
         elements.insert(
             0,
@@ -235,7 +296,12 @@ pub(crate) fn assemble(
         kind: ElementKind::BeforeCursor,
         path: relative.clone(),
         text: before.clone(),
-        tokens: prefix_all,
+        // Exact when all of it was sent; otherwise the line-by-line estimate of the whole.
+        tokens: if prefix_cut {
+            prefix_all.max(prefix_sent_tokens)
+        } else {
+            prefix_sent_tokens
+        },
         score: None,
         included: !prefix_sent.is_empty(),
         included_tokens: prefix_sent_tokens,
@@ -244,7 +310,15 @@ pub(crate) fn assemble(
         }),
         why: Vec::new(),
     });
-    let suffix_all: usize = counter.lines(&suffix).iter().sum();
+    let suffix_all: usize = if suffix_sent.len() < suffix.len() {
+        counter
+            .lines(&suffix)
+            .iter()
+            .sum::<usize>()
+            .max(suffix_tokens)
+    } else {
+        suffix_tokens
+    };
     elements.push(Element {
         kind: ElementKind::AfterCursor,
         path: relative.clone(),
