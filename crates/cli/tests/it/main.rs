@@ -362,6 +362,18 @@ fn completion_settings_are_checked() {
         ),
         "multiline `sometimes` is not one of copilot, never, always",
     );
+    assert_clean_failure(
+        &pilotfish(
+            &[
+                "complete",
+                "examples/shop/orders.py:31:13",
+                "--strategy",
+                "jaccard",
+            ],
+            b"",
+        ),
+        "strategy `jaccard` is not one of outline, copilot, copilot-legacy",
+    );
     let out = pilotfish(
         &[
             "complete",

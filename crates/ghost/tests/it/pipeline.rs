@@ -506,3 +506,36 @@ async fn cycling_after_a_suggestion_asks_the_model_for_more() {
     assert_eq!(cycling.source, Some(Source::Network));
     assert!(model.requests() >= 4, "{}", model.requests());
 }
+
+/// The prompt's context follows the strategy setting: pilotfish's outline by default, Copilot's
+/// similar-file snippet when `strategy` says `copilot`.
+#[tokio::test]
+async fn the_strategy_setting_chooses_the_context() {
+    let cart = "def total(items):\n    return sum(i.price for i in items)\n\n\ndef discount(total, code):\n    return total\n";
+    let mut request = typed("");
+    request.open_documents = vec![prompt::request::DocumentJson {
+        path: "cart.py".into(),
+        language_id: None,
+        text: cart.into(),
+    }];
+    for (strategy, expected) in [
+        (None, "Outline of cart.py:"),
+        (Some("copilot"), "Compare this snippet from cart.py:"),
+    ] {
+        let model =
+            ScriptedModel::start(vec![Reply::text("total(items)", 2)], Duration::ZERO).await;
+        let p = pipeline(
+            &model,
+            Settings {
+                strategy: strategy.map(str::to_owned),
+                ..settings()
+            },
+        );
+        p.complete(&request, None, Ask::default()).await.unwrap();
+        let sent = model.bodies.lock().unwrap()[0]["prompt"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(sent.contains(expected), "{strategy:?}: {sent}");
+    }
+}
