@@ -111,31 +111,13 @@ pub(crate) fn assemble(
     }
 
     // Candidates from every open and imported file, ranked against the cursor.
-    let doc_lang = syntax::Lang::from_language_id(&language_id);
-    let files = sources::source_files(request, reader, doc_lang);
-    let outlines: Vec<Arc<FileOutline>> = files
-        .iter()
-        .map(|f| {
-            let lang = f.lang.filter(|_| f.text.len() <= MAX_PARSED_BYTES);
-            cache::outline(&f.text, lang, &options.tokenizer)
-        })
-        .collect();
-    let near = candidates::near_cursor(&doc.text[..cursor], &doc.text[cursor..]);
-    let cursor_context = CursorContext::new(&reader.relative(&doc.path), &before, &suffix);
-    let (candidates, index) = candidates::candidates(&files, &outlines, &near, &cursor_context);
-    let weights = options.context_weights.clone().unwrap_or_default();
-    let scores = rank::score_all(&candidates, &cursor_context, &weights);
-    let mut ranked: Vec<Ranked> = index
-        .iter()
-        .zip(&scores)
-        .map(|(&(file, def), s)| Ranked {
-            file,
-            def,
-            score: s.total,
-        })
-        .collect();
-    // Best first; ties keep file order, so equal candidates come from the most recent files.
-    ranked.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let Ranking {
+        files,
+        outlines,
+        index,
+        scores,
+        ranked,
+    } = rank_files(request, reader, &language_id, cursor, &before, &suffix);
 
     // The context's share: what the whole prefix leaves, but never less than the floor.
     // Counted line by line: an estimate, used to share the budget (what is sent is counted
@@ -161,7 +143,6 @@ pub(crate) fn assemble(
 
     // With room to spare once the whole prefix fits, the windows of open files most like the
     // code before the cursor (Copilot's similar files) fill it: bodies, not only signatures.
-    let mut snippet_elements = Vec::new();
     let fits_whole = prefix_all + suffix_tokens + marker_tokens + context_tokens < budget;
     // Counted exactly (the prefix is short here), with a few tokens kept back for the seams.
     let spare = if fits_whole {
@@ -171,101 +152,58 @@ pub(crate) fn assemble(
     } else {
         0
     };
-    if spare >= MIN_SNIPPET_ROOM {
-        let mut left = spare;
-        let options = SimilarFilesOptions::for_language(&language_id);
-        let found = neighbour_snippets(request, &language_id, &doc.text, cursor, root, &options);
-        // Best last, as Copilot returns them.
-        for snippet in found.into_iter().rev() {
-            let block = format!(
-                "Compare this snippet from {}:\n{}\n",
-                snippet.relative_path, snippet.text
-            );
-            let body = if context_body.is_empty() {
-                block.clone()
-            } else {
-                format!("{context_body}\n{block}")
-            };
-            let with_marker = format!("{marker_text}{}", render_context(&body));
-            let tokens = tokenizer
-                .count(with_marker.trim_end())
-                .saturating_sub(marker_tokens);
-            let cost = tokens.saturating_sub(context_tokens);
-            let fits = cost <= left;
-            if fits {
-                left -= cost;
-                context_body = body;
-                context_tokens = tokens;
-            }
-            snippet_elements.push(Element {
-                kind: ElementKind::SimilarFile,
-                path: Some(snippet.relative_path.clone()),
-                tokens: tokenizer.count(&block),
-                included_tokens: if fits { cost } else { 0 },
-                text: block,
-                score: Some(snippet.score),
-                included: fits,
-                reason: (!fits).then(|| format!("the {left} spare tokens do not hold it")),
-                why: Vec::new(),
-            });
-        }
-    }
+    let snippet_elements = if spare >= MIN_SNIPPET_ROOM {
+        let found = neighbour_snippets(
+            request,
+            &language_id,
+            &doc.text,
+            cursor,
+            root,
+            &SimilarFilesOptions::for_language(&language_id),
+        );
+        let mut context = Context {
+            body: &mut context_body,
+            tokens: &mut context_tokens,
+        };
+        add_snippets(
+            found,
+            spare,
+            &mut context,
+            &sent_marker,
+            &tokenizer,
+            &render_context,
+        )
+    } else {
+        Vec::new()
+    };
 
     // The prefix takes what is left, whole lines nearest the cursor.
-    let context_text = if context_body.is_empty() {
-        String::new()
-    } else {
-        render_context(&context_body)
-    };
-    let prefix_room = budget.saturating_sub(suffix_tokens + marker_tokens + context_tokens);
-    let mut prefix_sent = lines_from_end(&before, &before_counts, prefix_room);
-    let context = match frame.rendering {
-        ContextRendering::Split => {
-            let mut group = marker_text.clone();
-            group.push_str(&context_text);
-            let group = group.trim_end().to_owned();
-            if group.is_empty() {
-                vec![]
-            } else {
-                vec![group]
-            }
-        }
-        ContextRendering::Inline => Vec::new(),
-    };
-    let context_sent_tokens: usize = context.iter().map(|c| tokenizer.count(c)).sum();
-    // The prompt as sent, counted exactly once; lines counted one by one can undercount where
-    // tokens merge across a break, so far prefix lines are cut until it fits.
-    let (prefix, trailing_whitespace, prompt_tokens) = loop {
-        let whole = match frame.rendering {
-            ContextRendering::Split => prefix_sent.to_owned(),
-            ContextRendering::Inline => format!("{marker_text}{context_text}{prefix_sent}"),
-        };
-        let (prefix, trailing) = trim_last_line(&whole);
-        let tokens = context_sent_tokens + tokenizer.count(&prefix);
-        if tokens + suffix_tokens <= budget || prefix_sent.is_empty() {
-            break (prefix, trailing, tokens);
-        }
-        let cut = prefix_sent.find('\n').map_or(prefix_sent.len(), |i| i + 1);
-        prefix_sent = &prefix_sent[cut..];
-    };
-    let prefix_cut = prefix_sent.len() < before.len();
-    let prefix_sent_tokens = match frame.rendering {
-        ContextRendering::Split => prompt_tokens - context_sent_tokens,
-        ContextRendering::Inline => prompt_tokens.saturating_sub(marker_tokens + context_tokens),
-    };
-    let (mut prefix, mut context, mut prompt_tokens) = (prefix, context, prompt_tokens);
-    if prompt_tokens + suffix_tokens > budget {
-        // Only the seams between marker, context and prefix can get here: send no context
-        // rather than more than the budget.
+    let sent = fit_prefix(
+        frame.rendering,
+        &sent_marker,
+        &context_body,
+        context_tokens,
+        &before,
+        &before_counts,
+        budget.saturating_sub(suffix_tokens),
+        &tokenizer,
+        &render_context,
+    );
+    if sent.dropped_context {
         notes.push(format!(
-            "the context was dropped: with the suffix's {suffix_tokens} tokens it came to {} over the {budget}-token budget",
-            prompt_tokens + suffix_tokens
+            "the context was dropped: with the suffix's {suffix_tokens} tokens it would have gone over the {budget}-token budget"
         ));
-        context.clear();
-        prefix.clear();
-        prompt_tokens = 0;
         chosen = pack::Packed::default();
     }
+    let Sent {
+        prefix,
+        trailing_whitespace,
+        context,
+        prompt_tokens,
+        prefix_sent_tokens,
+        prefix_cut,
+        ..
+    } = sent;
 
     let elements = report(
         &files, &outlines, &ranked, &scores, &index, &chosen, &tokenizer, share, &mut notes,
@@ -275,42 +213,27 @@ pub(crate) fn assemble(
     if !marker.is_empty() {
         elements.insert(
             0,
-            Element {
-                kind: if relative.is_some() {
-                    ElementKind::PathMarker
-                } else {
-                    ElementKind::LanguageMarker
-                },
-                path: relative.clone(),
-                text: marker.clone(),
-                tokens: marker_tokens,
-                score: None,
-                included: true,
-                included_tokens: marker_tokens,
-                reason: None,
-                why: Vec::new(),
-            },
+            marker_element(&marker, relative.as_deref(), marker_tokens),
         );
     }
-    elements.push(Element {
-        kind: ElementKind::BeforeCursor,
-        path: relative.clone(),
-        text: before.clone(),
-        // Exact when all of it was sent; otherwise the line-by-line estimate of the whole.
-        tokens: if prefix_cut {
-            prefix_all.max(prefix_sent_tokens)
-        } else {
-            prefix_sent_tokens
-        },
-        score: None,
-        included: !prefix_sent.is_empty(),
-        included_tokens: prefix_sent_tokens,
-        reason: prefix_cut.then(|| {
-            format!("cut to fit the budget: lines far from the cursor dropped (the context took {context_tokens} of its {share}-token share)")
-        }),
-        why: Vec::new(),
+    let prefix_reason = prefix_cut.then(|| {
+        format!("cut to fit the budget: lines far from the cursor dropped (the context took {context_tokens} of its {share}-token share)")
     });
-    let suffix_all: usize = if suffix_sent.len() < suffix.len() {
+    // Exact when all of it was sent; otherwise the line-by-line estimate of the whole.
+    let prefix_whole = if prefix_cut {
+        prefix_all.max(prefix_sent_tokens)
+    } else {
+        prefix_sent_tokens
+    };
+    elements.push(side_element(
+        ElementKind::BeforeCursor,
+        relative.as_deref(),
+        &before,
+        (prefix_whole, prefix_sent_tokens),
+        prefix_reason,
+    ));
+    let suffix_cut = suffix_sent.len() < suffix.len();
+    let suffix_all = if suffix_cut {
         counter
             .lines(&suffix)
             .iter()
@@ -319,23 +242,20 @@ pub(crate) fn assemble(
     } else {
         suffix_tokens
     };
-    elements.push(Element {
-        kind: ElementKind::AfterCursor,
-        path: relative.clone(),
-        text: suffix.clone(),
-        tokens: suffix_all,
-        score: None,
-        included: suffix_tokens > 0,
-        included_tokens: suffix_tokens,
-        reason: if suffix.is_empty() {
-            Some("nothing after the cursor line".to_owned())
-        } else if suffix_sent.len() < suffix.len() {
-            Some("cut to the suffix's share of the budget".to_owned())
-        } else {
-            None
-        },
-        why: Vec::new(),
-    });
+    let suffix_reason = if suffix.is_empty() {
+        Some("nothing after the cursor line".to_owned())
+    } else if suffix_cut {
+        Some("cut to the suffix's share of the budget".to_owned())
+    } else {
+        None
+    };
+    elements.push(side_element(
+        ElementKind::AfterCursor,
+        relative.as_deref(),
+        &suffix,
+        (suffix_all, suffix_tokens),
+        suffix_reason,
+    ));
 
     let fim_prompt = frame.fim.as_ref().map(|t| {
         t.render(&fim::FimParts {
@@ -361,6 +281,184 @@ pub(crate) fn assemble(
         fim_template_tokens: frame.fim_overhead,
         notes,
     })
+}
+
+/// The candidate files, their outlines, and every definition scored and ranked best first.
+struct Ranking<'r> {
+    files: Vec<sources::SourceFile<'r>>,
+    outlines: Vec<Arc<FileOutline>>,
+    /// (file, definition) of each score.
+    index: Vec<(usize, usize)>,
+    scores: Vec<rank::Score>,
+    ranked: Vec<Ranked>,
+}
+
+fn rank_files<'r>(
+    request: &'r RequestJson,
+    reader: &OpenFirst<'r>,
+    language_id: &str,
+    cursor: usize,
+    before: &str,
+    suffix: &str,
+) -> Ranking<'r> {
+    let options = &request.options;
+    let doc = &request.document;
+    let doc_lang = syntax::Lang::from_language_id(language_id);
+    let files = sources::source_files(request, reader, doc_lang);
+    let outlines: Vec<Arc<FileOutline>> = files
+        .iter()
+        .map(|f| {
+            let lang = f.lang.filter(|_| f.text.len() <= MAX_PARSED_BYTES);
+            cache::outline(&f.text, lang, &options.tokenizer)
+        })
+        .collect();
+    let near = candidates::near_cursor(&doc.text[..cursor], &doc.text[cursor..]);
+    let cursor_context = CursorContext::new(&reader.relative(&doc.path), before, suffix);
+    let (candidates, index) = candidates::candidates(&files, &outlines, &near, &cursor_context);
+    let weights = options.context_weights.clone().unwrap_or_default();
+    let scores = rank::score_all(&candidates, &cursor_context, &weights);
+    drop(candidates);
+    let mut ranked: Vec<Ranked> = index
+        .iter()
+        .zip(&scores)
+        .map(|(&(file, def), s)| Ranked {
+            file,
+            def,
+            score: s.total,
+        })
+        .collect();
+    // Best first; ties keep file order, so equal candidates come from the most recent files.
+    ranked.sort_by(|a, b| b.score.total_cmp(&a.score));
+    Ranking {
+        files,
+        outlines,
+        index,
+        scores,
+        ranked,
+    }
+}
+
+/// The prompt's text as sent, and what fitting it did.
+struct Sent {
+    prefix: String,
+    trailing_whitespace: String,
+    context: Vec<String>,
+    prompt_tokens: usize,
+    prefix_sent_tokens: usize,
+    prefix_cut: bool,
+    dropped_context: bool,
+}
+
+/// Fits the prefix after the marker and the context into `room` tokens (the budget less the
+/// suffix): the last whole lines of `before`, counted line by line to choose, then the prompt
+/// as sent counted exactly once, cutting far lines while it is over (tokens can merge across a
+/// line break). If even an empty prefix is over, which only the seams between the pieces can
+/// cause, the context is dropped rather than send more than the budget.
+#[allow(clippy::too_many_arguments)]
+fn fit_prefix(
+    rendering: ContextRendering,
+    marker: &Marker<'_>,
+    context_body: &str,
+    context_tokens: usize,
+    before: &str,
+    before_counts: &[usize],
+    room: usize,
+    tokenizer: &Tokenizer,
+    render_context: &dyn Fn(&str) -> String,
+) -> Sent {
+    let context_text = if context_body.is_empty() {
+        String::new()
+    } else {
+        render_context(context_body)
+    };
+    let prefix_room = room.saturating_sub(marker.tokens + context_tokens);
+    let mut prefix_sent = lines_from_end(before, before_counts, prefix_room);
+    let mut context = match rendering {
+        ContextRendering::Split => {
+            let group = format!("{}{context_text}", marker.text);
+            let group = group.trim_end();
+            if group.is_empty() {
+                vec![]
+            } else {
+                vec![group.to_owned()]
+            }
+        }
+        ContextRendering::Inline => Vec::new(),
+    };
+    let context_sent_tokens: usize = context.iter().map(|c| tokenizer.count(c)).sum();
+    let (mut prefix, trailing_whitespace, mut prompt_tokens) = loop {
+        let whole = match rendering {
+            ContextRendering::Split => prefix_sent.to_owned(),
+            ContextRendering::Inline => format!("{}{context_text}{prefix_sent}", marker.text),
+        };
+        let (prefix, trailing) = trim_last_line(&whole);
+        let tokens = context_sent_tokens + tokenizer.count(&prefix);
+        if tokens <= room || prefix_sent.is_empty() {
+            break (prefix, trailing, tokens);
+        }
+        let cut = prefix_sent.find('\n').map_or(prefix_sent.len(), |i| i + 1);
+        prefix_sent = &prefix_sent[cut..];
+    };
+    let prefix_sent_tokens = match rendering {
+        ContextRendering::Split => prompt_tokens - context_sent_tokens,
+        ContextRendering::Inline => prompt_tokens.saturating_sub(marker.tokens + context_tokens),
+    };
+    let dropped_context = prompt_tokens > room;
+    if dropped_context {
+        context.clear();
+        prefix.clear();
+        prompt_tokens = 0;
+    }
+    Sent {
+        prefix,
+        trailing_whitespace,
+        context,
+        prompt_tokens,
+        prefix_sent_tokens,
+        prefix_cut: prefix_sent.len() < before.len(),
+        dropped_context,
+    }
+}
+
+/// The element of the marker naming the document.
+fn marker_element(marker: &str, path: Option<&str>, tokens: usize) -> Element {
+    Element {
+        kind: if path.is_some() {
+            ElementKind::PathMarker
+        } else {
+            ElementKind::LanguageMarker
+        },
+        path: path.map(str::to_owned),
+        text: marker.to_owned(),
+        tokens,
+        score: None,
+        included: true,
+        included_tokens: tokens,
+        reason: None,
+        why: Vec::new(),
+    }
+}
+
+/// The element of one side of the cursor: its text, (its tokens, the tokens sent), and why it
+/// was cut.
+fn side_element(
+    kind: ElementKind,
+    path: Option<&str>,
+    text: &str,
+    (tokens, sent): (usize, usize),
+    reason: Option<String>,
+) -> Element {
+    Element {
+        kind,
+        path: path.map(str::to_owned),
+        text: text.to_owned(),
+        tokens,
+        score: None,
+        included: sent > 0,
+        included_tokens: sent,
+        reason,
+        why: Vec::new(),
+    }
 }
 
 /// The marker as sent before the context, and its tokens.
@@ -416,6 +514,61 @@ fn choose(
     }
 
     (chosen, context_body, context_tokens)
+}
+
+/// The context built so far: its text before rendering and its tokens as sent.
+struct Context<'a> {
+    body: &'a mut String,
+    tokens: &'a mut usize,
+}
+
+/// Adds similar-file snippets (best last in `found`, taken best first) to the context while
+/// they fit in `spare` tokens, and reports each.
+fn add_snippets(
+    found: Vec<retrieval::SimilarSnippet>,
+    spare: usize,
+    context: &mut Context<'_>,
+    marker: &Marker<'_>,
+    tokenizer: &Tokenizer,
+    render_context: &dyn Fn(&str) -> String,
+) -> Vec<Element> {
+    let mut left = spare;
+    let mut elements = Vec::new();
+    // Best last, as Copilot returns them.
+    for snippet in found.into_iter().rev() {
+        let block = format!(
+            "Compare this snippet from {}:\n{}\n",
+            snippet.relative_path, snippet.text
+        );
+        let body = if context.body.is_empty() {
+            block.clone()
+        } else {
+            format!("{}\n{block}", context.body)
+        };
+        let with_marker = format!("{}{}", marker.text, render_context(&body));
+        let tokens = tokenizer
+            .count(with_marker.trim_end())
+            .saturating_sub(marker.tokens);
+        let cost = tokens.saturating_sub(*context.tokens);
+        let fits = cost <= left;
+        if fits {
+            left -= cost;
+            *context.body = body;
+            *context.tokens = tokens;
+        }
+        elements.push(Element {
+            kind: ElementKind::SimilarFile,
+            path: Some(snippet.relative_path.clone()),
+            tokens: tokenizer.count(&block),
+            included_tokens: if fits { cost } else { 0 },
+            text: block,
+            score: Some(snippet.score),
+            included: fits,
+            reason: (!fits).then(|| format!("the {left} spare tokens do not hold it")),
+            why: Vec::new(),
+        });
+    }
+    elements
 }
 
 /// The elements: each chosen definition with its score's parts, the best left-out ones with
