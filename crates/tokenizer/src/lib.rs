@@ -393,6 +393,7 @@ fn encode(bpe: &'static bpe_openai::Tokenizer, text: &str) -> Vec<u32> {
 pub fn clear_caches() {
     PIECES.with(|c| c.borrow_mut().iter_mut().for_each(|m| m.clear()));
     COUNTS.with(|c| c.borrow_mut().iter_mut().for_each(|m| m.clear()));
+    LONG_COUNTS.with(|c| c.borrow_mut().iter_mut().for_each(|m| m.clear()));
 }
 
 /// Texts up to this long have their counts remembered whole: prompt assembly counts every
@@ -401,7 +402,11 @@ const REMEMBERED_TEXT_BYTES: usize = 256;
 
 thread_local! {
     static COUNTS: std::cell::RefCell<[rustc_hash::FxHashMap<String, u32>; 2]> = Default::default();
+    static LONG_COUNTS: std::cell::RefCell<[rustc_hash::FxHashMap<(u64, usize), u32>; 2]> = Default::default();
 }
+
+/// Long chunks remembered at most per vocabulary.
+const LONG_CACHE_LIMIT: usize = 4096;
 
 /// Counts the tokens of `text` exactly as `bpe.count` does, through the shortcuts above. A
 /// long text is counted in [`chunks`] that the split pattern never joins, so that its lines are
@@ -462,10 +467,27 @@ fn count_chunk(bpe: &'static bpe_openai::Tokenizer, text: &str) -> usize {
             .map(|piece| with_piece_ids(bpe, piece, <[u32]>::len))
             .sum()
     };
-    if text.len() > REMEMBERED_TEXT_BYTES {
-        return compute();
-    }
     let v = vocabulary_index(bpe);
+    if text.len() > REMEMBERED_TEXT_BYTES {
+        // A long chunk (a block of comment lines, say, which the split patterns may join) is
+        // remembered by a strong hash of its text rather than by the text itself.
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut hasher);
+        let key = (hasher.finish(), text.len());
+        if let Some(n) = LONG_COUNTS.with(|c| c.borrow()[v].get(&key).copied()) {
+            return n as usize;
+        }
+        let n: usize = compute();
+        LONG_COUNTS.with(|c| {
+            let mut caches = c.borrow_mut();
+            if caches[v].len() >= LONG_CACHE_LIMIT {
+                caches[v].clear();
+            }
+            caches[v].insert(key, n as u32);
+        });
+        return n;
+    }
     if let Some(n) = COUNTS.with(|c| c.borrow()[v].get(text).copied()) {
         return n as usize;
     }
