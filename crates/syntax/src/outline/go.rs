@@ -59,6 +59,7 @@ impl Walker<'_> {
                         .child_by_field_name("name")
                         .or_else(|| children(spec).into_iter().next())
                         .map(|n| text(n, self.source).to_owned())
+                        .filter(|n| !n.is_empty())
                     else {
                         continue;
                     };

@@ -45,6 +45,10 @@ impl Walker<'_> {
                     return;
                 }
                 let name = text(left, self.source).to_owned();
+                // Error recovery can supply a missing, empty name.
+                if name.is_empty() {
+                    return;
+                }
                 let kind = if scope.in_type {
                     DefKind::Field
                 } else {

@@ -64,6 +64,9 @@ impl Walker<'_> {
                     return;
                 };
                 let ty_name = base_type_name(text(ty, self.source));
+                if ty_name.is_empty() {
+                    return;
+                }
                 let trait_impl = node.child_by_field_name("trait").is_some();
                 let signature = signature_to_body(self.source, node, self.lang);
                 let index = self.push(

@@ -95,6 +95,7 @@ impl Walker<'_> {
                     .child_by_field_name("name")
                     .or_else(|| node.child_by_field_name("property"))
                     .map(|n| text(n, self.source).to_owned())
+                    .filter(|n| !n.is_empty())
                 else {
                     return;
                 };
@@ -111,6 +112,8 @@ impl Walker<'_> {
                         .child_by_field_name("name")
                         .filter(|n| n.kind() == "identifier")
                         .map(|n| text(n, self.source).to_owned())
+                        .filter(|n| !n.is_empty())
+                        .filter(|n| !n.is_empty())
                     else {
                         continue;
                     };
