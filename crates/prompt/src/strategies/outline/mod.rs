@@ -597,15 +597,16 @@ fn report(
     let mut elements = Vec::new();
     // Chosen definitions, block by block in the order they are rendered.
     for (f, defs) in &packed.blocks {
-        for &d in defs {
-            let def = &outlines[*f].definitions[d];
+        for (i, &d) in defs.iter().enumerate() {
             let tokens = outlines[*f].tokens(d, tokenizer);
             let score = score_of(*f, d);
             let for_itself = chosen.contains(&(*f, d));
             elements.push(Element {
                 kind: ElementKind::Definition,
                 path: Some(files[*f].shown.clone()),
-                text: def.signature.clone(),
+                // What was sent, which for a container shown with its members is its
+                // opening line.
+                text: pack::shown_signature(&outlines[*f], defs, i),
                 tokens,
                 score: score.map(|s| round(s.total)),
                 included: true,

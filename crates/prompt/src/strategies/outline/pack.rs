@@ -109,20 +109,24 @@ pub(crate) fn pack(
 /// members opens its braces instead of eliding them (`impl Cart {` above its methods).
 pub(crate) fn render_block(shown_path: &str, outline: &FileOutline, defs: &[usize]) -> String {
     let mut out = header(shown_path);
-    for (i, &d) in defs.iter().enumerate() {
+    for i in 0..defs.len() {
         out.push('\n');
-        let signature = &outline.definitions[d].signature;
-        let has_members = defs[i + 1..]
-            .iter()
-            .any(|&m| outline.definitions[m].container == Some(d));
-        match signature.strip_suffix(" { ... }") {
-            Some(open) if has_members => {
-                out.push_str(open);
-                out.push_str(" {");
-            }
-            _ => out.push_str(signature),
-        }
+        out.push_str(&shown_signature(outline, defs, i));
     }
     out.push('\n');
     out
+}
+
+/// The signature of `defs[i]` as its block shows it: a container followed by its members
+/// opens its braces (`impl Cart {`) instead of eliding them.
+pub(crate) fn shown_signature(outline: &FileOutline, defs: &[usize], i: usize) -> String {
+    let d = defs[i];
+    let signature = &outline.definitions[d].signature;
+    let has_members = defs[i + 1..]
+        .iter()
+        .any(|&m| outline.definitions[m].container == Some(d));
+    match signature.strip_suffix(" { ... }") {
+        Some(open) if has_members => format!("{open} {{"),
+        _ => signature.clone(),
+    }
 }
