@@ -524,6 +524,38 @@ fn excluded_files_never_reach_a_prompt() {
     }
 }
 
+/// The default context follows the document's imports to files that are not open, reading
+/// them from the workspace on disk.
+#[test]
+fn imported_files_are_outlined_from_disk() {
+    let dir = temp_dir("imports-on-disk");
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    std::fs::write(dir.join("lib/__init__.py"), "").unwrap();
+    std::fs::write(
+        dir.join("lib/shapes.py"),
+        "class Circle:\n    def __init__(self, radius: float):\n        self.radius = radius\n\n\ndef area_of(shape) -> float:\n    return shape.area()\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("app.py"),
+        "from lib.shapes import Circle, area_of\n\n\ndef total(shapes):\n    \n",
+    )
+    .unwrap();
+    let out = pilotfish_in(&dir, &["prompt", "app.py:4:4"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Outline of lib/shapes.py:"), "{stdout}");
+    assert!(stdout.contains("def area_of(shape) -> float:"), "{stdout}");
+    assert!(
+        stdout.contains("name imported"),
+        "the why shows the import: {stdout}"
+    );
+}
+
 /// `pilotfish lsp` driven by VS Code's own JSON-RPC library (`vscode-jsonrpc`, from npm, run by
 /// node) over standard input and output, backed by the real llama-server: inline completions
 /// in the standard protocol and in Copilot's plugins' protocol, then a clean exit.
