@@ -78,14 +78,58 @@ fn excluder() -> impl Fn(&str) -> bool + Send + Sync {
     }
 }
 
+/// A workspace folder's files as the language server's prompts read them (the imports of a
+/// document that are not open): the folder's own rules and every `.copilotignore` above a file
+/// both keep it out.
+struct FolderFiles {
+    disk: crate::workspace::DiskFiles,
+    excluded: Arc<dyn Fn(&str) -> bool + Send + Sync>,
+}
+
+impl syntax::WorkspaceFiles for FolderFiles {
+    fn read(&self, path: &str) -> Option<String> {
+        if (self.excluded)(&self.disk.root.join(path).to_string_lossy()) {
+            return None;
+        }
+        self.disk.read(path)
+    }
+
+    fn list(&self, dir: &str) -> Vec<String> {
+        self.disk.list(dir)
+    }
+}
+
+/// Readers of workspace folders, one per folder, made on first use.
+fn folder_files(excluded: Arc<dyn Fn(&str) -> bool + Send + Sync>) -> lsp::WorkspaceReader {
+    type Reader = Arc<dyn syntax::WorkspaceFiles + Send + Sync>;
+    let cache: Mutex<HashMap<String, Option<Reader>>> = Mutex::new(HashMap::new());
+    Arc::new(move |root: &str| {
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(root.to_owned())
+            .or_insert_with(|| {
+                // A folder whose ignore file is broken is not read at all: better no imports
+                // than an excluded file in a prompt.
+                let disk = crate::workspace::DiskFiles::new(root).ok()?;
+                Some(Arc::new(FolderFiles {
+                    disk,
+                    excluded: excluded.clone(),
+                }) as Reader)
+            })
+            .clone()
+    })
+}
+
 pub(crate) fn run(args: Args) -> Result<()> {
     let _ = args.stdio;
     let (loaded, _) = crate::config::load(&args.overrides)?;
     // Refuse a broken configuration now, with the fix, rather than at the first keystroke.
     configure(&loaded, &Value::Null)?;
+    let excluded: Arc<dyn Fn(&str) -> bool + Send + Sync> = Arc::new(excluder());
     let config = lsp::ServerConfig {
         configure: Arc::new(move |v| configure(&loaded, v).map_err(|e| format!("{e:#}"))),
-        excluded: Arc::new(excluder()),
+        excluded: excluded.clone(),
+        files: folder_files(excluded),
         version: env!("CARGO_PKG_VERSION").to_owned(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -52,6 +52,7 @@ fn config(url: &str, debounce: bool) -> lsp::ServerConfig {
             Ok((backend, settings))
         }),
         excluded: Arc::new(|_| false),
+        files: lsp::no_files(),
         version: "bench".into(),
     }
 }

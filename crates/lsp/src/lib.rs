@@ -14,4 +14,4 @@ pub mod position;
 mod server;
 pub mod transport;
 
-pub use server::{Configure, ServerConfig, serve};
+pub use server::{Configure, ServerConfig, WorkspaceReader, no_files, serve};

@@ -42,7 +42,19 @@ pub struct ServerConfig {
     pub configure: Configure,
     /// Whether a file's content must never leave the machine (`.copilotignore`).
     pub excluded: Arc<dyn Fn(&str) -> bool + Send + Sync>,
+    /// The files of a workspace folder on disk (by its absolute path), for the imports of a
+    /// document that are not open; `None` where nothing may or can be read.
+    pub files: WorkspaceReader,
     pub version: String,
+}
+
+/// See [`ServerConfig::files`].
+pub type WorkspaceReader =
+    Arc<dyn Fn(&str) -> Option<Arc<dyn syntax::WorkspaceFiles + Send + Sync>> + Send + Sync>;
+
+/// A [`WorkspaceReader`] that reads nothing.
+pub fn no_files() -> WorkspaceReader {
+    Arc::new(|_| None)
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -563,6 +575,10 @@ impl Server {
             return empty(self, id);
         }
         let request = self.request_json(&uri, offset);
+        let files = request
+            .workspace_root
+            .as_deref()
+            .and_then(|root| (self.config.files)(root));
         let text = document.text.clone();
         let version = document.version;
         if let Some(previous) = self.pending.remove(&uri) {
@@ -599,7 +615,7 @@ impl Server {
             let outcome = tokio::select! {
                 biased;
                 stop = stop_rx => Err(stop.unwrap_or(Stop::Superseded)),
-                outcome = pipeline.complete(&request, None, ask) => Ok(outcome),
+                outcome = pipeline.complete(&request, files.as_deref().map(|f| f as _), ask) => Ok(outcome),
             };
             let place = Placement {
                 text: &text,

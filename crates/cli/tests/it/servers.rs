@@ -533,3 +533,54 @@ fn the_language_server_answers_empty_within_the_first_token_limit_when_the_serve
         "{seen:?}"
     );
 }
+
+/// The language server follows a document's imports to files that are not open, reading them
+/// from the workspace folder on disk, and never reads a file a `.copilotignore` excludes. The
+/// model is a scripted fake on loopback, so that the prompt it received can be read back.
+#[test]
+fn the_language_server_outlines_imported_files_from_disk_and_skips_excluded_ones() {
+    use serde_json::json;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let model = runtime.block_on(test_utils::scripted::ScriptedModel::start(
+        vec![test_utils::scripted::Reply::text("area_of(s)", 2)],
+        Duration::ZERO,
+    ));
+    let ws = std::env::temp_dir().join(format!("pilotfish-lsp-imports-{}", std::process::id()));
+    std::fs::create_dir_all(ws.join("lib")).unwrap();
+    std::fs::create_dir_all(ws.join("secret")).unwrap();
+    std::fs::write(ws.join(".copilotignore"), "secret/\n").unwrap();
+    std::fs::write(ws.join("lib/__init__.py"), "").unwrap();
+    std::fs::write(
+        ws.join("lib/shapes.py"),
+        "def area_of(shape) -> float:\n    return shape.area()\n",
+    )
+    .unwrap();
+    std::fs::write(ws.join("secret/__init__.py"), "").unwrap();
+    std::fs::write(
+        ws.join("secret/keys.py"),
+        "def hunter2_key() -> str:\n    return 'x'\n",
+    )
+    .unwrap();
+    let text = "from lib.shapes import area_of\nfrom secret.keys import hunter2_key\n\n\ndef total(shapes):\n    return \n";
+    let root = format!("file://{}", ws.display());
+    let uri = format!("{root}/app.py");
+    let mut lsp = Lsp::start(&["--backend", "openai-completions", "--endpoint", &model.url]);
+    lsp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": root}}));
+    lsp.answer(1);
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    lsp.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}}));
+    lsp.send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlineCompletion", "params": {
+        "textDocument": {"uri": uri}, "position": {"line": 5, "character": 11}, "context": {"triggerKind": 1}}}));
+    let (answer, _) = lsp.answer(2);
+    assert_eq!(
+        answer["result"]["items"][0]["insertText"], "area_of(s)",
+        "{answer}"
+    );
+    let bodies = model.bodies.lock().unwrap().clone();
+    let sent = bodies.last().expect("the model was asked").to_string();
+    assert!(sent.contains("def area_of(shape) -> float:"), "{sent}");
+    assert!(
+        !sent.contains("def hunter2_key"),
+        "an excluded file was read: {sent}"
+    );
+}

@@ -48,6 +48,7 @@ pub(crate) fn config(url: &str) -> lsp::ServerConfig {
             Ok((backend, s))
         }),
         excluded: Arc::new(|path: &str| path.contains("secret")),
+        files: lsp::no_files(),
         version: "test".into(),
     }
 }
