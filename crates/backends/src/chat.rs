@@ -12,7 +12,7 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::{BackendError, MAX_RESPONSE_BYTES, read_limited, root_cause, sse};
+use crate::{BackendError, MAX_RESPONSE_BYTES, read_limited, sse};
 
 /// The chat wire formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -281,25 +281,11 @@ impl ChatBackend {
         if let Some(key) = &self.api_key {
             builder = builder.bearer_auth(key);
         }
-        let response = builder.send().await.map_err(|e| self.error(&url, e))?;
-        let status = response.status();
-        if !status.is_success() {
-            let body = read_limited(response, 4096).await.unwrap_or_default();
-            return Err(BackendError::Status {
-                url,
-                status: status.as_u16(),
-                body: String::from_utf8_lossy(&body).trim().to_owned(),
-            });
-        }
-        let content_type = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        if content_type.starts_with("text/html") {
-            return Err(BackendError::NotAModelServer { url, content_type });
-        }
+        let response = builder
+            .send()
+            .await
+            .map_err(|e| crate::transport_error(&url, self.total_timeout, e))?;
+        let (response, content_type) = crate::accepted(url.clone(), response).await?;
         // A server that ignored `stream` answers with one JSON body.
         if content_type.starts_with("application/json") && self.kind == ChatKind::OpenAi {
             let bytes = read_limited(response, MAX_RESPONSE_BYTES)
@@ -328,7 +314,7 @@ impl ChatBackend {
         let mut ended = false;
         let mut bytes = response.bytes_stream();
         while let Some(chunk) = bytes.next().await {
-            let chunk = chunk.map_err(|e| self.error(&url, e))?;
+            let chunk = chunk.map_err(|e| crate::transport_error(&url, self.total_timeout, e))?;
             let events = match self.kind {
                 ChatKind::OpenAi => sse.push(&chunk),
                 ChatKind::Ollama => lines.push(&chunk),
@@ -397,26 +383,6 @@ impl ChatBackend {
         }
         answer.tool_calls = calls.finish();
         Ok(answer)
-    }
-
-    fn error(&self, url: &str, e: reqwest::Error) -> BackendError {
-        let url = url.to_owned();
-        if e.is_timeout() {
-            BackendError::Timeout {
-                url,
-                after: self.total_timeout,
-            }
-        } else if e.is_connect() {
-            BackendError::Connect {
-                url,
-                detail: root_cause(&e),
-            }
-        } else {
-            BackendError::Other {
-                url,
-                detail: root_cause(&e),
-            }
-        }
     }
 }
 

@@ -416,27 +416,7 @@ impl Backend {
             builder = builder.bearer_auth(key);
         }
         let response = builder.send().await.map_err(|e| self.transport_error(e))?;
-        let status = response.status();
-        if !status.is_success() {
-            let body = read_limited(response, 4096).await.unwrap_or_default();
-            return Err(BackendError::Status {
-                url,
-                status: status.as_u16(),
-                body: String::from_utf8_lossy(&body).trim().to_owned(),
-            });
-        }
-        // A web page where a model server was expected (a proxy's sign-in page, a web UI on
-        // that port) is named as such, not mistaken for a stream that ended early.
-        let content_type = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        if content_type.starts_with("text/html") {
-            return Err(BackendError::NotAModelServer { url, content_type });
-        }
-        Ok(response)
+        Ok(accepted(url, response).await?.0)
     }
 
     fn transport_error(&self, e: reqwest::Error) -> BackendError {
@@ -444,23 +424,7 @@ impl Backend {
     }
 
     fn transport_error_at(&self, url: &str, e: reqwest::Error) -> BackendError {
-        let url = url.to_owned();
-        if e.is_timeout() {
-            BackendError::Timeout {
-                url,
-                after: self.total_timeout,
-            }
-        } else if e.is_connect() {
-            BackendError::Connect {
-                url,
-                detail: root_cause(&e),
-            }
-        } else {
-            BackendError::Other {
-                url,
-                detail: root_cause(&e),
-            }
-        }
+        transport_error(url, self.total_timeout, e)
     }
 
     /// Asks for a completion and waits for all of it.
@@ -627,6 +591,60 @@ pub fn base_url(endpoint: &str) -> String {
 
 fn string_field(v: &Value, name: &str) -> Option<String> {
     v.get(name)?.as_str().map(str::to_owned)
+}
+
+/// A request that failed before an answer: timed out (after `total_timeout`), refused, or other.
+pub(crate) fn transport_error(
+    url: &str,
+    total_timeout: Duration,
+    e: reqwest::Error,
+) -> BackendError {
+    let url = url.to_owned();
+    if e.is_timeout() {
+        BackendError::Timeout {
+            url,
+            after: total_timeout,
+        }
+    } else if e.is_connect() {
+        BackendError::Connect {
+            url,
+            detail: root_cause(&e),
+        }
+    } else {
+        BackendError::Other {
+            url,
+            detail: root_cause(&e),
+        }
+    }
+}
+
+/// The response if it is a model server's answer, with its content type (lower case): an HTTP
+/// error becomes `Status` with the start of its body, and a web page where a model server was
+/// expected (a proxy's sign-in page, a web UI on that port) is named as such rather than
+/// mistaken for a stream that ended early.
+pub(crate) async fn accepted(
+    url: String,
+    response: reqwest::Response,
+) -> Result<(reqwest::Response, String), BackendError> {
+    let status = response.status();
+    if !status.is_success() {
+        let body = read_limited(response, 4096).await.unwrap_or_default();
+        return Err(BackendError::Status {
+            url,
+            status: status.as_u16(),
+            body: String::from_utf8_lossy(&body).trim().to_owned(),
+        });
+    }
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if content_type.starts_with("text/html") {
+        return Err(BackendError::NotAModelServer { url, content_type });
+    }
+    Ok((response, content_type))
 }
 
 fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
