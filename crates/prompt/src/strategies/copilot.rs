@@ -5,14 +5,14 @@ use std::borrow::Cow;
 
 use crate::components::{self, Part, WEIGHT_CODE_SNIPPETS, chunk_id};
 use crate::elision::{self, Block, BlockType, ElidedBlock, elide, prompt_limits};
-use crate::request::{self, ContextRendering, RequestError, RequestJson};
+use crate::request::{ContextRendering, RequestJson};
 use crate::skip::copilot_skip_reason;
 use crate::suffix::{approximate_max_characters, reuse_cached_suffix, suffix_after_cursor_line};
 use crate::{
-    AssembleError, Element, ElementKind, OpenFirst, Prompt, Session, context_list,
-    detected_language, encode_uri_path, fim, normalize_line_endings, relative_path, trim_last_line,
+    AssembleError, Element, ElementKind, OpenFirst, Prompt, Session, context_list, encode_uri_path,
+    fim, normalize_line_endings, trim_last_line,
 };
-use tokenizer::{Tokenizer, utf16};
+use tokenizer::utf16;
 
 /// Assembles Copilot's prompt for `request`, updating `session` (the suffix cache).
 pub(crate) fn assemble(
@@ -21,16 +21,14 @@ pub(crate) fn assemble(
     reader: &OpenFirst<'_>,
 ) -> Result<Prompt, AssembleError> {
     let options = &request.options;
-    if request.document.path.is_empty() {
-        return Err(RequestError::EmptyPath.into());
-    }
     let doc = &request.document;
-    let language_id = detected_language(&doc.path, doc.language_id.as_deref());
-    let tokenizer =
-        Tokenizer::by_name(&options.tokenizer, Some(&language_id)).map_err(RequestError::from)?;
-    let cursor = request::byte_offset(&doc.text, request.position)?;
+    let super::Document {
+        language_id,
+        tokenizer,
+        cursor,
+        relative_path,
+    } = super::document(request)?;
     let root = request.workspace_root.as_deref();
-    let relative_path = relative_path(root, &doc.path);
     let mut notes = Vec::new();
 
     // The current file: prefix and suffix, each capped in characters first.

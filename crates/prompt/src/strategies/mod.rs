@@ -5,9 +5,40 @@ pub(crate) mod copilot;
 pub(crate) mod copilot_legacy;
 pub(crate) mod outline;
 
-use crate::request::{ContextRendering, Options, RequestError};
-use crate::{AssembleError, fim};
+use crate::request::{ContextRendering, Options, RequestError, RequestJson};
+use crate::{AssembleError, detected_language, fim, relative_path};
 use tokenizer::Tokenizer;
+
+/// What every strategy reads off the document first.
+pub(crate) struct Document {
+    /// The language Copilot would use (from the file name, else the editor's id).
+    pub language_id: String,
+    pub tokenizer: Tokenizer,
+    /// Byte offset of the cursor.
+    pub cursor: usize,
+    /// The document's path as shown (workspace-relative, percent-encoded).
+    pub relative_path: Option<String>,
+}
+
+/// The document's language, tokenizer, cursor and shown path; an empty path, an unknown
+/// tokenizer or a position outside the text are refused.
+pub(crate) fn document(request: &RequestJson) -> Result<Document, AssembleError> {
+    let doc = &request.document;
+    if doc.path.is_empty() {
+        return Err(RequestError::EmptyPath.into());
+    }
+    let language_id = detected_language(&doc.path, doc.language_id.as_deref());
+    let tokenizer = Tokenizer::by_name(&request.options.tokenizer, Some(&language_id))
+        .map_err(RequestError::from)?;
+    let cursor = crate::request::byte_offset(&doc.text, request.position)?;
+    let relative_path = relative_path(request.workspace_root.as_deref(), &doc.path);
+    Ok(Document {
+        language_id,
+        tokenizer,
+        cursor,
+        relative_path,
+    })
+}
 
 /// What every strategy settles before choosing context: the FIM template and how context is
 /// rendered, and the budget left once the template's own tokens are set aside.

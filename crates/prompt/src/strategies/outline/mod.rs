@@ -24,12 +24,12 @@ use tokenizer::{Tokenizer, utf16};
 use self::cache::FileOutline;
 use self::pack::Ranked;
 use crate::components::similar_files::neighbour_snippets;
-use crate::request::{self, ContextRendering, RequestError, RequestJson};
+use crate::request::{ContextRendering, RequestError, RequestJson};
 use crate::skip::copilot_skip_reason;
 use crate::suffix::{approximate_max_characters, reuse_cached_suffix, suffix_after_cursor_line};
 use crate::{
-    AssembleError, Element, ElementKind, OpenFirst, Prompt, Session, detected_language, fim,
-    normalize_line_endings, relative_path, trim_last_line,
+    AssembleError, Element, ElementKind, OpenFirst, Prompt, Session, fim, normalize_line_endings,
+    trim_last_line,
 };
 
 /// The context's share of the budget at least, in percent, when the request does not say.
@@ -52,21 +52,19 @@ pub(crate) fn assemble(
 ) -> Result<Prompt, AssembleError> {
     let options = &request.options;
     let doc = &request.document;
-    if doc.path.is_empty() {
-        return Err(RequestError::EmptyPath.into());
-    }
+    let super::Document {
+        language_id,
+        tokenizer,
+        cursor,
+        relative_path: relative,
+    } = super::document(request)?;
     let floor = options
         .context_floor_percent
         .unwrap_or(DEFAULT_CONTEXT_FLOOR_PERCENT);
     if floor > 100 {
         return Err(RequestError::ContextFloor(floor).into());
     }
-    let language_id = detected_language(&doc.path, doc.language_id.as_deref());
-    let tokenizer =
-        Tokenizer::by_name(&options.tokenizer, Some(&language_id)).map_err(RequestError::from)?;
-    let cursor = request::byte_offset(&doc.text, request.position)?;
     let root = request.workspace_root.as_deref();
-    let relative = relative_path(root, &doc.path);
     let frame = super::frame(options, root, relative.as_deref(), &tokenizer)?;
     let budget = frame.budget;
     let mut notes = Vec::new();
