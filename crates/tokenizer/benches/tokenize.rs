@@ -1,6 +1,6 @@
 //! What is measured: encoding and counting throughput of the exact tokenizers on about 1 MB of
-//! Rust source (this workspace's own code, repeated), pilotfish's tokenizer (GitHub's `bpe`
-//! crates) against `tiktoken-rs` as the baseline in the same run.
+//! Rust source (this workspace's own code, repeated), pilotfish's tokenizer
+//! against `tiktoken-rs` as the baseline in the same run.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

@@ -17,9 +17,16 @@
 //! assert_eq!(t.take_last_tokens("one two three", 1).text, " three");
 //! ```
 
+mod hash;
+mod merge;
+mod pretokenize;
 pub mod utf16;
+mod vocab;
 
 use std::{fmt, str::FromStr};
+
+use pretokenize::Pattern;
+use vocab::Vocabulary;
 
 /// The exact vocabularies pilotfish carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -95,7 +102,7 @@ pub struct Tokenizer {
 enum Inner {
     Exact {
         encoding: Encoding,
-        bpe: &'static bpe_openai::Tokenizer,
+        bpe: Bpe,
     },
     Approximate {
         encoding: Encoding,
@@ -124,13 +131,10 @@ const CUT_CHARS_PER_TOKEN_START: usize = 4;
 const CUT_CHARS_PER_TOKEN_ADD: usize = 1;
 
 impl Tokenizer {
-    /// The exact tokenizer for `encoding`. The vocabulary is built on first use (a few
-    /// milliseconds) and shared by every tokenizer of that encoding afterwards.
+    /// The exact tokenizer for `encoding`. The vocabulary is read in place from tables
+    /// compiled into the binary, so making one costs nothing.
     pub fn exact(encoding: Encoding) -> Tokenizer {
-        let bpe = match encoding {
-            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
-            Encoding::O200kBase => bpe_openai::o200k_base(),
-        };
+        let bpe = Bpe::of(encoding);
         Tokenizer {
             inner: Inner::Exact { encoding, bpe },
         }
@@ -174,7 +178,7 @@ impl Tokenizer {
     /// The token ids of `text`, or `None` for the approximate tokenizer, which has none.
     pub fn token_ids(&self, text: &str) -> Option<Vec<u32>> {
         match &self.inner {
-            Inner::Exact { bpe, .. } => Some(encode(bpe, text)),
+            Inner::Exact { bpe, .. } => Some(encode(*bpe, text)),
             Inner::Approximate { .. } => None,
         }
     }
@@ -182,7 +186,7 @@ impl Tokenizer {
     /// The number of tokens in `text`.
     pub fn count(&self, text: &str) -> usize {
         match &self.inner {
-            Inner::Exact { bpe, .. } => count(bpe, text),
+            Inner::Exact { bpe, .. } => count(*bpe, text),
             Inner::Approximate {
                 chars_per_token, ..
             } => approximate_count(text, *chars_per_token),
@@ -195,7 +199,7 @@ impl Tokenizer {
         let Inner::Exact { encoding, bpe } = &self.inner else {
             return Err(DecodeError::NoVocabulary);
         };
-        let size = bpe.bpe.num_tokens();
+        let size = bpe.vocab.len();
         if let Some(&id) = ids.iter().find(|&&id| id as usize >= size) {
             return Err(DecodeError::UnknownId {
                 id,
@@ -203,7 +207,16 @@ impl Tokenizer {
                 size,
             });
         }
-        Ok(String::from_utf8_lossy(&bpe.bpe.decode_tokens(ids)).into_owned())
+        Ok(String::from_utf8_lossy(&bpe.vocab.decode(ids)).into_owned())
+    }
+
+    /// The pieces the vocabulary's split pattern cuts `text` into before merging: no token
+    /// spans two of them. `None` for the approximate tokenizer.
+    pub fn pieces<'t>(&self, text: &'t str) -> Option<Vec<&'t str>> {
+        match &self.inner {
+            Inner::Exact { bpe, .. } => Some(bpe.split(text).collect()),
+            Inner::Approximate { .. } => None,
+        }
     }
 
     /// The pieces that the ids of `text` stand for, one string per token (lossy where a token
@@ -213,9 +226,9 @@ impl Tokenizer {
             return None;
         };
         Some(
-            encode(bpe, text)
+            encode(*bpe, text)
                 .into_iter()
-                .map(|id| String::from_utf8_lossy(bpe.bpe.token_bytes(id)).into_owned())
+                .map(|id| String::from_utf8_lossy(bpe.vocab.token(id)).into_owned())
                 .collect(),
         )
     }
@@ -234,17 +247,18 @@ impl Tokenizer {
         match &self.inner {
             Inner::Exact { bpe, .. } => {
                 let len = utf16::utf16_len(text);
-                let (tail, count) = grow_until(len, n, bpe, |chars| utf16::last_units(text, chars));
+                let (tail, count) =
+                    grow_until(len, n, *bpe, |chars| utf16::last_units(text, chars));
                 if count < n {
                     return Taken {
                         text: text.to_owned(),
                         tokens: count,
                     };
                 }
-                let ids = encode(bpe, tail.as_ref());
+                let ids = encode(*bpe, tail.as_ref());
                 let kept = &ids[ids.len() - n..];
                 Taken {
-                    text: String::from_utf8_lossy(&bpe.bpe.decode_tokens(kept)).into_owned(),
+                    text: String::from_utf8_lossy(&bpe.vocab.decode(kept)).into_owned(),
                     tokens: n,
                 }
             }
@@ -270,17 +284,17 @@ impl Tokenizer {
         match &self.inner {
             Inner::Exact { bpe, .. } => {
                 let len = utf16::utf16_len(text);
-                let (head, count) = grow_until(len, n, bpe, |chars| utf16::slice_to(text, chars));
+                let (head, count) = grow_until(len, n, *bpe, |chars| utf16::slice_to(text, chars));
                 if count < n {
                     return Taken {
                         text: text.to_owned(),
                         tokens: count,
                     };
                 }
-                let ids = encode(bpe, head.as_ref());
+                let ids = encode(*bpe, head.as_ref());
                 let kept = &ids[..n];
                 Taken {
-                    text: String::from_utf8_lossy(&bpe.bpe.decode_tokens(kept)).into_owned(),
+                    text: String::from_utf8_lossy(&bpe.vocab.decode(kept)).into_owned(),
                     tokens: n,
                 }
             }
@@ -324,7 +338,7 @@ impl Tokenizer {
 fn grow_until<'t>(
     len: usize,
     n: usize,
-    bpe: &'static bpe_openai::Tokenizer,
+    bpe: Bpe,
     cut: impl Fn(usize) -> std::borrow::Cow<'t, str>,
 ) -> (std::borrow::Cow<'t, str>, usize) {
     let mut chars = len.min(n.saturating_mul(CUT_CHARS_PER_TOKEN_START));
@@ -348,21 +362,44 @@ thread_local! {
     static PIECES: std::cell::RefCell<[rustc_hash::FxHashMap<String, Box<[u32]>>; 2]> = Default::default();
 }
 
-fn vocabulary_index(bpe: &'static bpe_openai::Tokenizer) -> usize {
-    usize::from(!std::ptr::eq(bpe, bpe_openai::cl100k_base()))
+/// A vocabulary with the split pattern that goes with it.
+#[derive(Debug, Clone, Copy)]
+struct Bpe {
+    vocab: Vocabulary,
+    pattern: Pattern,
+}
+
+impl Bpe {
+    fn of(encoding: Encoding) -> Bpe {
+        match encoding {
+            Encoding::Cl100kBase => Bpe {
+                vocab: Vocabulary::cl100k(),
+                pattern: Pattern::Cl100k,
+            },
+            Encoding::O200kBase => Bpe {
+                vocab: Vocabulary::o200k(),
+                pattern: Pattern::O200k,
+            },
+        }
+    }
+
+    fn split(self, text: &str) -> impl Iterator<Item = &str> {
+        pretokenize::split(self.pattern, text)
+    }
+
+    /// Which of the per-vocabulary caches below belongs to this vocabulary.
+    fn index(self) -> usize {
+        usize::from(self.pattern == Pattern::O200k)
+    }
 }
 
 /// Calls `f` with the ids of `piece`: a whole token directly, others merged once and
 /// remembered.
-fn with_piece_ids<R>(
-    bpe: &'static bpe_openai::Tokenizer,
-    piece: &str,
-    f: impl FnOnce(&[u32]) -> R,
-) -> R {
-    if let Some(&id) = whole_tokens(bpe).get(piece.as_bytes()) {
+fn with_piece_ids<R>(bpe: Bpe, piece: &str, f: impl FnOnce(&[u32]) -> R) -> R {
+    if let Some(id) = bpe.vocab.id(piece.as_bytes()) {
         return f(&[id]);
     }
-    let v = vocabulary_index(bpe);
+    let v = bpe.index();
     PIECES.with(|cell| {
         let mut caches = cell.borrow_mut();
         let cache = &mut caches[v];
@@ -372,20 +409,68 @@ fn with_piece_ids<R>(
         if cache.len() >= PIECE_CACHE_LIMIT {
             cache.clear();
         }
-        let ids: Box<[u32]> = bpe.bpe.encode_via_backtracking(piece.as_bytes()).into();
+        let mut ids = Vec::new();
+        merge::merge(&bpe.vocab, piece.as_bytes(), &mut ids);
+        let ids: Box<[u32]> = ids.into();
         let out = f(&ids);
         cache.insert(piece.to_owned(), ids);
         out
     })
 }
 
-/// Encodes `text` exactly as `bpe.encode` does, through the piece shortcuts above.
-fn encode(bpe: &'static bpe_openai::Tokenizer, text: &str) -> Vec<u32> {
+/// Encodes `text` into OpenAI's ids, through the piece shortcuts above.
+fn encode(bpe: Bpe, text: &str) -> Vec<u32> {
+    if let Some(parts) = parallel_parts(text) {
+        return std::thread::scope(|scope| {
+            let handles: Vec<_> = parts
+                .iter()
+                .map(|part| scope.spawn(move || encode_serially(bpe, part)))
+                .collect();
+            let mut out = Vec::with_capacity(text.len() / 3 + 1);
+            for handle in handles {
+                out.extend(handle.join().expect("encoding does not panic"));
+            }
+            out
+        });
+    }
+    encode_serially(bpe, text)
+}
+
+fn encode_serially(bpe: Bpe, text: &str) -> Vec<u32> {
     let mut out: Vec<u32> = Vec::with_capacity(text.len() / 3 + 1);
     for piece in bpe.split(text) {
         with_piece_ids(bpe, piece, |ids| out.extend_from_slice(ids));
     }
     out
+}
+
+/// Texts at least this long are cut where the split patterns always cut (see [`chunks`]) and
+/// the parts worked on by as many threads as the machine has cores: a whole file or corpus,
+/// not a prompt, which is far shorter.
+const PARALLEL_BYTES: usize = 1 << 20;
+
+/// The parts a long text is worked on in, one per core; `None` for a text that is short, a
+/// one-core machine, or a text with nowhere to cut.
+fn parallel_parts(text: &str) -> Option<Vec<&str>> {
+    if text.len() < PARALLEL_BYTES {
+        return None;
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(16));
+    if threads < 2 {
+        return None;
+    }
+    let target = text.len() / threads;
+    let mut parts = Vec::with_capacity(threads);
+    let (mut start, mut at) = (0, 0);
+    for chunk in chunks(text) {
+        at += chunk.len();
+        if at - start >= target && parts.len() + 1 < threads {
+            parts.push(&text[start..at]);
+            start = at;
+        }
+    }
+    parts.push(&text[start..]);
+    (parts.len() > 1).then_some(parts)
 }
 
 /// Forgets the pieces and counts this thread remembers, so that a benchmark can measure work
@@ -408,10 +493,29 @@ thread_local! {
 /// Long chunks remembered at most per vocabulary.
 const LONG_CACHE_LIMIT: usize = 4096;
 
-/// Counts the tokens of `text` exactly as `bpe.count` does, through the shortcuts above. A
+/// Counts the tokens of `text`, through the shortcuts above. A
 /// long text is counted in [`chunks`] that the split pattern never joins, so that its lines are
 /// remembered one by one and a text that changed in one line costs that line.
-fn count(bpe: &'static bpe_openai::Tokenizer, text: &str) -> usize {
+fn count(bpe: Bpe, text: &str) -> usize {
+    if let Some(parts) = parallel_parts(text) {
+        // A text this long is not a prompt: its lines are not remembered, only its pieces.
+        return std::thread::scope(|scope| {
+            let handles: Vec<_> = parts
+                .iter()
+                .map(|part| {
+                    scope.spawn(move || {
+                        bpe.split(part)
+                            .map(|piece| with_piece_ids(bpe, piece, <[u32]>::len))
+                            .sum::<usize>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("counting does not panic"))
+                .sum()
+        });
+    }
     if text.len() > REMEMBERED_TEXT_BYTES {
         return chunks(text).map(|chunk| count_chunk(bpe, chunk)).sum();
     }
@@ -461,13 +565,13 @@ fn chunks(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// [`count`] for a text counted as one piece of work (remembered when short).
-fn count_chunk(bpe: &'static bpe_openai::Tokenizer, text: &str) -> usize {
+fn count_chunk(bpe: Bpe, text: &str) -> usize {
     let compute = || {
         bpe.split(text)
             .map(|piece| with_piece_ids(bpe, piece, <[u32]>::len))
             .sum()
     };
-    let v = vocabulary_index(bpe);
+    let v = bpe.index();
     if text.len() > REMEMBERED_TEXT_BYTES {
         // A long chunk (a block of comment lines, say, which the split patterns may join) is
         // remembered by a strong hash of its text rather than by the text itself.
@@ -500,25 +604,6 @@ fn count_chunk(bpe: &'static bpe_openai::Tokenizer, text: &str) -> usize {
         caches[v].insert(text.to_owned(), n as u32);
     });
     n
-}
-
-/// Every token of a vocabulary by its bytes, built once per vocabulary on first use.
-fn whole_tokens(
-    bpe: &'static bpe_openai::Tokenizer,
-) -> &'static rustc_hash::FxHashMap<&'static [u8], u32> {
-    type Index = rustc_hash::FxHashMap<&'static [u8], u32>;
-    static CL100K: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    static O200K: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    let cell = if std::ptr::eq(bpe, bpe_openai::cl100k_base()) {
-        &CL100K
-    } else {
-        &O200K
-    };
-    cell.get_or_init(|| {
-        (0..bpe.bpe.num_tokens() as u32)
-            .map(|id| (bpe.bpe.token_bytes(id), id))
-            .collect()
-    })
 }
 
 /// Copilot's characters per token where it has no measured figure.
