@@ -218,22 +218,30 @@ fn batch(args: &Args) -> Result<()> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let answer = match std::str::from_utf8(&line) {
-            Err(e) => {
-                serde_json::json!({ "error": format!("line {}: not UTF-8 (invalid byte at offset {})", n + 1, e.valid_up_to()) })
-            }
+        let error = match std::str::from_utf8(&line) {
+            Err(e) => format!(
+                "line {}: not UTF-8 (invalid byte at offset {})",
+                n + 1,
+                e.valid_up_to()
+            ),
             Ok(text) => match parse_request(text) {
-                Err(e) => serde_json::json!({ "error": format!("line {}: {e:#}", n + 1) }),
+                Err(e) => format!("line {}: {e:#}", n + 1),
                 Ok(mut request) => {
                     apply_overrides(args, &mut request.options);
                     match assemble_excluding(&mut request) {
-                        Ok(p) => serde_json::to_value(&p)?,
-                        Err(e) => serde_json::json!({ "error": format!("line {}: {e:#}", n + 1) }),
+                        Ok(p) => {
+                            // Written straight out: a prompt is tens of kilobytes, and this
+                            // runs once per keystroke when an editor replays through it.
+                            serde_json::to_writer(&mut out, &p)?;
+                            out.write_all(b"\n")?;
+                            continue;
+                        }
+                        Err(e) => format!("line {}: {e:#}", n + 1),
                     }
                 }
             },
         };
-        writeln!(out, "{answer}")?;
+        writeln!(out, "{}", serde_json::json!({ "error": error }))?;
     }
     out.flush()?;
     Ok(())

@@ -6,12 +6,24 @@
 //!   characters (Copilot's per-file cap), cold: every file changes between runs, so no
 //!   per-file cache can be reused;
 //! - whole prompt assembly (split context, o200k_base) for a 2,000-line document with 20 open
-//!   files, the document changing between runs as it does on every keystroke.
+//!   files, the document changing between runs as it does on every keystroke;
+//! - a replayed typing session (see [`typing_sessions`]): 50 requests, 5 documents with 20 open
+//!   files of just under 10,000 characters each, 10 keystrokes per document, the open files
+//!   unchanged between keystrokes as in an editor. pilotfish is timed as a whole process
+//!   (`pilotfish prompt --batch`, start-up and JSON included) and in process; chat-lib in
+//!   process, its prompt factory warmed up on other sessions first. Every run changes every
+//!   text, so no run reuses what an earlier run remembered;
+//! - 8 MB of real source (this repository's Rust and chat-lib's own JavaScript) tokenized by
+//!   `pilotfish tokens` as a whole process against chat-lib's tokenizer in process;
+//! - start-up of `pilotfish tokens` on empty input, time and peak resident memory, per
+//!   vocabulary.
 //!
-//! Run with `cargo bench -p differential --bench vs_chatlib`.
+//! Run with `cargo bench -p differential --bench vs_chatlib`; it builds the release
+//! `pilotfish` binary first.
 
 use std::{
     io::Write,
+    path::{Path, PathBuf},
     process::{Command, Stdio},
     time::Instant,
 };
@@ -70,8 +82,211 @@ fn pieces(text: &str, count: usize, chars: usize) -> Vec<String> {
     out
 }
 
+/// Keystrokes per document and documents per typing session workload.
+const KEYSTROKES: usize = 10;
+const SESSIONS: usize = 5;
+
+/// The typing-session requests of run `run` in pilotfish's request format: for each of
+/// [`SESSIONS`] documents (2,000 lines of `lines`, each from its own place) with 20 open files,
+/// [`KEYSTROKES`] requests typing one more character of a statement at line 1,500. `run` marks
+/// every text, so that nothing remembered from another run applies.
+fn typing_sessions(lines: &[&str], run: i64) -> Vec<prompt::request::RequestJson> {
+    use prompt::request::{DocumentJson, Options, Position, RequestJson};
+    let typed = "let total = items.iter().map(|i| i.price).sum::<u32>();";
+    let line = |k: usize| lines[k % lines.len()];
+    let mut out = Vec::new();
+    for session in 0..SESSIONS {
+        let base = session * 3001;
+        let doc: Vec<&str> = (0..2000).map(|k| line(base + k)).collect();
+        let mut at = base + 2000;
+        let open: Vec<DocumentJson> = (0..20)
+            .map(|k| {
+                let mut text = format!("// run {run}\n");
+                while text.chars().count() + line(at).chars().count() + 1 < 10_000 - 40 {
+                    text.push_str(line(at));
+                    text.push('\n');
+                    at += 1;
+                }
+                at += 13;
+                DocumentJson {
+                    path: format!("/w/src/s{session}/f{k}.rs"),
+                    language_id: Some("rust".into()),
+                    text,
+                }
+            })
+            .collect();
+        for keystroke in 1..=KEYSTROKES {
+            let before = format!(
+                "// run {run}\n{}\n    {}",
+                doc[..1500].join("\n"),
+                &typed[..keystroke]
+            );
+            let after = format!("\n{}", doc[1500..].join("\n"));
+            out.push(RequestJson {
+                workspace_root: Some("/w".into()),
+                document: DocumentJson {
+                    path: format!("/w/src/s{session}/main.rs"),
+                    language_id: Some("rust".into()),
+                    text: before + &after,
+                },
+                position: Position {
+                    line: 1501,
+                    character: 4 + keystroke,
+                },
+                open_documents: open.clone(),
+                recent_edits: vec![],
+                diagnostics: vec![],
+                traits: vec![],
+                code_snippets: vec![],
+                tooltip_signature: None,
+                options: Options {
+                    strategy: "copilot".to_owned(),
+                    ..Options::default()
+                },
+            });
+        }
+    }
+    out
+}
+
+/// The same request in the oracle's format.
+fn oracle_request(r: &prompt::request::RequestJson) -> Value {
+    let doc = |d: &prompt::request::DocumentJson| json!({"path": d.path, "languageId": "rust", "text": d.text});
+    json!({
+        "op": "prompt", "workspaceRoot": r.workspace_root,
+        "document": doc(&r.document),
+        "position": {"line": r.position.line, "character": r.position.character},
+        "openDocuments": r.open_documents.iter().map(doc).collect::<Vec<_>>(),
+        "traits": [], "diagnostics": [], "codeSnippets": [],
+        "maxPromptTokens": r.options.max_prompt_tokens, "suffixPercent": r.options.suffix_percent,
+        "tokenizer": r.options.tokenizer,
+    })
+}
+
+/// The release binary, built now so that the whole-process figures are of the current code.
+fn pilotfish_binary() -> PathBuf {
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--locked", "--bin", "pilotfish"])
+        .current_dir(repo_root())
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building the release pilotfish failed");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target"));
+    target.join("release/pilotfish")
+}
+
+/// Runs `binary args < input` to the end, returning its wall time in nanoseconds and its peak
+/// resident memory in kilobytes. The kernel counts a child's peak from before it starts the
+/// program, when it is still a copy of its parent, so the child is started by a small helper
+/// (this benchmark's binary run afresh, see [`measure_child`]), not by this large process.
+fn run_whole(binary: &Path, args: &[&str], input: &Path) -> (f64, i64) {
+    let out = Command::new(std::env::current_exe().expect("the benchmark's own path"))
+        .env(MEASURE_CHILD, "1")
+        .arg(binary)
+        .args(args)
+        .stdin(std::fs::File::open(input).expect("the input file opens"))
+        .output()
+        .expect("the measuring helper starts");
+    assert!(
+        out.status.success(),
+        "{binary:?} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("the helper prints numbers");
+    let (ns, kb) = text.trim().split_once(' ').expect("the helper prints two numbers");
+    (ns.parse().unwrap(), kb.parse().unwrap())
+}
+
+/// Set in the environment of the helper that [`run_whole`] starts.
+const MEASURE_CHILD: &str = "PILOTFISH_BENCH_MEASURE_CHILD";
+
+/// The helper: runs its arguments as a command with this process's standard input and prints
+/// the command's wall time (ns) and peak resident memory (KB), as the kernel reports it to
+/// wait4.
+fn measure_child() -> ! {
+    let mut args = std::env::args_os().skip(1);
+    let program = args.next().expect("a program to measure");
+    let start = Instant::now();
+    let child = Command::new(program)
+        .args(args)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("the measured program starts");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value to be filled in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, whose id stays live until it is waited for; the `Child`
+    // is never waited for through std afterwards.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let ns = start.elapsed().as_nanos();
+    assert_eq!(pid, child.id() as libc::pid_t, "waited for the child");
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    println!("{ns} {}", usage.ru_maxrss);
+    std::process::exit(if ok { 0 } else { 1 });
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// 8 MB of real source: this repository's Rust files, then the JavaScript of the oracle's
+/// installed packages (chat-lib's first), in a fixed order; minified files left out.
+fn real_source_8mb() -> String {
+    let mut text: String = real_files()
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".rs"))
+        .map(|(_, t)| t)
+        .collect();
+    let modules = repo_root().join("oracle/node_modules");
+    let mut stack = vec![modules.clone(), modules.join("@vscode/chat-lib/dist")];
+    while let Some(dir) = stack.pop() {
+        if text.len() >= 8_000_000 {
+            break;
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                // chat-lib's own folder is read first, from the start of the stack.
+                if path != modules.join("@vscode/chat-lib") {
+                    stack.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "js")
+                && !path.to_string_lossy().ends_with(".min.js")
+                && let Ok(t) = std::fs::read_to_string(&path)
+            {
+                text.push_str(&t);
+            }
+        }
+    }
+    assert!(
+        text.len() >= 8_000_000,
+        "the oracle's chat-lib is installed (oracle/setup.sh)"
+    );
+    let mut end = 8_000_000;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text
+}
+
 fn main() {
+    if std::env::var_os(MEASURE_CHILD).is_some() {
+        measure_child();
+    }
     // `cargo bench` passes filter arguments; this comparison always runs whole.
+    let binary = pilotfish_binary();
+    let scratch = std::env::temp_dir().join(format!("pilotfish-vs-chatlib-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("a scratch folder");
     let _oracle = Oracle::start();
     let text = source_text(1_000_000);
     let files = pieces(&text, 21, 10_000);
@@ -169,8 +384,88 @@ fn main() {
     });
     ours.insert("prompt_assembly".into(), json!(ns));
 
+    // Typing sessions: whole process, then in process.
+    let all_lines: Vec<&str> = text.lines().collect();
+    let mut whole = Vec::new();
+    let mut inside = Vec::new();
+    for run in -1..RUNS as i64 {
+        let requests = typing_sessions(&all_lines, run);
+        let batch = scratch.join("typing.jsonl");
+        let mut file =
+            std::io::BufWriter::new(std::fs::File::create(&batch).expect("scratch file"));
+        for r in &requests {
+            serde_json::to_writer(&mut file, r).expect("a request serializes");
+            file.write_all(b"\n").expect("scratch file");
+        }
+        file.flush().expect("scratch file");
+        drop(file);
+        let (ns, _) = run_whole(&binary, &["prompt", "--batch"], &batch);
+        // In process, on this thread: every run's texts are new to its caches.
+        let t = Instant::now();
+        for r in &requests {
+            let p = prompt::assemble(r, &mut prompt::Session::default()).unwrap();
+            assert!(!p.prefix.is_empty());
+        }
+        let inside_ns = t.elapsed().as_nanos() as f64;
+        if run >= 0 {
+            whole.push(ns);
+            inside.push(inside_ns);
+        }
+    }
+    ours.insert("typing_session_whole".into(), json!(median(whole)));
+    ours.insert("typing_session_in_process".into(), json!(median(inside)));
+
+    // 8 MB, whole process.
+    let source = real_source_8mb();
+    let source_file = scratch.join("source.txt");
+    let mut tokens_whole = Vec::new();
+    for run in -1..RUNS as i64 {
+        std::fs::write(&source_file, format!("{source}// run {run}\n")).expect("scratch file");
+        let (ns, _) = run_whole(
+            &binary,
+            &["tokens", "--tokenizer", "o200k_base"],
+            &source_file,
+        );
+        if run >= 0 {
+            tokens_whole.push(ns);
+        }
+    }
+    ours.insert(
+        "tokenize_8mb_o200k_whole".into(),
+        json!(median(tokens_whole)),
+    );
+
+    // Start-up on empty input.
+    let empty = scratch.join("empty.txt");
+    std::fs::write(&empty, "").expect("scratch file");
+    let mut startup = Vec::new();
+    for encoding in ["o200k_base", "cl100k_base"] {
+        let mut times = Vec::new();
+        let mut peak = 0;
+        for _ in 0..21 {
+            let (ns, kb) = run_whole(&binary, &["tokens", "--tokenizer", encoding], &empty);
+            times.push(ns);
+            peak = peak.max(kb);
+        }
+        startup.push((encoding, median(times), peak));
+    }
+
     // chat-lib
-    let workload = json!({"text": text, "doc": doc_text, "files": files, "languageId": "rust", "runs": RUNS, "prompt": prompt_request});
+    // chat-lib warms up on sessions of other texts, then times each run's 50 requests.
+    let typing: Vec<Vec<Value>> = (-1..RUNS as i64)
+        .map(|run| {
+            typing_sessions(&all_lines, run)
+                .iter()
+                .map(oracle_request)
+                .collect()
+        })
+        .collect();
+    let warmup: Vec<Value> = typing_sessions(&all_lines, -100)
+        .iter()
+        .map(oracle_request)
+        .collect();
+    let workload = json!({"text": text, "doc": doc_text, "files": files, "languageId": "rust", "runs": RUNS, "prompt": prompt_request,
+        "typing": typing, "typingWarmup": warmup, "source": source});
     let mut child = Command::new("node")
         .arg(repo_root().join("oracle/bench.js"))
         .stdin(Stdio::piped())
@@ -208,4 +503,37 @@ fn main() {
         };
         println!("{key:<28} {unit}   {:>6.1}x", b / a);
     }
+    let requests = (SESSIONS * KEYSTROKES) as f64;
+    let theirs_typing = theirs["typing_session"].as_f64().unwrap();
+    for (key, label) in [
+        ("typing_session_whole", "typing, whole process"),
+        ("typing_session_in_process", "typing, in process"),
+    ] {
+        let a = ours[key].as_f64().unwrap();
+        println!(
+            "{label:<28} {:>9.3} ms  {:>9.3} ms   {:>6.1}x   ({requests} requests: {:.3} vs {:.3} ms each)",
+            a / 1e6,
+            theirs_typing / 1e6,
+            theirs_typing / a,
+            a / 1e6 / requests,
+            theirs_typing / 1e6 / requests
+        );
+    }
+    let a = ours["tokenize_8mb_o200k_whole"].as_f64().unwrap();
+    let b = theirs["tokenize_8mb_o200k"].as_f64().unwrap();
+    println!(
+        "{:<28} {:>9.3} ms  {:>9.3} ms   {:>6.1}x   (pilotfish whole process, chat-lib in process)",
+        "8 MB o200k",
+        a / 1e6,
+        b / 1e6,
+        b / a
+    );
+    for (encoding, ns, kb) in startup {
+        println!(
+            "start-up {encoding:<19} {:>9.3} ms  peak {:>6.1} MB resident (`pilotfish tokens`, empty input)",
+            ns / 1e6,
+            kb as f64 / 1024.0
+        );
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }

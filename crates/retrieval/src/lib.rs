@@ -20,11 +20,13 @@
 //! assert_eq!(snippets[0].relative_path, "cart.py");
 //! ```
 
+mod analysis;
 pub mod rank;
 pub mod search;
 mod windows;
 mod words;
 
+pub use analysis::clear_cache;
 use languages::normalize_language_id;
 use tokenizer::utf16::utf16_len;
 pub use windows::{Method, WordSet, window_scores, windows};
@@ -159,21 +161,27 @@ pub fn similar_snippets_with(
     if reference.is_empty() {
         return Vec::new();
     }
+    let hashed = windows::hash_words(&reference);
     let mut found = Vec::new();
-    let eligible = files.iter().filter(|f| {
-        let len = utf16_len(f.source);
-        len > 0 && len < options.max_char_per_file
-    });
+    let eligible = files
+        .iter()
+        .filter(|f| is_short_enough(f.source, options.max_char_per_file));
     for file in eligible.take(options.max_number_of_files) {
-        let lines: Vec<&str> = file.source.split('\n').collect();
-        let scores = window_scores(method, &reference, &lines, options.snippet_length);
-        let best = best_windows(&scores, options.snippet_length, lines.len());
+        let doc = analysis::analyse(file.source);
+        let scores = match method {
+            Method::Sliding => windows::sliding_scores(&hashed, &doc, options.snippet_length),
+            Method::Naive => {
+                let lines: Vec<&str> = file.source.split('\n').collect();
+                window_scores(method, &reference, &lines, options.snippet_length)
+            }
+        };
+        let best = best_windows(&scores, options.snippet_length, doc.line_count());
         for window in best.into_iter().take(options.max_snippets_per_file) {
             // Zero-scored windows take a place among the file's best but give no snippet.
             if window.score == 0.0 {
                 continue;
             }
-            let text = lines[window.start..window.end].join("\n");
+            let text = doc.lines(window.start, window.end).to_owned();
             if window.score > options.threshold && !text.is_empty() {
                 found.push(SimilarSnippet {
                     relative_path: file.relative_path.to_owned(),
@@ -194,6 +202,22 @@ pub fn similar_snippets_with(
 
 /// The text the neighbours are compared with: the last `max_lines` lines before the cursor
 /// (the cursor's own line up to the cursor counts as one).
+/// Whether `text` is not empty and shorter than `max` UTF-16 units, Copilot's test for a
+/// neighbour file. Most files are settled by their byte length (a UTF-16 unit takes one to
+/// three bytes), without counting.
+fn is_short_enough(text: &str, max: usize) -> bool {
+    if text.is_empty() {
+        return false;
+    }
+    if text.len() < max {
+        return true;
+    }
+    if text.len() / 3 >= max {
+        return false;
+    }
+    utf16_len(text) < max
+}
+
 pub fn reference_context(source: &str, cursor: usize, max_lines: usize) -> &str {
     if max_lines == 0 {
         return "";

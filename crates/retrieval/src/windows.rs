@@ -7,9 +7,12 @@
 //! and a word is in the window while its count is above zero. Intersection and union sizes are
 //! the same integers either way, so the scores are the same floating-point numbers bit for bit.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
-use crate::words::{is_stop_word, raw_words, words};
+use crate::{
+    analysis::{Analysis, word_hash},
+    words::words,
+};
 
 /// The set of words a file's windows are compared with.
 pub type WordSet<'a> = FxHashSet<&'a str>;
@@ -70,94 +73,62 @@ fn naive(reference: &WordSet<'_>, lines: &[&str], window: usize) -> Vec<f64> {
         .collect()
 }
 
-/// The words of each line as small integer ids, each id at most once per line.
-struct InternedLines {
-    /// Ids of all lines, one line after another.
-    ids: Vec<u32>,
-    /// Where each line's ids start in `ids`; one more entry than there are lines.
-    starts: Vec<usize>,
-    /// For each id, whether the word is in the reference set.
-    in_reference: Vec<bool>,
-}
-
-impl InternedLines {
-    fn new(reference: &WordSet<'_>, lines: &[&str]) -> InternedLines {
-        // Stop words get an id like any word, marked `u32::MAX` so that the stop-word test runs
-        // once per distinct word rather than once per occurrence.
-        let bytes: usize = lines.iter().map(|l| l.len()).sum();
-        // Distinct words run to roughly one per 16 bytes of code; sizing for that up front
-        // saves most rehashing.
-        let mut index: FxHashMap<&str, u32> =
-            FxHashMap::with_capacity_and_hasher(bytes / 16, Default::default());
-        let mut in_reference = Vec::new();
-        // The line each id was last seen on, to keep an id once per line without a set.
-        let mut last_line: Vec<usize> = Vec::new();
-        let mut ids = Vec::new();
-        let mut starts = Vec::with_capacity(lines.len() + 1);
-        for (line_no, line) in lines.iter().enumerate() {
-            starts.push(ids.len());
-            for word in raw_words(line) {
-                let id = *index.entry(word).or_insert_with(|| {
-                    if is_stop_word(word) {
-                        return u32::MAX;
-                    }
-                    in_reference.push(reference.contains(word));
-                    last_line.push(usize::MAX);
-                    (in_reference.len() - 1) as u32
-                });
-                if id != u32::MAX && last_line[id as usize] != line_no {
-                    last_line[id as usize] = line_no;
-                    ids.push(id);
-                }
-            }
-        }
-        starts.push(ids.len());
-        InternedLines {
-            ids,
-            starts,
-            in_reference,
-        }
-    }
-
-    fn line(&self, i: usize) -> &[u32] {
-        &self.ids[self.starts[i]..self.starts[i + 1]]
-    }
-}
-
 fn sliding(reference: &WordSet<'_>, lines: &[&str], window: usize) -> Vec<f64> {
-    let delineations = windows(window, lines.len());
+    // A text has at least one line; no lines at all have no windows.
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    let hashed = hash_words(reference);
+    sliding_scores(&hashed, &Analysis::of_lines(lines), window)
+}
+
+/// The reference's words with their hashes, worked out once for all neighbour files.
+pub(crate) fn hash_words<'a>(reference: &WordSet<'a>) -> Vec<(u64, &'a str)> {
+    reference.iter().map(|&w| (word_hash(w), w)).collect()
+}
+
+/// Window scores by sliding, over a document's analysis (see [`crate::analysis`]): the words'
+/// ids come from the analysis, which an unchanged document keeps between requests; only which
+/// ids are in the reference is worked out anew.
+pub(crate) fn sliding_scores(reference: &[(u64, &str)], doc: &Analysis, window: usize) -> Vec<f64> {
+    let delineations = windows(window, doc.line_count());
     let Some(&(_, first_end)) = delineations.first() else {
         return Vec::new();
     };
-    let interned = InternedLines::new(reference, lines);
-    let mut counts = vec![0u32; interned.in_reference.len()];
+    let mut in_reference = vec![false; doc.word_count()];
+    for &(hash, word) in reference {
+        if let Some(id) = doc.id(hash, word) {
+            in_reference[id as usize] = true;
+        }
+    }
+    let mut counts = vec![0u32; doc.word_count()];
     let mut distinct = 0usize;
     let mut intersection = 0usize;
     let add = |id: u32, counts: &mut [u32], distinct: &mut usize, intersection: &mut usize| {
         let c = &mut counts[id as usize];
         if *c == 0 {
             *distinct += 1;
-            *intersection += usize::from(interned.in_reference[id as usize]);
+            *intersection += usize::from(in_reference[id as usize]);
         }
         *c += 1;
     };
     for line in 0..first_end {
-        for &id in interned.line(line) {
+        for &id in doc.line_ids(line) {
             add(id, &mut counts, &mut distinct, &mut intersection);
         }
     }
     let mut scores = Vec::with_capacity(delineations.len());
     scores.push(jaccard(intersection, distinct, reference.len()));
     for &(start, end) in &delineations[1..] {
-        for &id in interned.line(start - 1) {
+        for &id in doc.line_ids(start - 1) {
             let c = &mut counts[id as usize];
             *c -= 1;
             if *c == 0 {
                 distinct -= 1;
-                intersection -= usize::from(interned.in_reference[id as usize]);
+                intersection -= usize::from(in_reference[id as usize]);
             }
         }
-        for &id in interned.line(end - 1) {
+        for &id in doc.line_ids(end - 1) {
             add(id, &mut counts, &mut distinct, &mut intersection);
         }
         scores.push(jaccard(intersection, distinct, reference.len()));

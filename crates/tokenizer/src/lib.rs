@@ -433,7 +433,55 @@ fn encode(bpe: Bpe, text: &str) -> Vec<u32> {
             out
         });
     }
+    if text.len() > REMEMBERED_TEXT_BYTES {
+        let mut out: Vec<u32> = Vec::with_capacity(text.len() / 3 + 1);
+        for chunk in chunks(text) {
+            encode_chunk(bpe, chunk, &mut out);
+        }
+        return out;
+    }
     encode_serially(bpe, text)
+}
+
+/// Chunks' ids by their text, and the bytes of text held.
+type ChunkIds = (rustc_hash::FxHashMap<Box<str>, Box<[u32]>>, usize);
+
+/// Text of the chunks whose ids are remembered, per thread and vocabulary, before the memory
+/// is cleared and starts again.
+const CHUNK_IDS_LIMIT_BYTES: usize = 8 << 20;
+
+thread_local! {
+    /// Ids of the chunks (see [`chunks`]) this thread encoded lately, per vocabulary, with the
+    /// bytes of text they hold. A prompt's text is cut again on every keystroke, mostly from
+    /// the same lines, so a line already encoded costs a lookup.
+    static CHUNK_IDS: std::cell::RefCell<[ChunkIds; 2]> = Default::default();
+}
+
+/// Appends the ids of `chunk`, a piece of text that no split spans, from memory when this
+/// thread has encoded it lately.
+fn encode_chunk(bpe: Bpe, chunk: &str, out: &mut Vec<u32>) {
+    let v = bpe.index();
+    let found = CHUNK_IDS.with(|c| {
+        c.borrow()[v]
+            .0
+            .get(chunk)
+            .map(|ids| out.extend_from_slice(ids))
+            .is_some()
+    });
+    if found {
+        return;
+    }
+    let ids = encode_serially(bpe, chunk);
+    out.extend_from_slice(&ids);
+    CHUNK_IDS.with(|c| {
+        let (map, bytes) = &mut c.borrow_mut()[v];
+        if *bytes + chunk.len() > CHUNK_IDS_LIMIT_BYTES {
+            map.clear();
+            *bytes = 0;
+        }
+        *bytes += chunk.len();
+        map.insert(chunk.into(), ids.into());
+    });
 }
 
 fn encode_serially(bpe: Bpe, text: &str) -> Vec<u32> {
@@ -479,6 +527,11 @@ pub fn clear_caches() {
     PIECES.with(|c| c.borrow_mut().iter_mut().for_each(|m| m.clear()));
     COUNTS.with(|c| c.borrow_mut().iter_mut().for_each(|m| m.clear()));
     LONG_COUNTS.with(|c| c.borrow_mut().iter_mut().for_each(|m| m.clear()));
+    CHUNK_IDS.with(|c| {
+        c.borrow_mut()
+            .iter_mut()
+            .for_each(|(m, bytes)| (m.clear(), *bytes = 0).0)
+    });
 }
 
 /// Texts up to this long have their counts remembered whole: prompt assembly counts every

@@ -13,19 +13,37 @@ const REPLACEMENT: &str = "\u{FFFD}";
 
 /// The number of UTF-16 code units in `s` (JavaScript's `s.length`).
 pub fn utf16_len(s: &str) -> usize {
-    // Source code is mostly ASCII, and the ASCII test runs many bytes at a time.
     if s.is_ascii() {
         return s.len();
     }
-    // Every character contributes one unit per leading byte, and characters of four UTF-8 bytes
-    // (those outside the basic plane) one more. Counting bytes avoids decoding characters.
-    s.as_bytes()
-        .iter()
-        .map(|&b| usize::from((b & 0xC0) != 0x80) + usize::from(b >= 0xF0))
-        .sum()
+    let bytes = s.as_bytes();
+    let mut words = bytes.chunks_exact(8);
+    let mut units = 0;
+    for word in &mut words {
+        units += units_starting_in(word);
+    }
+    units
+        + words
+            .remainder()
+            .iter()
+            .map(|&b| usize::from((b & 0xC0) != 0x80) + usize::from(b >= 0xF0))
+            .sum::<usize>()
 }
 
-/// Where a UTF-16 index falls in a UTF-8 string.
+/// The UTF-16 units of the characters that start in eight bytes of UTF-8: one for every byte
+/// that is not a continuation byte (`10xxxxxx`), one more for every lead byte of four
+/// (`11110xxx`, a character outside the Basic Multilingual Plane, which takes two units).
+#[inline]
+fn units_starting_in(word: &[u8]) -> usize {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(word);
+    let w = u64::from_le_bytes(w);
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let continuation = w & !(w << 1) & HIGH;
+    let four_byte_lead = w & (w << 1) & (w << 2) & (w << 3) & HIGH;
+    8 - continuation.count_ones() as usize + four_byte_lead.count_ones() as usize
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Utf16Pos {
     /// On a character boundary, at this byte offset.
@@ -37,18 +55,45 @@ pub enum Utf16Pos {
 
 /// Finds the byte position of UTF-16 index `index`, clamped to the end of the string.
 pub fn utf16_pos(s: &str, index: usize) -> Utf16Pos {
-    let mut units = 0usize;
-    for (byte, ch) in s.char_indices() {
-        if units == index {
-            return Utf16Pos::Boundary(byte);
+    let bytes = s.as_bytes();
+    // Text is mostly ASCII, where units and bytes coincide; find where that stops.
+    let head = index.min(bytes.len());
+    let ascii = bytes[..head]
+        .iter()
+        .position(|b| !b.is_ascii())
+        .unwrap_or(head);
+    if ascii == head {
+        return Utf16Pos::Boundary(head);
+    }
+    let (mut units, mut i) = (ascii, ascii);
+    // Skip eight bytes at a time while the characters starting in them end before `index`.
+    // The next eight may then begin with continuation bytes of a character already counted,
+    // which the byte loop below passes over.
+    while i + 8 <= bytes.len() {
+        let n = units_starting_in(&bytes[i..i + 8]);
+        if units + n > index {
+            break;
         }
-        let width = ch.len_utf16();
+        units += n;
+        i += 8;
+    }
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b & 0xC0 == 0x80 {
+            i += 1;
+            continue;
+        }
+        if units == index {
+            return Utf16Pos::Boundary(i);
+        }
+        let width = if b >= 0xF0 { 2 } else { 1 };
         if units + width > index {
-            return Utf16Pos::InsidePair(byte);
+            return Utf16Pos::InsidePair(i);
         }
         units += width;
+        i += 1;
     }
-    Utf16Pos::Boundary(s.len())
+    Utf16Pos::Boundary(bytes.len())
 }
 
 /// JavaScript's `s.slice(0, end)` for `end` in UTF-16 units, with a split pair's lone half
@@ -77,16 +122,14 @@ pub fn last_units(s: &str, units: usize) -> Cow<'_, str> {
 
 /// The UTF-16 code unit at `index`, as JavaScript's `s[index]` (`None` when out of range).
 pub fn unit_at(s: &str, index: usize) -> Option<u16> {
-    let mut units = 0usize;
-    for ch in s.chars() {
-        let mut buf = [0u16; 2];
-        let encoded = ch.encode_utf16(&mut buf);
-        if index < units + encoded.len() {
-            return Some(encoded[index - units]);
-        }
-        units += encoded.len();
-    }
-    None
+    let (byte, second) = match utf16_pos(s, index) {
+        Utf16Pos::Boundary(b) => (b, false),
+        Utf16Pos::InsidePair(b) => (b, true),
+    };
+    let ch = s[byte..].chars().next()?;
+    let mut buf = [0u16; 2];
+    let encoded = ch.encode_utf16(&mut buf);
+    Some(encoded[usize::from(second)])
 }
 
 #[cfg(test)]

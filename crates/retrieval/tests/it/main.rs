@@ -72,3 +72,36 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// A thread remembers each neighbour's analysis by its text: asking again, with some files
+    /// edited in between, selects exactly what a thread that remembers nothing selects.
+    #[test]
+    fn remembered_analyses_select_what_fresh_ones_do(
+        current in lines(),
+        files in prop::collection::vec(lines(), 1..6),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), lines()), 0..3),
+        options in options(),
+    ) {
+        let source = current.join("\n");
+        let doc = ReferenceDocument { source: &source, cursor: source.len(), language_id: "python" };
+        let mut texts: Vec<String> = files.iter().map(|f| f.join("\n")).collect();
+        let paths: Vec<String> = (0..texts.len()).map(|i| format!("f{i}.py")).collect();
+        let select = |texts: &[String]| {
+            let neighbours: Vec<NeighbourFile> = texts.iter().zip(&paths).map(|(t, p)| NeighbourFile { relative_path: p, source: t }).collect();
+            retrieval::similar_snippets(&doc, &neighbours, &options)
+        };
+        retrieval::clear_cache();
+        let first = select(&texts);
+        prop_assert_eq!(&select(&texts), &first, "the same texts, now remembered");
+        for (at, new_lines) in edits {
+            let i = at.index(texts.len());
+            texts[i] = new_lines.join("\n");
+        }
+        let remembered = select(&texts);
+        retrieval::clear_cache();
+        prop_assert_eq!(remembered, select(&texts));
+    }
+}

@@ -114,6 +114,32 @@ proptest! {
         prop_assert_eq!(Tokenizer::exact(encoding).pieces(&text).unwrap(), expected);
     }
 
+    /// JavaScript's string arithmetic agrees with Rust's own UTF-16 encoding, at every index
+    /// (the fast paths skip ASCII and eight bytes at a time).
+    #[test]
+    fn utf16_arithmetic_equals_encode_utf16(text in text(), at in 0usize..2000) {
+        use tokenizer::utf16::{Utf16Pos, unit_at, utf16_len, utf16_pos};
+        let units: Vec<u16> = text.encode_utf16().collect();
+        prop_assert_eq!(utf16_len(&text), units.len());
+        let index = at % (units.len() + 2);
+        prop_assert_eq!(unit_at(&text, index), units.get(index).copied());
+        // The reference: walk the characters.
+        let mut expected = Utf16Pos::Boundary(text.len());
+        let mut seen = 0;
+        for (byte, ch) in text.char_indices() {
+            if seen == index {
+                expected = Utf16Pos::Boundary(byte);
+                break;
+            }
+            if seen + ch.len_utf16() > index {
+                expected = Utf16Pos::InsidePair(byte);
+                break;
+            }
+            seen += ch.len_utf16();
+        }
+        prop_assert_eq!(utf16_pos(&text, index), expected);
+    }
+
     /// Taking n tokens never gives more than n, and gives the whole text when it is shorter.
     #[test]
     fn takes_stay_within_n(text in text(), encoding in both(), n in 0usize..80, approximate in any::<bool>()) {
