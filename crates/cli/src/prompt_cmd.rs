@@ -210,38 +210,109 @@ pub(crate) fn request_from_disk(location: &str, open: &[PathBuf]) -> Result<Requ
 }
 
 /// One answer per input line, in order; a bad line answers `{"error": ...}` and the batch goes on.
+///
+/// Three threads in a pipeline, so that a replayed typing session uses both cores of a small
+/// machine: one reads and parses request lines, this one assembles (the tokenizer's and
+/// retrieval's memories are per thread, so assembly stays on one), one writes the answers.
 fn batch(args: &Args) -> Result<()> {
-    let stdin = std::io::stdin().lock();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for (n, line) in stdin.split(b'\n').enumerate() {
-        let line = line.context("could not read standard input")?;
+    use std::sync::mpsc::sync_channel;
+    // A few requests in flight each way: enough to overlap, little memory.
+    let (requests, parsed) = sync_channel::<Result<Parsed>>(2);
+    let (answers, to_write) = sync_channel::<Answer>(2);
+    std::thread::scope(|scope| {
+        scope.spawn(move || read_requests(&requests));
+        let writer = scope.spawn(move || write_answers(to_write));
+        for item in parsed {
+            let answer = match item {
+                Err(e) => Answer::Failed(e),
+                Ok(Parsed::Error(message)) => Answer::Error(message),
+                Ok(Parsed::Request(n, mut request)) => {
+                    apply_overrides(args, &mut request.options);
+                    match assemble_excluding(&mut request) {
+                        Ok(p) => Answer::Prompt(Box::new(p)),
+                        Err(e) => Answer::Error(format!("line {n}: {e:#}")),
+                    }
+                }
+            };
+            // The writer stops early only on an error, which it returns below.
+            if answers.send(answer).is_err() {
+                break;
+            }
+        }
+        drop(answers);
+        writer.join().expect("the batch writer does not panic")
+    })
+}
+
+/// A request line as the reader passes it on: a request with its line number, or what to
+/// answer instead.
+enum Parsed {
+    Request(usize, Box<RequestJson>),
+    Error(String),
+}
+
+enum Answer {
+    Prompt(Box<prompt::Prompt>),
+    Error(String),
+    /// Reading standard input failed: the batch ends with this error.
+    Failed(anyhow::Error),
+}
+
+/// Reads request lines until the input ends or nobody listens; blank lines are skipped.
+fn read_requests(requests: &std::sync::mpsc::SyncSender<Result<Parsed>>) {
+    let mut stdin = std::io::stdin().lock();
+    // One buffer for every line: requests run to hundreds of kilobytes each.
+    let mut line = Vec::new();
+    for n in 1.. {
+        line.clear();
+        match stdin.read_until(b'\n', &mut line) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) => {
+                let _ = requests.send(Err(
+                    anyhow::Error::new(e).context("could not read standard input")
+                ));
+                return;
+            }
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let error = match std::str::from_utf8(&line) {
-            Err(e) => format!(
-                "line {}: not UTF-8 (invalid byte at offset {})",
-                n + 1,
+        let item = match std::str::from_utf8(&line) {
+            Err(e) => Parsed::Error(format!(
+                "line {n}: not UTF-8 (invalid byte at offset {})",
                 e.valid_up_to()
-            ),
+            )),
             Ok(text) => match parse_request(text) {
-                Err(e) => format!("line {}: {e:#}", n + 1),
-                Ok(mut request) => {
-                    apply_overrides(args, &mut request.options);
-                    match assemble_excluding(&mut request) {
-                        Ok(p) => {
-                            // Written straight out: a prompt is tens of kilobytes, and this
-                            // runs once per keystroke when an editor replays through it.
-                            serde_json::to_writer(&mut out, &p)?;
-                            out.write_all(b"\n")?;
-                            continue;
-                        }
-                        Err(e) => format!("line {}: {e:#}", n + 1),
-                    }
-                }
+                Err(e) => Parsed::Error(format!("line {n}: {e:#}")),
+                Ok(request) => Parsed::Request(n, Box::new(request)),
             },
         };
-        writeln!(out, "{}", serde_json::json!({ "error": error }))?;
+        if requests.send(Ok(item)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Writes one line per answer, in order; stops at the first failure.
+fn write_answers(answers: std::sync::mpsc::Receiver<Answer>) -> Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for answer in answers {
+        match answer {
+            // Written straight out: a prompt is tens of kilobytes.
+            Answer::Prompt(p) => serde_json::to_writer(&mut out, &p)?,
+            Answer::Error(error) => {
+                serde_json::to_writer(&mut out, &serde_json::json!({ "error": error }))?
+            }
+            Answer::Failed(e) => {
+                out.flush()?;
+                return Err(e);
+            }
+        }
+        out.write_all(b"\n")?;
     }
     out.flush()?;
     Ok(())

@@ -195,7 +195,10 @@ fn run_whole(binary: &Path, args: &[&str], input: &Path) -> (f64, i64) {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).expect("the helper prints numbers");
-    let (ns, kb) = text.trim().split_once(' ').expect("the helper prints two numbers");
+    let (ns, kb) = text
+        .trim()
+        .split_once(' ')
+        .expect("the helper prints two numbers");
     (ns.parse().unwrap(), kb.parse().unwrap())
 }
 

@@ -27,6 +27,8 @@ mod windows;
 mod words;
 
 pub use analysis::clear_cache;
+use std::rc::Rc;
+
 use languages::normalize_language_id;
 use tokenizer::utf16::utf16_len;
 pub use windows::{Method, WordSet, window_scores, windows};
@@ -175,29 +177,37 @@ pub fn similar_snippets_with(
                 window_scores(method, &reference, &lines, options.snippet_length)
             }
         };
-        let best = best_windows(&scores, options.snippet_length, doc.line_count());
-        for window in best.into_iter().take(options.max_snippets_per_file) {
+        let best = best_windows(
+            &scores,
+            options.snippet_length,
+            doc.line_count(),
+            options.max_snippets_per_file,
+        );
+        for window in best {
             // Zero-scored windows take a place among the file's best but give no snippet.
             if window.score == 0.0 {
                 continue;
             }
-            let text = doc.lines(window.start, window.end).to_owned();
-            if window.score > options.threshold && !text.is_empty() {
-                found.push(SimilarSnippet {
-                    relative_path: file.relative_path.to_owned(),
-                    score: window.score,
-                    start_line: window.start,
-                    end_line: window.end,
-                    text,
-                });
+            // An empty window (blank lines) gives no snippet either.
+            if window.score > options.threshold && !doc.lines(window.start, window.end).is_empty() {
+                found.push((window, file, Rc::clone(&doc)));
             }
         }
     }
     // A stable sort: among equal scores, the earlier file (and earlier window) stays earlier.
-    found.sort_by(|a, b| a.score.total_cmp(&b.score));
+    found.sort_by(|a, b| a.0.score.total_cmp(&b.0.score));
     let skip = found.len().saturating_sub(options.max_top_snippets);
-    found.drain(..skip);
+    // Only the snippets kept are copied out of their files.
     found
+        .drain(skip..)
+        .map(|(window, file, doc)| SimilarSnippet {
+            relative_path: file.relative_path.to_owned(),
+            score: window.score,
+            start_line: window.start,
+            end_line: window.end,
+            text: doc.lines(window.start, window.end).to_owned(),
+        })
+        .collect()
 }
 
 /// The text the neighbours are compared with: the last `max_lines` lines before the cursor
@@ -243,7 +253,12 @@ struct ScoredWindow {
 /// A file's windows reduced to non-overlapping ones, best first. Windows come in line order;
 /// a window that overlaps the last one kept replaces it only when it scores strictly higher,
 /// as in Copilot, so the first of equally good overlapping windows wins.
-fn best_windows(scores: &[f64], window: usize, line_count: usize) -> Vec<ScoredWindow> {
+fn best_windows(
+    scores: &[f64],
+    window: usize,
+    line_count: usize,
+    wanted: usize,
+) -> Vec<ScoredWindow> {
     let mut kept: Vec<ScoredWindow> = Vec::new();
     for (&score, (start, end)) in scores.iter().zip(windows(window, line_count)) {
         if let Some(last) = kept.last_mut()
@@ -257,8 +272,19 @@ fn best_windows(scores: &[f64], window: usize, line_count: usize) -> Vec<ScoredW
         }
         kept.push(ScoredWindow { score, start, end });
     }
+    if wanted == 1 {
+        // What the stable descending sort below puts first: the first of the highest.
+        let mut best: Option<ScoredWindow> = None;
+        for w in kept {
+            if best.is_none_or(|b| w.score.total_cmp(&b.score).is_gt()) {
+                best = Some(w);
+            }
+        }
+        return best.into_iter().collect();
+    }
     // Stable and descending: equal scores keep line order.
     kept.sort_by(|a, b| b.score.total_cmp(&a.score));
+    kept.truncate(wanted);
     kept
 }
 
@@ -367,10 +393,35 @@ mod tests {
 
     #[test]
     fn overlapping_windows_keep_the_first_best() {
-        let w = best_windows(&[0.1, 0.5, 0.5, 0.2, 0.4], 2, 6);
+        let w = best_windows(&[0.1, 0.5, 0.5, 0.2, 0.4], 2, 6, usize::MAX);
         // (0,2) is replaced by (1,3) [0.5]; (2,4) ties and does not replace; (3,5) starts at
         // 3 = end of (1,3): no overlap, kept; (4,6) overlaps and beats 0.2.
         let got: Vec<_> = w.iter().map(|w| (w.start, w.end, w.score)).collect();
         assert_eq!(got, vec![(1, 3, 0.5), (4, 6, 0.4)]);
+    }
+
+    #[test]
+    fn the_single_best_window_is_the_first_of_the_sorted_ones() {
+        // Scores from a small set, so that ties are common, in every order a counter gives.
+        let values = [0.0, 0.25, 0.5, 0.5, 1.0];
+        for seed in 0u64..2000 {
+            let mut x = seed;
+            let scores: Vec<f64> = (0..12)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    values[(x >> 33) as usize % values.len()]
+                })
+                .collect();
+            let window = 1 + (seed as usize % 4);
+            let all = best_windows(&scores, window, scores.len() + window - 1, usize::MAX);
+            let one = best_windows(&scores, window, scores.len() + window - 1, 1);
+            let firsts: Vec<_> = all.iter().take(1).map(|w| (w.start, w.score)).collect();
+            assert_eq!(
+                one.iter().map(|w| (w.start, w.score)).collect::<Vec<_>>(),
+                firsts
+            );
+        }
     }
 }

@@ -104,12 +104,13 @@ pub(crate) fn sliding_scores(reference: &[(u64, &str)], doc: &Analysis, window: 
     let mut counts = vec![0u32; doc.word_count()];
     let mut distinct = 0usize;
     let mut intersection = 0usize;
+    // Branch-free updates: whether a count crosses zero is as good as random to a branch
+    // predictor, and this loop runs for every window of every neighbour on every keystroke.
     let add = |id: u32, counts: &mut [u32], distinct: &mut usize, intersection: &mut usize| {
         let c = &mut counts[id as usize];
-        if *c == 0 {
-            *distinct += 1;
-            *intersection += usize::from(in_reference[id as usize]);
-        }
+        let first = usize::from(*c == 0);
+        *distinct += first;
+        *intersection += first & usize::from(in_reference[id as usize]);
         *c += 1;
     };
     for line in 0..first_end {
@@ -123,10 +124,9 @@ pub(crate) fn sliding_scores(reference: &[(u64, &str)], doc: &Analysis, window: 
         for &id in doc.line_ids(start - 1) {
             let c = &mut counts[id as usize];
             *c -= 1;
-            if *c == 0 {
-                distinct -= 1;
-                intersection -= usize::from(in_reference[id as usize]);
-            }
+            let last = usize::from(*c == 0);
+            distinct -= last;
+            intersection -= last & usize::from(in_reference[id as usize]);
         }
         for &id in doc.line_ids(end - 1) {
             add(id, &mut counts, &mut distinct, &mut intersection);

@@ -60,6 +60,33 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
+
+    // A prompt's text again, as on the next keystroke: every line's count is remembered, so
+    // this is the cost of the memory itself; the same text with the memory emptied first is
+    // the cost of a text seen for the first time.
+    let prompt_text: String = text.chars().take(30_000).collect();
+    let lines: Vec<&str> = prompt_text.split_inclusive('\n').collect();
+    let mut group = c.benchmark_group("remembered-30k");
+    group.throughput(Throughput::Bytes(prompt_text.len() as u64));
+    for encoding in [Encoding::Cl100kBase, Encoding::O200kBase] {
+        let t = Tokenizer::exact(encoding);
+        group.bench_function(format!("{encoding}/count whole, remembered"), |b| {
+            b.iter(|| t.count(black_box(&prompt_text)))
+        });
+        group.bench_function(format!("{encoding}/count line by line, remembered"), |b| {
+            b.iter(|| lines.iter().map(|l| t.count(black_box(l))).sum::<usize>())
+        });
+        group.bench_function(format!("{encoding}/encode whole, remembered"), |b| {
+            b.iter(|| t.token_ids(black_box(&prompt_text)))
+        });
+        group.bench_function(format!("{encoding}/count whole, nothing remembered"), |b| {
+            b.iter(|| {
+                tokenizer::clear_caches();
+                t.count(black_box(&prompt_text))
+            })
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -602,11 +602,7 @@ fn chunks(text: &str) -> impl Iterator<Item = &str> {
                 start = text.len();
                 return Some(chunk);
             }
-            let line_end = text[next..].find('\n').map_or(bytes.len(), |j| next + j);
-            // Both ends are at `\n` bytes or the text's end: character boundaries.
-            let line = &text[next..line_end];
-            let cuts =
-                !matches!(bytes[next], b'/' | b'\r') && line.chars().any(|c| !c.is_whitespace());
+            let cuts = !matches!(bytes[next], b'/' | b'\r') && line_has_text(text, next);
             if cuts {
                 let chunk = &text[start..next];
                 start = next;
@@ -615,6 +611,29 @@ fn chunks(text: &str) -> impl Iterator<Item = &str> {
             at = next;
         }
     })
+}
+
+/// Whether the line starting at byte `start` (a character boundary) holds anything but white
+/// space before its line break. Looks no further than the first such character: lines are
+/// mostly indentation, then code.
+fn line_has_text(text: &str, start: usize) -> bool {
+    let bytes = text.as_bytes();
+    let mut j = start;
+    while j < bytes.len() {
+        match bytes[j] {
+            b'\n' => return false,
+            b'\t' | 0x0b | 0x0c | b'\r' | b' ' => j += 1,
+            b if b < 0x80 => return true,
+            _ => {
+                let c = text[j..].chars().next().expect("a character starts here");
+                if !c.is_whitespace() {
+                    return true;
+                }
+                j += c.len_utf8();
+            }
+        }
+    }
+    false
 }
 
 /// [`count`] for a text counted as one piece of work (remembered when short).
