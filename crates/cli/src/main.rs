@@ -13,6 +13,7 @@ mod lsp_cmd;
 mod prompt_cmd;
 mod snippets;
 mod tokens;
+mod unbundle_cmd;
 mod workspace;
 
 use std::process::ExitCode;
@@ -53,6 +54,9 @@ enum Command {
     Lsp(lsp_cmd::Args),
     /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
     Snippets(snippets::Args),
+    /// Split a webpack bundle into one readable file per module; the output still runs
+    /// (`node OUT/ENTRY`).
+    Unbundle(unbundle_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
         Command::Customizations(args) => chat_cmd::customizations(args),
         Command::Chat(args) => chat_cmd::run_chat(args),
         Command::Agent(args) => agent_cmd::run(args),
+        Command::Unbundle(args) => unbundle_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,6 +6,7 @@ mod agent;
 mod chat_send;
 mod ghost_text;
 mod servers;
+mod unbundle;
 
 use std::{
     io::Write,

@@ -1,0 +1,137 @@
+//! `pilotfish unbundle`: reads a bundle's files, has the `unbundle` crate split them, and
+//! writes the result into a new folder all at once (into a temporary folder beside it,
+//! renamed into place), so that a failure leaves nothing half-written.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The bundle's files in load order: the runtime first, then its chunks.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// The folder to write: created, and refused when it exists and is not empty.
+    #[arg(short = 'o', long = "out")]
+    out: PathBuf,
+    /// Replace the output folder's contents when it is not empty.
+    #[arg(long)]
+    force: bool,
+    /// Module names and paths by id: `{"12781": {"name": "stream", "path": "node/stream.js"}}`.
+    #[arg(long)]
+    names: Option<PathBuf>,
+    /// `text` (a summary for a person) or `json` (the manifest).
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    format: String,
+}
+
+pub(crate) fn run(args: Args) -> Result<()> {
+    let mut texts = Vec::with_capacity(args.files.len());
+    for path in &args.files {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("could not read {}", path.display()))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            anyhow::anyhow!(
+                "{} is not UTF-8 text (invalid byte at offset {}): a bundle is JavaScript source",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            )
+        })?;
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .with_context(|| format!("{} has no file name", path.display()))?
+            .to_owned();
+        texts.push((name, text));
+    }
+    let names = match &args.names {
+        Some(path) => read_names(path)?,
+        None => unbundle::Names::default(),
+    };
+    check_out(&args.out, args.force)?;
+    let inputs: Vec<unbundle::Input> = texts
+        .iter()
+        .map(|(name, text)| unbundle::Input { name, text })
+        .collect();
+    let output = unbundle::unbundle_with(&inputs, &names)?;
+    write_all(&args.out, &output.files)?;
+    if args.format == "json" {
+        println!("{}", serde_json::to_string_pretty(&output.manifest)?);
+    } else {
+        println!(
+            "{}: {} modules from {} file(s); run it with `node {}`",
+            args.out.display(),
+            output.manifest.modules.len(),
+            args.files.len(),
+            args.out.join(&output.manifest.entry).display()
+        );
+        for note in &output.notes {
+            println!("note: {note}");
+        }
+    }
+    Ok(())
+}
+
+fn read_names(path: &Path) -> Result<unbundle::Names> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("could not read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a names map: expected {{\"ID\": {{\"name\": \"...\", \"path\": \"...\"}}, ...}}",
+            path.display()
+        )
+    })
+}
+
+/// Refuses an output folder that holds something, unless forced.
+fn check_out(out: &Path, force: bool) -> Result<()> {
+    match std::fs::read_dir(out) {
+        Ok(mut entries) => {
+            if entries.next().is_some() && !force {
+                bail!(
+                    "{} exists and is not empty: choose another folder, or give --force to replace its contents",
+                    out.display()
+                );
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            bail!("{} exists and is not a folder", out.display())
+        }
+        Err(e) => Err(e).with_context(|| format!("could not look into {}", out.display())),
+    }
+}
+
+/// Writes every file into a temporary folder beside `out`, then puts it in `out`'s place.
+fn write_all(out: &Path, files: &[unbundle::OutputFile]) -> Result<()> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)
+        .with_context(|| format!("could not create {}", parent.display()))?;
+    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let staging = parent.join(format!(".{name}.pilotfish-{}", std::process::id()));
+    let written = (|| -> Result<()> {
+        for file in files {
+            let path = staging.join(&file.path);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("could not create {}", dir.display()))?;
+            }
+            std::fs::write(&path, &file.text)
+                .with_context(|| format!("could not write {}", path.display()))?;
+        }
+        if out.exists() {
+            std::fs::remove_dir_all(out)
+                .with_context(|| format!("could not replace {}", out.display()))?;
+        }
+        std::fs::rename(&staging, out)
+            .with_context(|| format!("could not move the output into {}", out.display()))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    written
+}

@@ -1,0 +1,288 @@
+//! Splits a webpack bundle into one readable file per module that still runs: seed 001's
+//! reverse-engineering toolchain, made safe. The bundle is parsed (oxc), its module table
+//! found by shape ([`shape`]), each module function rewritten into a module file
+//! ([`module`], in parallel), and the bundle's own runtime kept, its table replaced by one
+//! that runs the module files (`loader.js`). Pure: text in, files out; the CLI writes them.
+//!
+//! ```
+//! let bundle = r#"(()=>{var e={1:(e,t,r)=>{e.exports=r(2)+1},2:e=>{e.exports=41}},t={};
+//! function r(o){var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={exports:{}};
+//! return e[o](s,s.exports,r),s.exports}console.log(r(1))})();"#;
+//! let out = unbundle::unbundle(&[unbundle::Input { name: "main.js", text: bundle }]).unwrap();
+//! assert_eq!(out.manifest.modules.len(), 2);
+//! let one = &out.files.iter().find(|f| f.path == "modules/1.js").unwrap().text;
+//! assert!(one.contains("module.exports = require(2) + 1"), "{one}");
+//! ```
+
+mod module;
+mod shape;
+
+pub use module::ModuleError;
+
+use oxc_allocator::Allocator;
+use oxc_parser::Parser;
+use oxc_span::SourceType;
+use serde::Serialize;
+
+/// One file of the bundle, as given (the runtime first, then its chunks).
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// The file's name; the output keeps it, so that the runtime still finds its chunks.
+    pub name: &'a str,
+    pub text: &'a str,
+}
+
+/// A file to write, its path relative to the output folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFile {
+    pub path: String,
+    pub text: String,
+}
+
+/// Everything to write: the bundle's files with their tables replaced, the loader, one file
+/// per module, and the manifest (`unbundle.json`, also among `files`).
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub files: Vec<OutputFile>,
+    pub manifest: Manifest,
+    /// What the reader should know: parameters left with their minified names, and why.
+    pub notes: Vec<String>,
+}
+
+/// `unbundle.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Manifest {
+    /// The file to run: the bundle's first file.
+    pub entry: String,
+    pub modules: Vec<ManifestModule>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ManifestModule {
+    /// The id the bundle's runtime knows the module by (a table key or an array index).
+    pub id: String,
+    /// The module file, relative to the output folder.
+    pub path: String,
+    /// A name for the module, when one is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The bundle file the module came from.
+    pub file: String,
+}
+
+/// Why a bundle could not be unbundled. Nothing is written in any of these cases.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnbundleError {
+    #[error("{file}: not JavaScript that parses: {message}")]
+    Parse { file: String, message: String },
+    #[error(
+        "{file}: not a bundle pilotfish recognizes (no webpack module table: an object of module functions or an array of them)"
+    )]
+    NotABundle { file: String },
+    #[error("no input files: give the bundle's files in load order, the runtime first")]
+    NoInput,
+    #[error(transparent)]
+    Module(#[from] ModuleError),
+}
+
+/// The loader the output's bundle files require (see the module documentation).
+const LOADER: &str = include_str!("loader.js");
+const LOADER_FILE: &str = "unbundle-loader.js";
+const LOAD: &str = "__pilotfish_load";
+
+/// Module names and paths by id, kept by hand (the seed's id map):
+/// `{"12781": {"name": "stream", "path": "node/stream.js"}}`.
+pub type Names = std::collections::BTreeMap<String, Named>;
+
+/// A module's hand-kept name and path (relative to the output folder).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Named {
+    pub name: Option<String>,
+    pub path: Option<String>,
+}
+
+/// Unbundles `inputs`, the bundle's files in load order.
+pub fn unbundle(inputs: &[Input<'_>]) -> Result<Output, UnbundleError> {
+    unbundle_with(inputs, &Names::default())
+}
+
+/// [`unbundle`] with modules named by hand.
+pub fn unbundle_with(inputs: &[Input<'_>], names: &Names) -> Result<Output, UnbundleError> {
+    let Some(entry) = inputs.first() else {
+        return Err(UnbundleError::NoInput);
+    };
+    let mut files = Vec::new();
+    let mut modules = Vec::new();
+    let mut notes = Vec::new();
+    let mut jobs = Vec::new();
+    for input in inputs {
+        let allocator = Allocator::default();
+        let parsed = Parser::new(&allocator, input.text, SourceType::script()).parse();
+        if let Some(e) = parsed.diagnostics.errors().next() {
+            return Err(UnbundleError::Parse {
+                file: input.name.to_owned(),
+                message: e.to_string(),
+            });
+        }
+        let program = parsed.program;
+        let Some(table) = shape::find_table(&program) else {
+            return Err(UnbundleError::NotABundle {
+                file: input.name.to_owned(),
+            });
+        };
+        let path_of = |id: &str| module_path(id, names);
+        let mut text = String::with_capacity(input.text.len() / 4);
+        let prelude_at = prelude_position(&program);
+        text.push_str(&input.text[..prelude_at]);
+        text.push_str(&format!(
+            "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require);\n"
+        ));
+        text.push_str(&input.text[prelude_at..table.span.start as usize]);
+        text.push_str(&format!("{LOAD}({})", table_literal(&table, &path_of)));
+        text.push_str(&input.text[table.span.end as usize..]);
+        files.push(OutputFile {
+            path: input.name.to_owned(),
+            text,
+        });
+        for m in &table.modules {
+            modules.push(ManifestModule {
+                id: m.id.clone(),
+                path: path_of(&m.id),
+                name: names.get(&m.id).and_then(|n| n.name.clone()),
+                file: input.name.to_owned(),
+            });
+            jobs.push((
+                m.id.clone(),
+                input.text[m.span.start as usize..m.span.end as usize].to_owned(),
+                m.strict,
+            ));
+        }
+    }
+    for (job, result) in jobs.iter().zip(rewrite_all(&jobs)) {
+        let file = result?;
+        if !file.kept.is_empty() {
+            notes.push(format!(
+                "module {}: kept the parameter name(s) {} where `module`, `exports` or `require` would have captured or been shadowed by another name",
+                job.0,
+                file.kept.join(", ")
+            ));
+        }
+        files.push(OutputFile {
+            path: module_path(&job.0, names),
+            text: file.text,
+        });
+    }
+    files.push(OutputFile {
+        path: LOADER_FILE.to_owned(),
+        text: LOADER.to_owned(),
+    });
+    let manifest = Manifest {
+        entry: entry.name.to_owned(),
+        modules,
+    };
+    files.push(OutputFile {
+        path: "unbundle.json".to_owned(),
+        text: serde_json::to_string_pretty(&manifest).expect("the manifest serializes") + "\n",
+    });
+    Ok(Output {
+        files,
+        manifest,
+        notes,
+    })
+}
+
+/// Rewrites every module, on as many threads as the machine has cores.
+fn rewrite_all(jobs: &[(String, String, bool)]) -> Vec<Result<module::ModuleFile, ModuleError>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len().max(1));
+    let per = jobs.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs
+            .chunks(per)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(id, source, strict)| module::rewrite(id, source, *strict))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("rewriting a module does not panic"))
+            .collect()
+    })
+}
+
+/// Where the loader's line goes: after a hashbang and the directive prologue, which must stay
+/// first to keep their meaning.
+fn prelude_position(program: &oxc_ast::ast::Program<'_>) -> usize {
+    let after_directives = program.directives.last().map(|d| d.span.end);
+    let after_hashbang = program.hashbang.as_ref().map(|h| h.span.end);
+    after_directives.or(after_hashbang).unwrap_or(0) as usize
+}
+
+/// The loader's table: each id with its module file, in the table's own order (arrays keep
+/// their holes).
+fn table_literal(table: &shape::Table, path_of: &dyn Fn(&str) -> String) -> String {
+    match table.kind {
+        shape::TableKind::Object => {
+            let entries: Vec<String> = table
+                .modules
+                .iter()
+                .map(|m| {
+                    format!(
+                        "\n  {}: {:?}",
+                        serde_json::to_string(&m.id).expect("a string serializes"),
+                        path_of(&m.id)
+                    )
+                })
+                .collect();
+            format!("{{{}\n}}", entries.join(","))
+        }
+        shape::TableKind::Array { len } => {
+            let mut slots = vec![String::new(); len];
+            for m in &table.modules {
+                let index: usize = m.id.parse().expect("array ids are indices");
+                slots[index] = format!("{:?}", path_of(&m.id));
+            }
+            let trailing_hole = slots.last().is_some_and(String::is_empty);
+            format!(
+                "[{}{}]",
+                slots.join(", "),
+                if trailing_hole { "," } else { "" }
+            )
+        }
+    }
+}
+
+/// Where module `id` is written: the names map's path when it gives one (kept inside the
+/// output folder), else `modules/ID.js`.
+fn module_path(id: &str, names: &Names) -> String {
+    if let Some(path) = names.get(id).and_then(|n| n.path.as_deref()) {
+        let clean: Vec<&str> = path
+            .split(['/', '\\'])
+            .filter(|part| !part.is_empty() && *part != "." && *part != "..")
+            .collect();
+        if !clean.is_empty() {
+            return format!("modules/{}", clean.join("/"));
+        }
+    }
+    format!("modules/{}.js", file_safe(id))
+}
+
+/// An id as a file name: ids are numbers or paths; anything but letters, digits, `-`, `_`
+/// and `.` becomes `_`.
+fn file_safe(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,207 @@
+//! One module function made into a module file: its parameters renamed to `module`,
+//! `exports` and `require` by their position (with scope analysis, so that no other name is
+//! captured or shadowed), the names the function used from outside it (node's own `require`,
+//! `module` and `exports` of the bundle file) renamed so the new parameter names cannot
+//! capture them, and its body printed as the file.
+
+use oxc_allocator::{Allocator, TakeIn};
+use oxc_ast::ast::{Expression, IdentifierReference, Statement};
+use oxc_ast::builder::AstBuilder;
+use oxc_ast_visit::{VisitMut, walk_mut};
+use oxc_codegen::Codegen;
+use oxc_parser::Parser;
+use oxc_semantic::{ScopeId, SemanticBuilder, SymbolId};
+use oxc_span::GetSpan;
+use oxc_span::SourceType;
+use oxc_str::Ident;
+use oxc_syntax::reference::ReferenceId;
+use rustc_hash::FxHashSet;
+
+/// What webpack passes a module function, by position.
+pub(crate) const PARAMETERS: [&str; 3] = ["module", "exports", "require"];
+
+/// The names under which the loader passes the bundle file's own `module`, `exports` and
+/// `require` (see `loader.js`): a module's free references to those are renamed to these.
+pub(crate) fn outer_name(name: &str) -> String {
+    format!("__node_{name}")
+}
+
+/// A module file's text.
+#[derive(Debug)]
+pub(crate) struct ModuleFile {
+    pub(crate) text: String,
+    /// Parameters left with their minified names because the new name would have been
+    /// shadowed or would have captured another binding.
+    pub(crate) kept: Vec<String>,
+}
+
+/// Why a module function could not be rewritten.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("module {id}: {message}")]
+pub struct ModuleError {
+    pub id: String,
+    pub message: String,
+}
+
+/// Rewrites the module function `source` (its text in the bundle), whose surroundings were
+/// strict when `strict`.
+pub(crate) fn rewrite(id: &str, source: &str, strict: bool) -> Result<ModuleFile, ModuleError> {
+    let error = |message: String| ModuleError {
+        id: id.to_owned(),
+        message,
+    };
+    let allocator = Allocator::default();
+    let wrapped = format!("{}({source});", if strict { "\"use strict\";" } else { "" });
+    let parsed = Parser::new(&allocator, &wrapped, SourceType::script()).parse();
+    if let Some(e) = parsed.diagnostics.errors().next() {
+        return Err(error(format!("does not parse on its own: {e}")));
+    }
+    let mut program = parsed.program;
+    let semantic = SemanticBuilder::new().build(&program).semantic;
+    let Some((function_scope, params)) = function_of(&program) else {
+        return Err(error("is not a function".to_owned()));
+    };
+
+    // Which parameters can take their names, decided before anything changes.
+    let scoping = semantic.scoping();
+    let mut renames: Vec<(SymbolId, &str)> = Vec::new();
+    let mut kept = Vec::new();
+    for (symbol, new) in params.iter().zip(PARAMETERS) {
+        let old = scoping.symbol_name(*symbol);
+        if old == new {
+            continue;
+        }
+        let taken_here = scoping
+            .get_binding(function_scope, new.into())
+            .is_some_and(|s| s != *symbol);
+        let shadowed = scoping
+            .get_resolved_reference_ids(*symbol)
+            .iter()
+            .any(|&r| {
+                let scope = scoping.get_reference(r).scope_id();
+                scoping
+                    .scope_ancestors(scope)
+                    .take_while(|&s| s != function_scope)
+                    .any(|s| scoping.get_binding(s, new.into()).is_some())
+            });
+        if taken_here || shadowed {
+            kept.push(old.to_owned());
+        } else {
+            renames.push((*symbol, new));
+        }
+    }
+    // Free references to the bundle file's own names, which a parameter named like them
+    // would capture.
+    let outer: FxHashSet<ReferenceId> = scoping
+        .root_unresolved_references()
+        .iter()
+        .filter(|(name, _)| PARAMETERS.contains(&name.as_str()))
+        .flat_map(|(_, ids)| ids.iter().copied())
+        .collect();
+    let mut scoping = semantic.into_scoping();
+    for (symbol, new) in renames {
+        scoping.rename_symbol(symbol, function_scope, Ident::from_str_in(new, &&allocator));
+    }
+    RenameOuter {
+        ids: &outer,
+        allocator: &allocator,
+    }
+    .visit_program(&mut program);
+
+    // The function's body becomes the program.
+    let Some(body) = take_body(&mut program, &allocator) else {
+        return Err(error("is not a function".to_owned()));
+    };
+    let own_strict = body.0.iter().any(|d| d == "use strict");
+    program.directives.clear();
+    program.body = body.1;
+    let code = Codegen::new()
+        .with_scoping(Some(scoping))
+        .build(&program)
+        .code;
+    let mut text = String::with_capacity(code.len() + 16);
+    for directive in &body.0 {
+        text.push_str(&format!("{directive:?};\n"));
+    }
+    if strict && !own_strict {
+        text.insert_str(0, "\"use strict\";\n");
+    }
+    text.push_str(&code);
+    Ok(ModuleFile { text, kept })
+}
+
+/// The module function's scope and its parameters' symbols.
+fn function_of(program: &oxc_ast::ast::Program<'_>) -> Option<(ScopeId, Vec<SymbolId>)> {
+    let Statement::ExpressionStatement(statement) = program.body.first()? else {
+        return None;
+    };
+    let (scope, params) = match statement.expression.without_parentheses() {
+        Expression::FunctionExpression(f) => (f.scope_id.get()?, &f.params),
+        Expression::ArrowFunctionExpression(f) => (f.scope_id.get()?, &f.params),
+        _ => return None,
+    };
+    let symbols = params
+        .items
+        .iter()
+        .map(|p| match &p.pattern {
+            oxc_ast::ast::BindingPattern::BindingIdentifier(b) => b.symbol_id.get(),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((scope, symbols))
+}
+
+/// Takes the function's directives (as text) and statements out of the program.
+fn take_body<'a>(
+    program: &mut oxc_ast::ast::Program<'a>,
+    allocator: &'a Allocator,
+) -> Option<(Vec<String>, oxc_allocator::Vec<'a, Statement<'a>>)> {
+    let Statement::ExpressionStatement(statement) = program.body.first_mut()? else {
+        return None;
+    };
+    let mut expression = &mut statement.expression;
+    while let Expression::ParenthesizedExpression(p) = expression {
+        expression = &mut p.expression;
+    }
+    let body = match expression {
+        Expression::FunctionExpression(f) => f.body.as_mut()?,
+        Expression::ArrowFunctionExpression(f) => match &mut f.body {
+            oxc_ast::ast::ArrowFunctionBody::FunctionBody(b) => b,
+            // `e => e.exports = 1`: the expression is the body's one statement.
+            body => {
+                let expression = body.as_expression_mut()?.take_in(&allocator);
+                let builder = AstBuilder::new(allocator);
+                let statement =
+                    Statement::new_expression_statement(expression.span(), expression, &builder);
+                return Some((
+                    Vec::new(),
+                    oxc_allocator::Vec::from_value_in(statement, &allocator),
+                ));
+            }
+        },
+        _ => return None,
+    };
+    let directives = body
+        .directives
+        .iter()
+        .map(|d| d.directive.to_string())
+        .collect();
+    let statements =
+        std::mem::replace(&mut body.statements, oxc_allocator::Vec::new_in(&allocator));
+    Some((directives, statements))
+}
+
+/// Renames free references to the bundle file's `module`, `exports` and `require`.
+struct RenameOuter<'r, 'a> {
+    ids: &'r FxHashSet<ReferenceId>,
+    allocator: &'a Allocator,
+}
+
+impl<'a> VisitMut<'a> for RenameOuter<'_, 'a> {
+    fn visit_identifier_reference(&mut self, it: &mut IdentifierReference<'a>) {
+        if it.reference_id.get().is_some_and(|r| self.ids.contains(&r)) {
+            it.name = Ident::from_str_in(&outer_name(it.name.as_str()), &self.allocator);
+        }
+        walk_mut::walk_identifier_reference(self, it);
+    }
+}

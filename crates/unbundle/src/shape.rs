@@ -1,0 +1,270 @@
+//! Finds a bundle's module table by its shape, not by its names: an object literal whose keys
+//! are module ids and whose values are functions of at most three simple parameters (webpack
+//! 5, and webpack 4's object form), or an array literal of such functions with holes where a
+//! chunk holds no module (webpack 4). Minifiers rename `__webpack_modules__` and the
+//! parameters, but they cannot change that shape.
+
+use oxc_ast::ast::{
+    Argument, ArrayExpression, ArrayExpressionElement, ArrowFunctionExpression,
+    AssignmentExpression, AssignmentTarget, BindingPattern, CallExpression, Expression,
+    FormalParameters, Function, FunctionBody, ObjectExpression, ObjectPropertyKind, Program,
+    PropertyKey, PropertyKind,
+};
+use oxc_ast_visit::{Visit, walk};
+use oxc_span::{GetSpan, Span};
+use oxc_syntax::scope::ScopeFlags;
+
+/// A module table found in one file.
+#[derive(Debug, Clone)]
+pub(crate) struct Table {
+    /// The literal's place in the file: it is replaced by the loader's table.
+    pub(crate) span: Span,
+    pub(crate) kind: TableKind,
+    /// Functions the table is nested in: the table is the outermost one found.
+    depth: usize,
+    pub(crate) modules: Vec<ModuleSource>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TableKind {
+    /// `{583: (e, t, r) => {...}, ...}`
+    Object,
+    /// `[function (t, e, n) {...}, , ...]`: ids are indices, holes are ids of other chunks.
+    Array {
+        /// One entry per element, holes included.
+        len: usize,
+    },
+}
+
+/// One module function as the bundle has it.
+#[derive(Debug, Clone)]
+pub(crate) struct ModuleSource {
+    /// The id as the runtime knows it: the object key, or the array index.
+    pub(crate) id: String,
+    /// The function's span in the file.
+    pub(crate) span: Span,
+    /// The code around the function is strict (a module file must say so itself).
+    pub(crate) strict: bool,
+}
+
+/// The module table of `program`: the outermost table, the largest of those equally deep.
+/// A table counts only where a bundle puts one: in a file with webpack's runtime (a call of
+/// `table[id].call(module.exports, module, module.exports, require)` or `table[id](...)`
+/// with those three arguments), or as a chunk's `exports.modules = {...}` or
+/// `push([[ids], {...}])`. An object of functions elsewhere is ordinary code.
+pub(crate) fn find_table(program: &Program<'_>) -> Option<Table> {
+    let strict = has_use_strict(program.directives.iter().map(|d| d.directive.as_str()));
+    let mut finder = Finder {
+        strict: vec![strict],
+        depth: 0,
+        found: Vec::new(),
+        chunk_tables: Vec::new(),
+        runtime: false,
+    };
+    finder.visit_program(program);
+    let (runtime, chunk_tables) = (finder.runtime, finder.chunk_tables);
+    finder
+        .found
+        .into_iter()
+        .filter(|t| runtime || chunk_tables.contains(&t.span))
+        .min_by_key(|t| (t.depth, usize::MAX - t.modules.len()))
+}
+
+fn has_use_strict<'s>(mut directives: impl Iterator<Item = &'s str>) -> bool {
+    directives.any(|d| d == "use strict")
+}
+
+struct Finder {
+    strict: Vec<bool>,
+    depth: usize,
+    found: Vec<Table>,
+    /// Literals placed where chunks put their tables.
+    chunk_tables: Vec<Span>,
+    /// Whether the file calls a module function the way webpack's runtime does.
+    runtime: bool,
+}
+
+impl Finder {
+    fn strict(&self) -> bool {
+        *self
+            .strict
+            .last()
+            .expect("the program's strictness is at the bottom")
+    }
+
+    fn enter(&mut self, body: Option<&FunctionBody<'_>>) {
+        let own =
+            body.is_some_and(|b| has_use_strict(b.directives.iter().map(|d| d.directive.as_str())));
+        self.strict.push(self.strict() || own);
+        self.depth += 1;
+    }
+
+    fn leave(&mut self) {
+        self.strict.pop();
+        self.depth -= 1;
+    }
+}
+
+impl<'a> Visit<'a> for Finder {
+    fn visit_object_expression(&mut self, it: &ObjectExpression<'a>) {
+        if let Some(modules) = object_modules(it, self.strict()) {
+            self.found.push(Table {
+                span: it.span,
+                kind: TableKind::Object,
+                depth: self.depth,
+                modules,
+            });
+        }
+        walk::walk_object_expression(self, it);
+    }
+
+    fn visit_array_expression(&mut self, it: &ArrayExpression<'a>) {
+        if let Some(modules) = array_modules(it, self.strict()) {
+            self.found.push(Table {
+                span: it.span,
+                kind: TableKind::Array {
+                    len: it.elements.len(),
+                },
+                depth: self.depth,
+                modules,
+            });
+        }
+        walk::walk_array_expression(self, it);
+    }
+
+    fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        // `exports.modules = {...}`: a chunk for node.
+        if let AssignmentTarget::StaticMemberExpression(m) = &it.left
+            && m.property.name == "modules"
+            && is_literal_table(&it.right)
+        {
+            self.chunk_tables.push(it.right.span());
+        }
+        walk::walk_assignment_expression(self, it);
+    }
+
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        match &it.callee {
+            // `(self.webpackChunk = ...).push([[ids], {...}])`: a JSONP chunk.
+            Expression::StaticMemberExpression(m) if m.property.name == "push" => {
+                if let Some(Argument::ArrayExpression(a)) = it.arguments.first()
+                    && let Some(table) = a.elements.get(1).and_then(|e| e.as_expression())
+                    && is_literal_table(table)
+                {
+                    self.chunk_tables.push(table.span());
+                }
+                // `table[id].call(module.exports, module, module.exports, require)`
+            }
+            Expression::StaticMemberExpression(m)
+                if m.property.name == "call"
+                    && it.arguments.len() == 4
+                    && is_computed_member_of_name(&m.object) =>
+            {
+                self.runtime = true;
+            }
+            // `table[id](module, module.exports, require)`
+            callee if it.arguments.len() == 3 && is_computed_member_of_name(callee) => {
+                self.runtime = true;
+            }
+            _ => {}
+        }
+        walk::walk_call_expression(self, it);
+    }
+
+    fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
+        self.enter(it.body.as_deref());
+        walk::walk_function(self, it, flags);
+        self.leave();
+    }
+
+    fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
+        let body = match &it.body {
+            oxc_ast::ast::ArrowFunctionBody::FunctionBody(b) => Some(&**b),
+            _ => None,
+        };
+        self.enter(body);
+        walk::walk_arrow_function_expression(self, it);
+        self.leave();
+    }
+}
+
+fn is_literal_table(expr: &Expression<'_>) -> bool {
+    matches!(
+        expr.without_parentheses(),
+        Expression::ObjectExpression(_) | Expression::ArrayExpression(_)
+    )
+}
+
+/// `name[...]`
+fn is_computed_member_of_name(expr: &Expression<'_>) -> bool {
+    matches!(
+        expr.without_parentheses(),
+        Expression::ComputedMemberExpression(m) if matches!(m.object, Expression::Identifier(_))
+    )
+}
+
+/// The modules of an object literal that is a module table, if it is one.
+fn object_modules(it: &ObjectExpression<'_>, strict: bool) -> Option<Vec<ModuleSource>> {
+    if it.properties.is_empty() {
+        return None;
+    }
+    let mut modules = Vec::with_capacity(it.properties.len());
+    for property in &it.properties {
+        let ObjectPropertyKind::ObjectProperty(p) = property else {
+            return None;
+        };
+        if p.computed || p.method || p.kind != PropertyKind::Init {
+            return None;
+        }
+        let id = match &p.key {
+            PropertyKey::NumericLiteral(n) => n
+                .raw
+                .as_ref()
+                .map_or_else(|| n.value.to_string(), |r| r.to_string()),
+            PropertyKey::StringLiteral(s) => s.value.to_string(),
+            _ => return None,
+        };
+        let span = module_function(&p.value)?;
+        modules.push(ModuleSource { id, span, strict });
+    }
+    Some(modules)
+}
+
+/// The modules of an array literal that is a module table, if it is one.
+fn array_modules(it: &ArrayExpression<'_>, strict: bool) -> Option<Vec<ModuleSource>> {
+    let mut modules = Vec::new();
+    for (index, element) in it.elements.iter().enumerate() {
+        match element {
+            ArrayExpressionElement::Elision(_) => {}
+            ArrayExpressionElement::SpreadElement(_) => return None,
+            other => {
+                let span = module_function(other.as_expression()?)?;
+                modules.push(ModuleSource {
+                    id: index.to_string(),
+                    span,
+                    strict,
+                });
+            }
+        }
+    }
+    (!modules.is_empty()).then_some(modules)
+}
+
+/// The span of `expr` when it is a module function: a function or arrow function of at most
+/// three parameters, each a plain name.
+fn module_function(expr: &Expression<'_>) -> Option<Span> {
+    let params = match expr {
+        Expression::FunctionExpression(f) if !f.generator && !f.r#async => &f.params,
+        Expression::ArrowFunctionExpression(f) if !f.r#async => &f.params,
+        _ => return None,
+    };
+    simple_params(params).then(|| expr.span())
+}
+
+fn simple_params(params: &FormalParameters<'_>) -> bool {
+    params.rest.is_none()
+        && params.items.len() <= 3
+        && params.items.iter().all(|p| {
+            p.initializer.is_none() && matches!(p.pattern, BindingPattern::BindingIdentifier(_))
+        })
+}

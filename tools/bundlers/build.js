@@ -1,0 +1,71 @@
+// Builds a test app with a pinned bundler: `node build.js BUNDLER APP OUT`, BUNDLER one of
+// webpack5, webpack4, esbuild. Writes the bundle's files into OUT and OUT/stats.json:
+// {"files": [...load order...], "modules": [{"id": "...", "name": "..."}]} from the bundler's
+// own account of what it emitted. Deterministic: the same inputs give the same bytes.
+'use strict';
+const path = require('node:path');
+const fs = require('node:fs');
+
+const [bundler, app, out] = process.argv.slice(2);
+if (!bundler || !app || !out) {
+  console.error('usage: node build.js webpack5|webpack4|esbuild APP OUT');
+  process.exit(2);
+}
+const appDir = path.resolve(__dirname, 'apps', app);
+const entry = path.join(appDir, 'index.js');
+const outDir = path.resolve(out);
+fs.mkdirSync(outDir, { recursive: true });
+
+function webpackBuild(webpack) {
+  const config = {
+    mode: 'production',
+    target: 'node',
+    context: appDir,
+    entry,
+    devtool: false,
+    output: { path: outDir, filename: 'main.js', chunkFilename: '[id].js' },
+    resolve: { modules: [path.join(__dirname, 'node_modules')] },
+    // Webpack 5's production defaults, and webpack 4's: terser minifies, ids are numbers.
+  };
+  webpack(config, (err, stats) => {
+    if (err || stats.hasErrors()) {
+      console.error(err || stats.toString('errors-only'));
+      process.exit(1);
+    }
+    const json = stats.toJson({ all: false, modules: true, chunks: true, assets: true, ids: true });
+    const modules = [];
+    for (const m of json.modules) {
+      // Concatenated (scope-hoisted) modules are emitted as one module with the first's id.
+      if (m.id === null || m.id === undefined) continue;
+      modules.push({ id: String(m.id), name: m.name });
+    }
+    const files = ['main.js', ...json.assets.map(a => a.name).filter(n => n !== 'main.js' && n.endsWith('.js')).sort()];
+    fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files, modules }, null, 1));
+  });
+}
+
+if (bundler === 'webpack5') {
+  webpackBuild(require('webpack'));
+} else if (bundler === 'webpack4') {
+  webpackBuild(require('webpack4'));
+} else if (bundler === 'esbuild') {
+  const result = require('esbuild').buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    minify: true,
+    outfile: path.join(outDir, 'main.js'),
+    nodePaths: [path.join(__dirname, 'node_modules')],
+    metafile: true,
+    logLevel: 'error',
+  });
+  const inputs = Object.keys(result.metafile.inputs).sort();
+  fs.writeFileSync(
+    path.join(outDir, 'stats.json'),
+    JSON.stringify({ files: ['main.js'], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
+  );
+} else {
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4 or esbuild`);
+  process.exit(2);
+}
