@@ -20,6 +20,10 @@ pub(crate) struct Args {
     /// Module names and paths by id: `{"12781": {"name": "stream", "path": "node/stream.js"}}`.
     #[arg(long)]
     names: Option<PathBuf>,
+    /// Leave the minifier's syntax as it is for one transform (repeatable): sequences,
+    /// logical, conditional, declarations, booleans, void0; `all` for every one.
+    #[arg(long = "no-transform", value_name = "NAME")]
+    no_transform: Vec<String>,
     /// `text` (a summary for a person) or `json` (the manifest).
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
     format: String,
@@ -48,12 +52,23 @@ pub(crate) fn run(args: Args) -> Result<()> {
         Some(path) => read_names(path)?,
         None => unbundle::Names::default(),
     };
+    let mut transforms = unbundle::Transforms::ALL;
+    for name in &args.no_transform {
+        if name == "all" {
+            transforms = unbundle::Transforms::NONE;
+        } else if !transforms.switch_off(name) {
+            bail!(
+                "unknown transform `{name}`: use one of {}, or all",
+                unbundle::Transforms::NAMES.join(", ")
+            );
+        }
+    }
     check_out(&args.out, args.force)?;
     let inputs: Vec<unbundle::Input> = texts
         .iter()
         .map(|(name, text)| unbundle::Input { name, text })
         .collect();
-    let output = unbundle::unbundle_with(&inputs, &names)?;
+    let output = unbundle::unbundle_with(&inputs, &unbundle::Options { names, transforms })?;
     write_all(&args.out, &output.files)?;
     if args.format == "json" {
         println!("{}", serde_json::to_string_pretty(&output.manifest)?);
@@ -64,6 +79,11 @@ pub(crate) fn run(args: Args) -> Result<()> {
             output.manifest.modules.len(),
             args.files.len(),
             args.out.join(&output.manifest.entry).display()
+        );
+        let c = output.changes;
+        println!(
+            "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0",
+            c.sequences, c.logical, c.conditional, c.declarations, c.booleans, c.void0
         );
         for note in &output.notes {
             println!("note: {note}");

@@ -15,9 +15,11 @@
 //! ```
 
 mod module;
+mod readable;
 mod shape;
 
 pub use module::ModuleError;
+pub use readable::{Changes, Transforms};
 
 use oxc_allocator::Allocator;
 use oxc_parser::Parser;
@@ -47,6 +49,8 @@ pub struct Output {
     pub manifest: Manifest,
     /// What the reader should know: parameters left with their minified names, and why.
     pub notes: Vec<String>,
+    /// What the readability transforms changed, over all modules.
+    pub changes: Changes,
 }
 
 /// `unbundle.json`.
@@ -102,13 +106,23 @@ pub struct Named {
     pub path: Option<String>,
 }
 
-/// Unbundles `inputs`, the bundle's files in load order.
-pub fn unbundle(inputs: &[Input<'_>]) -> Result<Output, UnbundleError> {
-    unbundle_with(inputs, &Names::default())
+/// How to unbundle.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Modules named by hand.
+    pub names: Names,
+    /// The readability transforms to apply (all by default).
+    pub transforms: Transforms,
 }
 
-/// [`unbundle`] with modules named by hand.
-pub fn unbundle_with(inputs: &[Input<'_>], names: &Names) -> Result<Output, UnbundleError> {
+/// Unbundles `inputs`, the bundle's files in load order, with every transform.
+pub fn unbundle(inputs: &[Input<'_>]) -> Result<Output, UnbundleError> {
+    unbundle_with(inputs, &Options::default())
+}
+
+/// [`unbundle`] with options.
+pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, UnbundleError> {
+    let names = &options.names;
     let Some(entry) = inputs.first() else {
         return Err(UnbundleError::NoInput);
     };
@@ -159,8 +173,10 @@ pub fn unbundle_with(inputs: &[Input<'_>], names: &Names) -> Result<Output, Unbu
             ));
         }
     }
-    for (job, result) in jobs.iter().zip(rewrite_all(&jobs)) {
+    let mut changes = Changes::default();
+    for (job, result) in jobs.iter().zip(rewrite_all(&jobs, options.transforms)) {
         let file = result?;
+        changes += file.changes;
         if !file.kept.is_empty() {
             notes.push(format!(
                 "module {}: kept the parameter name(s) {} where `module`, `exports` or `require` would have captured or been shadowed by another name",
@@ -189,11 +205,15 @@ pub fn unbundle_with(inputs: &[Input<'_>], names: &Names) -> Result<Output, Unbu
         files,
         manifest,
         notes,
+        changes,
     })
 }
 
 /// Rewrites every module, on as many threads as the machine has cores.
-fn rewrite_all(jobs: &[(String, String, bool)]) -> Vec<Result<module::ModuleFile, ModuleError>> {
+fn rewrite_all(
+    jobs: &[(String, String, bool)],
+    transforms: Transforms,
+) -> Vec<Result<module::ModuleFile, ModuleError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(jobs.len().max(1));
@@ -204,7 +224,9 @@ fn rewrite_all(jobs: &[(String, String, bool)]) -> Vec<Result<module::ModuleFile
             .map(|part| {
                 scope.spawn(move || {
                     part.iter()
-                        .map(|(id, source, strict)| module::rewrite(id, source, *strict))
+                        .map(|(id, source, strict)| {
+                            module::rewrite(id, source, *strict, transforms)
+                        })
                         .collect::<Vec<_>>()
                 })
             })

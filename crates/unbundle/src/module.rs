@@ -9,7 +9,7 @@ use oxc_ast::ast::{Expression, IdentifierReference, Statement};
 use oxc_ast::builder::AstBuilder;
 use oxc_ast_visit::{VisitMut, walk_mut};
 use oxc_codegen::Codegen;
-use oxc_parser::Parser;
+use oxc_parser::{ParseOptions, Parser};
 use oxc_semantic::{ScopeId, SemanticBuilder, SymbolId};
 use oxc_span::GetSpan;
 use oxc_span::SourceType;
@@ -30,6 +30,8 @@ pub(crate) fn outer_name(name: &str) -> String {
 #[derive(Debug)]
 pub(crate) struct ModuleFile {
     pub(crate) text: String,
+    /// What the readability transforms changed.
+    pub(crate) changes: crate::readable::Changes,
     /// Parameters left with their minified names because the new name would have been
     /// shadowed or would have captured another binding.
     pub(crate) kept: Vec<String>,
@@ -45,14 +47,26 @@ pub struct ModuleError {
 
 /// Rewrites the module function `source` (its text in the bundle), whose surroundings were
 /// strict when `strict`.
-pub(crate) fn rewrite(id: &str, source: &str, strict: bool) -> Result<ModuleFile, ModuleError> {
+pub(crate) fn rewrite(
+    id: &str,
+    source: &str,
+    strict: bool,
+    transforms: crate::readable::Transforms,
+) -> Result<ModuleFile, ModuleError> {
     let error = |message: String| ModuleError {
         id: id.to_owned(),
         message,
     };
     let allocator = Allocator::default();
     let wrapped = format!("{}({source});", if strict { "\"use strict\";" } else { "" });
-    let parsed = Parser::new(&allocator, &wrapped, SourceType::script()).parse();
+    // Parentheses are dropped while parsing and put back by the printer where precedence
+    // needs them, so that a transform sees `(a, b)` as the sequence it is.
+    let parsed = Parser::new(&allocator, &wrapped, SourceType::script())
+        .with_options(ParseOptions {
+            preserve_parens: false,
+            ..ParseOptions::default()
+        })
+        .parse();
     if let Some(e) = parsed.diagnostics.errors().next() {
         return Err(error(format!("does not parse on its own: {e}")));
     }
@@ -98,6 +112,7 @@ pub(crate) fn rewrite(id: &str, source: &str, strict: bool) -> Result<ModuleFile
         .filter(|(name, _)| PARAMETERS.contains(&name.as_str()))
         .flat_map(|(_, ids)| ids.iter().copied())
         .collect();
+    let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
     let mut scoping = semantic.into_scoping();
     for (symbol, new) in renames {
         scoping.rename_symbol(symbol, function_scope, Ident::from_str_in(new, &&allocator));
@@ -115,6 +130,8 @@ pub(crate) fn rewrite(id: &str, source: &str, strict: bool) -> Result<ModuleFile
     let own_strict = body.0.iter().any(|d| d == "use strict");
     program.directives.clear();
     program.body = body.1;
+    let changes =
+        crate::readable::apply(&mut program.body, &allocator, transforms, binds_undefined);
     let code = Codegen::new()
         .with_scoping(Some(scoping))
         .build(&program)
@@ -127,7 +144,11 @@ pub(crate) fn rewrite(id: &str, source: &str, strict: bool) -> Result<ModuleFile
         text.insert_str(0, "\"use strict\";\n");
     }
     text.push_str(&code);
-    Ok(ModuleFile { text, kept })
+    Ok(ModuleFile {
+        text,
+        changes,
+        kept,
+    })
 }
 
 /// The module function's scope and its parameters' symbols.

@@ -80,3 +80,95 @@ fn strictness_moves_with_the_module() {
         "\"use strict\";\nmodule.exports = 1;\n"
     );
 }
+
+/// The module file for `body` with only `transforms` on.
+fn with(transforms: unbundle::Transforms, body: &str) -> String {
+    let bundle = format!(
+        "(()=>{{var e={{7:(e,t,r)=>{{{body}}}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o](s,s.exports,r),s.exports}}r(7)}})();"
+    );
+    let options = unbundle::Options {
+        transforms,
+        ..Default::default()
+    };
+    let out = unbundle::unbundle_with(
+        &[unbundle::Input {
+            name: "main.js",
+            text: &bundle,
+        }],
+        &options,
+    )
+    .unwrap();
+    out.files
+        .iter()
+        .find(|f| f.path == "modules/7.js")
+        .unwrap()
+        .text
+        .clone()
+}
+
+#[test]
+fn each_transform_does_what_it_says_and_nothing_where_it_would_change_meaning() {
+    use unbundle::Transforms;
+    let only = |name: &str| {
+        let mut t = Transforms::NONE;
+        match name {
+            "sequences" => t.sequences = true,
+            "logical" => t.logical = true,
+            "conditional" => t.conditional = true,
+            "declarations" => t.declarations = true,
+            "booleans" => t.booleans = true,
+            "void0" => t.void0 = true,
+            _ => unreachable!(),
+        }
+        t
+    };
+    let cases: &[(&str, &str, &str)] = &[
+        ("sequences", "a(),b(),c();", "a();\nb();\nc();\n"),
+        (
+            "sequences",
+            "function f(){return a(),b()}",
+            "function f() {\n\ta();\n\treturn b();\n}\n",
+        ),
+        ("sequences", "if(a(),b())c();", "a();\nif (b()) c();\n"),
+        ("sequences", "x=(a(),b());", "a();\nx = b();\n"),
+        // `x.y` is evaluated before `a()`: moving `a()` out would change the order.
+        ("sequences", "x.y=(a(),b());", "x.y = (a(), b());\n"),
+        ("logical", "a&&b();", "if (a) b();\n"),
+        // The seed turned `a || b;` into `if (a) b;`.
+        ("logical", "a||b();", "if (!a) b();\n"),
+        ("logical", "a??b();", "if (a == null) b();\n"),
+        ("conditional", "a?b():c();", "if (a) b();\nelse c();\n"),
+        (
+            "declarations",
+            "var a=1,b=a+1;",
+            "var a = 1;\nvar b = a + 1;\n",
+        ),
+        // A `for` head keeps its declarations (the seed split them and broke the loop).
+        (
+            "declarations",
+            "for(let i=0,n=x.length;i<n;i++)f(i);",
+            "for (let i = 0, n = x.length; i < n; i++) f(i);\n",
+        ),
+        ("booleans", "x=!0,y=!1;", "x = true, y = false;\n"),
+        ("void0", "x=void 0;", "x = undefined;\n"),
+        // A module that binds `undefined` keeps `void 0`.
+        (
+            "void0",
+            "var undefined=1;x=void 0;",
+            "var undefined = 1;\nx = void 0;\n",
+        ),
+    ];
+    for (name, body, expected) in cases {
+        assert_eq!(&with(only(name), body), expected, "{name}: {body}");
+        // Off, the same input prints as it was parsed.
+        let off = with(unbundle::Transforms::NONE, body);
+        if body.contains("for(") || body.starts_with("x.y") || body.starts_with("var undefined") {
+            assert_eq!(&off, expected, "{name} off: {body}");
+        } else {
+            assert_ne!(&off, expected, "{name} off: {body}");
+        }
+    }
+    // A split never leaves a string that would read as a directive.
+    let text = with(Transforms::ALL, "function f(){\"use strict\",g()}");
+    assert!(!text.contains("\"use strict\""), "{text}");
+}

@@ -232,3 +232,99 @@ fn what_is_not_a_bundle_is_refused_and_nothing_is_written() {
     assert_eq!(run_node(&full.join("b.js")).0, "1\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Random programs full of the minifier's shapes (sequences, `&&`/`||`/`??` and `?:` as
+/// statements, several declarators, `!0`, `void 0`), each call logged in order: the
+/// unbundled module must log the same calls in the same order and return the same value.
+#[test]
+fn transforms_keep_the_order_and_results_of_every_call() {
+    struct Gen(u64);
+    impl Gen {
+        fn next(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+        fn expr(&mut self, depth: u32) -> String {
+            let pick = if depth == 0 { 0 } else { self.next(9) };
+            let n = self.next(20);
+            match pick {
+                0 | 1 => format!("g({n})"),
+                2 => format!("({} && {})", self.expr(depth - 1), self.expr(depth - 1)),
+                3 => format!("({} || {})", self.expr(depth - 1), self.expr(depth - 1)),
+                4 => format!("({} ?? {})", self.expr(depth - 1), self.expr(depth - 1)),
+                5 => format!("({}, {})", self.expr(depth - 1), self.expr(depth - 1)),
+                6 => format!(
+                    "({} ? {} : {})",
+                    self.expr(depth - 1),
+                    self.expr(depth - 1),
+                    self.expr(depth - 1)
+                ),
+                7 => ["!0", "!1"][self.next(2) as usize].to_owned(),
+                _ => "void 0".to_owned(),
+            }
+        }
+        fn statement(&mut self) -> String {
+            match self.next(6) {
+                0 => format!("{};", self.expr(3)),
+                1 => format!(
+                    "if ({}, {}) g(90); else {};",
+                    self.expr(2),
+                    self.expr(2),
+                    self.expr(2)
+                ),
+                2 => format!("x = ({}, {});", self.expr(2), self.expr(2)),
+                3 => format!("var a = {}, b = {};", self.expr(2), self.expr(2)),
+                4 => format!(
+                    "for (let i = 0, k = {} ? 2 : 1; i < k; i++) {};",
+                    self.expr(1),
+                    self.expr(2)
+                ),
+                _ => format!("{} ? {} : {};", self.expr(2), self.expr(2), self.expr(2)),
+            }
+        }
+    }
+    let dir = scratch("transforms");
+    let mut random = Gen(20261123);
+    for case in 0..40 {
+        let statements: Vec<String> = (0..2 + random.next(5))
+            .map(|_| random.statement())
+            .collect();
+        let body = format!(
+            "var L=[],x;function g(n){{L.push(n);return [0,1,null,void 0,\"s\"][n%5]}}function f(){{{} return {}}}var out=f();console.log(JSON.stringify(L),String(out),String(x));",
+            statements.join(""),
+            random.expr(3)
+        );
+        let bundle = format!(
+            "(()=>{{var e={{7:(e,t,r)=>{{{body}}}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o](s,s.exports,r),s.exports}}r(7)}})();"
+        );
+        let file = dir.join(format!("case{case}.js"));
+        std::fs::write(&file, &bundle).unwrap();
+        let out = dir.join(format!("out{case}"));
+        let ran = super::pilotfish(
+            &[
+                "unbundle",
+                &file.display().to_string(),
+                "-o",
+                &out.display().to_string(),
+            ],
+            b"",
+        );
+        assert!(
+            ran.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        let original = run_node(&file);
+        let unbundled = run_node(&out.join(format!("case{case}.js")));
+        assert_eq!(
+            unbundled,
+            original,
+            "case {case}:\n{body}\n--- became ---\n{}",
+            std::fs::read_to_string(out.join("modules/7.js")).unwrap()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
