@@ -1,5 +1,5 @@
 // Builds a test app with a pinned bundler: `node build.js BUNDLER APP OUT`, BUNDLER one of
-// webpack5, webpack4, esbuild. Writes the bundle's files into OUT and OUT/stats.json:
+// webpack5, webpack4, esbuild (minified) or esbuild-plain. Writes the bundle's files into OUT and OUT/stats.json:
 // {"files": [...load order...], "modules": [{"id": "...", "name": "..."}]} from the bundler's
 // own account of what it emitted. Deterministic: the same inputs give the same bytes.
 'use strict';
@@ -8,7 +8,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|esbuild APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|esbuild|esbuild-plain APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -48,13 +48,14 @@ if (bundler === 'webpack5') {
   webpackBuild(require('webpack'));
 } else if (bundler === 'webpack4') {
   webpackBuild(require('webpack4'));
-} else if (bundler === 'esbuild') {
+} else if (bundler === 'esbuild' || bundler === 'esbuild-plain') {
   const result = require('esbuild').buildSync({
     entryPoints: [entry],
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    minify: true,
+    // esbuild-plain: not minified, so the bundle names its modules by their paths.
+    minify: bundler === 'esbuild',
     outfile: path.join(outDir, 'main.js'),
     nodePaths: [path.join(__dirname, 'node_modules')],
     metafile: true,
@@ -66,6 +67,6 @@ if (bundler === 'webpack5') {
     JSON.stringify({ files: ['main.js'], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4 or esbuild`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, esbuild or esbuild-plain`);
   process.exit(2);
 }

@@ -14,6 +14,7 @@
 //! assert!(one.contains("module.exports = require(2) + 1"), "{one}");
 //! ```
 
+mod esbuild;
 mod module;
 mod readable;
 mod shape;
@@ -140,18 +141,59 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             });
         }
         let program = parsed.program;
-        let Some(table) = shape::find_table(&program) else {
-            return Err(UnbundleError::NotABundle {
-                file: input.name.to_owned(),
-            });
-        };
-        let path_of = |id: &str| module_path(id, names);
+        let path_of = |id: &str| module_path(id, None, names);
         let mut text = String::with_capacity(input.text.len() / 4);
         let prelude_at = prelude_position(&program);
         text.push_str(&input.text[..prelude_at]);
         text.push_str(&format!(
             "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require);\n"
         ));
+        let Some(table) = shape::find_table(&program) else {
+            let Some(found) = esbuild::find_modules(&program) else {
+                return Err(UnbundleError::NotABundle {
+                    file: input.name.to_owned(),
+                });
+            };
+            // Each module function is replaced by one that runs its file.
+            let mut at = prelude_at;
+            for m in &found {
+                let path = module_path(&m.id, m.source_path.as_deref(), names);
+                text.push_str(&input.text[at..m.span.start as usize]);
+                let names_list: Vec<String> = m.outer.iter().map(|n| format!("{n:?}")).collect();
+                // A method (`"path"(exports, module) {...}`) becomes a property holding the
+                // function, which `__commonJS` calls the same way.
+                text.push_str(&format!(
+                    "{}{LOAD}.commonjs({path:?}, [{}], () => [{}])",
+                    if m.method { ": " } else { "" },
+                    names_list.join(", "),
+                    m.outer.join(", ")
+                ));
+                at = m.span.end as usize;
+                modules.push(ManifestModule {
+                    id: m.id.clone(),
+                    path: path.clone(),
+                    name: names.get(&m.id).and_then(|n| n.name.clone()),
+                    file: input.name.to_owned(),
+                });
+                jobs.push(Job {
+                    id: m.id.clone(),
+                    path,
+                    source: format!(
+                        "{}{}",
+                        if m.method { "function" } else { "" },
+                        &input.text[m.span.start as usize..m.span.end as usize]
+                    ),
+                    strict: false,
+                    parameters: &module::ESBUILD,
+                });
+            }
+            text.push_str(&input.text[at..]);
+            files.push(OutputFile {
+                path: input.name.to_owned(),
+                text,
+            });
+            continue;
+        };
         text.push_str(&input.text[prelude_at..table.span.start as usize]);
         text.push_str(&format!("{LOAD}({})", table_literal(&table, &path_of)));
         text.push_str(&input.text[table.span.end as usize..]);
@@ -166,11 +208,13 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
                 name: names.get(&m.id).and_then(|n| n.name.clone()),
                 file: input.name.to_owned(),
             });
-            jobs.push((
-                m.id.clone(),
-                input.text[m.span.start as usize..m.span.end as usize].to_owned(),
-                m.strict,
-            ));
+            jobs.push(Job {
+                id: m.id.clone(),
+                path: path_of(&m.id),
+                source: input.text[m.span.start as usize..m.span.end as usize].to_owned(),
+                strict: m.strict,
+                parameters: &module::WEBPACK,
+            });
         }
     }
     let mut changes = Changes::default();
@@ -180,12 +224,12 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         if !file.kept.is_empty() {
             notes.push(format!(
                 "module {}: kept the parameter name(s) {} where `module`, `exports` or `require` would have captured or been shadowed by another name",
-                job.0,
+                job.id,
                 file.kept.join(", ")
             ));
         }
         files.push(OutputFile {
-            path: module_path(&job.0, names),
+            path: job.path.clone(),
             text: file.text,
         });
     }
@@ -210,8 +254,19 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
 }
 
 /// Rewrites every module, on as many threads as the machine has cores.
+/// One module to rewrite.
+struct Job {
+    id: String,
+    /// Where its file goes.
+    path: String,
+    source: String,
+    strict: bool,
+    /// What the bundler passes it, by position.
+    parameters: &'static [&'static str],
+}
+
 fn rewrite_all(
-    jobs: &[(String, String, bool)],
+    jobs: &[Job],
     transforms: Transforms,
 ) -> Vec<Result<module::ModuleFile, ModuleError>> {
     let threads = std::thread::available_parallelism()
@@ -224,8 +279,14 @@ fn rewrite_all(
             .map(|part| {
                 scope.spawn(move || {
                     part.iter()
-                        .map(|(id, source, strict)| {
-                            module::rewrite(id, source, *strict, transforms)
+                        .map(|job| {
+                            module::rewrite(
+                                &job.id,
+                                &job.source,
+                                job.strict,
+                                job.parameters,
+                                transforms,
+                            )
                         })
                         .collect::<Vec<_>>()
                 })
@@ -280,10 +341,14 @@ fn table_literal(table: &shape::Table, path_of: &dyn Fn(&str) -> String) -> Stri
     }
 }
 
-/// Where module `id` is written: the names map's path when it gives one (kept inside the
-/// output folder), else `modules/ID.js`.
-fn module_path(id: &str, names: &Names) -> String {
-    if let Some(path) = names.get(id).and_then(|n| n.path.as_deref()) {
+/// Where module `id` is written: the names map's path when it gives one, else the source path
+/// the bundle revealed, else `modules/ID.js` (always inside the output folder).
+fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
+    if let Some(path) = names
+        .get(id)
+        .and_then(|n| n.path.as_deref())
+        .or(source_path)
+    {
         let clean: Vec<&str> = path
             .split(['/', '\\'])
             .filter(|part| !part.is_empty() && *part != "." && *part != "..")
@@ -300,7 +365,7 @@ fn module_path(id: &str, names: &Names) -> String {
 fn file_safe(id: &str) -> String {
     id.chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '$') {
                 c
             } else {
                 '_'

@@ -1,5 +1,6 @@
 // Written by `pilotfish unbundle` next to the bundle's files: gives the bundle's runtime a
-// module table whose functions run the module files. Each module file is the body of the
+// module table whose functions run the module files (or, for esbuild, one function per
+// CommonJS module). Each module file is the body of the
 // bundle's module function, compiled with the parameters webpack passes (`module`,
 // `exports`, `require`), the file's own `module`, `exports` and `require` under `__node_*`
 // names, and `__filename` and `__dirname` of the file that holds the table.
@@ -8,6 +9,7 @@ const fs = require("fs");
 const path = require("path");
 const vm = require("vm");
 
+const COMMONJS = ["exports", "module", "require", "__node_module", "__node_exports", "__filename", "__dirname"];
 const PARAMETERS = ["module", "exports", "require", "__node_module", "__node_exports", "__node_require", "__filename", "__dirname"];
 
 module.exports = (nodeModule, nodeRequire) => {
@@ -21,11 +23,24 @@ module.exports = (nodeModule, nodeRequire) => {
       return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename));
     };
   };
-  return (table) => {
+  const load = (table) => {
     // Arrays keep their holes: an index is a module id.
     if (Array.isArray(table)) return table.map((file) => wrap(file));
     const modules = {};
     for (const id of Object.keys(table)) modules[id] = wrap(table[id]);
     return modules;
   };
+  // esbuild's CommonJS modules: `(exports, module)`, node's own `require`, and the bundle's
+  // top-level names the module uses (`names`, their values from `values()` when it runs).
+  load.commonjs = (file, names, values) => {
+    let factory;
+    return function (exports, module) {
+      const filename = path.join(__dirname, file);
+      if (!factory) {
+        factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...COMMONJS, ...names], { filename });
+      }
+      return factory.call(this, exports, module, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), ...values());
+    };
+  };
+  return load;
 };

@@ -18,7 +18,9 @@ use oxc_syntax::reference::ReferenceId;
 use rustc_hash::FxHashSet;
 
 /// What webpack passes a module function, by position.
-pub(crate) const PARAMETERS: [&str; 3] = ["module", "exports", "require"];
+pub(crate) const WEBPACK: [&str; 3] = ["module", "exports", "require"];
+/// What esbuild's `__commonJS` passes, by position. esbuild leaves node's `require` as it is.
+pub(crate) const ESBUILD: [&str; 2] = ["exports", "module"];
 
 /// The names under which the loader passes the bundle file's own `module`, `exports` and
 /// `require` (see `loader.js`): a module's free references to those are renamed to these.
@@ -51,6 +53,7 @@ pub(crate) fn rewrite(
     id: &str,
     source: &str,
     strict: bool,
+    parameters: &[&'static str],
     transforms: crate::readable::Transforms,
 ) -> Result<ModuleFile, ModuleError> {
     let error = |message: String| ModuleError {
@@ -80,7 +83,7 @@ pub(crate) fn rewrite(
     let scoping = semantic.scoping();
     let mut renames: Vec<(SymbolId, &str)> = Vec::new();
     let mut kept = Vec::new();
-    for (symbol, new) in params.iter().zip(PARAMETERS) {
+    for (symbol, &new) in params.iter().zip(parameters) {
         let old = scoping.symbol_name(*symbol);
         if old == new {
             continue;
@@ -109,7 +112,7 @@ pub(crate) fn rewrite(
     let outer: FxHashSet<ReferenceId> = scoping
         .root_unresolved_references()
         .iter()
-        .filter(|(name, _)| PARAMETERS.contains(&name.as_str()))
+        .filter(|(name, _)| parameters.contains(&name.as_str()))
         .flat_map(|(_, ids)| ids.iter().copied())
         .collect();
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");

@@ -1,0 +1,220 @@
+//! Finds the CommonJS modules of an esbuild bundle by shape: esbuild wraps each CommonJS file
+//! in a call of its `__commonJS` helper (minified to any name), a function of two parameters
+//! that returns a function creating `{exports: {}}` on first call. The wrapped function
+//! (`(exports, module) => {...}`, or a method keyed by the file's path when not minified) is
+//! the module. Code esbuild hoisted out of ES modules stays where it is.
+//!
+//! Unlike webpack's, these modules reach each other and esbuild's helpers through the bundle's
+//! top-level variables (`var a = require_a();`), so each module records which top-level names
+//! it uses; the loader passes their values in. A module that assigns to a top-level name
+//! cannot be moved out (the assignment would land on a copy) and stays in the bundle.
+
+use oxc_ast::ast::{
+    Argument, CallExpression, Expression, IdentifierReference, ObjectExpression,
+    ObjectPropertyKind, Program, PropertyKey, Statement,
+};
+use oxc_ast_visit::{Visit, walk};
+use oxc_semantic::{Scoping, SemanticBuilder, SymbolId};
+use oxc_span::Span;
+use rustc_hash::FxHashSet;
+
+/// One CommonJS module of an esbuild bundle.
+#[derive(Debug, Clone)]
+pub(crate) struct EsModule {
+    /// The variable it is bound to (`require_foo`, or a minified name), else its position.
+    pub(crate) id: String,
+    /// The source path esbuild keyed it by, when the bundle is not minified.
+    pub(crate) source_path: Option<String>,
+    /// The module function's span in the file.
+    pub(crate) span: Span,
+    /// Top-level names of the bundle the module uses, in first-use order.
+    pub(crate) outer: Vec<String>,
+    /// The function is a method (`"path"(exports, module) {...}`): its span holds no
+    /// `function` keyword.
+    pub(crate) method: bool,
+}
+
+/// The esbuild modules of `program`, if it has an esbuild `__commonJS` helper and uses it.
+pub(crate) fn find_modules(program: &Program<'_>) -> Option<Vec<EsModule>> {
+    let semantic = SemanticBuilder::new().build(program).semantic;
+    let scoping = semantic.scoping();
+    let helpers = commonjs_helpers(program);
+    if helpers.is_empty() {
+        return None;
+    }
+    let mut finder = Calls {
+        scoping,
+        helpers: &helpers,
+        found: Vec::new(),
+        bound_to: None,
+    };
+    finder.visit_program(program);
+    // One pass over the program gives every module its top-level names: modules are never
+    // nested, so the one holding a reference is found by its span.
+    let mut found = finder.found;
+    found.sort_by_key(|(span, ..)| span.start);
+    let spans: Vec<Span> = found.iter().map(|(span, ..)| *span).collect();
+    let mut uses = Outer {
+        scoping,
+        spans: &spans,
+        names: vec![Vec::new(); spans.len()],
+        seen: FxHashSet::default(),
+        writes: vec![false; spans.len()],
+    };
+    uses.visit_program(program);
+    let mut modules = Vec::new();
+    for (n, ((span, bound, source_path, method), names)) in
+        found.into_iter().zip(uses.names).enumerate()
+    {
+        if uses.writes[n] {
+            continue;
+        }
+        modules.push(EsModule {
+            id: bound.unwrap_or_else(|| format!("commonjs{n}")),
+            source_path,
+            span,
+            outer: names,
+            method,
+        });
+    }
+    (!modules.is_empty()).then_some(modules)
+}
+
+/// Top-level variables holding esbuild's `__commonJS` helper: `(cb, mod) => () => ...` whose
+/// body creates `{exports: {}}`.
+fn commonjs_helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
+    let mut out = FxHashSet::default();
+    for statement in &program.body {
+        let Statement::VariableDeclaration(d) = statement else {
+            continue;
+        };
+        for declarator in &d.declarations {
+            let (Some(id), Some(init)) = (declarator.id.get_binding_identifier(), &declarator.init)
+            else {
+                continue;
+            };
+            let two_params = match init {
+                Expression::ArrowFunctionExpression(f) => f.params.items.len() == 2,
+                Expression::FunctionExpression(f) => f.params.items.len() == 2,
+                _ => false,
+            };
+            if two_params
+                && creates_exports_object(init)
+                && let Some(symbol) = id.symbol_id.get()
+            {
+                out.insert(symbol);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `expr` holds the object literal `{exports: {}}`.
+fn creates_exports_object(expr: &Expression<'_>) -> bool {
+    struct Finds(bool);
+    impl<'a> Visit<'a> for Finds {
+        fn visit_object_expression(&mut self, it: &ObjectExpression<'a>) {
+            if let [ObjectPropertyKind::ObjectProperty(p)] = it.properties.as_slice()
+                && matches!(&p.key, PropertyKey::StaticIdentifier(k) if k.name == "exports")
+                && matches!(&p.value, Expression::ObjectExpression(o) if o.properties.is_empty())
+            {
+                self.0 = true;
+            }
+            walk::walk_object_expression(self, it);
+        }
+    }
+    let mut finds = Finds(false);
+    finds.visit_expression(expr);
+    finds.0
+}
+
+/// Calls of a helper with a module function: its span, the variable the call is bound to, and
+/// the source path when given as a method key.
+struct Calls<'s> {
+    scoping: &'s Scoping,
+    helpers: &'s FxHashSet<SymbolId>,
+    found: Vec<(Span, Option<String>, Option<String>, bool)>,
+    /// The variable being declared, while its initializer is visited.
+    bound_to: Option<String>,
+}
+
+impl<'a> Visit<'a> for Calls<'_> {
+    fn visit_variable_declarator(&mut self, it: &oxc_ast::ast::VariableDeclarator<'a>) {
+        let outer = self.bound_to.take();
+        self.bound_to = it.id.get_binding_identifier().map(|b| b.name.to_string());
+        walk::walk_variable_declarator(self, it);
+        self.bound_to = outer;
+    }
+
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        if let Expression::Identifier(callee) = &it.callee
+            && let Some(r) = callee.reference_id.get()
+            && let Some(symbol) = self.scoping.get_reference(r).symbol_id()
+            && self.helpers.contains(&symbol)
+            && let [argument] = it.arguments.as_slice()
+        {
+            let bound = self.bound_to.take();
+            match argument {
+                Argument::ArrowFunctionExpression(f) if f.params.items.len() <= 2 => {
+                    self.found.push((f.span, bound, None, false));
+                }
+                Argument::FunctionExpression(f) if f.params.items.len() <= 2 => {
+                    self.found.push((f.span, bound, None, false));
+                }
+                // `__commonJS({"node_modules/ms/index.js"(exports, module) {...}})`
+                Argument::ObjectExpression(o) => {
+                    if let [ObjectPropertyKind::ObjectProperty(p)] = o.properties.as_slice()
+                        && let Expression::FunctionExpression(f) = &p.value
+                        && f.params.items.len() <= 2
+                    {
+                        let path = match &p.key {
+                            PropertyKey::StringLiteral(s) => Some(s.value.to_string()),
+                            _ => None,
+                        };
+                        self.found.push((f.span, bound, path, p.method));
+                    }
+                }
+                _ => {}
+            }
+        }
+        walk::walk_call_expression(self, it);
+    }
+}
+
+/// For each module span, the top-level names used inside it, and whether any is assigned.
+struct Outer<'s> {
+    scoping: &'s Scoping,
+    spans: &'s [Span],
+    names: Vec<Vec<String>>,
+    seen: FxHashSet<(usize, SymbolId)>,
+    writes: Vec<bool>,
+}
+
+impl<'a> Visit<'a> for Outer<'_> {
+    fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+        let Some(r) = it.reference_id.get() else {
+            return;
+        };
+        let reference = self.scoping.get_reference(r);
+        let Some(symbol) = reference.symbol_id() else {
+            return;
+        };
+        if self.scoping.symbol_scope_id(symbol) != self.scoping.root_scope_id() {
+            return;
+        }
+        // The last module starting before the reference, if it also ends after it.
+        let i = self.spans.partition_point(|s| s.start <= it.span.start);
+        let Some(n) = i
+            .checked_sub(1)
+            .filter(|&n| it.span.end <= self.spans[n].end)
+        else {
+            return;
+        };
+        if reference.is_write() {
+            self.writes[n] = true;
+        }
+        if self.seen.insert((n, symbol)) {
+            self.names[n].push(it.name.to_string());
+        }
+    }
+}
