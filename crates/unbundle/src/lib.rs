@@ -16,6 +16,7 @@
 
 mod esbuild;
 mod module;
+mod names;
 mod readable;
 mod shape;
 
@@ -217,8 +218,21 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             });
         }
     }
+    // Module names: the map's, then those the bundle reveals.
+    let mut module_names = names::ModuleNames::default();
+    for m in &mut modules {
+        if m.name.is_none() {
+            m.name = names::revealed_by_esbuild(&m.id);
+        }
+        if let Some(name) = &m.name {
+            module_names.insert(m.id.clone(), name.clone());
+        }
+    }
     let mut changes = Changes::default();
-    for (job, result) in jobs.iter().zip(rewrite_all(&jobs, options.transforms)) {
+    for (job, result) in jobs
+        .iter()
+        .zip(rewrite_all(&jobs, options.transforms, &module_names))
+    {
         let file = result?;
         changes += file.changes;
         if !file.kept.is_empty() {
@@ -268,6 +282,7 @@ struct Job {
 fn rewrite_all(
     jobs: &[Job],
     transforms: Transforms,
+    names: &names::ModuleNames,
 ) -> Vec<Result<module::ModuleFile, ModuleError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -286,6 +301,7 @@ fn rewrite_all(
                                 job.strict,
                                 job.parameters,
                                 transforms,
+                                names,
                             )
                         })
                         .collect::<Vec<_>>()

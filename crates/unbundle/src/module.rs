@@ -55,6 +55,7 @@ pub(crate) fn rewrite(
     strict: bool,
     parameters: &[&'static str],
     transforms: crate::readable::Transforms,
+    names: &crate::names::ModuleNames,
 ) -> Result<ModuleFile, ModuleError> {
     let error = |message: String| ModuleError {
         id: id.to_owned(),
@@ -116,7 +117,21 @@ pub(crate) fn rewrite(
         .flat_map(|(_, ids)| ids.iter().copied())
         .collect();
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
+    // Variables bound to named modules take the module's name. webpack's modules call the
+    // require parameter; esbuild's call a top-level function named like the module.
+    let require = (parameters.len() == 3)
+        .then(|| params.get(2).copied())
+        .flatten();
+    let mut reserved: Vec<String> = parameters.iter().map(|p| (*p).to_owned()).collect();
+    reserved.extend(parameters.iter().map(|p| outer_name(p)));
+    reserved.extend(["__filename", "__dirname"].map(str::to_owned));
+    let reserved: Vec<&str> = reserved.iter().map(String::as_str).collect();
+    let module_renames = crate::names::renames(&program, scoping, require, names, &reserved);
     let mut scoping = semantic.into_scoping();
+    for (symbol, name) in &module_renames {
+        let scope = scoping.symbol_scope_id(*symbol);
+        scoping.rename_symbol(*symbol, scope, Ident::from_str_in(name, &&allocator));
+    }
     for (symbol, new) in renames {
         scoping.rename_symbol(symbol, function_scope, Ident::from_str_in(new, &&allocator));
     }

@@ -172,3 +172,57 @@ fn each_transform_does_what_it_says_and_nothing_where_it_would_change_meaning() 
     let text = with(Transforms::ALL, "function f(){\"use strict\",g()}");
     assert!(!text.contains("\"use strict\""), "{text}");
 }
+
+/// The file of module 7 in a two-module bundle, module 8 named `helper` by hand.
+fn named(module_seven: &str) -> String {
+    let bundle = format!(
+        "(()=>{{var e={{7:(e,t,r)=>{{{module_seven}}},8:e=>{{e.exports={{f:()=>1}}}}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o](s,s.exports,r),s.exports}}r(7)}})();"
+    );
+    let mut names = unbundle::Names::new();
+    names.insert(
+        "8".to_owned(),
+        unbundle::Named {
+            name: Some("helper".to_owned()),
+            path: Some("lib/helper.js".to_owned()),
+        },
+    );
+    let options = unbundle::Options {
+        names,
+        ..Default::default()
+    };
+    let out = unbundle::unbundle_with(
+        &[unbundle::Input {
+            name: "main.js",
+            text: &bundle,
+        }],
+        &options,
+    )
+    .unwrap();
+    assert!(out.files.iter().any(|f| f.path == "modules/lib/helper.js"));
+    let entry = out.manifest.modules.iter().find(|m| m.id == "8").unwrap();
+    assert_eq!(entry.name.as_deref(), Some("helper"));
+    out.files
+        .iter()
+        .find(|f| f.path == "modules/7.js")
+        .unwrap()
+        .text
+        .clone()
+}
+
+#[test]
+fn variables_bound_to_named_modules_take_their_names_where_nothing_collides() {
+    assert_eq!(
+        named("var n=r(8);e.exports=n.f()"),
+        "var helper = require(8);\nmodule.exports = helper.f();\n"
+    );
+    // The module already uses the name: the variable keeps its own.
+    assert_eq!(
+        named("var n=r(8),helper=2;e.exports=n.f()+helper"),
+        "var n = require(8);\nvar helper = 2;\nmodule.exports = n.f() + helper;\n"
+    );
+    // A global used under that name would be captured.
+    assert_eq!(
+        named("var n=r(8);e.exports=n.f()+helper"),
+        "var n = require(8);\nmodule.exports = n.f() + helper;\n"
+    );
+}
