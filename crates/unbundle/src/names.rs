@@ -159,11 +159,9 @@ impl Bindings<'_> {
             .and_then(|r| self.scoping.get_reference(r).symbol_id());
         match (self.require, symbol, arguments) {
             // webpack: `require(6462)` with the require parameter.
-            (Some(require), Some(s), [Argument::NumericLiteral(n)]) if s == require => Some(
-                n.raw
-                    .as_ref()
-                    .map_or_else(|| n.value.to_string(), |r| r.to_string()),
-            ),
+            (Some(require), Some(s), [Argument::NumericLiteral(n)]) if s == require => {
+                crate::shape::number_key(n.value)
+            }
             (Some(require), Some(s), [Argument::StringLiteral(l)]) if s == require => {
                 Some(l.value.to_string())
             }

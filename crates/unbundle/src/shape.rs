@@ -188,6 +188,14 @@ impl<'a> Visit<'a> for Finder {
     }
 }
 
+/// The property name a numeric key stands for, as the runtime looks it up: terser writes
+/// `3e3:` for the module the runtime asks for as `3000`. Ids are whole numbers; another number
+/// is not a module id.
+pub(crate) fn number_key(value: f64) -> Option<String> {
+    (value.fract() == 0.0 && (0.0..9.007_199_254_740_992e15).contains(&value))
+        .then(|| format!("{}", value as u64))
+}
+
 fn is_literal_table(expr: &Expression<'_>) -> bool {
     matches!(
         expr.without_parentheses(),
@@ -217,10 +225,10 @@ fn object_modules(it: &ObjectExpression<'_>, strict: bool) -> Option<Vec<ModuleS
             return None;
         }
         let id = match &p.key {
-            PropertyKey::NumericLiteral(n) => n
-                .raw
-                .as_ref()
-                .map_or_else(|| n.value.to_string(), |r| r.to_string()),
+            PropertyKey::NumericLiteral(n) => match number_key(n.value) {
+                Some(key) => key,
+                None => return None,
+            },
             PropertyKey::StringLiteral(s) => s.value.to_string(),
             _ => return None,
         };

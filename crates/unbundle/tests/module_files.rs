@@ -226,3 +226,16 @@ fn variables_bound_to_named_modules_take_their_names_where_nothing_collides() {
         "var n = require(8);\nmodule.exports = n.f() + helper;\n"
     );
 }
+
+#[test]
+fn numeric_ids_are_the_numbers_the_runtime_asks_for() {
+    // terser writes the key of module 3000 as `3e3`.
+    let bundle = "(()=>{var e={3e3:e=>{e.exports=1}},t={};function r(o){var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={exports:{}};return e[o](s,s.exports,r),s.exports}console.log(r(3000))})();";
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text: bundle,
+    }])
+    .unwrap();
+    assert_eq!(out.manifest.modules[0].id, "3000");
+    assert!(out.files.iter().any(|f| f.path == "modules/3000.js"));
+}
