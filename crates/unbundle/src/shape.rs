@@ -225,10 +225,7 @@ fn object_modules(it: &ObjectExpression<'_>, strict: bool) -> Option<Vec<ModuleS
             return None;
         }
         let id = match &p.key {
-            PropertyKey::NumericLiteral(n) => match number_key(n.value) {
-                Some(key) => key,
-                None => return None,
-            },
+            PropertyKey::NumericLiteral(n) => number_key(n.value)?,
             PropertyKey::StringLiteral(s) => s.value.to_string(),
             _ => return None,
         };
