@@ -144,34 +144,13 @@ impl<'a> Readable<'a> {
                 self.expression_statements(es.expression, out);
             }
             Statement::ReturnStatement(mut r) if self.transforms.sequences => {
-                if let Some(Expression::SequenceExpression(_)) = &r.argument {
-                    let Some(Expression::SequenceExpression(seq)) = r.argument.take() else {
-                        unreachable!("matched above")
-                    };
-                    let mut parts = seq.unbox().expressions;
-                    let last = parts.pop();
-                    self.changes.sequences += 1;
-                    for part in parts {
-                        self.expression_statements(part, out);
-                    }
-                    r.argument = last;
+                if let Some(argument) = &mut r.argument {
+                    self.lead_out(argument, out);
                 }
                 out.push(Statement::ReturnStatement(r));
             }
             Statement::IfStatement(mut i) if self.transforms.sequences => {
-                if let Expression::SequenceExpression(_) = &i.test {
-                    let Expression::SequenceExpression(seq) = i.test.take_in(&self.allocator)
-                    else {
-                        unreachable!("matched above")
-                    };
-                    let mut parts = seq.unbox().expressions;
-                    let last = parts.pop().expect("a sequence has parts");
-                    self.changes.sequences += 1;
-                    for part in parts {
-                        self.expression_statements(part, out);
-                    }
-                    i.test = last;
-                }
+                self.lead_out(&mut i.test, out);
                 out.push(Statement::IfStatement(i));
             }
             Statement::VariableDeclaration(d)
@@ -263,16 +242,7 @@ impl<'a> Readable<'a> {
                     )
                     && matches!(a.right, Expression::SequenceExpression(_)) =>
             {
-                let Expression::SequenceExpression(seq) = a.right.take_in(&self.allocator) else {
-                    unreachable!("matched above")
-                };
-                let mut parts = seq.unbox().expressions;
-                let last = parts.pop().expect("a sequence has parts");
-                self.changes.sequences += 1;
-                for part in parts {
-                    self.expression_statements(part, out);
-                }
-                a.right = last;
+                self.lead_out(&mut a.right, out);
                 let span = a.span;
                 out.push(Statement::new_expression_statement(
                     span,
@@ -287,6 +257,23 @@ impl<'a> Readable<'a> {
                 let span = other.span();
                 out.push(Statement::new_expression_statement(span, other, &self.ast));
             }
+        }
+    }
+
+    /// When `expr` is a sequence, moves all but its last part out in front, as statements of
+    /// their own, and leaves the last part in its place.
+    fn lead_out(&mut self, expr: &mut Expression<'a>, out: &mut ArenaVec<'a, Statement<'a>>) {
+        if !matches!(expr, Expression::SequenceExpression(_)) {
+            return;
+        }
+        let Expression::SequenceExpression(seq) = expr.take_in(&self.allocator) else {
+            unreachable!("matched above")
+        };
+        let mut parts = seq.unbox().expressions;
+        *expr = parts.pop().expect("a sequence has parts");
+        self.changes.sequences += 1;
+        for part in parts {
+            self.expression_statements(part, out);
         }
     }
 

@@ -2,16 +2,23 @@
 //! other name is captured or shadowed, the bundle file's own names are kept apart, and
 //! strictness survives the move out of the bundle.
 
-/// A one-module webpack 5 bundle around `module_function`, unbundled; the module file's text.
-fn module_file(module_function: &str, strict: bool) -> String {
-    let bundle = format!(
-        "{}(()=>{{var e={{7:{module_function}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o](s,s.exports,r),s.exports}}r(7)}})();",
-        if strict { "\"use strict\";" } else { "" }
-    );
-    let out = unbundle::unbundle(&[unbundle::Input {
-        name: "main.js",
-        text: &bundle,
-    }])
+/// A webpack 5 bundle (minified as terser does it) whose table holds `modules`
+/// (`7:(e,t,r)=>{...},...`) and whose runtime runs module 7.
+fn bundle(modules: &str) -> String {
+    format!(
+        "(()=>{{var e={{{modules}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o](s,s.exports,r),s.exports}}r(7)}})();"
+    )
+}
+
+/// Unbundles `text` with `options`; the text of module 7's file.
+fn module_seven(text: &str, options: &unbundle::Options) -> String {
+    let out = unbundle::unbundle_with(
+        &[unbundle::Input {
+            name: "main.js",
+            text,
+        }],
+        options,
+    )
     .unwrap();
     out.files
         .iter()
@@ -19,6 +26,13 @@ fn module_file(module_function: &str, strict: bool) -> String {
         .unwrap()
         .text
         .clone()
+}
+
+/// A one-module webpack 5 bundle around `module_function`, unbundled; the module file's text.
+fn module_file(module_function: &str, strict: bool) -> String {
+    let strict = if strict { "\"use strict\";" } else { "" };
+    let text = format!("{strict}{}", bundle(&format!("7:{module_function}")));
+    module_seven(&text, &unbundle::Options::default())
 }
 
 #[test]
@@ -83,27 +97,11 @@ fn strictness_moves_with_the_module() {
 
 /// The module file for `body` with only `transforms` on.
 fn with(transforms: unbundle::Transforms, body: &str) -> String {
-    let bundle = format!(
-        "(()=>{{var e={{7:(e,t,r)=>{{{body}}}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o](s,s.exports,r),s.exports}}r(7)}})();"
-    );
     let options = unbundle::Options {
         transforms,
         ..Default::default()
     };
-    let out = unbundle::unbundle_with(
-        &[unbundle::Input {
-            name: "main.js",
-            text: &bundle,
-        }],
-        &options,
-    )
-    .unwrap();
-    out.files
-        .iter()
-        .find(|f| f.path == "modules/7.js")
-        .unwrap()
-        .text
-        .clone()
+    module_seven(&bundle(&format!("7:(e,t,r)=>{{{body}}}")), &options)
 }
 
 #[test]
@@ -174,10 +172,10 @@ fn each_transform_does_what_it_says_and_nothing_where_it_would_change_meaning() 
 }
 
 /// The file of module 7 in a two-module bundle, module 8 named `helper` by hand.
-fn named(module_seven: &str) -> String {
-    let bundle = format!(
-        "(()=>{{var e={{7:(e,t,r)=>{{{module_seven}}},8:e=>{{e.exports={{f:()=>1}}}}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o](s,s.exports,r),s.exports}}r(7)}})();"
-    );
+fn named(body: &str) -> String {
+    let text = bundle(&format!(
+        "7:(e,t,r)=>{{{body}}},8:e=>{{e.exports={{f:()=>1}}}}"
+    ));
     let mut names = unbundle::Names::new();
     names.insert(
         "8".to_owned(),
@@ -193,7 +191,7 @@ fn named(module_seven: &str) -> String {
     let out = unbundle::unbundle_with(
         &[unbundle::Input {
             name: "main.js",
-            text: &bundle,
+            text: &text,
         }],
         &options,
     )
@@ -201,12 +199,7 @@ fn named(module_seven: &str) -> String {
     assert!(out.files.iter().any(|f| f.path == "modules/lib/helper.js"));
     let entry = out.manifest.modules.iter().find(|m| m.id == "8").unwrap();
     assert_eq!(entry.name.as_deref(), Some("helper"));
-    out.files
-        .iter()
-        .find(|f| f.path == "modules/7.js")
-        .unwrap()
-        .text
-        .clone()
+    module_seven(&text, &options)
 }
 
 #[test]

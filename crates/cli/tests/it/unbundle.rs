@@ -49,6 +49,22 @@ fn build(bundler: &str, app: &str, out: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap()
 }
 
+/// A webpack 5 bundle (minified as terser does it) of one module, 7, with `body`; its runtime
+/// then runs `main` (`r(7)` runs the module).
+fn one_module_bundle(body: &str, main: &str) -> String {
+    format!(
+        "(()=>{{var e={{7:(e,t,r)=>{{{body}}}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o](s,s.exports,r),s.exports}}{main}}})();"
+    )
+}
+
+/// `pilotfish unbundle FILE -o OUT EXTRA...`
+fn unbundle_into(file: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let (file, out) = (file.display().to_string(), out.display().to_string());
+    let mut args = vec!["unbundle", &file, "-o", &out];
+    args.extend(extra);
+    super::pilotfish(&args, b"")
+}
+
 /// Runs `node FILE` from an unrelated folder: standard output and exit status.
 fn run_node(file: &Path) -> (String, Option<i32>) {
     let elsewhere = std::env::temp_dir();
@@ -216,15 +232,7 @@ fn what_is_not_a_bundle_is_refused_and_nothing_is_written() {
         (&binary, "not UTF-8"),
     ] {
         let out = dir.join("out");
-        let ran = super::pilotfish(
-            &[
-                "unbundle",
-                &file.display().to_string(),
-                "-o",
-                &out.display().to_string(),
-            ],
-            b"",
-        );
+        let ran = unbundle_into(file, &out, &[]);
         let stderr = String::from_utf8_lossy(&ran.stderr);
         assert!(!ran.status.success(), "{} was accepted", file.display());
         assert!(stderr.contains(says), "{}: {stderr}", file.display());
@@ -236,32 +244,19 @@ fn what_is_not_a_bundle_is_refused_and_nothing_is_written() {
     std::fs::create_dir_all(&full).unwrap();
     std::fs::write(full.join("keep.txt"), "mine").unwrap();
     let bundle = dir.join("b.js");
-    std::fs::write(&bundle, "(()=>{var e={1:e=>{e.exports=1}},t={};function r(o){var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={exports:{}};return e[o](s,s.exports,r),s.exports}console.log(r(1))})();").unwrap();
-    let ran = super::pilotfish(
-        &[
-            "unbundle",
-            &bundle.display().to_string(),
-            "-o",
-            &full.display().to_string(),
-        ],
-        b"",
-    );
+    std::fs::write(
+        &bundle,
+        one_module_bundle("e.exports=1", "console.log(r(7))"),
+    )
+    .unwrap();
+    let ran = unbundle_into(&bundle, &full, &[]);
     assert!(!ran.status.success());
     assert!(String::from_utf8_lossy(&ran.stderr).contains("--force"));
     assert_eq!(
         std::fs::read_to_string(full.join("keep.txt")).unwrap(),
         "mine"
     );
-    let ran = super::pilotfish(
-        &[
-            "unbundle",
-            &bundle.display().to_string(),
-            "-o",
-            &full.display().to_string(),
-            "--force",
-        ],
-        b"",
-    );
+    let ran = unbundle_into(&bundle, &full, &["--force"]);
     assert!(
         ran.status.success(),
         "{}",
@@ -336,21 +331,11 @@ fn transforms_keep_the_order_and_results_of_every_call() {
             statements.join(""),
             random.expr(3)
         );
-        let bundle = format!(
-            "(()=>{{var e={{7:(e,t,r)=>{{{body}}}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o](s,s.exports,r),s.exports}}r(7)}})();"
-        );
+        let bundle = one_module_bundle(&body, "r(7)");
         let file = dir.join(format!("case{case}.js"));
         std::fs::write(&file, &bundle).unwrap();
         let out = dir.join(format!("out{case}"));
-        let ran = super::pilotfish(
-            &[
-                "unbundle",
-                &file.display().to_string(),
-                "-o",
-                &out.display().to_string(),
-            ],
-            b"",
-        );
+        let ran = unbundle_into(&file, &out, &[]);
         assert!(
             ran.status.success(),
             "{}",
