@@ -177,62 +177,9 @@ fn pilotfish_binary() -> PathBuf {
     target.join("release/pilotfish")
 }
 
-/// Runs `binary args < input` to the end, returning its wall time in nanoseconds and its peak
-/// resident memory in kilobytes. The kernel counts a child's peak from before it starts the
-/// program, when it is still a copy of its parent, so the child is started by a small helper
-/// (this benchmark's binary run afresh, see [`measure_child`]), not by this large process.
+/// Runs `binary args < input` to the end: wall time (ns) and peak memory (KB).
 fn run_whole(binary: &Path, args: &[&str], input: &Path) -> (f64, i64) {
-    let out = Command::new(std::env::current_exe().expect("the benchmark's own path"))
-        .env(MEASURE_CHILD, "1")
-        .arg(binary)
-        .args(args)
-        .stdin(std::fs::File::open(input).expect("the input file opens"))
-        .output()
-        .expect("the measuring helper starts");
-    assert!(
-        out.status.success(),
-        "{binary:?} {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("the helper prints numbers");
-    let (ns, kb) = text
-        .trim()
-        .split_once(' ')
-        .expect("the helper prints two numbers");
-    (ns.parse().unwrap(), kb.parse().unwrap())
-}
-
-/// Set in the environment of the helper that [`run_whole`] starts.
-const MEASURE_CHILD: &str = "PILOTFISH_BENCH_MEASURE_CHILD";
-
-/// The helper: runs its arguments as a command with this process's standard input and prints
-/// the command's wall time (ns) and peak resident memory (KB), as the kernel reports it to
-/// wait4.
-fn measure_child() -> ! {
-    let mut args = std::env::args_os().skip(1);
-    let program = args.next().expect("a program to measure");
-    let start = Instant::now();
-    let child = Command::new(program)
-        .args(args)
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("the measured program starts");
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value to be filled in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child, whose id stays live until it is waited for; the `Child`
-    // is never waited for through std afterwards.
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    let ns = start.elapsed().as_nanos();
-    assert_eq!(pid, child.id() as libc::pid_t, "waited for the child");
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    println!("{ns} {}", usage.ru_maxrss);
-    std::process::exit(if ok { 0 } else { 1 });
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
+    test_utils::measure::run(binary, args, Some(input))
 }
 
 /// 8 MB of real source: this repository's Rust files, then the JavaScript of the oracle's
@@ -283,9 +230,7 @@ fn real_source_8mb() -> String {
 }
 
 fn main() {
-    if std::env::var_os(MEASURE_CHILD).is_some() {
-        measure_child();
-    }
+    test_utils::measure::serve_if_helper();
     // `cargo bench` passes filter arguments; this comparison always runs whole.
     let binary = pilotfish_binary();
     let scratch = std::env::temp_dir().join(format!("pilotfish-vs-chatlib-{}", std::process::id()));
@@ -415,8 +360,14 @@ fn main() {
             inside.push(inside_ns);
         }
     }
-    ours.insert("typing_session_whole".into(), json!(median(whole)));
-    ours.insert("typing_session_in_process".into(), json!(median(inside)));
+    ours.insert(
+        "typing_session_whole".into(),
+        json!(test_utils::measure::median(whole)),
+    );
+    ours.insert(
+        "typing_session_in_process".into(),
+        json!(test_utils::measure::median(inside)),
+    );
 
     // 8 MB, whole process.
     let source = real_source_8mb();
@@ -435,7 +386,7 @@ fn main() {
     }
     ours.insert(
         "tokenize_8mb_o200k_whole".into(),
-        json!(median(tokens_whole)),
+        json!(test_utils::measure::median(tokens_whole)),
     );
 
     // Start-up on empty input.
@@ -450,7 +401,7 @@ fn main() {
             times.push(ns);
             peak = peak.max(kb);
         }
-        startup.push((encoding, median(times), peak));
+        startup.push((encoding, test_utils::measure::median(times), peak));
     }
 
     // chat-lib

@@ -1,7 +1,8 @@
-//! Test helpers: a real `llama-server` (built by `tools/llama-server.sh`, with a tiny
+//! Test helpers: whole-process measurements for benchmarks ([`measure`]), a real `llama-server` (built by `tools/llama-server.sh`, with a tiny
 //! random-weight code model) started on a free loopback port, and a scripted model server
 //! ([`scripted`], a named fake) for answers a test must know in advance.
 
+pub mod measure;
 pub mod scripted;
 pub mod scripted_chat;
 
