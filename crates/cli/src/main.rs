@@ -54,8 +54,8 @@ enum Command {
     Lsp(lsp_cmd::Args),
     /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
     Snippets(snippets::Args),
-    /// Split a webpack bundle into one readable file per module; the output still runs
-    /// (`node OUT/ENTRY`).
+    /// Split a webpack or esbuild bundle into one readable file per module; the output still
+    /// runs (`node OUT/ENTRY`).
     Unbundle(unbundle_cmd::Args),
 }
 
