@@ -21,7 +21,7 @@ pub(crate) struct Args {
     #[arg(long)]
     names: Option<PathBuf>,
     /// Leave the minifier's syntax as it is for one transform (repeatable): sequences,
-    /// logical, conditional, declarations, booleans, void0; `all` for every one.
+    /// logical, conditional, declarations, booleans, void0, export-names; `all` for every one.
     #[arg(long = "no-transform", value_name = "NAME")]
     no_transform: Vec<String>,
     /// `text` (a summary for a person) or `json` (the manifest).

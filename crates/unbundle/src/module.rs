@@ -119,14 +119,30 @@ pub(crate) fn rewrite(
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
     // Variables bound to named modules take the module's name. webpack's modules call the
     // require parameter; esbuild's call a top-level function named like the module.
-    let require = (parameters.len() == 3)
-        .then(|| params.get(2).copied())
-        .flatten();
+    let position = |name: &str| {
+        parameters
+            .iter()
+            .position(|p| *p == name)
+            .and_then(|i| params.get(i).copied())
+    };
+    let wrapper = crate::names::Wrapper {
+        require: position("require"),
+        exports: position("exports"),
+        module: position("module"),
+        scope: function_scope,
+    };
     let mut reserved: Vec<String> = parameters.iter().map(|p| (*p).to_owned()).collect();
     reserved.extend(parameters.iter().map(|p| outer_name(p)));
     reserved.extend(["__filename", "__dirname"].map(str::to_owned));
     let reserved: Vec<&str> = reserved.iter().map(String::as_str).collect();
-    let module_renames = crate::names::renames(&program, scoping, require, names, &reserved);
+    let module_renames = crate::names::renames(
+        &program,
+        scoping,
+        wrapper,
+        names,
+        transforms.export_names,
+        &reserved,
+    );
     let mut scoping = semantic.into_scoping();
     for (symbol, name) in &module_renames {
         let scope = scoping.symbol_scope_id(*symbol);

@@ -1,12 +1,15 @@
-//! Names for the variables a module binds to other modules: `const e = require(6462)` reads
-//! `const text = require(6462)` when module 6462 has a name (from `--names`, or revealed by the
-//! bundle, like esbuild's `require_ms`), and `var a = require_ms()` in an esbuild module reads
-//! `var ms = require_ms()`. A variable is renamed only when its new name collides with nothing
-//! the module binds or uses.
+//! Names for a module's variables: those bound to other modules (`const e = require(6462)`
+//! reads `const text = require(6462)` when module 6462 has a name, from `--names` or revealed
+//! by the bundle like esbuild's `require_ms`), and those exported under a name
+//! (`exports.Inventory = n` makes `n` read `Inventory`, the seed's renaming). A variable is
+//! renamed only when its new name collides with nothing the module binds or uses: the seed
+//! renamed `n` to `Error` for `exports.Error = n` and wrote `class Error extends Error`.
 
-use oxc_ast::ast::{Argument, Expression, VariableDeclarator};
+use oxc_ast::ast::{
+    Argument, AssignmentExpression, AssignmentTarget, Expression, VariableDeclarator,
+};
 use oxc_ast_visit::{Visit, walk};
-use oxc_semantic::{Scoping, SymbolId};
+use oxc_semantic::{ScopeId, Scoping, SymbolId};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Module names by id.
@@ -83,26 +86,39 @@ const RESERVED: &[&str] = &[
     "Infinity",
 ];
 
-/// The renames for the variables of a module that are bound to named modules: `require` is the
-/// symbol of webpack's require parameter (calls `require(ID)`); without it, calls of a free
-/// function named like a module id (esbuild's `require_x()`).
+/// The module function's parameters, as symbols, and its scope.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wrapper {
+    /// webpack's require parameter (calls `require(ID)`); `None` for esbuild, whose modules
+    /// call a top-level function named like the module (`require_x()`).
+    pub(crate) require: Option<SymbolId>,
+    pub(crate) exports: Option<SymbolId>,
+    pub(crate) module: Option<SymbolId>,
+    /// The function's own scope: only variables declared there take an export's name.
+    pub(crate) scope: ScopeId,
+}
+
+/// The renames for a module's variables: bound to named modules first, then exported under a
+/// name (when `export_names`), each only to a name nothing else in the module has or uses.
 pub(crate) fn renames(
     program: &oxc_ast::ast::Program<'_>,
     scoping: &Scoping,
-    require: Option<SymbolId>,
+    wrapper: Wrapper,
     names: &ModuleNames,
+    export_names: bool,
     reserved: &[&str],
 ) -> Vec<(SymbolId, String)> {
-    if names.is_empty() {
-        return Vec::new();
-    }
     let mut finder = Bindings {
         scoping,
-        require,
+        wrapper,
         names,
         found: Vec::new(),
+        exported: Vec::new(),
     };
     finder.visit_program(program);
+    if !export_names {
+        finder.exported.clear();
+    }
     // A name is free when nothing in the module is called so and nothing outside it is used
     // under it.
     let mut taken: FxHashSet<String> = scoping.symbol_names().map(str::to_owned).collect();
@@ -113,9 +129,9 @@ pub(crate) fn renames(
             .map(|k| k.as_str().to_owned()),
     );
     taken.extend(reserved.iter().map(|r| (*r).to_owned()));
-    let mut out = Vec::new();
-    for (symbol, name) in finder.found {
-        if !is_identifier(&name) || taken.contains(&name) {
+    let mut out: Vec<(SymbolId, String)> = Vec::new();
+    for (symbol, name) in finder.found.into_iter().chain(finder.exported) {
+        if !is_identifier(&name) || taken.contains(&name) || out.iter().any(|(s, _)| *s == symbol) {
             continue;
         }
         taken.insert(name.clone());
@@ -126,9 +142,12 @@ pub(crate) fn renames(
 
 struct Bindings<'s> {
     scoping: &'s Scoping,
-    require: Option<SymbolId>,
+    wrapper: Wrapper,
     names: &'s ModuleNames,
+    /// Variables bound to named modules.
     found: Vec<(SymbolId, String)>,
+    /// Variables of the module's own scope assigned to `exports.NAME` or `module.exports.NAME`.
+    exported: Vec<(SymbolId, String)>,
 }
 
 impl<'a> Visit<'a> for Bindings<'_> {
@@ -144,9 +163,45 @@ impl<'a> Visit<'a> for Bindings<'_> {
         }
         walk::walk_variable_declarator(self, it);
     }
+
+    fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        if let AssignmentTarget::StaticMemberExpression(target) = &it.left
+            && self.is_exports(&target.object)
+            && let Expression::Identifier(value) = &it.right
+            && let Some(symbol) = self.symbol_of(value)
+            && self.scoping.symbol_scope_id(symbol) == self.wrapper.scope
+            && self.scoping.symbol_name(symbol) != target.property.name.as_str()
+        {
+            self.exported
+                .push((symbol, target.property.name.to_string()));
+        }
+        walk::walk_assignment_expression(self, it);
+    }
 }
 
 impl Bindings<'_> {
+    fn symbol_of(&self, reference: &oxc_ast::ast::IdentifierReference<'_>) -> Option<SymbolId> {
+        reference
+            .reference_id
+            .get()
+            .and_then(|r| self.scoping.get_reference(r).symbol_id())
+    }
+
+    /// `exports`, or `module.exports`, of this module.
+    fn is_exports(&self, expr: &Expression<'_>) -> bool {
+        match expr {
+            Expression::Identifier(r) => {
+                self.wrapper.exports.is_some() && self.symbol_of(r) == self.wrapper.exports
+            }
+            Expression::StaticMemberExpression(m) => {
+                m.property.name == "exports"
+                    && matches!(&m.object, Expression::Identifier(r)
+                        if self.wrapper.module.is_some() && self.symbol_of(r) == self.wrapper.module)
+            }
+            _ => false,
+        }
+    }
+
     /// The id of the module a call of `callee` with `arguments` returns, if it is one.
     fn module_id(
         &self,
@@ -157,7 +212,7 @@ impl Bindings<'_> {
             .reference_id
             .get()
             .and_then(|r| self.scoping.get_reference(r).symbol_id());
-        match (self.require, symbol, arguments) {
+        match (self.wrapper.require, symbol, arguments) {
             // webpack: `require(6462)` with the require parameter.
             (Some(require), Some(s), [Argument::NumericLiteral(n)]) if s == require => {
                 crate::shape::number_key(n.value)

@@ -14,6 +14,8 @@
 //!   and broke the loop).
 //! - `booleans`: `!0` → `true`, `!1` → `false`.
 //! - `void0`: `void 0` → `undefined`, unless the module binds a name `undefined` anywhere.
+//! - `export-names`: `exports.Name = a` renames `a` to `Name` (done in `names.rs` with the
+//!   other renames, under the same rule: only to a name nothing in the module has or uses).
 //!
 //! A string literal left alone as a statement by a split is dropped (it does nothing), so
 //! that none can become a `"use strict"` directive at the top of a function.
@@ -35,6 +37,8 @@ pub struct Transforms {
     pub declarations: bool,
     pub booleans: bool,
     pub void0: bool,
+    /// `exports.Name = a` renames `a` to `Name` (see `names.rs` for when).
+    pub export_names: bool,
 }
 
 impl Default for Transforms {
@@ -51,6 +55,7 @@ impl Transforms {
         declarations: true,
         booleans: true,
         void0: true,
+        export_names: true,
     };
     pub const NONE: Transforms = Transforms {
         sequences: false,
@@ -59,15 +64,17 @@ impl Transforms {
         declarations: false,
         booleans: false,
         void0: false,
+        export_names: false,
     };
     /// The transforms' names, as `--no-transform` takes them.
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 7] = [
         "sequences",
         "logical",
         "conditional",
         "declarations",
         "booleans",
         "void0",
+        "export-names",
     ];
 
     /// Switches off the transform called `name`; `false` for a name that is none.
@@ -79,6 +86,7 @@ impl Transforms {
             "declarations" => &mut self.declarations,
             "booleans" => &mut self.booleans,
             "void0" => &mut self.void0,
+            "export-names" => &mut self.export_names,
             _ => return false,
         };
         *flag = false;

@@ -232,3 +232,33 @@ fn numeric_ids_are_the_numbers_the_runtime_asks_for() {
     assert_eq!(out.manifest.modules[0].id, "3000");
     assert!(out.files.iter().any(|f| f.path == "modules/3000.js"));
 }
+
+#[test]
+fn a_variable_takes_its_export_name_only_where_that_name_is_free() {
+    let all = unbundle::Transforms::ALL;
+    assert_eq!(
+        with(all, "class n{}t.Inventory=n"),
+        "class Inventory {}\nexports.Inventory = Inventory;\n"
+    );
+    // `Error` is a global the module uses: renaming would write `class Error extends Error`.
+    assert_eq!(
+        with(all, "class n extends Error{}t.Error=n"),
+        "class n extends Error {}\nexports.Error = n;\n"
+    );
+    // Exported twice: the first name.
+    assert_eq!(
+        with(all, "function n(){}t.first=n,t.second=n"),
+        "function first() {}\nexports.first = first;\nexports.second = first;\n"
+    );
+    // `module.exports.Name = a` too; a variable of an inner function is not the module's.
+    assert_eq!(
+        with(all, "function n(){}e.exports.run=n"),
+        "function run() {}\nmodule.exports.run = run;\n"
+    );
+    let mut off = all;
+    off.export_names = false;
+    assert_eq!(
+        with(off, "class n{}t.Inventory=n"),
+        "class n {}\nexports.Inventory = n;\n"
+    );
+}
