@@ -1,6 +1,7 @@
 //! What is measured: `pilotfish unbundle` against wakaru (`@wakaru/cli --unpack`, the fastest
 //! peer, Rust on swc) on the same bundles in the same run, each as a whole process, the two
-//! alternated run by run: median wall time and peak resident memory. The bundles are built
+//! alternated run by run: median wall time, median CPU time (user and system: wall time less
+//! waiting, mostly for the disk the output goes to) and peak resident memory. The bundles are built
 //! from registry packages by the pinned bundlers in `tools/bundlers` (the test app, and the
 //! 22-package `big` app minified by webpack 5 and by esbuild) and kept under
 //! `target/unbundle-bench/` between runs. Every pilotfish output is run by node and must print
@@ -78,6 +79,7 @@ fn main() {
             .sum();
         let file_args: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        let (mut our_cpu, mut their_cpu) = (Vec::new(), Vec::new());
         let (mut our_peak, mut their_peak) = (0, 0);
         let mut module_files = 0;
         for run in 0..RUNS {
@@ -86,9 +88,10 @@ fn main() {
             args.extend(file_args.iter().map(String::as_str));
             let out_arg = out.display().to_string();
             args.extend(["-o", &out_arg]);
-            let (ns, kb) = measure::run(&pilotfish, &args, None);
-            ours.push(ns);
-            our_peak = our_peak.max(kb);
+            let cost = measure::cost(&pilotfish, &args, None);
+            ours.push(cost.wall_ns);
+            our_cpu.push(cost.cpu_ns);
+            our_peak = our_peak.max(cost.peak_kb);
             if run == 0 {
                 let entry = out.join(files[0].file_name().unwrap());
                 assert_eq!(
@@ -103,12 +106,14 @@ fn main() {
             let theirs_arg = theirs_out.display().to_string();
             let mut args = vec!["--unpack", "-o", &theirs_arg];
             args.push(&file_args[0]);
-            let (ns, kb) = measure::run(&wakaru, &args, None);
-            theirs.push(ns);
-            their_peak = their_peak.max(kb);
+            let cost = measure::cost(&wakaru, &args, None);
+            theirs.push(cost.wall_ns);
+            their_cpu.push(cost.cpu_ns);
+            their_peak = their_peak.max(cost.peak_kb);
             let _ = std::fs::remove_dir_all(&theirs_out);
         }
         let (a, b) = (measure::median(ours), measure::median(theirs));
+        let (ca, cb) = (measure::median(our_cpu), measure::median(their_cpu));
         println!(
             "{:<24} {:>6.2} MB  {:>8.1} ms {:>6.1} MB  {:>8.1} ms {:>6.1} MB  {:>6.1}x  ({module_files} entries under modules/)",
             format!("{app}, {bundler}"),
@@ -118,6 +123,15 @@ fn main() {
             b / 1e6,
             their_peak as f64 / 1024.0,
             b / a
+        );
+        println!(
+            "{:<34} CPU {:>8.1} ms {:>9} {:>8.1} ms {:>9} {:>6.1}x  (user + system time)",
+            "",
+            ca / 1e6,
+            "",
+            cb / 1e6,
+            "",
+            cb / ca
         );
     }
     let _ = std::fs::remove_dir_all(&scratch);

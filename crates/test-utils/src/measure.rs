@@ -14,10 +14,27 @@ use std::{
 /// Set in the helper's environment.
 pub const HELPER: &str = "PILOTFISH_BENCH_MEASURE_CHILD";
 
+/// What one run of a command cost.
+#[derive(Debug, Clone, Copy)]
+pub struct Cost {
+    /// Wall time, nanoseconds.
+    pub wall_ns: f64,
+    /// User and system CPU time, nanoseconds: wall time less waiting (for the disk, say).
+    pub cpu_ns: f64,
+    /// Peak resident memory, kilobytes.
+    pub peak_kb: i64,
+}
+
 /// Runs `program args`, standard input from `input` (or none), standard output discarded:
 /// its wall time in nanoseconds and its peak resident memory in kilobytes. Panics when the
 /// command fails, with its standard error.
 pub fn run(program: &Path, args: &[&str], input: Option<&Path>) -> (f64, i64) {
+    let cost = cost(program, args, input);
+    (cost.wall_ns, cost.peak_kb)
+}
+
+/// [`run`], with the command's CPU time too.
+pub fn cost(program: &Path, args: &[&str], input: Option<&Path>) -> Cost {
     let stdin = match input {
         Some(path) => Stdio::from(std::fs::File::open(path).expect("the input file opens")),
         None => Stdio::null(),
@@ -35,16 +52,23 @@ pub fn run(program: &Path, args: &[&str], input: Option<&Path>) -> (f64, i64) {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).expect("the helper prints numbers");
-    let (ns, kb) = text
-        .trim()
-        .split_once(' ')
-        .expect("the helper prints two numbers");
-    (ns.parse().unwrap(), kb.parse().unwrap())
+    let numbers: Vec<f64> = text
+        .split_whitespace()
+        .map(|n| n.parse().expect("the helper prints numbers"))
+        .collect();
+    let [wall_ns, cpu_ns, peak_kb] = numbers[..] else {
+        panic!("the helper prints three numbers: {text}");
+    };
+    Cost {
+        wall_ns,
+        cpu_ns,
+        peak_kb: peak_kb as i64,
+    }
 }
 
 /// When this process is the helper: runs its arguments as a command with this process's
-/// standard input, prints the command's wall time (ns) and peak memory (KB), and exits with
-/// the command's success.
+/// standard input, prints the command's wall time (ns), CPU time (ns) and peak memory (KB),
+/// and exits with the command's success.
 pub fn serve_if_helper() {
     if std::env::var_os(HELPER).is_none() {
         return;
@@ -66,7 +90,9 @@ pub fn serve_if_helper() {
     let ns = start.elapsed().as_nanos();
     assert_eq!(pid, child.id() as libc::pid_t, "waited for the child");
     let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    println!("{ns} {}", usage.ru_maxrss);
+    let nanos = |t: libc::timeval| t.tv_sec as f64 * 1e9 + t.tv_usec as f64 * 1e3;
+    let cpu = nanos(usage.ru_utime) + nanos(usage.ru_stime);
+    println!("{ns} {cpu} {}", usage.ru_maxrss);
     std::process::exit(if ok { 0 } else { 1 });
 }
 
