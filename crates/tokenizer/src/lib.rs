@@ -406,14 +406,11 @@ fn with_piece_ids<R>(bpe: Bpe, piece: &str, f: impl FnOnce(&[u32]) -> R) -> R {
         if let Some(ids) = cache.get(piece) {
             return f(ids);
         }
-        if cache.len() >= PIECE_CACHE_LIMIT {
-            cache.clear();
-        }
         let mut ids = Vec::new();
         merge::merge(&bpe.vocab, piece.as_bytes(), &mut ids);
         let ids: Box<[u32]> = ids.into();
         let out = f(&ids);
-        cache.insert(piece.to_owned(), ids);
+        remember(cache, PIECE_CACHE_LIMIT, piece.to_owned(), ids);
         out
     })
 }
@@ -655,13 +652,7 @@ fn count_chunk(bpe: Bpe, text: &str) -> usize {
             return n as usize;
         }
         let n: usize = compute();
-        LONG_COUNTS.with(|c| {
-            let mut caches = c.borrow_mut();
-            if caches[v].len() >= LONG_CACHE_LIMIT {
-                caches[v].clear();
-            }
-            caches[v].insert(key, n as u32);
-        });
+        LONG_COUNTS.with(|c| remember(&mut c.borrow_mut()[v], LONG_CACHE_LIMIT, key, n as u32));
         return n;
     }
     if let Some(n) = COUNTS.with(|c| c.borrow()[v].get(text).copied()) {
@@ -669,13 +660,28 @@ fn count_chunk(bpe: Bpe, text: &str) -> usize {
     }
     let n: usize = compute();
     COUNTS.with(|c| {
-        let mut caches = c.borrow_mut();
-        if caches[v].len() >= PIECE_CACHE_LIMIT {
-            caches[v].clear();
-        }
-        caches[v].insert(text.to_owned(), n as u32);
+        remember(
+            &mut c.borrow_mut()[v],
+            PIECE_CACHE_LIMIT,
+            text.to_owned(),
+            n as u32,
+        )
     });
     n
+}
+
+/// Puts `key` in a memory that forgets everything once it holds `limit` entries: simpler and
+/// cheaper than least-recently-used order, and a prompt's text refills it at once.
+fn remember<K: std::hash::Hash + Eq, V>(
+    memory: &mut rustc_hash::FxHashMap<K, V>,
+    limit: usize,
+    key: K,
+    value: V,
+) {
+    if memory.len() >= limit {
+        memory.clear();
+    }
+    memory.insert(key, value);
 }
 
 /// Copilot's characters per token where it has no measured figure.
