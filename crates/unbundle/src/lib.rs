@@ -23,6 +23,8 @@ mod shape;
 pub use module::ModuleError;
 pub use readable::{Changes, Transforms};
 
+use std::borrow::Cow;
+
 use oxc_allocator::Allocator;
 use oxc_parser::Parser;
 use oxc_span::SourceType;
@@ -129,106 +131,32 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         return Err(UnbundleError::NoInput);
     };
     let mut files = Vec::new();
-    let mut modules = Vec::new();
-    let mut notes = Vec::new();
     let mut jobs = Vec::new();
     for input in inputs {
-        let allocator = Allocator::default();
-        let parsed = Parser::new(&allocator, input.text, SourceType::script()).parse();
-        if let Some(e) = parsed.diagnostics.errors().next() {
-            return Err(UnbundleError::Parse {
-                file: input.name.to_owned(),
-                message: e.to_string(),
-            });
-        }
-        let program = parsed.program;
-        let path_of = |id: &str| module_path(id, None, names);
-        let mut text = String::with_capacity(input.text.len() / 4);
-        let prelude_at = prelude_position(&program);
-        text.push_str(&input.text[..prelude_at]);
-        text.push_str(&format!(
-            "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require);\n"
-        ));
-        let Some(table) = shape::find_table(&program) else {
-            let Some(found) = esbuild::find_modules(&program) else {
-                return Err(UnbundleError::NotABundle {
-                    file: input.name.to_owned(),
-                });
-            };
-            // Each module function is replaced by one that runs its file.
-            let mut at = prelude_at;
-            for m in &found {
-                let path = module_path(&m.id, m.source_path.as_deref(), names);
-                text.push_str(&input.text[at..m.span.start as usize]);
-                let names_list: Vec<String> = m.outer.iter().map(|n| format!("{n:?}")).collect();
-                // A method (`"path"(exports, module) {...}`) becomes a property holding the
-                // function, which `__commonJS` calls the same way.
-                text.push_str(&format!(
-                    "{}{LOAD}.commonjs({path:?}, [{}], () => [{}])",
-                    if m.method { ": " } else { "" },
-                    names_list.join(", "),
-                    m.outer.join(", ")
-                ));
-                at = m.span.end as usize;
-                modules.push(ManifestModule {
-                    id: m.id.clone(),
-                    path: path.clone(),
-                    name: names.get(&m.id).and_then(|n| n.name.clone()),
-                    file: input.name.to_owned(),
-                });
-                jobs.push(Job {
-                    id: m.id.clone(),
-                    path,
-                    source: format!(
-                        "{}{}",
-                        if m.method { "function" } else { "" },
-                        &input.text[m.span.start as usize..m.span.end as usize]
-                    ),
-                    strict: false,
-                    parameters: &module::ESBUILD,
-                });
-            }
-            text.push_str(&input.text[at..]);
-            files.push(OutputFile {
-                path: input.name.to_owned(),
-                text,
-            });
-            continue;
-        };
-        text.push_str(&input.text[prelude_at..table.span.start as usize]);
-        text.push_str(&format!("{LOAD}({})", table_literal(&table, &path_of)));
-        text.push_str(&input.text[table.span.end as usize..]);
-        files.push(OutputFile {
-            path: input.name.to_owned(),
-            text,
-        });
-        for m in &table.modules {
-            modules.push(ManifestModule {
-                id: m.id.clone(),
-                path: path_of(&m.id),
-                name: names.get(&m.id).and_then(|n| n.name.clone()),
-                file: input.name.to_owned(),
-            });
-            jobs.push(Job {
-                id: m.id.clone(),
-                path: path_of(&m.id),
-                source: input.text[m.span.start as usize..m.span.end as usize].to_owned(),
-                strict: m.strict,
-                parameters: &module::WEBPACK,
-            });
-        }
+        let (file, found) = split_file(input, names)?;
+        files.push(file);
+        jobs.extend(found);
     }
     // Module names: the map's, then those the bundle reveals.
+    let mut modules = Vec::with_capacity(jobs.len());
     let mut module_names = names::ModuleNames::default();
-    for m in &mut modules {
-        if m.name.is_none() {
-            m.name = names::revealed_by_esbuild(&m.id);
+    for job in &jobs {
+        let name = names
+            .get(&job.id)
+            .and_then(|n| n.name.clone())
+            .or_else(|| names::revealed_by_esbuild(&job.id));
+        if let Some(name) = &name {
+            module_names.insert(job.id.clone(), name.clone());
         }
-        if let Some(name) = &m.name {
-            module_names.insert(m.id.clone(), name.clone());
-        }
+        modules.push(ManifestModule {
+            id: job.id.clone(),
+            path: job.path.clone(),
+            name,
+            file: job.file.to_owned(),
+        });
     }
     let mut changes = Changes::default();
+    let mut notes = Vec::new();
     for (job, result) in jobs
         .iter()
         .zip(rewrite_all(&jobs, options.transforms, &module_names))
@@ -267,20 +195,103 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     })
 }
 
+/// One bundle file: its text with the modules replaced by the loader's, and the modules to
+/// rewrite (their text borrowed from the file).
+fn split_file<'a>(
+    input: &Input<'a>,
+    names: &Names,
+) -> Result<(OutputFile, Vec<Job<'a>>), UnbundleError> {
+    let allocator = Allocator::default();
+    let parsed = Parser::new(&allocator, input.text, SourceType::script()).parse();
+    if let Some(e) = parsed.diagnostics.errors().next() {
+        return Err(UnbundleError::Parse {
+            file: input.name.to_owned(),
+            message: e.to_string(),
+        });
+    }
+    let program = parsed.program;
+    let prelude_at = prelude_position(&program);
+    let mut text = String::with_capacity(input.text.len() / 4);
+    text.push_str(&input.text[..prelude_at]);
+    text.push_str(&format!(
+        "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require);\n"
+    ));
+    let source = |span: oxc_span::Span| &input.text[span.start as usize..span.end as usize];
+    let mut jobs = Vec::new();
+    if let Some(table) = shape::find_table(&program) {
+        let path_of = |id: &str| module_path(id, None, names);
+        text.push_str(&input.text[prelude_at..table.span.start as usize]);
+        text.push_str(&format!("{LOAD}({})", table_literal(&table, &path_of)));
+        text.push_str(&input.text[table.span.end as usize..]);
+        for m in &table.modules {
+            jobs.push(Job {
+                id: m.id.clone(),
+                path: path_of(&m.id),
+                file: input.name,
+                source: Cow::Borrowed(source(m.span)),
+                strict: m.strict,
+                parameters: &module::WEBPACK,
+            });
+        }
+    } else if let Some(found) = esbuild::find_modules(&program) {
+        // Each module function is replaced by one that runs its file.
+        let mut at = prelude_at;
+        for m in &found {
+            let path = module_path(&m.id, m.source_path.as_deref(), names);
+            text.push_str(&input.text[at..m.span.start as usize]);
+            let names_list: Vec<String> = m.outer.iter().map(|n| format!("{n:?}")).collect();
+            // A method (`"path"(exports, module) {...}`) becomes a property holding the
+            // function, which `__commonJS` calls the same way.
+            text.push_str(&format!(
+                "{}{LOAD}.commonjs({path:?}, [{}], () => [{}])",
+                if m.method { ": " } else { "" },
+                names_list.join(", "),
+                m.outer.join(", ")
+            ));
+            at = m.span.end as usize;
+            jobs.push(Job {
+                id: m.id.clone(),
+                path,
+                file: input.name,
+                source: if m.method {
+                    Cow::Owned(format!("function{}", source(m.span)))
+                } else {
+                    Cow::Borrowed(source(m.span))
+                },
+                strict: false,
+                parameters: &module::ESBUILD,
+            });
+        }
+        text.push_str(&input.text[at..]);
+    } else {
+        return Err(UnbundleError::NotABundle {
+            file: input.name.to_owned(),
+        });
+    }
+    let file = OutputFile {
+        path: input.name.to_owned(),
+        text,
+    };
+    Ok((file, jobs))
+}
+
 /// Rewrites every module, on as many threads as the machine has cores.
 /// One module to rewrite.
-struct Job {
+struct Job<'a> {
     id: String,
     /// Where its file goes.
     path: String,
-    source: String,
+    /// The bundle file it comes from.
+    file: &'a str,
+    /// Its function's text, borrowed from the bundle file where it can be.
+    source: Cow<'a, str>,
     strict: bool,
     /// What the bundler passes it, by position.
     parameters: &'static [&'static str],
 }
 
 fn rewrite_all(
-    jobs: &[Job],
+    jobs: &[Job<'_>],
     transforms: Transforms,
     names: &names::ModuleNames,
 ) -> Vec<Result<module::ModuleFile, ModuleError>> {

@@ -82,32 +82,7 @@ pub(crate) fn rewrite(
 
     // Which parameters can take their names, decided before anything changes.
     let scoping = semantic.scoping();
-    let mut renames: Vec<(SymbolId, &str)> = Vec::new();
-    let mut kept = Vec::new();
-    for (symbol, &new) in params.iter().zip(parameters) {
-        let old = scoping.symbol_name(*symbol);
-        if old == new {
-            continue;
-        }
-        let taken_here = scoping
-            .get_binding(function_scope, new.into())
-            .is_some_and(|s| s != *symbol);
-        let shadowed = scoping
-            .get_resolved_reference_ids(*symbol)
-            .iter()
-            .any(|&r| {
-                let scope = scoping.get_reference(r).scope_id();
-                scoping
-                    .scope_ancestors(scope)
-                    .take_while(|&s| s != function_scope)
-                    .any(|s| scoping.get_binding(s, new.into()).is_some())
-            });
-        if taken_here || shadowed {
-            kept.push(old.to_owned());
-        } else {
-            renames.push((*symbol, new));
-        }
-    }
+    let (renames, kept) = parameter_renames(scoping, function_scope, &params, parameters);
     // Free references to the bundle file's own names, which a parameter named like them
     // would capture.
     let outer: FxHashSet<ReferenceId> = scoping
@@ -183,6 +158,44 @@ pub(crate) fn rewrite(
         changes,
         kept,
     })
+}
+
+/// The parameters that can take their new names by position, and the names of those that
+/// cannot: the new name is bound elsewhere in the function's own scope, or is bound in a scope
+/// between the function and a use of the parameter (it would shadow the parameter there).
+fn parameter_renames(
+    scoping: &oxc_semantic::Scoping,
+    function_scope: ScopeId,
+    params: &[SymbolId],
+    parameters: &[&'static str],
+) -> (Vec<(SymbolId, &'static str)>, Vec<String>) {
+    let mut renames = Vec::new();
+    let mut kept = Vec::new();
+    for (symbol, &new) in params.iter().zip(parameters) {
+        let old = scoping.symbol_name(*symbol);
+        if old == new {
+            continue;
+        }
+        let taken_here = scoping
+            .get_binding(function_scope, new.into())
+            .is_some_and(|s| s != *symbol);
+        let shadowed = scoping
+            .get_resolved_reference_ids(*symbol)
+            .iter()
+            .any(|&r| {
+                let scope = scoping.get_reference(r).scope_id();
+                scoping
+                    .scope_ancestors(scope)
+                    .take_while(|&s| s != function_scope)
+                    .any(|s| scoping.get_binding(s, new.into()).is_some())
+            });
+        if taken_here || shadowed {
+            kept.push(old.to_owned());
+        } else {
+            renames.push((*symbol, new));
+        }
+    }
+    (renames, kept)
 }
 
 /// The module function's scope and its parameters' symbols.
