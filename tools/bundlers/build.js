@@ -1,14 +1,19 @@
 // Builds a test app with a pinned bundler: `node build.js BUNDLER APP OUT`, BUNDLER one of
-// webpack5, webpack4, esbuild (minified) or esbuild-plain. Writes the bundle's files into OUT and OUT/stats.json:
-// {"files": [...load order...], "modules": [{"id": "...", "name": "..."}]} from the bundler's
-// own account of what it emitted. Deterministic: the same inputs give the same bytes.
+// webpack5, webpack4, esbuild (minified) or esbuild-plain for node, or webpack5-web and
+// webpack4-web for browsers (JSONP chunks: the runtime, the packages and the app each in a
+// file of their own, and an async chunk loaded by a script tag; run them with browser.js).
+// Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
+// "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
+// bundler's own account of what it emitted; the files a page would load come first, in
+// order, and the async chunks after them. Deterministic: the same inputs
+// give the same bytes.
 'use strict';
 const path = require('node:path');
 const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|esbuild|esbuild-plain APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|esbuild|esbuild-plain APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -16,38 +21,51 @@ const entry = path.join(appDir, 'index.js');
 const outDir = path.resolve(out);
 fs.mkdirSync(outDir, { recursive: true });
 
-function webpackBuild(webpack) {
+function webpackBuild(webpack, web) {
   const config = {
     mode: 'production',
-    target: 'node',
+    target: web ? 'web' : 'node',
     context: appDir,
     entry,
     devtool: false,
-    output: { path: outDir, filename: 'main.js', chunkFilename: '[id].js' },
+    output: { path: outDir, filename: web ? '[name].js' : 'main.js', chunkFilename: '[id].js' },
     resolve: { modules: [path.join(__dirname, 'node_modules')] },
     // Webpack 5's production defaults, and webpack 4's: terser minifies, ids are numbers.
   };
+  if (web) {
+    // Scripts are found beside the page, not by webpack's guess from `document.currentScript`.
+    config.output.publicPath = '';
+    config.optimization = {
+      runtimeChunk: 'single',
+      splitChunks: { chunks: 'initial', minSize: 0, cacheGroups: { vendors: { test: /node_modules/, name: 'vendors', enforce: true } } },
+    };
+  }
   webpack(config, (err, stats) => {
     if (err || stats.hasErrors()) {
       console.error(err || stats.toString('errors-only'));
       process.exit(1);
     }
-    const json = stats.toJson({ all: false, modules: true, chunks: true, assets: true, ids: true });
+    const json = stats.toJson({ all: false, modules: true, chunks: true, assets: true, ids: true, entrypoints: true });
     const modules = [];
     for (const m of json.modules) {
       // Concatenated (scope-hoisted) modules are emitted as one module with the first's id.
       if (m.id === null || m.id === undefined) continue;
       modules.push({ id: String(m.id), name: m.name });
     }
-    const files = ['main.js', ...json.assets.map(a => a.name).filter(n => n !== 'main.js' && n.endsWith('.js')).sort()];
-    fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files, modules }, null, 1));
+    const js = json.assets.map(a => a.name).filter(n => n.endsWith('.js'));
+    // The entry point's files in the order a page loads them, then the async chunks.
+    const initial = web
+      ? json.entrypoints.main.assets.map(a => (typeof a === 'string' ? a : a.name))
+      : ['main.js'];
+    const files = [...initial, ...js.filter(n => !initial.includes(n)).sort()];
+    fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files, initial, modules }, null, 1));
   });
 }
 
-if (bundler === 'webpack5') {
-  webpackBuild(require('webpack'));
-} else if (bundler === 'webpack4') {
-  webpackBuild(require('webpack4'));
+if (bundler === 'webpack5' || bundler === 'webpack5-web') {
+  webpackBuild(require('webpack'), bundler.endsWith('-web'));
+} else if (bundler === 'webpack4' || bundler === 'webpack4-web') {
+  webpackBuild(require('webpack4'), bundler.endsWith('-web'));
 } else if (bundler === 'esbuild' || bundler === 'esbuild-plain') {
   const result = require('esbuild').buildSync({
     entryPoints: [entry],
@@ -64,9 +82,9 @@ if (bundler === 'webpack5') {
   const inputs = Object.keys(result.metafile.inputs).sort();
   fs.writeFileSync(
     path.join(outDir, 'stats.json'),
-    JSON.stringify({ files: ['main.js'], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
+    JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, esbuild or esbuild-plain`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, esbuild or esbuild-plain`);
   process.exit(2);
 }

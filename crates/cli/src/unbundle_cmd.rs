@@ -73,12 +73,22 @@ pub(crate) fn run(args: Args) -> Result<()> {
     if args.format == "json" {
         println!("{}", serde_json::to_string_pretty(&output.manifest)?);
     } else {
+        let entry = args.out.join(&output.manifest.entry);
+        let run = if args.files.len() == 1 {
+            format!("run it with `node {}`", entry.display())
+        } else {
+            // A browser bundle's page loads every file itself; a node bundle's runtime loads
+            // its chunks.
+            format!(
+                "run it as the bundle ran: `node {}`, or a page loading the same files in the same order",
+                entry.display()
+            )
+        };
         println!(
-            "{}: {} modules from {} file(s); run it with `node {}`",
+            "{}: {} modules from {} file(s); {run}",
             args.out.display(),
             output.manifest.modules.len(),
             args.files.len(),
-            args.out.join(&output.manifest.entry).display()
         );
         let c = output.changes;
         println!(

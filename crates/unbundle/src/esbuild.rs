@@ -14,7 +14,7 @@ use oxc_ast::ast::{
     ObjectPropertyKind, Program, PropertyKey, Statement,
 };
 use oxc_ast_visit::{Visit, walk};
-use oxc_semantic::{Scoping, SemanticBuilder, SymbolId};
+use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::FxHashSet;
 
@@ -34,10 +34,12 @@ pub(crate) struct EsModule {
     pub(crate) method: bool,
 }
 
-/// The esbuild modules of `program`, if it has an esbuild `__commonJS` helper and uses it.
-pub(crate) fn find_modules(program: &Program<'_>) -> Option<Vec<EsModule>> {
-    let semantic = SemanticBuilder::new().build(program).semantic;
-    let scoping = semantic.scoping();
+/// The esbuild modules of `program`, if it has an esbuild `__commonJS` helper and uses it,
+/// and the spans of every wrapped function (those that stay in the bundle too), in order.
+pub(crate) fn find_modules(
+    program: &Program<'_>,
+    scoping: &Scoping,
+) -> Option<(Vec<EsModule>, Vec<Span>)> {
     let helpers = commonjs_helpers(program);
     if helpers.is_empty() {
         return None;
@@ -77,7 +79,7 @@ pub(crate) fn find_modules(program: &Program<'_>) -> Option<Vec<EsModule>> {
             method,
         });
     }
-    (!modules.is_empty()).then_some(modules)
+    (!modules.is_empty()).then_some((modules, spans))
 }
 
 /// Top-level variables holding esbuild's `__commonJS` helper: `(cb, mod) => () => ...` whose

@@ -9,11 +9,13 @@
 //! function r(o){var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={exports:{}};
 //! return e[o](s,s.exports,r),s.exports}console.log(r(1))})();"#;
 //! let out = unbundle::unbundle(&[unbundle::Input { name: "main.js", text: bundle }]).unwrap();
-//! assert_eq!(out.manifest.modules.len(), 2);
+//! // Modules 1 and 2, and the entry webpack inlined into its runtime.
+//! assert_eq!(out.manifest.modules.len(), 3);
 //! let one = &out.files.iter().find(|f| f.path == "modules/1.js").unwrap().text;
 //! assert!(one.contains("module.exports = require(2) + 1"), "{one}");
 //! ```
 
+mod entry;
 mod esbuild;
 mod module;
 mod names;
@@ -27,7 +29,8 @@ use std::borrow::Cow;
 
 use oxc_allocator::Allocator;
 use oxc_parser::Parser;
-use oxc_span::SourceType;
+use oxc_semantic::SemanticBuilder;
+use oxc_span::{SourceType, Span};
 use serde::Serialize;
 
 /// One file of the bundle, as given (the runtime first, then its chunks).
@@ -196,7 +199,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
 }
 
 /// One bundle file: its text with the modules replaced by the loader's, and the modules to
-/// rewrite (their text borrowed from the file).
+/// rewrite (their text borrowed from the file where it can be).
 fn split_file<'a>(
     input: &Input<'a>,
     names: &Names,
@@ -210,19 +213,19 @@ fn split_file<'a>(
         });
     }
     let program = parsed.program;
-    let prelude_at = prelude_position(&program);
-    let mut text = String::with_capacity(input.text.len() / 4);
-    text.push_str(&input.text[..prelude_at]);
-    text.push_str(&format!(
-        "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require);\n"
-    ));
-    let source = |span: oxc_span::Span| &input.text[span.start as usize..span.end as usize];
+    let semantic = SemanticBuilder::new().build(&program).semantic;
+    let scoping = semantic.scoping();
+    let source = |span: Span| &input.text[span.start as usize..span.end as usize];
+    // What replaces what in the file, in order.
+    let mut edits: Vec<(Span, String)> = Vec::new();
     let mut jobs = Vec::new();
+    let entry;
     if let Some(table) = shape::find_table(&program) {
         let path_of = |id: &str| module_path(id, None, names);
-        text.push_str(&input.text[prelude_at..table.span.start as usize]);
-        text.push_str(&format!("{LOAD}({})", table_literal(&table, &path_of)));
-        text.push_str(&input.text[table.span.end as usize..]);
+        edits.push((
+            table.span,
+            format!("{LOAD}({})", table_literal(&table, &path_of)),
+        ));
         for m in &table.modules {
             jobs.push(Job {
                 id: m.id.clone(),
@@ -233,22 +236,35 @@ fn split_file<'a>(
                 parameters: &module::WEBPACK,
             });
         }
-    } else if let Some(found) = esbuild::find_modules(&program) {
+        entry = table
+            .require
+            .and_then(|r| scoping.get_reference(r).symbol_id())
+            .and_then(|require| {
+                let found = entry::find(
+                    &program,
+                    scoping,
+                    input.text,
+                    &entry::Bundler::Webpack {
+                        require,
+                        table: table.span,
+                    },
+                )?;
+                Some((found, Some(scoping.symbol_name(require).to_owned())))
+            });
+    } else if let Some((found, wrappers)) = esbuild::find_modules(&program, scoping) {
         // Each module function is replaced by one that runs its file.
-        let mut at = prelude_at;
         for m in &found {
             let path = module_path(&m.id, m.source_path.as_deref(), names);
-            text.push_str(&input.text[at..m.span.start as usize]);
-            let names_list: Vec<String> = m.outer.iter().map(|n| format!("{n:?}")).collect();
             // A method (`"path"(exports, module) {...}`) becomes a property holding the
             // function, which `__commonJS` calls the same way.
-            text.push_str(&format!(
-                "{}{LOAD}.commonjs({path:?}, [{}], () => [{}])",
-                if m.method { ": " } else { "" },
-                names_list.join(", "),
-                m.outer.join(", ")
+            edits.push((
+                m.span,
+                format!(
+                    "{}{}",
+                    if m.method { ": " } else { "" },
+                    commonjs_call(&path, &m.outer)
+                ),
             ));
-            at = m.span.end as usize;
             jobs.push(Job {
                 id: m.id.clone(),
                 path,
@@ -262,17 +278,92 @@ fn split_file<'a>(
                 parameters: &module::ESBUILD,
             });
         }
-        text.push_str(&input.text[at..]);
+        entry = entry::find(
+            &program,
+            scoping,
+            input.text,
+            &entry::Bundler::Esbuild { modules: &wrappers },
+        )
+        .map(|e| (e, None));
+    } else if shape::find_runtime(&program).is_some() {
+        // webpack's runtime alone, its table filled by the chunks that follow: it stays as
+        // it is.
+        entry = None;
     } else {
         return Err(UnbundleError::NotABundle {
             file: input.name.to_owned(),
         });
     }
+    if let Some((entry, require)) = entry
+        && edits.last().is_none_or(|(s, _)| s.end <= entry.span.start)
+    {
+        let mut id = "entry".to_owned();
+        while jobs.iter().any(|j| j.id == id) {
+            id.push('_');
+        }
+        let path = module_path(&id, None, names);
+        // The entry runs where its code was, with what it was given there.
+        let call = match &require {
+            Some(require) => format!("{LOAD}.entry.call(this, {path:?}, {require})"),
+            None => format!(
+                "{}.call(this, exports, module)",
+                commonjs_call(&path, &entry.outer)
+            ),
+        };
+        let replacement = if entry.in_declaration {
+            format!("__pilotfish_entry = {call};")
+        } else {
+            format!("{call};")
+        };
+        edits.push((entry.span, replacement));
+        jobs.push(Job {
+            id,
+            path,
+            file: input.name,
+            source: Cow::Owned(entry.source),
+            strict: entry.strict,
+            parameters: if require.is_some() {
+                &module::WEBPACK
+            } else {
+                &[]
+            },
+        });
+    }
+    let prelude_at = if edits.is_empty() {
+        0
+    } else {
+        prelude_position(&program)
+    };
+    let mut text = String::with_capacity(input.text.len() / 4);
+    text.push_str(&input.text[..prelude_at]);
+    if !edits.is_empty() {
+        text.push_str(&format!(
+            "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require);\n"
+        ));
+    }
+    let mut at = prelude_at;
+    for (span, replacement) in &edits {
+        text.push_str(&input.text[at..span.start as usize]);
+        text.push_str(replacement);
+        at = span.end as usize;
+    }
+    text.push_str(&input.text[at..]);
     let file = OutputFile {
         path: input.name.to_owned(),
         text,
     };
     Ok((file, jobs))
+}
+
+/// The loader's stand-in for an esbuild CommonJS module function (or entry): the module file,
+/// the bundle's top-level names it uses and, when it runs, their values.
+fn commonjs_call(path: &str, outer: &[String]) -> String {
+    let names: Vec<String> = outer.iter().map(|n| format!("{n:?}")).collect();
+    format!(
+        "{LOAD}.commonjs({path:?}, [{}], () => [{}])",
+        names.join(", "),
+        outer.join(", ")
+    )
 }
 
 /// Rewrites every module, on as many threads as the machine has cores.

@@ -30,6 +30,12 @@ module.exports = (nodeModule, nodeRequire) => {
     for (const id of Object.keys(table)) modules[id] = wrap(table[id]);
     return modules;
   };
+  // webpack 5's entry module, which the bundle inlined into its runtime: webpack gives it no
+  // module object of its own, so it gets a fresh one.
+  load.entry = function (file, require) {
+    const module = { exports: {} };
+    return wrap(file).call(this, module, module.exports, require);
+  };
   // esbuild's CommonJS modules: `(exports, module)`, node's own `require`, and the bundle's
   // top-level names the module uses (`names`, their values from `values()` when it runs).
   load.commonjs = (file, names, values) => {

@@ -12,6 +12,7 @@ use oxc_ast::ast::{
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_span::{GetSpan, Span};
+use oxc_syntax::reference::ReferenceId;
 use oxc_syntax::scope::ScopeFlags;
 
 /// A module table found in one file.
@@ -23,6 +24,9 @@ pub(crate) struct Table {
     /// Functions the table is nested in: the table is the outermost one found.
     depth: usize,
     pub(crate) modules: Vec<ModuleSource>,
+    /// The require function the runtime passes modules (a reference to it), when the file
+    /// has the runtime.
+    pub(crate) require: Option<ReferenceId>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,14 +64,36 @@ pub(crate) fn find_table(program: &Program<'_>) -> Option<Table> {
         found: Vec::new(),
         chunk_tables: Vec::new(),
         runtime: false,
+        require: None,
+        functions: Vec::new(),
     };
     finder.visit_program(program);
-    let (runtime, chunk_tables) = (finder.runtime, finder.chunk_tables);
-    finder
+    let (runtime, chunk_tables, require) = (finder.runtime, finder.chunk_tables, finder.require);
+    let mut table = finder
         .found
         .into_iter()
         .filter(|t| runtime || chunk_tables.contains(&t.span))
-        .min_by_key(|t| (t.depth, usize::MAX - t.modules.len()))
+        .min_by_key(|t| (t.depth, usize::MAX - t.modules.len()))?;
+    table.require = require;
+    Some(table)
+}
+
+/// The require function of a file that holds webpack's runtime but no modules (webpack 5's
+/// `runtimeChunk`, whose table is empty until chunks fill it). Only the runtime's own shape
+/// counts here: a function that calls `table[id].call(m.exports, m, m.exports, itself)` (or
+/// `table[id](m, m.exports, itself)`).
+pub(crate) fn find_runtime(program: &Program<'_>) -> Option<ReferenceId> {
+    let mut finder = Finder {
+        strict: vec![false],
+        depth: 0,
+        found: Vec::new(),
+        chunk_tables: Vec::new(),
+        runtime: false,
+        require: None,
+        functions: Vec::new(),
+    };
+    finder.visit_program(program);
+    finder.require
 }
 
 fn has_use_strict<'s>(mut directives: impl Iterator<Item = &'s str>) -> bool {
@@ -82,6 +108,10 @@ struct Finder {
     chunk_tables: Vec<Span>,
     /// Whether the file calls a module function the way webpack's runtime does.
     runtime: bool,
+    /// The require function such a call passes, when it is the function making the call.
+    require: Option<ReferenceId>,
+    /// The names of the functions being visited, innermost last.
+    functions: Vec<Option<String>>,
 }
 
 impl Finder {
@@ -99,6 +129,21 @@ impl Finder {
         self.depth += 1;
     }
 
+    /// The reference `argument` makes when it names a function being visited.
+    fn itself(&self, argument: &Argument<'_>) -> Option<ReferenceId> {
+        match argument {
+            Argument::Identifier(i)
+                if self
+                    .functions
+                    .iter()
+                    .any(|f| f.as_deref() == Some(i.name.as_str())) =>
+            {
+                i.reference_id.get()
+            }
+            _ => None,
+        }
+    }
+
     fn leave(&mut self) {
         self.strict.pop();
         self.depth -= 1;
@@ -113,6 +158,7 @@ impl<'a> Visit<'a> for Finder {
                 kind: TableKind::Object,
                 depth: self.depth,
                 modules,
+                require: None,
             });
         }
         walk::walk_object_expression(self, it);
@@ -127,6 +173,7 @@ impl<'a> Visit<'a> for Finder {
                 },
                 depth: self.depth,
                 modules,
+                require: None,
             });
         }
         walk::walk_array_expression(self, it);
@@ -161,10 +208,12 @@ impl<'a> Visit<'a> for Finder {
                     && is_computed_member_of_name(&m.object) =>
             {
                 self.runtime = true;
+                self.require = self.require.or_else(|| self.itself(&it.arguments[3]));
             }
             // `table[id](module, module.exports, require)`
             callee if it.arguments.len() == 3 && is_computed_member_of_name(callee) => {
                 self.runtime = true;
+                self.require = self.require.or_else(|| self.itself(&it.arguments[2]));
             }
             _ => {}
         }
@@ -173,7 +222,10 @@ impl<'a> Visit<'a> for Finder {
 
     fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
         self.enter(it.body.as_deref());
+        self.functions
+            .push(it.id.as_ref().map(|id| id.name.to_string()));
         walk::walk_function(self, it, flags);
+        self.functions.pop();
         self.leave();
     }
 
@@ -183,7 +235,9 @@ impl<'a> Visit<'a> for Finder {
             _ => None,
         };
         self.enter(body);
+        self.functions.push(None);
         walk::walk_arrow_function_expression(self, it);
+        self.functions.pop();
         self.leave();
     }
 }

@@ -67,12 +67,18 @@ fn unbundle_into(file: &Path, out: &Path, extra: &[&str]) -> std::process::Outpu
 
 /// Runs `node FILE` from an unrelated folder: standard output and exit status.
 fn run_node(file: &Path) -> (String, Option<i32>) {
-    let elsewhere = std::env::temp_dir();
-    let out = Command::new("node")
-        .arg(file)
-        .current_dir(elsewhere)
-        .output()
-        .unwrap();
+    run(Command::new("node").arg(file), file)
+}
+
+/// Loads `files` in order into the fake browser of `tools/bundlers/browser.js`, from an
+/// unrelated folder: standard output and exit status.
+fn run_in_browser(files: &[PathBuf]) -> (String, Option<i32>) {
+    let browser = repo().join("tools/bundlers/browser.js");
+    run(Command::new("node").arg(browser).args(files), &files[0])
+}
+
+fn run(command: &mut Command, file: &Path) -> (String, Option<i32>) {
+    let out = command.current_dir(std::env::temp_dir()).output().unwrap();
     assert!(
         out.stderr.is_empty() || out.status.code().is_some(),
         "{} crashed: {}",
@@ -115,17 +121,36 @@ fn unbundle_runs_like_the_bundle(bundler: &str) {
             .unwrap()
     );
 
-    let original = run_node(&files[0]);
-    assert_eq!(original.1, Some(3), "the test app exits with 3");
-    let unbundled = run_node(&out.join(manifest["entry"].as_str().unwrap()));
+    let web = bundler.ends_with("-web");
+    let (original, unbundled) = if web {
+        // A page's script tags, in order; the async chunk is loaded by the runtime.
+        let initial: Vec<&str> = stats["initial"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap())
+            .collect();
+        assert!(initial.len() >= 3, "{bundler}: runtime, packages and app");
+        let page = |dir: &Path| -> Vec<PathBuf> { initial.iter().map(|f| dir.join(f)).collect() };
+        (run_in_browser(&page(&bundle)), run_in_browser(&page(&out)))
+    } else {
+        (
+            run_node(&files[0]),
+            run_node(&out.join(manifest["entry"].as_str().unwrap())),
+        )
+    };
+    // webpack 4 gives a browser bundle its own `process`, whose exit code node ignores.
+    let exit = if bundler == "webpack4-web" { 0 } else { 3 };
+    assert_eq!(original.1, Some(exit), "the test app exits with {exit}");
+    assert!(original.0.contains("total  15"), "the async chunk ran");
     assert_eq!(
         unbundled, original,
         "{bundler}: the unbundled program behaves as the bundle"
     );
 
-    // Every module the bundler emitted has a file, except an entry module webpack 5 and
-    // esbuild inline into the runtime (it stays in the entry file). esbuild names modules by
-    // their paths, webpack by numbers.
+    // Every module the bundler emitted has a file. The entry module webpack 5 and esbuild
+    // inline (webpack knows its id, the bundle does not) is the manifest's `entry`. esbuild
+    // names modules by their paths, webpack by numbers.
     let ids: Vec<&str> = manifest["modules"]
         .as_array()
         .unwrap()
@@ -138,6 +163,12 @@ fn unbundle_runs_like_the_bundle(bundler: &str) {
         .iter()
         .map(|m| m["id"].as_str().unwrap())
         .collect();
+    let inlined_entry = usize::from(ids.contains(&"entry"));
+    assert_eq!(
+        inlined_entry,
+        usize::from(bundler == "webpack5" || bundler.starts_with("esbuild")),
+        "{bundler}: webpack 5 and esbuild inline the entry, webpack 4 and a runtime of its own keep it in the table"
+    );
     if bundler == "esbuild-plain" {
         let paths: Vec<&str> = manifest["modules"]
             .as_array()
@@ -149,28 +180,24 @@ fn unbundle_runs_like_the_bundle(bundler: &str) {
             .iter()
             .filter(|p| !paths.iter().any(|q| q.ends_with(**p) || p.ends_with(q)))
             .collect();
-        assert!(
-            missing.len() <= 1,
+        assert_eq!(
+            missing.len(),
+            inlined_entry,
             "esbuild-plain: modules not found by path: {missing:?}"
         );
     }
-    let emitted: Vec<&str> = if bundler.starts_with("esbuild") {
+    if bundler.starts_with("esbuild") {
         // esbuild's ids are the variables the modules are bound to; count them instead.
-        assert!(
-            ids.len() + 1 >= emitted.len(),
-            "{bundler}: {} of {} modules",
-            ids.len(),
-            emitted.len()
-        );
-        ids.clone()
+        assert_eq!(ids.len(), emitted.len(), "{bundler}: modules recovered");
     } else {
-        emitted
-    };
-    let missing: Vec<&&str> = emitted.iter().filter(|id| !ids.contains(id)).collect();
-    assert!(
-        missing.len() <= 1,
-        "{bundler}: modules not recovered: {missing:?}"
-    );
+        let missing: Vec<&&str> = emitted.iter().filter(|id| !ids.contains(id)).collect();
+        assert_eq!(
+            missing.len(),
+            inlined_entry,
+            "{bundler}: modules not recovered: {missing:?}"
+        );
+        assert_eq!(ids.len(), emitted.len(), "{bundler}: no module made up");
+    }
     for module in manifest["modules"].as_array().unwrap() {
         let path = out.join(module["path"].as_str().unwrap());
         let check = Command::new("node")
@@ -205,6 +232,16 @@ fn a_webpack_5_bundle_with_a_chunk_runs_the_same_unbundled() {
 #[test]
 fn a_webpack_4_bundle_with_a_chunk_runs_the_same_unbundled() {
     unbundle_runs_like_the_bundle("webpack4");
+}
+
+#[test]
+fn a_webpack_5_browser_bundle_in_four_files_runs_the_same_unbundled() {
+    unbundle_runs_like_the_bundle("webpack5-web");
+}
+
+#[test]
+fn a_webpack_4_browser_bundle_in_four_files_runs_the_same_unbundled() {
+    unbundle_runs_like_the_bundle("webpack4-web");
 }
 
 #[test]
