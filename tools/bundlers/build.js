@@ -1,7 +1,8 @@
 // Builds a test app with a pinned bundler: `node build.js BUNDLER APP OUT`, BUNDLER one of
 // webpack5, webpack4, esbuild (minified) or esbuild-plain for node, or webpack5-web and
 // webpack4-web for browsers (JSONP chunks: the runtime, the packages and the app each in a
-// file of their own, and an async chunk loaded by a script tag; run them with browser.js).
+// file of their own, and an async chunk loaded by a script tag; run them with browser.js), or
+// webpack5-plain (not minified).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
 // "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
 // bundler's own account of what it emitted; the files a page would load come first, in
@@ -13,7 +14,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|esbuild|esbuild-plain APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack5-plain|esbuild|esbuild-plain APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -21,7 +22,7 @@ const entry = path.join(appDir, 'index.js');
 const outDir = path.resolve(out);
 fs.mkdirSync(outDir, { recursive: true });
 
-function webpackBuild(webpack, web) {
+function webpackBuild(webpack, web, plain) {
   const config = {
     mode: 'production',
     target: web ? 'web' : 'node',
@@ -29,16 +30,18 @@ function webpackBuild(webpack, web) {
     entry,
     devtool: false,
     output: { path: outDir, filename: web ? '[name].js' : 'main.js', chunkFilename: '[id].js' },
-    resolve: { modules: [path.join(__dirname, 'node_modules')] },
+    // An app may have packages of its own (installed by its setup.sh).
+    resolve: { modules: [path.join(appDir, 'node_modules'), path.join(__dirname, 'node_modules')] },
     // Webpack 5's production defaults, and webpack 4's: terser minifies, ids are numbers.
+    optimization: { minimize: !plain },
   };
   if (web) {
     // Scripts are found beside the page, not by webpack's guess from `document.currentScript`.
     config.output.publicPath = '';
-    config.optimization = {
+    Object.assign(config.optimization, {
       runtimeChunk: 'single',
       splitChunks: { chunks: 'initial', minSize: 0, cacheGroups: { vendors: { test: /node_modules/, name: 'vendors', enforce: true } } },
-    };
+    });
   }
   webpack(config, (err, stats) => {
     if (err || stats.hasErrors()) {
@@ -62,10 +65,10 @@ function webpackBuild(webpack, web) {
   });
 }
 
-if (bundler === 'webpack5' || bundler === 'webpack5-web') {
-  webpackBuild(require('webpack'), bundler.endsWith('-web'));
+if (bundler === 'webpack5' || bundler === 'webpack5-web' || bundler === 'webpack5-plain') {
+  webpackBuild(require('webpack'), bundler.endsWith('-web'), bundler.endsWith('-plain'));
 } else if (bundler === 'webpack4' || bundler === 'webpack4-web') {
-  webpackBuild(require('webpack4'), bundler.endsWith('-web'));
+  webpackBuild(require('webpack4'), bundler.endsWith('-web'), false);
 } else if (bundler === 'esbuild' || bundler === 'esbuild-plain') {
   const result = require('esbuild').buildSync({
     entryPoints: [entry],
@@ -85,6 +88,6 @@ if (bundler === 'webpack5' || bundler === 'webpack5-web') {
     JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, esbuild or esbuild-plain`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack5-plain, esbuild or esbuild-plain`);
   process.exit(2);
 }

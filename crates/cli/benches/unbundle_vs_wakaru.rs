@@ -2,10 +2,10 @@
 //! peer, Rust on swc) on the same bundles in the same run, each as a whole process, the two
 //! alternated run by run: median wall time, median CPU time (user and system: wall time less
 //! waiting, mostly for the disk the output goes to) and peak resident memory. The bundles are built
-//! from registry packages by the pinned bundlers in `tools/bundlers` (the test app, and the
-//! 22-package `big` app minified by webpack 5 and by esbuild) and kept under
-//! `target/unbundle-bench/` between runs. Every pilotfish output is run by node and must print
-//! what its bundle prints.
+//! from registry packages by the pinned bundlers in `tools/bundlers` (the test app, the
+//! 22-package `big` app minified by webpack 5 and by esbuild, and the `huge` app, `big` with
+//! TypeScript and Babel, unminified: about 20 MB) and kept under `target/unbundle-bench/`
+//! between runs. Every pilotfish output is run by node and must print what its bundle prints.
 //!
 //! Run with `cargo bench -p cli --bench unbundle_vs_wakaru`.
 
@@ -63,6 +63,7 @@ fn node_output(file: &Path) -> String {
 fn main() {
     measure::serve_if_helper();
     setup("tools/bundlers/setup.sh");
+    setup("tools/bundlers/apps/huge/setup.sh");
     setup("tools/wakaru/setup.sh");
     let pilotfish = PathBuf::from(env!("CARGO_BIN_EXE_pilotfish"));
     let wakaru = repo().join("tools/wakaru/node_modules/.bin/wakaru");
@@ -71,7 +72,12 @@ fn main() {
     println!(
         "bundle                     size     pilotfish            wakaru               speed-up"
     );
-    for (bundler, app) in [("webpack5", "cjs"), ("webpack5", "big"), ("esbuild", "big")] {
+    for (bundler, app) in [
+        ("webpack5", "cjs"),
+        ("webpack5", "big"),
+        ("esbuild", "big"),
+        ("webpack5-plain", "huge"),
+    ] {
         let files = bundle(bundler, app);
         let size: u64 = files
             .iter()
@@ -82,7 +88,9 @@ fn main() {
         let (mut our_cpu, mut their_cpu) = (Vec::new(), Vec::new());
         let (mut our_peak, mut their_peak) = (0, 0);
         let mut module_files = 0;
-        for run in 0..RUNS {
+        // The 20 MB bundle takes wakaru minutes a run.
+        let runs = if app == "huge" { 3 } else { RUNS };
+        for run in 0..runs {
             let out = scratch.join(format!("pilotfish-{app}-{bundler}-{run}"));
             let mut args: Vec<&str> = vec!["unbundle"];
             args.extend(file_args.iter().map(String::as_str));

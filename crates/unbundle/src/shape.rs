@@ -312,6 +312,8 @@ fn array_modules(it: &ArrayExpression<'_>, strict: bool) -> Option<Vec<ModuleSou
 /// The span of `expr` when it is a module function: a function or arrow function of at most
 /// three parameters, each a plain name.
 fn module_function(expr: &Expression<'_>) -> Option<Span> {
+    // webpack's unminified output wraps each module function in parentheses.
+    let expr = expr.without_parentheses();
     let params = match expr {
         Expression::FunctionExpression(f) if !f.generator && !f.r#async => &f.params,
         Expression::ArrowFunctionExpression(f) if !f.r#async => &f.params,

@@ -1,5 +1,6 @@
 //! Arbitrary text and arbitrary JavaScript-like input: never a panic, and what is not a
-//! bundle is refused with a reason.
+//! bundle is refused with a reason. Bundles whose modules and entry are such input: never a
+//! panic, and whatever is written parses.
 
 use proptest::prelude::*;
 
@@ -41,16 +42,101 @@ fn javascript_soup() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
+/// Statements of the shapes minifiers write, which parse: most such bundles are bundles.
+fn statements() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "a&&b();",
+            "a||b();",
+            "a??b();",
+            "a?b():c();",
+            "x=1,y=2;",
+            "var a=1,b=2;",
+            "let c=3,d=c;",
+            "const {a:f}=r(0);",
+            "if(a)b();else c();",
+            "function g(){return this}",
+            "e.exports=r(0);",
+            "t.x=!0;",
+            "t.y=void 0;",
+            "(0,t.f)();",
+            "for(var i=0,n=2;i<n;i++);",
+            "try{a()}catch(e){}",
+            "class C{}",
+            "z=2;",
+            "console.log(r(0));",
+            "arguments;",
+            "return;",
+            "var undefined=1;",
+            "exports.Error=h;",
+        ]),
+        0..12,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
     fn no_input_panics(text in prop_oneof![any::<String>(), javascript_soup()]) {
         match unbundle::unbundle(&[unbundle::Input { name: "x.js", text: &text }]) {
-            Ok(out) => prop_assert!(!out.manifest.modules.is_empty()),
+            Ok(out) => everything_parses(&out)?,
             Err(e) => prop_assert!(!e.to_string().is_empty()),
         }
     }
+
+    #[test]
+    fn bundles_of_arbitrary_modules_give_files_that_parse(
+        bodies in prop::collection::vec(prop_oneof![statements(), javascript_soup()], 1..4),
+        tail in prop_oneof![statements(), javascript_soup()],
+        esbuild in any::<bool>(),
+    ) {
+        // The bodies and tail make a bundle only when they parse; the others must be refused.
+        let text = if esbuild {
+            let mut text = "var q=(i,s)=>()=>(s||i((s={exports:{}}).exports,s),s.exports);".to_owned();
+            for (n, body) in bodies.iter().enumerate() {
+                text.push_str(&format!("var m{n}=q((i,s)=>{{{body}\n}});"));
+            }
+            text + &tail
+        } else {
+            let table: Vec<String> =
+                bodies.iter().enumerate().map(|(n, b)| format!("{n}:(e,t,r)=>{{{b}\n}}")).collect();
+            format!(
+                "(()=>{{var e={{{}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o](s,s.exports,r),s.exports}}r.o=1;{tail}\n}})();",
+                table.join(",")
+            )
+        };
+        match unbundle::unbundle(&[unbundle::Input { name: "x.js", text: &text }]) {
+            Ok(out) => everything_parses(&out)?,
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
+        }
+    }
+}
+
+/// Every file written parses: the bundle's files as scripts, module files as the function
+/// bodies they are.
+fn everything_parses(out: &unbundle::Output) -> Result<(), TestCaseError> {
+    for file in &out.files {
+        if file.path.ends_with(".json") {
+            continue;
+        }
+        let text = if file.path.starts_with("modules/") {
+            format!("(function(){{{}\n}})", file.text)
+        } else {
+            file.text.clone()
+        };
+        let allocator = oxc_allocator::Allocator::default();
+        let parsed =
+            oxc_parser::Parser::new(&allocator, &text, oxc_span::SourceType::script()).parse();
+        prop_assert!(
+            parsed.diagnostics.errors().next().is_none(),
+            "{} does not parse:\n{}",
+            file.path,
+            file.text
+        );
+    }
+    Ok(())
 }
 
 #[test]

@@ -166,7 +166,9 @@ fn unbundle_runs_like_the_bundle(bundler: &str) {
     let inlined_entry = usize::from(ids.contains(&"entry"));
     assert_eq!(
         inlined_entry,
-        usize::from(bundler == "webpack5" || bundler.starts_with("esbuild")),
+        usize::from(
+            bundler == "webpack5" || bundler == "webpack5-plain" || bundler.starts_with("esbuild")
+        ),
         "{bundler}: webpack 5 and esbuild inline the entry, webpack 4 and a runtime of its own keep it in the table"
     );
     if bundler == "esbuild-plain" {
@@ -227,6 +229,12 @@ fn unbundle_runs_like_the_bundle(bundler: &str) {
 #[test]
 fn a_webpack_5_bundle_with_a_chunk_runs_the_same_unbundled() {
     unbundle_runs_like_the_bundle("webpack5");
+}
+
+#[test]
+fn an_unminified_webpack_5_bundle_runs_the_same_unbundled() {
+    // Unminified, webpack wraps every module function in parentheses.
+    unbundle_runs_like_the_bundle("webpack5-plain");
 }
 
 #[test]
