@@ -92,8 +92,15 @@ pub(crate) fn run(args: Args) -> Result<()> {
         );
         let c = output.changes;
         println!(
-            "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0",
-            c.sequences, c.logical, c.conditional, c.declarations, c.booleans, c.void0
+            "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module",
+            c.sequences,
+            c.logical,
+            c.conditional,
+            c.declarations,
+            c.booleans,
+            c.void0,
+            c.export_names,
+            c.module_names
         );
         for note in &output.notes {
             println!("note: {note}");

@@ -119,9 +119,13 @@ pub(crate) fn rewrite(
         &reserved,
     );
     let mut scoping = semantic.into_scoping();
-    for (symbol, name) in &module_renames {
-        let scope = scoping.symbol_scope_id(*symbol);
-        scoping.rename_symbol(*symbol, scope, Ident::from_str_in(name, &&allocator));
+    for rename in &module_renames {
+        let scope = scoping.symbol_scope_id(rename.symbol);
+        scoping.rename_symbol(
+            rename.symbol,
+            scope,
+            Ident::from_str_in(&rename.name, &&allocator),
+        );
     }
     for (symbol, new) in renames {
         scoping.rename_symbol(symbol, function_scope, Ident::from_str_in(new, &&allocator));
@@ -139,8 +143,10 @@ pub(crate) fn rewrite(
     let own_strict = body.0.iter().any(|d| d == "use strict");
     program.directives.clear();
     program.body = body.1;
-    let changes =
+    let mut changes =
         crate::readable::apply(&mut program.body, &allocator, transforms, binds_undefined);
+    changes.export_names = module_renames.iter().filter(|r| r.exported).count();
+    changes.module_names = module_renames.len() - changes.export_names;
     let code = Codegen::new()
         .with_scoping(Some(scoping))
         .build(&program)

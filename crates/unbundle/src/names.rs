@@ -107,7 +107,7 @@ pub(crate) fn renames(
     names: &ModuleNames,
     export_names: bool,
     reserved: &[&str],
-) -> Vec<(SymbolId, String)> {
+) -> Vec<Rename> {
     let mut finder = Bindings {
         scoping,
         wrapper,
@@ -129,15 +129,30 @@ pub(crate) fn renames(
             .map(|k| k.as_str().to_owned()),
     );
     taken.extend(reserved.iter().map(|r| (*r).to_owned()));
-    let mut out: Vec<(SymbolId, String)> = Vec::new();
-    for (symbol, name) in finder.found.into_iter().chain(finder.exported) {
-        if !is_identifier(&name) || taken.contains(&name) || out.iter().any(|(s, _)| *s == symbol) {
+    let mut out: Vec<Rename> = Vec::new();
+    let found = finder.found.into_iter().map(|(s, n)| (s, n, false));
+    let exported = finder.exported.into_iter().map(|(s, n)| (s, n, true));
+    for (symbol, name, exported) in found.chain(exported) {
+        if !is_identifier(&name) || taken.contains(&name) || out.iter().any(|r| r.symbol == symbol)
+        {
             continue;
         }
         taken.insert(name.clone());
-        out.push((symbol, name));
+        out.push(Rename {
+            symbol,
+            name,
+            exported,
+        });
     }
     out
+}
+
+/// A variable to rename.
+pub(crate) struct Rename {
+    pub(crate) symbol: SymbolId,
+    pub(crate) name: String,
+    /// Named after its export (`exports.NAME = it`), else after the module it is bound to.
+    pub(crate) exported: bool,
 }
 
 struct Bindings<'s> {

@@ -103,6 +103,10 @@ pub struct Changes {
     pub declarations: usize,
     pub booleans: usize,
     pub void0: usize,
+    /// Variables renamed after their export name (`export_names`).
+    pub export_names: usize,
+    /// Variables renamed after the named module they are bound to.
+    pub module_names: usize,
 }
 
 impl std::ops::AddAssign for Changes {
@@ -113,6 +117,8 @@ impl std::ops::AddAssign for Changes {
         self.declarations += o.declarations;
         self.booleans += o.booleans;
         self.void0 += o.void0;
+        self.export_names += o.export_names;
+        self.module_names += o.module_names;
     }
 }
 
