@@ -21,7 +21,8 @@ pub(crate) struct Args {
     #[arg(long)]
     names: Option<PathBuf>,
     /// Leave the minifier's syntax as it is for one transform (repeatable): sequences,
-    /// logical, conditional, declarations, booleans, void0, export-names; `all` for every one.
+    /// logical, conditional, declarations, booleans, void0, export-names, calls,
+    /// plain-exports; `all` for every one.
     #[arg(long = "no-transform", value_name = "NAME")]
     no_transform: Vec<String>,
     /// `text` (a summary for a person) or `json` (the manifest).
@@ -92,7 +93,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         );
         let c = output.changes;
         println!(
-            "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module",
+            "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module, {} (0, x.f) calls given their receiver, {} getters made plain exports",
             c.sequences,
             c.logical,
             c.conditional,
@@ -100,7 +101,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
             c.booleans,
             c.void0,
             c.export_names,
-            c.module_names
+            c.module_names,
+            c.calls,
+            c.plain_exports
         );
         for note in &output.notes {
             println!("note: {note}");

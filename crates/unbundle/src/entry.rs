@@ -5,9 +5,9 @@
 //! of the program), and it can become a module file when moving it out changes nothing:
 //!
 //! - nothing before it uses a name it declares, and no name is declared on both sides;
-//! - it does not assign a name declared before it (the module file would only hold a copy);
-//!   for webpack it reads none either, besides the require function, so that the runtime's
-//!   own set-up (which reads its tables) stays where it is;
+//! - it reads no name declared before it that is assigned anywhere (the module file holds
+//!   copies); for webpack it reads none at all besides the require function, so that the
+//!   runtime's own set-up (which reads its tables) stays where it is;
 //! - it does not set up the runtime (`require.x = ...`), `return` from the function, or use
 //!   the function's `arguments`; it holds neither the module table nor the require function
 //!   (webpack) and no CommonJS wrapper (esbuild).
@@ -538,10 +538,17 @@ fn first_valid(
             last.map_or(0, |l| l + 1)
         };
         if Some(symbol) != require {
-            let used_after = if require.is_some() {
+            // webpack: the runtime's own names stay with it. esbuild: names are passed in as
+            // values, so none may be assigned, before or after (an `__esm` initializer assigns
+            // the variables of its ES module when the entry calls it).
+            let assigned = last_write.is_some()
+                || scoping
+                    .get_resolved_references(symbol)
+                    .any(|r| r.is_write());
+            let used_after = if require.is_some() || assigned {
                 (first_ref != usize::MAX).then_some(last_ref)
             } else {
-                last_write
+                None
             };
             if let Some(used) = used_after {
                 forbid(after_declaration, used);

@@ -6,8 +6,9 @@
 //!
 //! Unlike webpack's, these modules reach each other and esbuild's helpers through the bundle's
 //! top-level variables (`var a = require_a();`), so each module records which top-level names
-//! it uses; the loader passes their values in. A module that assigns to a top-level name
-//! cannot be moved out (the assignment would land on a copy) and stays in the bundle.
+//! it uses; the loader passes their values in. A module that uses a top-level name that is
+//! assigned anywhere cannot be moved out (an assignment would land on a copy, or the copy
+//! would miss one) and stays in the bundle.
 
 use oxc_ast::ast::{
     Argument, CallExpression, Expression, IdentifierReference, ObjectExpression,
@@ -212,7 +213,14 @@ impl<'a> Visit<'a> for Outer<'_> {
         else {
             return;
         };
-        if reference.is_write() {
+        // A name assigned anywhere (in the module, or by code esbuild hoisted out of an ES
+        // module, such as an `__esm` initializer) cannot be passed in as a value.
+        if reference.is_write()
+            || self
+                .scoping
+                .get_resolved_references(symbol)
+                .any(|r| r.is_write())
+        {
             self.writes[n] = true;
         }
         if self.seen.insert((n, symbol)) {

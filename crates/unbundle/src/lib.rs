@@ -17,6 +17,7 @@
 
 mod entry;
 mod esbuild;
+mod exports;
 mod module;
 mod names;
 mod readable;
@@ -158,12 +159,36 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             file: job.file.to_owned(),
         });
     }
+    let transforms = options.transforms;
+    let every: Vec<usize> = (0..jobs.len()).collect();
+    let mut results = rewrite_all(&jobs, &every, transforms, &module_names, None);
+    // The second pass, for the modules the transforms that depend on other modules touch.
+    if transforms.calls || transforms.plain_exports {
+        let facts: Vec<(&str, &exports::Facts)> = jobs
+            .iter()
+            .zip(&results)
+            .filter_map(|(job, r)| r.as_ref().ok().map(|f| (job.id.as_str(), &f.facts)))
+            .collect();
+        let plan = exports::plan(
+            facts.iter().copied(),
+            transforms.calls,
+            transforms.plain_exports,
+        );
+        let touched: Vec<usize> = (0..jobs.len())
+            .filter(|&i| {
+                results[i]
+                    .as_ref()
+                    .is_ok_and(|f| plan.touches(&jobs[i].id, &f.facts))
+            })
+            .collect();
+        let again = rewrite_all(&jobs, &touched, transforms, &module_names, Some(&plan));
+        for (i, result) in touched.into_iter().zip(again) {
+            results[i] = result;
+        }
+    }
     let mut changes = Changes::default();
     let mut notes = Vec::new();
-    for (job, result) in jobs
-        .iter()
-        .zip(rewrite_all(&jobs, options.transforms, &module_names))
-    {
+    for (job, result) in jobs.iter().zip(results) {
         let file = result?;
         changes += file.changes;
         if !file.kept.is_empty() {
@@ -366,7 +391,6 @@ fn commonjs_call(path: &str, outer: &[String]) -> String {
     )
 }
 
-/// Rewrites every module, on as many threads as the machine has cores.
 /// One module to rewrite.
 struct Job<'a> {
     id: String,
@@ -381,22 +405,27 @@ struct Job<'a> {
     parameters: &'static [&'static str],
 }
 
+/// Rewrites the modules `which` lists (indices into `jobs`), on as many threads as the machine
+/// has cores; their results in that order.
 fn rewrite_all(
     jobs: &[Job<'_>],
+    which: &[usize],
     transforms: Transforms,
     names: &names::ModuleNames,
+    plan: Option<&exports::Plan>,
 ) -> Vec<Result<module::ModuleFile, ModuleError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(jobs.len().max(1));
-    let per = jobs.len().div_ceil(threads).max(1);
+        .min(which.len().max(1));
+    let per = which.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = jobs
+        let handles: Vec<_> = which
             .chunks(per)
             .map(|part| {
                 scope.spawn(move || {
                     part.iter()
-                        .map(|job| {
+                        .map(|&i| {
+                            let job = &jobs[i];
                             module::rewrite(
                                 &job.id,
                                 &job.source,
@@ -404,6 +433,7 @@ fn rewrite_all(
                                 job.parameters,
                                 transforms,
                                 names,
+                                plan,
                             )
                         })
                         .collect::<Vec<_>>()

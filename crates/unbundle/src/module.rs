@@ -37,6 +37,8 @@ pub(crate) struct ModuleFile {
     /// Parameters left with their minified names because the new name would have been
     /// shadowed or would have captured another binding.
     pub(crate) kept: Vec<String>,
+    /// What the first pass learned for the transforms that depend on other modules.
+    pub(crate) facts: crate::exports::Facts,
 }
 
 /// Why a module function could not be rewritten.
@@ -48,7 +50,8 @@ pub struct ModuleError {
 }
 
 /// Rewrites the module function `source` (its text in the bundle), whose surroundings were
-/// strict when `strict`.
+/// strict when `strict`. The first pass has no `plan` and gathers facts; the second applies
+/// the plan made from every module's facts (see `exports.rs`).
 pub(crate) fn rewrite(
     id: &str,
     source: &str,
@@ -56,6 +59,7 @@ pub(crate) fn rewrite(
     parameters: &[&'static str],
     transforms: crate::readable::Transforms,
     names: &crate::names::ModuleNames,
+    plan: Option<&crate::exports::Plan>,
 ) -> Result<ModuleFile, ModuleError> {
     let error = |message: String| ModuleError {
         id: id.to_owned(),
@@ -106,6 +110,17 @@ pub(crate) fn rewrite(
         module: position("module"),
         scope: function_scope,
     };
+    let facts = if plan.is_none() && (transforms.calls || transforms.plain_exports) {
+        crate::exports::facts(&program, scoping, wrapper)
+    } else {
+        crate::exports::Facts::default()
+    };
+    let plain_functions = match plan {
+        Some(plan) if plan.plain_exports.contains(id) => {
+            crate::exports::function_declarations(&program, scoping, wrapper)
+        }
+        _ => Default::default(),
+    };
     let mut reserved: Vec<String> = parameters.iter().map(|p| (*p).to_owned()).collect();
     reserved.extend(parameters.iter().map(|p| outer_name(p)));
     reserved.extend(["__filename", "__dirname"].map(str::to_owned));
@@ -135,6 +150,12 @@ pub(crate) fn rewrite(
         allocator: &allocator,
     }
     .visit_program(&mut program);
+    let calls = match plan {
+        Some(plan) => {
+            crate::exports::rewrite_calls(&mut program, &allocator, &scoping, wrapper, plan)
+        }
+        None => 0,
+    };
 
     // The function's body becomes the program.
     let Some(body) = take_body(&mut program, &allocator) else {
@@ -145,6 +166,16 @@ pub(crate) fn rewrite(
     program.body = body.1;
     let mut changes =
         crate::readable::apply(&mut program.body, &allocator, transforms, binds_undefined);
+    changes.calls = calls;
+    if !plain_functions.is_empty() {
+        changes.plain_exports = crate::exports::plain_exports(
+            &mut program.body,
+            &allocator,
+            &scoping,
+            wrapper,
+            &plain_functions,
+        );
+    }
     changes.export_names = module_renames.iter().filter(|r| r.exported).count();
     changes.module_names = module_renames.len() - changes.export_names;
     let code = Codegen::new()
@@ -163,6 +194,7 @@ pub(crate) fn rewrite(
         text,
         changes,
         kept,
+        facts,
     })
 }
 

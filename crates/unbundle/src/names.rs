@@ -1,7 +1,8 @@
 //! Names for a module's variables: those bound to other modules (`const e = require(6462)`
 //! reads `const text = require(6462)` when module 6462 has a name, from `--names` or revealed
 //! by the bundle like esbuild's `require_ms`), and those exported under a name
-//! (`exports.Inventory = n` makes `n` read `Inventory`, the seed's renaming). A variable is
+//! (`exports.Inventory = n` makes `n` read `Inventory`, the seed's renaming, and so does
+//! webpack's getter `require.d(exports, {Inventory: () => n})`). A variable is
 //! renamed only when its new name collides with nothing the module binds or uses: the seed
 //! renamed `n` to `Error` for `exports.Error = n` and wrote `class Error extends Error`.
 
@@ -19,6 +20,16 @@ pub(crate) type ModuleNames = FxHashMap<String, String>;
 pub(crate) fn revealed_by_esbuild(id: &str) -> Option<String> {
     let name = id.strip_prefix("require_")?;
     is_identifier(name).then(|| name.to_owned())
+}
+
+/// Whether `name` can follow a dot (`exports.NAME`): ASCII identifier characters; reserved
+/// words are allowed there.
+pub(crate) fn is_identifier_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 /// Whether `name` can be a variable name (ASCII identifiers, no reserved words).
@@ -114,8 +125,23 @@ pub(crate) fn renames(
         names,
         found: Vec::new(),
         exported: Vec::new(),
+        naming: FxHashSet::default(),
     };
     finder.visit_program(program);
+    // A function's or class's `name` is the name it was declared or first assigned under:
+    // renaming its variable would change what `f.name` says. Such variables, and any that is
+    // assigned after its declaration (perhaps with such a function), keep their names.
+    let keeps_name = |symbol: SymbolId| {
+        scoping
+            .symbol_flags(symbol)
+            .intersects(oxc_semantic::SymbolFlags::Function | oxc_semantic::SymbolFlags::Class)
+            || finder.naming.contains(&symbol)
+            || scoping
+                .get_resolved_references(symbol)
+                .any(|r| r.is_write())
+    };
+    finder.found.retain(|(s, _)| !keeps_name(*s));
+    finder.exported.retain(|(s, _)| !keeps_name(*s));
     if !export_names {
         finder.exported.clear();
     }
@@ -163,10 +189,18 @@ struct Bindings<'s> {
     found: Vec<(SymbolId, String)>,
     /// Variables of the module's own scope assigned to `exports.NAME` or `module.exports.NAME`.
     exported: Vec<(SymbolId, String)>,
+    /// Variables that give a function or class its `name` (`var a = function () {}`).
+    naming: FxHashSet<SymbolId>,
 }
 
 impl<'a> Visit<'a> for Bindings<'_> {
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
+        if let (Some(binding), Some(init)) = (it.id.get_binding_identifier(), &it.init)
+            && init.is_anonymous_function_definition()
+            && let Some(symbol) = binding.symbol_id.get()
+        {
+            self.naming.insert(symbol);
+        }
         if let (Some(binding), Some(Expression::CallExpression(call))) =
             (it.id.get_binding_identifier(), &it.init)
             && let Some(symbol) = binding.symbol_id.get()
@@ -177,6 +211,34 @@ impl<'a> Visit<'a> for Bindings<'_> {
             self.found.push((symbol, name.clone()));
         }
         walk::walk_variable_declarator(self, it);
+    }
+
+    fn visit_call_expression(&mut self, it: &oxc_ast::ast::CallExpression<'a>) {
+        // webpack's `require.d(exports, {NAME: () => a})` exports `a` as NAME too.
+        if let Expression::StaticMemberExpression(callee) = &it.callee
+            && callee.property.name == "d"
+            && let Expression::Identifier(require) = &callee.object
+            && self.wrapper.require.is_some()
+            && self.symbol_of(require) == self.wrapper.require
+            && let [Argument::Identifier(target), Argument::ObjectExpression(o)] =
+                it.arguments.as_slice()
+            && self.wrapper.exports.is_some()
+            && self.symbol_of(target) == self.wrapper.exports
+        {
+            for property in &o.properties {
+                if let oxc_ast::ast::ObjectPropertyKind::ObjectProperty(p) = property
+                    && let oxc_ast::ast::PropertyKey::StaticIdentifier(key) = &p.key
+                    && let Expression::ArrowFunctionExpression(f) = &p.value
+                    && let Some(Expression::Identifier(value)) = f.get_expression()
+                    && let Some(symbol) = self.symbol_of(value)
+                    && self.scoping.symbol_scope_id(symbol) == self.wrapper.scope
+                    && self.scoping.symbol_name(symbol) != key.name.as_str()
+                {
+                    self.exported.push((symbol, key.name.to_string()));
+                }
+            }
+        }
+        walk::walk_call_expression(self, it);
     }
 
     fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
@@ -223,21 +285,32 @@ impl Bindings<'_> {
         callee: &oxc_ast::ast::IdentifierReference<'_>,
         arguments: &[Argument<'_>],
     ) -> Option<String> {
-        let symbol = callee
-            .reference_id
-            .get()
-            .and_then(|r| self.scoping.get_reference(r).symbol_id());
-        match (self.wrapper.require, symbol, arguments) {
-            // webpack: `require(6462)` with the require parameter.
-            (Some(require), Some(s), [Argument::NumericLiteral(n)]) if s == require => {
-                crate::shape::number_key(n.value)
-            }
-            (Some(require), Some(s), [Argument::StringLiteral(l)]) if s == require => {
-                Some(l.value.to_string())
-            }
-            // esbuild: `require_ms()`, a name from outside the module.
-            (None, None, []) => Some(callee.name.to_string()),
-            _ => None,
+        module_id(self.scoping, self.wrapper, callee, arguments)
+    }
+}
+
+/// The id of the module a call of `callee` with `arguments` returns, if it is one, in a
+/// module whose parameters `wrapper` gives.
+pub(crate) fn module_id(
+    scoping: &Scoping,
+    wrapper: Wrapper,
+    callee: &oxc_ast::ast::IdentifierReference<'_>,
+    arguments: &[Argument<'_>],
+) -> Option<String> {
+    let symbol = callee
+        .reference_id
+        .get()
+        .and_then(|r| scoping.get_reference(r).symbol_id());
+    match (wrapper.require, symbol, arguments) {
+        // webpack: `require(6462)` with the require parameter.
+        (Some(require), Some(s), [Argument::NumericLiteral(n)]) if s == require => {
+            crate::shape::number_key(n.value)
         }
+        (Some(require), Some(s), [Argument::StringLiteral(l)]) if s == require => {
+            Some(l.value.to_string())
+        }
+        // esbuild: `require_ms()`, a name from outside the module.
+        (None, None, []) => Some(callee.name.to_string()),
+        _ => None,
     }
 }

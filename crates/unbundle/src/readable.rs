@@ -16,6 +16,9 @@
 //! - `void0`: `void 0` → `undefined`, unless the module binds a name `undefined` anywhere.
 //! - `export-names`: `exports.Name = a` renames `a` to `Name` (done in `names.rs` with the
 //!   other renames, under the same rule: only to a name nothing in the module has or uses).
+//! - `calls`: `(0, x.f)(...)` → `x.f(...)` where the receiver cannot matter, and
+//!   `plain-exports`: webpack's `require.d` getters of function declarations → `exports.f =
+//!   f;`. Both depend on other modules (done in `exports.rs`, where their conditions are).
 //!
 //! A string literal left alone as a statement by a split is dropped (it does nothing), so
 //! that none can become a `"use strict"` directive at the top of a function.
@@ -39,6 +42,10 @@ pub struct Transforms {
     pub void0: bool,
     /// `exports.Name = a` renames `a` to `Name` (see `names.rs` for when).
     pub export_names: bool,
+    /// `(0, x.f)(...)` → `x.f(...)` (see `exports.rs` for when).
+    pub calls: bool,
+    /// `require.d` getters of functions → plain exports (see `exports.rs` for when).
+    pub plain_exports: bool,
 }
 
 impl Default for Transforms {
@@ -56,6 +63,8 @@ impl Transforms {
         booleans: true,
         void0: true,
         export_names: true,
+        calls: true,
+        plain_exports: true,
     };
     pub const NONE: Transforms = Transforms {
         sequences: false,
@@ -65,9 +74,11 @@ impl Transforms {
         booleans: false,
         void0: false,
         export_names: false,
+        calls: false,
+        plain_exports: false,
     };
     /// The transforms' names, as `--no-transform` takes them.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 9] = [
         "sequences",
         "logical",
         "conditional",
@@ -75,6 +86,8 @@ impl Transforms {
         "booleans",
         "void0",
         "export-names",
+        "calls",
+        "plain-exports",
     ];
 
     /// Switches off the transform called `name`; `false` for a name that is none.
@@ -87,6 +100,8 @@ impl Transforms {
             "booleans" => &mut self.booleans,
             "void0" => &mut self.void0,
             "export-names" => &mut self.export_names,
+            "calls" => &mut self.calls,
+            "plain-exports" => &mut self.plain_exports,
             _ => return false,
         };
         *flag = false;
@@ -107,6 +122,10 @@ pub struct Changes {
     pub export_names: usize,
     /// Variables renamed after the named module they are bound to.
     pub module_names: usize,
+    /// `(0, x.f)(...)` calls given their receiver.
+    pub calls: usize,
+    /// `require.d` getters made plain exports.
+    pub plain_exports: usize,
 }
 
 impl std::ops::AddAssign for Changes {
@@ -119,6 +138,8 @@ impl std::ops::AddAssign for Changes {
         self.void0 += o.void0;
         self.export_names += o.export_names;
         self.module_names += o.module_names;
+        self.calls += o.calls;
+        self.plain_exports += o.plain_exports;
     }
 }
 

@@ -236,29 +236,58 @@ fn numeric_ids_are_the_numbers_the_runtime_asks_for() {
 #[test]
 fn a_variable_takes_its_export_name_only_where_that_name_is_free() {
     let all = unbundle::Transforms::ALL;
-    assert_eq!(
-        with(all, "class n{}t.Inventory=n"),
-        "class Inventory {}\nexports.Inventory = Inventory;\n"
-    );
-    // `Error` is a global the module uses: renaming would write `class Error extends Error`.
-    assert_eq!(
-        with(all, "class n extends Error{}t.Error=n"),
-        "class n extends Error {}\nexports.Error = n;\n"
-    );
-    // Exported twice: the first name.
-    assert_eq!(
-        with(all, "function n(){}t.first=n,t.second=n"),
-        "function first() {}\nexports.first = first;\nexports.second = first;\n"
-    );
-    // `module.exports.Name = a` too; a variable of an inner function is not the module's.
-    assert_eq!(
-        with(all, "function n(){}e.exports.run=n"),
-        "function run() {}\nmodule.exports.run = run;\n"
-    );
+    let cases = [
+        (
+            "var n=[1];t.Inventory=n",
+            "var Inventory = [1];\nexports.Inventory = Inventory;\n",
+        ),
+        // `Error` is a global the module uses: renaming would shadow it.
+        (
+            "var n=[1];t.Error=n,t.e=Error",
+            "var n = [1];\nexports.Error = n;\nexports.e = Error;\n",
+        ),
+        // Exported twice: the first name.
+        (
+            "var n=[];t.first=n,t.second=n",
+            "var first = [];\nexports.first = first;\nexports.second = first;\n",
+        ),
+        // `module.exports.Name = a` too, and webpack's getters.
+        (
+            "var n=[];e.exports.run=n",
+            "var run = [];\nmodule.exports.run = run;\n",
+        ),
+        (
+            "var n=[];r.d(t,{list:()=>n})",
+            "var list = [];\nrequire.d(exports, { list: () => list });\n",
+        ),
+        // A function or class takes its `name` from its declaration, and a function
+        // expression from the variable it is first assigned to: renaming would change
+        // `f.name` (the seed's renaming also wrote `class Error extends Error`).
+        (
+            "class n{}t.Inventory=n",
+            "class n {}\nexports.Inventory = n;\n",
+        ),
+        (
+            "function n(){}t.run=n",
+            "function n() {}\nexports.run = n;\n",
+        ),
+        (
+            "var n=function(){};t.run=n",
+            "var n = function() {};\nexports.run = n;\n",
+        ),
+        // Assigned again: perhaps with such a function.
+        (
+            "var n=[];n=[2];t.x=n",
+            "var n = [];\nn = [2];\nexports.x = n;\n",
+        ),
+    ];
+    for (body, expected) in cases {
+        assert_eq!(with(all, body), expected, "{body}");
+    }
     let mut off = all;
     off.export_names = false;
     assert_eq!(
-        with(off, "class n{}t.Inventory=n"),
-        "class n {}\nexports.Inventory = n;\n"
+        with(off, "var n=[1];t.Inventory=n"),
+        "var n = [1];\nexports.Inventory = n;\n"
     );
 }

@@ -1,0 +1,3 @@
+export function greet(who) {
+  return `late ${who}`;
+}
