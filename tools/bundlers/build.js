@@ -2,7 +2,8 @@
 // webpack5, webpack4, esbuild (minified) or esbuild-plain for node, or webpack5-web and
 // webpack4-web for browsers (JSONP chunks: the runtime, the packages and the app each in a
 // file of their own, and an async chunk loaded by a script tag; run them with browser.js), or
-// webpack5-plain (not minified).
+// webpack5-plain (not minified), webpack5-dev (development mode: modules keyed by their
+// paths).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
 // "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
 // bundler's own account of what it emitted; the files a page would load come first, in
@@ -14,7 +15,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack5-plain|esbuild|esbuild-plain APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack5-plain|webpack5-dev|esbuild|esbuild-plain APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -22,9 +23,9 @@ const entry = path.join(appDir, 'index.js');
 const outDir = path.resolve(out);
 fs.mkdirSync(outDir, { recursive: true });
 
-function webpackBuild(webpack, web, plain) {
+function webpackBuild(webpack, web, plain, dev) {
   const config = {
-    mode: 'production',
+    mode: dev ? 'development' : 'production',
     target: web ? 'web' : 'node',
     context: appDir,
     entry,
@@ -65,10 +66,10 @@ function webpackBuild(webpack, web, plain) {
   });
 }
 
-if (bundler === 'webpack5' || bundler === 'webpack5-web' || bundler === 'webpack5-plain') {
-  webpackBuild(require('webpack'), bundler.endsWith('-web'), bundler.endsWith('-plain'));
+if (['webpack5', 'webpack5-web', 'webpack5-plain', 'webpack5-dev'].includes(bundler)) {
+  webpackBuild(require('webpack'), bundler.endsWith('-web'), bundler.endsWith('-plain'), bundler.endsWith('-dev'));
 } else if (bundler === 'webpack4' || bundler === 'webpack4-web') {
-  webpackBuild(require('webpack4'), bundler.endsWith('-web'), false);
+  webpackBuild(require('webpack4'), bundler.endsWith('-web'), false, false);
 } else if (bundler === 'esbuild' || bundler === 'esbuild-plain') {
   const result = require('esbuild').buildSync({
     entryPoints: [entry],
@@ -88,6 +89,6 @@ if (bundler === 'webpack5' || bundler === 'webpack5-web' || bundler === 'webpack
     JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack5-plain, esbuild or esbuild-plain`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack5-plain, webpack5-dev, esbuild or esbuild-plain`);
   process.exit(2);
 }

@@ -93,6 +93,14 @@ pub enum UnbundleError {
     NotABundle { file: String },
     #[error("no input files: give the bundle's files in load order, the runtime first")]
     NoInput,
+    #[error(
+        "modules {first} and {second} would both be written to {path}: give them different paths in the names map"
+    )]
+    SamePath {
+        path: String,
+        first: String,
+        second: String,
+    },
     #[error(transparent)]
     Module(#[from] ModuleError),
 }
@@ -140,6 +148,16 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         let (file, found) = split_file(input, names)?;
         files.push(file);
         jobs.extend(found);
+    }
+    let mut paths: rustc_hash::FxHashMap<&str, &str> = rustc_hash::FxHashMap::default();
+    for job in &jobs {
+        if let Some(first) = paths.insert(job.path.as_str(), job.id.as_str()) {
+            return Err(UnbundleError::SamePath {
+                path: job.path.clone(),
+                first: first.to_owned(),
+                second: job.id.clone(),
+            });
+        }
     }
     // Module names: the map's, then those the bundle reveals.
     let mut modules = Vec::with_capacity(jobs.len());
@@ -246,7 +264,8 @@ fn split_file<'a>(
     let mut jobs = Vec::new();
     let entry;
     if let Some(table) = shape::find_table(&program) {
-        let path_of = |id: &str| module_path(id, None, names);
+        // webpack in development keys modules by their paths.
+        let path_of = |id: &str| module_path(id, is_path(id).then_some(id), names);
         edits.push((
             table.span,
             format!("{LOAD}({})", table_literal(&table, &path_of)),
@@ -489,8 +508,18 @@ fn table_literal(table: &shape::Table, path_of: &dyn Fn(&str) -> String) -> Stri
     }
 }
 
+/// Whether a module id is a source path (`./src/a.js`, `../node_modules/ms/index.js`).
+fn is_path(id: &str) -> bool {
+    id.contains('/')
+        && id
+            .rsplit('/')
+            .next()
+            .is_some_and(|name| name.contains('.') && !name.starts_with('.'))
+}
+
 /// Where module `id` is written: the names map's path when it gives one, else the source path
-/// the bundle revealed, else `modules/ID.js` (always inside the output folder).
+/// the bundle revealed, else `modules/ID.js` (always inside the output folder: `.` parts
+/// are dropped and `..` parts become `__`, so that `../a.js` and `a.js` stay apart).
 fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
     if let Some(path) = names
         .get(id)
@@ -499,7 +528,8 @@ fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
     {
         let clean: Vec<&str> = path
             .split(['/', '\\'])
-            .filter(|part| !part.is_empty() && *part != "." && *part != "..")
+            .filter(|part| !part.is_empty() && *part != ".")
+            .map(|part| if part == ".." { "__" } else { part })
             .collect();
         if !clean.is_empty() {
             return format!("modules/{}", clean.join("/"));

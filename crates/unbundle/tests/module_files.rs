@@ -291,3 +291,49 @@ fn a_variable_takes_its_export_name_only_where_that_name_is_free() {
         "var n = [1];\nexports.Inventory = n;\n"
     );
 }
+
+#[test]
+fn modules_keyed_by_paths_are_written_there_inside_the_output_and_apart() {
+    let text = "(()=>{var e={\"./a.js\":(e,t,r)=>{e.exports=1},\"../a.js\":(e,t,r)=>{e.exports=2},\"../../../etc/x.js\":e=>{e.exports=3}},t={};function r(o){var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={exports:{}};return e[o](s,s.exports,r),s.exports}r(\"./a.js\")})();";
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text,
+    }])
+    .unwrap();
+    let paths: Vec<&str> = out
+        .manifest
+        .modules
+        .iter()
+        .map(|m| m.path.as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        ["modules/a.js", "modules/__/a.js", "modules/__/__/__/etc/x.js"]
+    );
+    // Two modules the names map sends to one file: refused, nothing half-written.
+    let names = [("1", "same.js"), ("2", "same.js")]
+        .into_iter()
+        .map(|(id, path)| {
+            (
+                id.to_owned(),
+                unbundle::Named {
+                    name: None,
+                    path: Some(path.to_owned()),
+                },
+            )
+        })
+        .collect();
+    let text = bundle("1:e=>{e.exports=1},2:e=>{e.exports=2},7:e=>{e.exports=7}");
+    let err = unbundle::unbundle_with(
+        &[unbundle::Input {
+            name: "main.js",
+            text: &text,
+        }],
+        &unbundle::Options {
+            names,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("modules/same.js"), "{err}");
+}

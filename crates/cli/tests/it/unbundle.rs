@@ -180,7 +180,8 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
     assert_eq!(
         inlined_entry,
         usize::from(
-            bundler == "webpack5" || bundler == "webpack5-plain" || bundler.starts_with("esbuild")
+            ["webpack5", "webpack5-plain", "webpack5-dev"].contains(&bundler)
+                || bundler.starts_with("esbuild")
         ),
         "{bundler}: webpack 5 and esbuild inline the entry, webpack 4 and a runtime of its own keep it in the table"
     );
@@ -278,6 +279,19 @@ fn a_webpack_5_bundle_with_a_chunk_runs_the_same_unbundled() {
 fn an_unminified_webpack_5_bundle_runs_the_same_unbundled() {
     // Unminified, webpack wraps every module function in parentheses.
     unbundle_runs_like_the_bundle("webpack5-plain");
+}
+
+#[test]
+fn a_development_webpack_5_bundle_runs_the_same_unbundled_with_its_paths() {
+    let texts = unbundle_runs_like_the("webpack5-dev", "cjs");
+    // Modules keyed by their paths are written at those paths (`..` as `__`).
+    assert!(
+        texts
+            .iter()
+            .any(|(id, _)| id == "../../node_modules/ms/index.js"),
+        "{:?}",
+        texts.iter().map(|(id, _)| id).collect::<Vec<_>>()
+    );
 }
 
 #[test]
