@@ -166,7 +166,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         let name = names
             .get(&job.id)
             .and_then(|n| n.name.clone())
-            .or_else(|| names::revealed_by_esbuild(&job.id));
+            .or_else(|| job.revealed.clone());
         if let Some(name) = &name {
             module_names.insert(job.id.clone(), name.clone());
         }
@@ -278,6 +278,7 @@ fn split_file<'a>(
                 source: Cow::Borrowed(source(m.span)),
                 strict: m.strict,
                 parameters: &module::WEBPACK,
+                revealed: m.external.clone(),
             });
         }
         entry = table
@@ -320,6 +321,7 @@ fn split_file<'a>(
                 },
                 strict: false,
                 parameters: &module::ESBUILD,
+                revealed: names::revealed_by_esbuild(&m.id),
             });
         }
         entry = entry::find(
@@ -371,6 +373,7 @@ fn split_file<'a>(
             } else {
                 &[]
             },
+            revealed: None,
         });
     }
     let prelude_at = if edits.is_empty() {
@@ -422,6 +425,8 @@ struct Job<'a> {
     strict: bool,
     /// What the bundler passes it, by position.
     parameters: &'static [&'static str],
+    /// A name the module's code reveals (webpack's external modules: `fs`).
+    revealed: Option<String>,
 }
 
 /// Rewrites the modules `which` lists (indices into `jobs`), on as many threads as the machine

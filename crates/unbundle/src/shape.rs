@@ -49,6 +49,9 @@ pub(crate) struct ModuleSource {
     pub(crate) span: Span,
     /// The code around the function is strict (a module file must say so itself).
     pub(crate) strict: bool,
+    /// The node module it stands for, when its whole body is `module.exports =
+    /// require("NAME")` (webpack's external modules: `fs`, `path`, ...).
+    pub(crate) external: Option<String>,
 }
 
 /// The module table of `program`: the outermost table, the largest of those equally deep.
@@ -284,7 +287,12 @@ fn object_modules(it: &ObjectExpression<'_>, strict: bool) -> Option<Vec<ModuleS
             _ => return None,
         };
         let span = module_function(&p.value)?;
-        modules.push(ModuleSource { id, span, strict });
+        modules.push(ModuleSource {
+            id,
+            span,
+            strict,
+            external: external(&p.value),
+        });
     }
     Some(modules)
 }
@@ -297,11 +305,13 @@ fn array_modules(it: &ArrayExpression<'_>, strict: bool) -> Option<Vec<ModuleSou
             ArrayExpressionElement::Elision(_) => {}
             ArrayExpressionElement::SpreadElement(_) => return None,
             other => {
-                let span = module_function(other.as_expression()?)?;
+                let expr = other.as_expression()?;
+                let span = module_function(expr)?;
                 modules.push(ModuleSource {
                     id: index.to_string(),
                     span,
                     strict,
+                    external: external(expr),
                 });
             }
         }
@@ -320,6 +330,63 @@ fn module_function(expr: &Expression<'_>) -> Option<Span> {
         _ => return None,
     };
     simple_params(params).then(|| expr.span())
+}
+
+/// The node module a module function stands for, when its whole body is
+/// `module.exports = require("NAME")`: the name without `node:` and folders, as a variable name.
+fn external(expr: &Expression<'_>) -> Option<String> {
+    let (params, statements) = match expr.without_parentheses() {
+        Expression::FunctionExpression(f) => (&f.params, &f.body.as_ref()?.statements),
+        Expression::ArrowFunctionExpression(f) => (&f.params, &f.get_function_body()?.statements),
+        _ => return None,
+    };
+    let module = params.items.first()?.pattern.get_binding_identifier()?;
+    if params.items.iter().any(|p| {
+        p.pattern
+            .get_binding_identifier()
+            .is_some_and(|b| b.name == "require")
+    }) {
+        return None;
+    }
+    let [oxc_ast::ast::Statement::ExpressionStatement(statement)] = statements.as_slice() else {
+        return None;
+    };
+    let Expression::AssignmentExpression(assignment) = &statement.expression else {
+        return None;
+    };
+    let AssignmentTarget::StaticMemberExpression(target) = &assignment.left else {
+        return None;
+    };
+    if target.property.name != "exports"
+        || !matches!(&target.object, Expression::Identifier(i) if i.name == module.name)
+    {
+        return None;
+    }
+    let Expression::CallExpression(call) = &assignment.right else {
+        return None;
+    };
+    let (Expression::Identifier(callee), [Argument::StringLiteral(name)]) =
+        (&call.callee, call.arguments.as_slice())
+    else {
+        return None;
+    };
+    if callee.name != "require" {
+        return None;
+    }
+    let name = name.value.as_str();
+    let name = name.strip_prefix("node:").unwrap_or(name);
+    let last = name.rsplit('/').next()?;
+    let name: String = last
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '$' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    crate::names::is_identifier(&name).then_some(name)
 }
 
 fn simple_params(params: &FormalParameters<'_>) -> bool {

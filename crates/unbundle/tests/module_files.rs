@@ -308,7 +308,11 @@ fn modules_keyed_by_paths_are_written_there_inside_the_output_and_apart() {
         .collect();
     assert_eq!(
         paths,
-        ["modules/a.js", "modules/__/a.js", "modules/__/__/__/etc/x.js"]
+        [
+            "modules/a.js",
+            "modules/__/a.js",
+            "modules/__/__/__/etc/x.js"
+        ]
     );
     // Two modules the names map sends to one file: refused, nothing half-written.
     let names = [("1", "same.js"), ("2", "same.js")]
@@ -336,4 +340,33 @@ fn modules_keyed_by_paths_are_written_there_inside_the_output_and_apart() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("modules/same.js"), "{err}");
+}
+
+#[test]
+fn webpacks_external_modules_are_named_after_what_they_require() {
+    let text = bundle(
+        "3:e=>{\"use strict\";e.exports=require(\"node:fs\")},4:e=>{e.exports=require(\"./x\")},7:(e,t,r)=>{const n=r(3);e.exports=n.readFileSync}",
+    );
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text: &text,
+    }])
+    .unwrap();
+    let names: Vec<(&str, Option<&str>)> = out
+        .manifest
+        .modules
+        .iter()
+        .map(|m| (m.id.as_str(), m.name.as_deref()))
+        .collect();
+    assert_eq!(names, [("3", Some("fs")), ("4", Some("x")), ("7", None)]);
+    let seven = &out
+        .files
+        .iter()
+        .find(|f| f.path == "modules/7.js")
+        .unwrap()
+        .text;
+    assert_eq!(
+        seven,
+        "const fs = require(3);\nmodule.exports = fs.readFileSync;\n"
+    );
 }
