@@ -102,14 +102,7 @@ pub(crate) fn facts(
     scoping: &Scoping,
     wrapper: Wrapper,
 ) -> Facts {
-    let mut bindings = Bindings {
-        scoping,
-        wrapper,
-        bound: FxHashMap::default(),
-        functions: FxHashMap::default(),
-        depth: 0,
-    };
-    bindings.visit_program(program);
+    let bindings = Bindings::of(program, scoping, wrapper);
     let mut uses = Uses {
         scoping,
         wrapper,
@@ -197,6 +190,20 @@ struct Bindings<'s> {
     /// Function declarations of the module's scope never assigned → whether they use `this`.
     functions: FxHashMap<SymbolId, bool>,
     depth: usize,
+}
+
+impl<'s> Bindings<'s> {
+    fn of(program: &oxc_ast::ast::Program<'_>, scoping: &'s Scoping, wrapper: Wrapper) -> Self {
+        let mut bindings = Bindings {
+            scoping,
+            wrapper,
+            bound: FxHashMap::default(),
+            functions: FxHashMap::default(),
+            depth: 0,
+        };
+        bindings.visit_program(program);
+        bindings
+    }
 }
 
 impl<'a> Visit<'a> for Bindings<'_> {
@@ -522,14 +529,7 @@ pub(crate) fn function_declarations(
     scoping: &Scoping,
     wrapper: Wrapper,
 ) -> FxHashSet<SymbolId> {
-    let mut bindings = Bindings {
-        scoping,
-        wrapper,
-        bound: FxHashMap::default(),
-        functions: FxHashMap::default(),
-        depth: 0,
-    };
-    bindings.visit_program(program);
+    let bindings = Bindings::of(program, scoping, wrapper);
     bindings.functions.into_keys().collect()
 }
 
@@ -541,14 +541,7 @@ pub(crate) fn rewrite_calls<'a>(
     wrapper: Wrapper,
     plan: &Plan,
 ) -> usize {
-    let mut bindings = Bindings {
-        scoping,
-        wrapper,
-        bound: FxHashMap::default(),
-        functions: FxHashMap::default(),
-        depth: 0,
-    };
-    bindings.visit_program(program);
+    let bindings = Bindings::of(program, scoping, wrapper);
     let mut calls = Calls {
         allocator,
         scoping,

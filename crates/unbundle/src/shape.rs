@@ -61,15 +61,7 @@ pub(crate) struct ModuleSource {
 /// `push([[ids], {...}])`. An object of functions elsewhere is ordinary code.
 pub(crate) fn find_table(program: &Program<'_>) -> Option<Table> {
     let strict = has_use_strict(program.directives.iter().map(|d| d.directive.as_str()));
-    let mut finder = Finder {
-        strict: vec![strict],
-        depth: 0,
-        found: Vec::new(),
-        chunk_tables: Vec::new(),
-        runtime: false,
-        require: None,
-        functions: Vec::new(),
-    };
+    let mut finder = Finder::new(strict);
     finder.visit_program(program);
     let (runtime, chunk_tables, require) = (finder.runtime, finder.chunk_tables, finder.require);
     let mut table = finder
@@ -86,15 +78,7 @@ pub(crate) fn find_table(program: &Program<'_>) -> Option<Table> {
 /// counts here: a function that calls `table[id].call(m.exports, m, m.exports, itself)` (or
 /// `table[id](m, m.exports, itself)`).
 pub(crate) fn find_runtime(program: &Program<'_>) -> Option<ReferenceId> {
-    let mut finder = Finder {
-        strict: vec![false],
-        depth: 0,
-        found: Vec::new(),
-        chunk_tables: Vec::new(),
-        runtime: false,
-        require: None,
-        functions: Vec::new(),
-    };
+    let mut finder = Finder::new(false);
     finder.visit_program(program);
     finder.require
 }
@@ -118,6 +102,18 @@ struct Finder {
 }
 
 impl Finder {
+    fn new(strict: bool) -> Self {
+        Finder {
+            strict: vec![strict],
+            depth: 0,
+            found: Vec::new(),
+            chunk_tables: Vec::new(),
+            runtime: false,
+            require: None,
+            functions: Vec::new(),
+        }
+    }
+
     fn strict(&self) -> bool {
         *self
             .strict
