@@ -192,9 +192,20 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
             .iter()
             .map(|m| m["path"].as_str().unwrap().trim_start_matches("modules/"))
             .collect();
+        // Written as the bundle names them, `..` parts as `__`.
+        let written = |p: &str| -> String {
+            p.split('/')
+                .filter(|part| *part != ".")
+                .map(|part| if part == ".." { "__" } else { part })
+                .collect::<Vec<_>>()
+                .join("/")
+        };
         let missing: Vec<&&str> = emitted
             .iter()
-            .filter(|p| !paths.iter().any(|q| q.ends_with(**p) || p.ends_with(q)))
+            .filter(|p| {
+                let p = written(p);
+                !paths.iter().any(|q| q.ends_with(&p) || p.ends_with(q))
+            })
             .collect();
         assert_eq!(
             missing.len(),
