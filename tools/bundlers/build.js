@@ -34,7 +34,7 @@ function webpackBuild(webpack, web, plain, dev) {
     // An app may have packages of its own (installed by its setup.sh).
     resolve: { modules: [path.join(appDir, 'node_modules'), path.join(__dirname, 'node_modules')] },
     // Webpack 5's production defaults, and webpack 4's: terser minifies, ids are numbers.
-    optimization: { minimize: !plain },
+    optimization: { minimize: !plain && !dev },
   };
   if (web) {
     // Scripts are found beside the page, not by webpack's guess from `document.currentScript`.
