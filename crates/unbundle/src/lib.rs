@@ -91,6 +91,10 @@ pub enum UnbundleError {
         "{file}: not a bundle pilotfish recognizes (no webpack module table: an object of module functions or an array of them)"
     )]
     NotABundle { file: String },
+    #[error(
+        "{file}:{line}: webpack's runtime runs its modules from this table, but pilotfish does not recognize its shape (module functions of at most three plain parameters, keyed by ids); please report the bundler and its version"
+    )]
+    UnknownTable { file: String, line: usize },
     #[error("no input files: give the bundle's files in load order, the runtime first")]
     NoInput,
     #[error(
@@ -263,7 +267,12 @@ fn split_file<'a>(
     let mut edits: Vec<(Span, String)> = Vec::new();
     let mut jobs = Vec::new();
     let entry;
-    if let Some(table) = shape::find_table(&program) {
+    let table =
+        shape::find_table(&program, scoping).map_err(|span| UnbundleError::UnknownTable {
+            file: input.name.to_owned(),
+            line: 1 + input.text[..span.start as usize].matches('\n').count(),
+        })?;
+    if let Some(table) = table {
         // webpack in development keys modules by their paths.
         let path_of = |id: &str| module_path(id, is_path(id).then_some(id), names);
         edits.push((

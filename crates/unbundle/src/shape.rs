@@ -8,9 +8,10 @@ use oxc_ast::ast::{
     Argument, ArrayExpression, ArrayExpressionElement, ArrowFunctionExpression,
     AssignmentExpression, AssignmentTarget, BindingPattern, CallExpression, Expression,
     FormalParameters, Function, FunctionBody, ObjectExpression, ObjectPropertyKind, Program,
-    PropertyKey, PropertyKind,
+    PropertyKey, PropertyKind, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
+use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::{GetSpan, Span};
 use oxc_syntax::reference::ReferenceId;
 use oxc_syntax::scope::ScopeFlags;
@@ -59,18 +60,57 @@ pub(crate) struct ModuleSource {
 /// `table[id].call(module.exports, module, module.exports, require)` or `table[id](...)`
 /// with those three arguments), or as a chunk's `exports.modules = {...}` or
 /// `push([[ids], {...}])`. An object of functions elsewhere is ordinary code.
-pub(crate) fn find_table(program: &Program<'_>) -> Option<Table> {
+///
+/// When the runtime indexes a variable bound to a literal (`var e = {...}`, or the parameter
+/// an IIFE receives it as), that literal is the table: an object of functions inside some
+/// module cannot take its place. If pilotfish does not recognize that literal as a table and
+/// it is not empty (a runtime whose chunks fill it), the error is its span: a bundle of a
+/// shape pilotfish does not know, rather than a few modules taken for all.
+pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Option<Table>, Span> {
     let strict = has_use_strict(program.directives.iter().map(|d| d.directive.as_str()));
     let mut finder = Finder::new(strict);
     finder.visit_program(program);
     let (runtime, chunk_tables, require) = (finder.runtime, finder.chunk_tables, finder.require);
-    let mut table = finder
+    let indexed: Vec<Span> = finder
+        .indexed
+        .iter()
+        .filter_map(|r| scoping.get_reference(*r).symbol_id())
+        .flat_map(|symbol| {
+            finder
+                .bound_tables
+                .iter()
+                .filter(move |(s, _)| *s == symbol)
+                .map(|(_, span)| *span)
+        })
+        .collect();
+    let by_place = |t: &Table| (t.depth, usize::MAX - t.modules.len());
+    let found = finder
         .found
         .into_iter()
-        .filter(|t| runtime || chunk_tables.contains(&t.span))
-        .min_by_key(|t| (t.depth, usize::MAX - t.modules.len()))?;
-    table.require = require;
-    Some(table)
+        .filter(|t| runtime || chunk_tables.contains(&t.span));
+    let table = if indexed.is_empty() {
+        found.min_by_key(by_place)
+    } else {
+        let table = found
+            .filter(|t| indexed.contains(&t.span))
+            .min_by_key(by_place);
+        if table.is_none() {
+            let source = program.source_text;
+            if let Some(unknown) = indexed.iter().find(|span| {
+                let text = &source[span.start as usize..span.end as usize];
+                text.trim_start_matches(['{', '[', ' ', '\n', '\t'])
+                    .trim_end_matches(['}', ']', ' ', '\n', '\t'])
+                    .contains(|c: char| !c.is_whitespace() && c != ',')
+            }) {
+                return Err(*unknown);
+            }
+        }
+        table
+    };
+    Ok(table.map(|mut table| {
+        table.require = require;
+        table
+    }))
 }
 
 /// The require function of a file that holds webpack's runtime but no modules (webpack 5's
@@ -99,6 +139,10 @@ struct Finder {
     require: Option<ReferenceId>,
     /// The names of the functions being visited, innermost last.
     functions: Vec<Option<String>>,
+    /// The variables the runtime's calls index (`X[id].call(...)`).
+    indexed: Vec<ReferenceId>,
+    /// Literal tables and the variable or parameter each is bound to.
+    bound_tables: Vec<(SymbolId, Span)>,
 }
 
 impl Finder {
@@ -111,6 +155,8 @@ impl Finder {
             runtime: false,
             require: None,
             functions: Vec::new(),
+            indexed: Vec::new(),
+            bound_tables: Vec::new(),
         }
     }
 
@@ -208,15 +254,46 @@ impl<'a> Visit<'a> for Finder {
             {
                 self.runtime = true;
                 self.require = self.require.or_else(|| self.itself(&it.arguments[3]));
+                self.indexed.extend(indexed_name(&m.object));
             }
             // `table[id](module, module.exports, require)`
             callee if it.arguments.len() == 3 && is_computed_member_of_name(callee) => {
                 self.runtime = true;
                 self.require = self.require.or_else(|| self.itself(&it.arguments[2]));
+                self.indexed.extend(indexed_name(callee));
             }
             _ => {}
         }
+        // `(function (e) {...})([...])`: webpack 4 passes its table to the runtime.
+        let params = match it.callee.without_parentheses() {
+            Expression::FunctionExpression(f) => Some(&f.params),
+            Expression::ArrowFunctionExpression(f) => Some(&f.params),
+            _ => None,
+        };
+        if let Some(params) = params {
+            for (param, argument) in params.items.iter().zip(&it.arguments) {
+                if let Some(binding) = param.pattern.get_binding_identifier()
+                    && let Some(symbol) = binding.symbol_id.get()
+                    && let Some(argument) = argument.as_expression()
+                    && is_literal_table(argument)
+                {
+                    self.bound_tables
+                        .push((symbol, argument.without_parentheses().span()));
+                }
+            }
+        }
         walk::walk_call_expression(self, it);
+    }
+
+    fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
+        if let (Some(binding), Some(init)) = (it.id.get_binding_identifier(), &it.init)
+            && let Some(symbol) = binding.symbol_id.get()
+            && is_literal_table(init)
+        {
+            self.bound_tables
+                .push((symbol, init.without_parentheses().span()));
+        }
+        walk::walk_variable_declarator(self, it);
     }
 
     fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
@@ -254,6 +331,17 @@ fn is_literal_table(expr: &Expression<'_>) -> bool {
         expr.without_parentheses(),
         Expression::ObjectExpression(_) | Expression::ArrayExpression(_)
     )
+}
+
+/// The variable `name[...]` indexes.
+fn indexed_name(expr: &Expression<'_>) -> Option<ReferenceId> {
+    match expr.without_parentheses() {
+        Expression::ComputedMemberExpression(m) => match &m.object {
+            Expression::Identifier(i) => i.reference_id.get(),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `name[...]`

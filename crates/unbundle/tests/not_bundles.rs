@@ -158,3 +158,19 @@ fn plain_programs_are_refused() {
         Err(unbundle::UnbundleError::NoInput)
     ));
 }
+
+#[test]
+fn a_runtime_whose_table_pilotfish_does_not_understand_is_refused_not_half_done() {
+    // Module 1 takes four parameters, so the object is no table pilotfish knows; module 2 has
+    // an object of functions inside it, which must not be taken for the table instead.
+    let text = "(()=>{var e={1:(a,b,c,d)=>{a.exports=2},2:(e,t,r)=>{e.exports={1:(x)=>x,2:(y)=>y}}},t={};\nfunction r(o){var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={exports:{}};return e[o](s,s.exports,r),s.exports}r(2)})();";
+    let err = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text,
+    }])
+    .unwrap_err();
+    assert!(
+        matches!(err, unbundle::UnbundleError::UnknownTable { line: 1, .. }),
+        "{err}"
+    );
+}
