@@ -486,6 +486,30 @@ impl<'a> Visit<'a> for Uses<'_> {
                 }
             }
         }
+        // webpack 4: `require.d(exports, "name", function () { return value; })`
+        if self.is_require_helper(&it.callee, "d")
+            && let [
+                Argument::Identifier(target),
+                Argument::StringLiteral(name),
+                getter,
+            ] = it.arguments.as_slice()
+            && let Some(symbol) = self.reference_symbol(target)
+            && Some(symbol) == self.wrapper.exports
+        {
+            self.good_use(symbol);
+            self.facts.getters.push(name.value.to_string());
+            if let Some(value) = getter
+                .as_expression()
+                .and_then(getter_value)
+                .and_then(|v| self.reference_symbol(v))
+                && let Some(&this) = self.functions.get(&value)
+            {
+                self.facts.defines = true;
+                if !this {
+                    self.facts.receiver_free.push(name.value.to_string());
+                }
+            }
+        }
         walk::walk_call_expression(self, it);
     }
 
@@ -509,17 +533,27 @@ fn getters<'o, 'a>(
             PropertyKey::StringLiteral(s) => s.value.as_str(),
             _ => return None,
         };
-        let value = match &p.value {
-            Expression::ArrowFunctionExpression(f) if f.is_expression() => {
-                match f.get_expression() {
-                    Some(Expression::Identifier(i)) => Some(&**i),
-                    _ => None,
-                }
-            }
-            _ => None,
-        };
-        Some((name, value))
+        Some((name, getter_value(&p.value)))
     })
+}
+
+/// The variable a getter returns: `() => x` (webpack 5), `function () { return x; }`
+/// (webpack 4).
+fn getter_value<'o, 'a>(getter: &'o Expression<'a>) -> Option<&'o IdentifierReference<'a>> {
+    let returned = match getter.without_parentheses() {
+        Expression::ArrowFunctionExpression(f) if f.is_expression() => f.get_expression(),
+        Expression::FunctionExpression(f) if f.params.items.is_empty() => {
+            match f.body.as_ref()?.statements.as_slice() {
+                [Statement::ReturnStatement(r)] => r.argument.as_ref(),
+                _ => None,
+            }
+        }
+        _ => None,
+    }?;
+    match returned {
+        Expression::Identifier(i) => Some(i),
+        _ => None,
+    }
 }
 
 /// The module's function declarations that are never assigned (what `plain_exports` may
@@ -613,6 +647,39 @@ pub(crate) fn plain_exports<'a>(
                 .and_then(|r| scoping.get_reference(r).symbol_id()),
             _ => None,
         };
+        // webpack 4's one getter per call.
+        if let Expression::CallExpression(call) = &es.expression
+            && matches!(call.callee.without_parentheses(), Expression::StaticMemberExpression(m)
+                if m.property.name == "d" && wrapper.require.is_some() && symbol(&m.object) == wrapper.require)
+            && let [
+                Argument::Identifier(target),
+                Argument::StringLiteral(name),
+                getter,
+            ] = call.arguments.as_slice()
+            && wrapper.exports.is_some()
+            && target
+                .reference_id
+                .get()
+                .and_then(|r| scoping.get_reference(r).symbol_id())
+                == wrapper.exports
+            && crate::names::is_identifier_name(name.value.as_str())
+            && let Some(value) = getter.as_expression().and_then(getter_value)
+            && value
+                .reference_id
+                .get()
+                .and_then(|r| scoping.get_reference(r).symbol_id())
+                .is_some_and(|s| functions.contains(&s))
+        {
+            let target = Expression::Identifier(target.clone_in_with_semantic_ids(allocator));
+            let value =
+                oxc_allocator::Box::new_in(value.clone_in_with_semantic_ids(allocator), &allocator);
+            let name = name.value.to_string();
+            statements.push(plain_assignment(
+                &ast, allocator, call.span, target, &name, value,
+            ));
+            changed += 1;
+            continue;
+        }
         let is_define = match &es.expression {
             Expression::CallExpression(call) => {
                 matches!(call.callee.without_parentheses(), Expression::StaticMemberExpression(m)
@@ -702,25 +769,14 @@ pub(crate) fn plain_exports<'a>(
             match plain {
                 Some((name, value)) => {
                     flush(&mut kept, statements);
-                    let member = StaticMemberExpression::boxed(
+                    statements.push(plain_assignment(
+                        &ast,
+                        allocator,
                         span,
                         target.clone_in_with_semantic_ids(allocator),
-                        IdentifierName::new(
-                            span,
-                            oxc_str::Ident::from_str_in(&name, &allocator),
-                            &ast,
-                        ),
-                        false,
-                        &ast,
-                    );
-                    let assignment = Expression::new_assignment_expression(
-                        span,
-                        AssignmentOperator::Assign,
-                        AssignmentTarget::StaticMemberExpression(member),
-                        Expression::Identifier(value),
-                        &ast,
-                    );
-                    statements.push(Statement::new_expression_statement(span, assignment, &ast));
+                        &name,
+                        value,
+                    ));
                     changed += 1;
                 }
                 None => kept.push(property),
@@ -729,4 +785,30 @@ pub(crate) fn plain_exports<'a>(
         flush(&mut kept, statements);
     }
     changed
+}
+
+/// `target.name = value;`
+fn plain_assignment<'a>(
+    ast: &AstBuilder<'a>,
+    allocator: &'a Allocator,
+    span: oxc_span::Span,
+    target: Expression<'a>,
+    name: &str,
+    value: oxc_allocator::Box<'a, IdentifierReference<'a>>,
+) -> Statement<'a> {
+    let member = StaticMemberExpression::boxed(
+        span,
+        target,
+        IdentifierName::new(span, oxc_str::Ident::from_str_in(name, &allocator), ast),
+        false,
+        ast,
+    );
+    let assignment = Expression::new_assignment_expression(
+        span,
+        AssignmentOperator::Assign,
+        AssignmentTarget::StaticMemberExpression(member),
+        Expression::Identifier(value),
+        ast,
+    );
+    Statement::new_expression_statement(span, assignment, ast)
 }

@@ -228,15 +228,27 @@ impl<'a> Visit<'a> for Bindings<'_> {
             for property in &o.properties {
                 if let oxc_ast::ast::ObjectPropertyKind::ObjectProperty(p) = property
                     && let oxc_ast::ast::PropertyKey::StaticIdentifier(key) = &p.key
-                    && let Expression::ArrowFunctionExpression(f) = &p.value
-                    && let Some(Expression::Identifier(value)) = f.get_expression()
-                    && let Some(symbol) = self.symbol_of(value)
-                    && self.scoping.symbol_scope_id(symbol) == self.wrapper.scope
-                    && self.scoping.symbol_name(symbol) != key.name.as_str()
                 {
-                    self.exported.push((symbol, key.name.to_string()));
+                    self.getter_export(key.name.as_str(), &p.value);
                 }
             }
+        }
+        // webpack 4: `require.d(exports, "NAME", function () { return a; })`.
+        if let Expression::StaticMemberExpression(callee) = &it.callee
+            && callee.property.name == "d"
+            && let Expression::Identifier(require) = &callee.object
+            && self.wrapper.require.is_some()
+            && self.symbol_of(require) == self.wrapper.require
+            && let [
+                Argument::Identifier(target),
+                Argument::StringLiteral(name),
+                getter,
+            ] = it.arguments.as_slice()
+            && self.wrapper.exports.is_some()
+            && self.symbol_of(target) == self.wrapper.exports
+            && let Some(getter) = getter.as_expression()
+        {
+            self.getter_export(name.value.as_str(), getter);
         }
         walk::walk_call_expression(self, it);
     }
@@ -257,6 +269,28 @@ impl<'a> Visit<'a> for Bindings<'_> {
 }
 
 impl Bindings<'_> {
+    /// A getter exporting a variable of the module's scope as `name`.
+    fn getter_export(&mut self, name: &str, getter: &Expression<'_>) {
+        let returned = match getter.without_parentheses() {
+            Expression::ArrowFunctionExpression(f) => f.get_expression(),
+            Expression::FunctionExpression(f) if f.params.items.is_empty() => {
+                f.body.as_ref().and_then(|b| match b.statements.as_slice() {
+                    [oxc_ast::ast::Statement::ReturnStatement(r)] => r.argument.as_ref(),
+                    _ => None,
+                })
+            }
+            _ => None,
+        };
+        if let Some(Expression::Identifier(value)) = returned
+            && let Some(symbol) = self.symbol_of(value)
+            && self.scoping.symbol_scope_id(symbol) == self.wrapper.scope
+            && self.scoping.symbol_name(symbol) != name
+            && is_identifier(name)
+        {
+            self.exported.push((symbol, name.to_owned()));
+        }
+    }
+
     fn symbol_of(&self, reference: &oxc_ast::ast::IdentifierReference<'_>) -> Option<SymbolId> {
         reference
             .reference_id

@@ -105,3 +105,19 @@ fn getters_of_functions_become_plain_exports_in_order_where_nothing_can_tell() {
     let (text, _) = module_text(&[GETTERS, caller], "1", off);
     assert!(text.contains("area: () => a"), "{text}");
 }
+
+#[test]
+fn webpack_4s_one_getter_calls_are_read_the_same_way() {
+    let all = unbundle::Transforms::ALL;
+    let getters = "1:function(e,t,r){\"use strict\";r.r(t),r.d(t,\"area\",(function(){return a})),r.d(t,\"Shape\",(function(){return C})),r.d(t,\"who\",(function(){return b}));function a(){return 1}function b(){return this}class C{}}";
+    let caller = "7:function(e,t,r){var n=r(1);e.exports=[(0,n.area)(),(0,n.who)()]}";
+    let (one, changes) = module_text(&[getters, caller], "1", all);
+    assert!(one.contains("exports.area = a;\n"), "{one}");
+    assert!(one.contains("exports.who = b;\n"), "{one}");
+    assert!(one.contains("require.d(exports, \"Shape\""), "{one}");
+    assert_eq!(changes.plain_exports, 2);
+    let (seven, changes) = module_text(&[getters, caller], "7", all);
+    assert!(seven.contains("n.area()"), "{seven}");
+    assert!(seven.contains("(0, n.who)()"), "{seven}");
+    assert_eq!(changes.calls, 1);
+}
