@@ -51,7 +51,7 @@ pub struct ModuleError {
 
 /// Rewrites the module function `source` (its text in the bundle), whose surroundings were
 /// strict when `strict`. The first pass has no `plan` and gathers facts; the second applies
-/// the plan made from every module's facts (see `exports.rs`).
+/// the plan made from every module's facts (see `exports/`).
 pub(crate) fn rewrite(
     id: &str,
     source: &str,

@@ -18,7 +18,7 @@
 //!   other renames, under the same rule: only to a name nothing in the module has or uses).
 //! - `calls`: `(0, x.f)(...)` → `x.f(...)` where the receiver cannot matter, and
 //!   `plain-exports`: webpack's `require.d` getters of function declarations → `exports.f =
-//!   f;`. Both depend on other modules (done in `exports.rs`, where their conditions are).
+//!   f;`. Both depend on other modules (done in `exports/`, where their conditions are).
 //!
 //! A string literal left alone as a statement by a split is dropped (it does nothing), so
 //! that none can become a `"use strict"` directive at the top of a function.
@@ -42,9 +42,9 @@ pub struct Transforms {
     pub void0: bool,
     /// `exports.Name = a` renames `a` to `Name` (see `names.rs` for when).
     pub export_names: bool,
-    /// `(0, x.f)(...)` → `x.f(...)` (see `exports.rs` for when).
+    /// `(0, x.f)(...)` → `x.f(...)` (see `exports/` for when).
     pub calls: bool,
-    /// `require.d` getters of functions → plain exports (see `exports.rs` for when).
+    /// `require.d` getters of functions → plain exports (see `exports/` for when).
     pub plain_exports: bool,
 }
 

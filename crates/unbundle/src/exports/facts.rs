@@ -1,100 +1,19 @@
-//! Two transforms that depend on what other modules do with a module's exports, so they run
-//! in two passes: the first pass gathers each module's [`Facts`], [`plan`] decides from all of
-//! them, and the second rewrites the modules the plan touches.
-//!
-//! - `calls`: `(0, x.f)(...)` → `x.f(...)`. The `0,` calls `f` without a receiver; dropping it
-//!   makes `x` the receiver, which cannot matter when `x` is bound once to `require(ID)` and
-//!   module ID's export `f` is, whenever it is read, a function that does not use `this` (an
-//!   arrow, or a function whose body has no `this` outside inner functions), or not set yet.
-//!   That holds for a webpack getter (`require.d`), which nothing can replace, and for a plain
-//!   `exports.f = ...` only when no module of the bundle does anything with module ID's
-//!   exports but read a named export or call it.
-//! - `plain_exports`: webpack's `require.d(exports, {f: () => f, ...})` at the top of a module
-//!   becomes `exports.f = f;` for each `f` that is a function declaration of the module never
-//!   assigned (hoisted, so the getter and the property give the same function at every
-//!   moment), keeping the others in `require.d` calls in the original order (so the
-//!   properties keep their order). It applies only when nothing in the bundle does anything
-//!   with the module's exports but read or call named exports (a getter ignores a write that
-//!   a plain property takes) and the module itself uses its `exports` only by name.
+//! The first pass: what one module exports, how it uses other modules' exports, and its
+//! `(0, x.f)` calls (see the parent module for what the facts are for).
 
-use oxc_allocator::{Allocator, CloneIn, TakeIn};
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,
-    CallExpression, Expression, Function, IdentifierName, IdentifierReference, ObjectExpression,
+    CallExpression, Expression, Function, IdentifierReference, ObjectExpression,
     ObjectPropertyKind, PropertyKey, Statement, StaticMemberExpression, ThisExpression,
     UnaryExpression, UnaryOperator, UpdateExpression, VariableDeclarator,
 };
-use oxc_ast::builder::AstBuilder;
-use oxc_ast_visit::{Visit, VisitMut, walk, walk_mut};
+use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
 use oxc_syntax::scope::ScopeFlags;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::Facts;
 use crate::names::Wrapper;
-
-/// What the first pass learns of one module.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Facts {
-    /// Exports that are, whenever read, one function that does not use `this` (or unset).
-    pub(crate) receiver_free: Vec<String>,
-    /// Exports defined by webpack getters (`require.d`).
-    pub(crate) getters: Vec<String>,
-    /// The module uses its own `exports` other than by name (passes it on, replaces it,
-    /// indexes it): nothing is known of its exports.
-    pub(crate) opaque: bool,
-    /// Modules whose exports this module uses other than by reading or calling a named export.
-    pub(crate) escapes: Vec<String>,
-    /// `(0, x.f)(...)` calls into other modules: (module id, export name).
-    pub(crate) calls: Vec<(String, String)>,
-    /// The module has a `require.d` getter of a function declaration at its top level.
-    pub(crate) defines: bool,
-}
-
-/// What the second pass may do.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Plan {
-    /// (module id, export name) whose `(0, x.f)(...)` calls can drop the `0`.
-    pub(crate) calls: FxHashSet<(String, String)>,
-    /// Modules whose `require.d` getters of function declarations become plain exports.
-    pub(crate) plain_exports: FxHashSet<String>,
-}
-
-impl Plan {
-    /// Whether module `id`, with `facts`, has anything to rewrite in the second pass.
-    pub(crate) fn touches(&self, id: &str, facts: &Facts) -> bool {
-        self.plain_exports.contains(id) || facts.calls.iter().any(|c| self.calls.contains(c))
-    }
-}
-
-/// Decides from every module's facts what the second pass may do.
-pub(crate) fn plan<'f>(
-    modules: impl Iterator<Item = (&'f str, &'f Facts)> + Clone,
-    calls: bool,
-    plain_exports: bool,
-) -> Plan {
-    let escaped: FxHashSet<&str> = modules
-        .clone()
-        .flat_map(|(_, f)| f.escapes.iter().map(String::as_str))
-        .collect();
-    let mut plan = Plan::default();
-    for (id, facts) in modules {
-        if facts.opaque {
-            continue;
-        }
-        let fixed = !escaped.contains(id);
-        if calls {
-            for name in &facts.receiver_free {
-                if fixed || facts.getters.contains(name) {
-                    plan.calls.insert((id.to_owned(), name.clone()));
-                }
-            }
-        }
-        if plain_exports && fixed && facts.defines {
-            plan.plain_exports.insert(id.to_owned());
-        }
-    }
-    plan
-}
 
 /// The facts of one module, whose function's scope and parameters `wrapper` gives.
 pub(crate) fn facts(
@@ -182,18 +101,22 @@ impl<'a> Visit<'a> for ThisFinder {
 }
 
 /// Variables bound once to another module, and the module's function declarations.
-struct Bindings<'s> {
+pub(super) struct Bindings<'s> {
     scoping: &'s Scoping,
     wrapper: Wrapper,
     /// Variable → the id of the module it holds.
-    bound: FxHashMap<SymbolId, String>,
+    pub(super) bound: FxHashMap<SymbolId, String>,
     /// Function declarations of the module's scope never assigned → whether they use `this`.
     functions: FxHashMap<SymbolId, bool>,
     depth: usize,
 }
 
 impl<'s> Bindings<'s> {
-    fn of(program: &oxc_ast::ast::Program<'_>, scoping: &'s Scoping, wrapper: Wrapper) -> Self {
+    pub(super) fn of(
+        program: &oxc_ast::ast::Program<'_>,
+        scoping: &'s Scoping,
+        wrapper: Wrapper,
+    ) -> Self {
         let mut bindings = Bindings {
             scoping,
             wrapper,
@@ -539,7 +462,9 @@ fn getters<'o, 'a>(
 
 /// The variable a getter returns: `() => x` (webpack 5), `function () { return x; }`
 /// (webpack 4).
-fn getter_value<'o, 'a>(getter: &'o Expression<'a>) -> Option<&'o IdentifierReference<'a>> {
+pub(super) fn getter_value<'o, 'a>(
+    getter: &'o Expression<'a>,
+) -> Option<&'o IdentifierReference<'a>> {
     let returned = match getter.without_parentheses() {
         Expression::ArrowFunctionExpression(f) if f.is_expression() => f.get_expression(),
         Expression::FunctionExpression(f) if f.params.items.is_empty() => {
@@ -565,250 +490,4 @@ pub(crate) fn function_declarations(
 ) -> FxHashSet<SymbolId> {
     let bindings = Bindings::of(program, scoping, wrapper);
     bindings.functions.into_keys().collect()
-}
-
-/// Drops the `0,` of `(0, x.f)(...)` calls the plan allows; how many it dropped.
-pub(crate) fn rewrite_calls<'a>(
-    program: &mut oxc_ast::ast::Program<'a>,
-    allocator: &'a Allocator,
-    scoping: &Scoping,
-    wrapper: Wrapper,
-    plan: &Plan,
-) -> usize {
-    let bindings = Bindings::of(program, scoping, wrapper);
-    let mut calls = Calls {
-        allocator,
-        scoping,
-        bound: bindings.bound,
-        plan,
-        changed: 0,
-    };
-    calls.visit_program(program);
-    calls.changed
-}
-
-struct Calls<'s, 'a> {
-    allocator: &'a Allocator,
-    scoping: &'s Scoping,
-    bound: FxHashMap<SymbolId, String>,
-    plan: &'s Plan,
-    changed: usize,
-}
-
-impl<'a> VisitMut<'a> for Calls<'_, 'a> {
-    fn visit_call_expression(&mut self, it: &mut CallExpression<'a>) {
-        let mut callee = &mut it.callee;
-        while let Expression::ParenthesizedExpression(p) = callee {
-            callee = &mut p.expression;
-        }
-        if let Expression::SequenceExpression(s) = callee
-            && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
-            && first.is_number_literal()
-            && let Expression::Identifier(object) = &m.object
-            && let Some(symbol) = object
-                .reference_id
-                .get()
-                .and_then(|r| self.scoping.get_reference(r).symbol_id())
-            && let Some(id) = self.bound.get(&symbol)
-            && self
-                .plan
-                .calls
-                .contains(&(id.clone(), m.property.name.to_string()))
-        {
-            let member = s.expressions[1].take_in(&self.allocator);
-            *callee = member;
-            self.changed += 1;
-        }
-        walk_mut::walk_call_expression(self, it);
-    }
-}
-
-/// Turns the top-level `require.d` getters of function declarations in `statements` into plain
-/// exports; how many it turned.
-pub(crate) fn plain_exports<'a>(
-    statements: &mut oxc_allocator::Vec<'a, Statement<'a>>,
-    allocator: &'a Allocator,
-    scoping: &Scoping,
-    wrapper: Wrapper,
-    functions: &FxHashSet<SymbolId>,
-) -> usize {
-    let ast = AstBuilder::new(allocator);
-    let mut changed = 0;
-    let old = std::mem::replace(statements, oxc_allocator::Vec::new_in(&allocator));
-    for statement in old {
-        let Statement::ExpressionStatement(mut es) = statement else {
-            statements.push(statement);
-            continue;
-        };
-        let symbol = |e: &Expression<'_>| match e.without_parentheses() {
-            Expression::Identifier(i) => i
-                .reference_id
-                .get()
-                .and_then(|r| scoping.get_reference(r).symbol_id()),
-            _ => None,
-        };
-        // webpack 4's one getter per call.
-        if let Expression::CallExpression(call) = &es.expression
-            && matches!(call.callee.without_parentheses(), Expression::StaticMemberExpression(m)
-                if m.property.name == "d" && wrapper.require.is_some() && symbol(&m.object) == wrapper.require)
-            && let [
-                Argument::Identifier(target),
-                Argument::StringLiteral(name),
-                getter,
-            ] = call.arguments.as_slice()
-            && wrapper.exports.is_some()
-            && target
-                .reference_id
-                .get()
-                .and_then(|r| scoping.get_reference(r).symbol_id())
-                == wrapper.exports
-            && crate::names::is_identifier_name(name.value.as_str())
-            && let Some(value) = getter.as_expression().and_then(getter_value)
-            && value
-                .reference_id
-                .get()
-                .and_then(|r| scoping.get_reference(r).symbol_id())
-                .is_some_and(|s| functions.contains(&s))
-        {
-            let target = Expression::Identifier(target.clone_in_with_semantic_ids(allocator));
-            let value =
-                oxc_allocator::Box::new_in(value.clone_in_with_semantic_ids(allocator), &allocator);
-            let name = name.value.to_string();
-            statements.push(plain_assignment(
-                &ast, allocator, call.span, target, &name, value,
-            ));
-            changed += 1;
-            continue;
-        }
-        let is_define = match &es.expression {
-            Expression::CallExpression(call) => {
-                matches!(call.callee.without_parentheses(), Expression::StaticMemberExpression(m)
-                    if m.property.name == "d" && wrapper.require.is_some() && symbol(&m.object) == wrapper.require)
-                    && matches!(
-                        call.arguments.as_slice(),
-                        [Argument::Identifier(_), Argument::ObjectExpression(_)]
-                    )
-                    && call.arguments[0].as_expression().and_then(symbol) == wrapper.exports
-                    && wrapper.exports.is_some()
-            }
-            _ => false,
-        };
-        if !is_define {
-            statements.push(Statement::ExpressionStatement(es));
-            continue;
-        }
-        let Expression::CallExpression(call) = &mut es.expression else {
-            unreachable!("checked above");
-        };
-        let span = call.span;
-        let callee = call.callee.clone_in_with_semantic_ids(allocator);
-        let target = call.arguments[0]
-            .as_expression()
-            .expect("checked above")
-            .clone_in_with_semantic_ids(allocator);
-        let Argument::ObjectExpression(o) = &mut call.arguments[1] else {
-            unreachable!("checked above");
-        };
-        // Runs of getters kept, and plain exports, in the object's order.
-        let mut kept: oxc_allocator::Vec<'a, ObjectPropertyKind<'a>> =
-            oxc_allocator::Vec::new_in(&allocator);
-        let flush = |kept: &mut oxc_allocator::Vec<'a, ObjectPropertyKind<'a>>,
-                     out: &mut oxc_allocator::Vec<'a, Statement<'a>>| {
-            if kept.is_empty() {
-                return;
-            }
-            let properties = std::mem::replace(kept, oxc_allocator::Vec::new_in(&allocator));
-            let object = Expression::new_object_expression(span, properties, &ast);
-            let arguments = oxc_allocator::Vec::from_iter_in(
-                [
-                    Argument::from(target.clone_in_with_semantic_ids(allocator)),
-                    Argument::from(object),
-                ],
-                &allocator,
-            );
-            let call = Expression::new_call_expression(
-                span,
-                callee.clone_in_with_semantic_ids(allocator),
-                None::<oxc_allocator::Box<'a, _>>,
-                arguments,
-                false,
-                &ast,
-            );
-            out.push(Statement::new_expression_statement(span, call, &ast));
-        };
-        for property in o.properties.take_in(&allocator) {
-            let plain = match &property {
-                ObjectPropertyKind::ObjectProperty(p) => {
-                    let name = match &p.key {
-                        PropertyKey::StaticIdentifier(k) => Some(k.name.as_str()),
-                        PropertyKey::StringLiteral(s)
-                            if crate::names::is_identifier_name(s.value.as_str()) =>
-                        {
-                            Some(s.value.as_str())
-                        }
-                        _ => None,
-                    };
-                    let value = match &p.value {
-                        Expression::ArrowFunctionExpression(f) if f.is_expression() => {
-                            match f.get_expression() {
-                                Some(Expression::Identifier(i)) => i
-                                    .reference_id
-                                    .get()
-                                    .and_then(|r| scoping.get_reference(r).symbol_id())
-                                    .filter(|s| functions.contains(s))
-                                    .map(|_| i.clone_in_with_semantic_ids(allocator)),
-                                _ => None,
-                            }
-                        }
-                        _ => None,
-                    };
-                    name.zip(value).map(|(n, v)| (n.to_owned(), v))
-                }
-                _ => None,
-            };
-            match plain {
-                Some((name, value)) => {
-                    flush(&mut kept, statements);
-                    statements.push(plain_assignment(
-                        &ast,
-                        allocator,
-                        span,
-                        target.clone_in_with_semantic_ids(allocator),
-                        &name,
-                        value,
-                    ));
-                    changed += 1;
-                }
-                None => kept.push(property),
-            }
-        }
-        flush(&mut kept, statements);
-    }
-    changed
-}
-
-/// `target.name = value;`
-fn plain_assignment<'a>(
-    ast: &AstBuilder<'a>,
-    allocator: &'a Allocator,
-    span: oxc_span::Span,
-    target: Expression<'a>,
-    name: &str,
-    value: oxc_allocator::Box<'a, IdentifierReference<'a>>,
-) -> Statement<'a> {
-    let member = StaticMemberExpression::boxed(
-        span,
-        target,
-        IdentifierName::new(span, oxc_str::Ident::from_str_in(name, &allocator), ast),
-        false,
-        ast,
-    );
-    let assignment = Expression::new_assignment_expression(
-        span,
-        AssignmentOperator::Assign,
-        AssignmentTarget::StaticMemberExpression(member),
-        Expression::Identifier(value),
-        ast,
-    );
-    Statement::new_expression_statement(span, assignment, ast)
 }

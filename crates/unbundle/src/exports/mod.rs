@@ -1,0 +1,90 @@
+//! Two transforms that depend on what other modules do with a module's exports, so they run
+//! in two passes: the first pass gathers each module's [`Facts`], [`plan`] decides from all of
+//! them, and the second rewrites the modules the plan touches.
+//!
+//! - `calls`: `(0, x.f)(...)` → `x.f(...)`. The `0,` calls `f` without a receiver; dropping it
+//!   makes `x` the receiver, which cannot matter when `x` is bound once to `require(ID)` and
+//!   module ID's export `f` is, whenever it is read, a function that does not use `this` (an
+//!   arrow, or a function whose body has no `this` outside inner functions), or not set yet.
+//!   That holds for a webpack getter (`require.d`), which nothing can replace, and for a plain
+//!   `exports.f = ...` only when no module of the bundle does anything with module ID's
+//!   exports but read a named export or call it.
+//! - `plain_exports`: webpack's `require.d(exports, {f: () => f, ...})` at the top of a module
+//!   becomes `exports.f = f;` for each `f` that is a function declaration of the module never
+//!   assigned (hoisted, so the getter and the property give the same function at every
+//!   moment), keeping the others in `require.d` calls in the original order (so the
+//!   properties keep their order). It applies only when nothing in the bundle does anything
+//!   with the module's exports but read or call named exports (a getter ignores a write that
+//!   a plain property takes) and the module itself uses its `exports` only by name.
+
+mod facts;
+mod rewrite;
+
+pub(crate) use facts::{facts, function_declarations};
+pub(crate) use rewrite::{plain_exports, rewrite_calls};
+
+use rustc_hash::FxHashSet;
+
+/// What the first pass learns of one module.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Facts {
+    /// Exports that are, whenever read, one function that does not use `this` (or unset).
+    pub(crate) receiver_free: Vec<String>,
+    /// Exports defined by webpack getters (`require.d`).
+    pub(crate) getters: Vec<String>,
+    /// The module uses its own `exports` other than by name (passes it on, replaces it,
+    /// indexes it): nothing is known of its exports.
+    pub(crate) opaque: bool,
+    /// Modules whose exports this module uses other than by reading or calling a named export.
+    pub(crate) escapes: Vec<String>,
+    /// `(0, x.f)(...)` calls into other modules: (module id, export name).
+    pub(crate) calls: Vec<(String, String)>,
+    /// The module has a `require.d` getter of a function declaration at its top level.
+    pub(crate) defines: bool,
+}
+
+/// What the second pass may do.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Plan {
+    /// (module id, export name) whose `(0, x.f)(...)` calls can drop the `0`.
+    pub(crate) calls: FxHashSet<(String, String)>,
+    /// Modules whose `require.d` getters of function declarations become plain exports.
+    pub(crate) plain_exports: FxHashSet<String>,
+}
+
+impl Plan {
+    /// Whether module `id`, with `facts`, has anything to rewrite in the second pass.
+    pub(crate) fn touches(&self, id: &str, facts: &Facts) -> bool {
+        self.plain_exports.contains(id) || facts.calls.iter().any(|c| self.calls.contains(c))
+    }
+}
+
+/// Decides from every module's facts what the second pass may do.
+pub(crate) fn plan<'f>(
+    modules: impl Iterator<Item = (&'f str, &'f Facts)> + Clone,
+    calls: bool,
+    plain_exports: bool,
+) -> Plan {
+    let escaped: FxHashSet<&str> = modules
+        .clone()
+        .flat_map(|(_, f)| f.escapes.iter().map(String::as_str))
+        .collect();
+    let mut plan = Plan::default();
+    for (id, facts) in modules {
+        if facts.opaque {
+            continue;
+        }
+        let fixed = !escaped.contains(id);
+        if calls {
+            for name in &facts.receiver_free {
+                if fixed || facts.getters.contains(name) {
+                    plan.calls.insert((id.to_owned(), name.clone()));
+                }
+            }
+        }
+        if plain_exports && fixed && facts.defines {
+            plan.plain_exports.insert(id.to_owned());
+        }
+    }
+    plan
+}
