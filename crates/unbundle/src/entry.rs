@@ -225,8 +225,7 @@ impl<'a> Node<'_, 'a> {
             while let Some(m) = callee.as_member_expression() {
                 callee = m.object();
             }
-            matches!(callee, Expression::Identifier(i)
-                if i.reference_id.get().and_then(|r| scoping.get_reference(r).symbol_id()) == require)
+            crate::refs::expression_symbol(scoping, callee).is_some_and(|s| Some(s) == require)
         };
         let runs_modules = |e: &Expression<'_>| match e.without_parentheses() {
             Expression::CallExpression(c) => is_require(&c.callee),
@@ -428,12 +427,7 @@ impl<'a> Visit<'a> for Uses<'_> {
             while let Some(m) = object.as_member_expression() {
                 object = m.object();
             }
-            if let Expression::Identifier(i) = object.without_parentheses()
-                && i.reference_id
-                    .get()
-                    .and_then(|r| self.scoping.get_reference(r).symbol_id())
-                    == Some(require)
-            {
+            if crate::refs::expression_symbol(self.scoping, object) == Some(require) {
                 self.bad[self.unit] = true;
             }
         }

@@ -151,8 +151,7 @@ impl<'a> Visit<'a> for Calls<'_> {
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
         if let Expression::Identifier(callee) = &it.callee
-            && let Some(r) = callee.reference_id.get()
-            && let Some(symbol) = self.scoping.get_reference(r).symbol_id()
+            && let Some(symbol) = crate::refs::symbol_of(self.scoping, callee)
             && self.helpers.contains(&symbol)
             && let [argument] = it.arguments.as_slice()
         {
@@ -213,18 +212,18 @@ impl<'a> Visit<'a> for Outer<'_> {
         else {
             return;
         };
-        // A name assigned anywhere (in the module, or by code esbuild hoisted out of an ES
-        // module, such as an `__esm` initializer) cannot be passed in as a value.
-        if reference.is_write()
-            || self
+        if self.seen.insert((n, symbol)) {
+            self.names[n].push(it.name.to_string());
+            // A name assigned anywhere (in the module, or by code esbuild hoisted out of an
+            // ES module, such as an `__esm` initializer) cannot be passed in as a value. Each
+            // name is looked at once per module: its references include this one.
+            if self
                 .scoping
                 .get_resolved_references(symbol)
                 .any(|r| r.is_write())
-        {
-            self.writes[n] = true;
-        }
-        if self.seen.insert((n, symbol)) {
-            self.names[n].push(it.name.to_string());
+            {
+                self.writes[n] = true;
+            }
         }
     }
 }

@@ -21,6 +21,7 @@ mod exports;
 mod module;
 mod names;
 mod readable;
+mod refs;
 mod shape;
 
 pub use module::ModuleError;

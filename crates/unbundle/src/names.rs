@@ -214,41 +214,30 @@ impl<'a> Visit<'a> for Bindings<'_> {
     }
 
     fn visit_call_expression(&mut self, it: &oxc_ast::ast::CallExpression<'a>) {
-        // webpack's `require.d(exports, {NAME: () => a})` exports `a` as NAME too.
-        if let Expression::StaticMemberExpression(callee) = &it.callee
-            && callee.property.name == "d"
-            && let Expression::Identifier(require) = &callee.object
-            && self.wrapper.require.is_some()
-            && self.symbol_of(require) == self.wrapper.require
-            && let [Argument::Identifier(target), Argument::ObjectExpression(o)] =
-                it.arguments.as_slice()
+        // webpack's `require.d(exports, {NAME: () => a})` (and webpack 4's
+        // `require.d(exports, "NAME", function () { return a; })`) export `a` as NAME too.
+        if crate::refs::is_require_helper(self.scoping, self.wrapper.require, &it.callee, "d")
+            && let Some(Argument::Identifier(target)) = it.arguments.first()
             && self.wrapper.exports.is_some()
             && self.symbol_of(target) == self.wrapper.exports
         {
-            for property in &o.properties {
-                if let oxc_ast::ast::ObjectPropertyKind::ObjectProperty(p) = property
-                    && let oxc_ast::ast::PropertyKey::StaticIdentifier(key) = &p.key
-                {
-                    self.getter_export(key.name.as_str(), &p.value);
+            match &it.arguments[1..] {
+                [Argument::ObjectExpression(o)] => {
+                    for property in &o.properties {
+                        if let oxc_ast::ast::ObjectPropertyKind::ObjectProperty(p) = property
+                            && let oxc_ast::ast::PropertyKey::StaticIdentifier(key) = &p.key
+                        {
+                            self.getter_export(key.name.as_str(), &p.value);
+                        }
+                    }
                 }
+                [Argument::StringLiteral(name), getter] => {
+                    if let Some(getter) = getter.as_expression() {
+                        self.getter_export(name.value.as_str(), getter);
+                    }
+                }
+                _ => {}
             }
-        }
-        // webpack 4: `require.d(exports, "NAME", function () { return a; })`.
-        if let Expression::StaticMemberExpression(callee) = &it.callee
-            && callee.property.name == "d"
-            && let Expression::Identifier(require) = &callee.object
-            && self.wrapper.require.is_some()
-            && self.symbol_of(require) == self.wrapper.require
-            && let [
-                Argument::Identifier(target),
-                Argument::StringLiteral(name),
-                getter,
-            ] = it.arguments.as_slice()
-            && self.wrapper.exports.is_some()
-            && self.symbol_of(target) == self.wrapper.exports
-            && let Some(getter) = getter.as_expression()
-        {
-            self.getter_export(name.value.as_str(), getter);
         }
         walk::walk_call_expression(self, it);
     }
@@ -271,17 +260,7 @@ impl<'a> Visit<'a> for Bindings<'_> {
 impl Bindings<'_> {
     /// A getter exporting a variable of the module's scope as `name`.
     fn getter_export(&mut self, name: &str, getter: &Expression<'_>) {
-        let returned = match getter.without_parentheses() {
-            Expression::ArrowFunctionExpression(f) => f.get_expression(),
-            Expression::FunctionExpression(f) if f.params.items.is_empty() => {
-                f.body.as_ref().and_then(|b| match b.statements.as_slice() {
-                    [oxc_ast::ast::Statement::ReturnStatement(r)] => r.argument.as_ref(),
-                    _ => None,
-                })
-            }
-            _ => None,
-        };
-        if let Some(Expression::Identifier(value)) = returned
+        if let Some(value) = crate::refs::getter_value(getter)
             && let Some(symbol) = self.symbol_of(value)
             && self.scoping.symbol_scope_id(symbol) == self.wrapper.scope
             && self.scoping.symbol_name(symbol) != name
@@ -292,10 +271,7 @@ impl Bindings<'_> {
     }
 
     fn symbol_of(&self, reference: &oxc_ast::ast::IdentifierReference<'_>) -> Option<SymbolId> {
-        reference
-            .reference_id
-            .get()
-            .and_then(|r| self.scoping.get_reference(r).symbol_id())
+        crate::refs::symbol_of(self.scoping, reference)
     }
 
     /// `exports`, or `module.exports`, of this module.
@@ -331,10 +307,7 @@ pub(crate) fn module_id(
     callee: &oxc_ast::ast::IdentifierReference<'_>,
     arguments: &[Argument<'_>],
 ) -> Option<String> {
-    let symbol = callee
-        .reference_id
-        .get()
-        .and_then(|r| scoping.get_reference(r).symbol_id());
+    let symbol = crate::refs::symbol_of(scoping, callee);
     match (wrapper.require, symbol, arguments) {
         // webpack: `require(6462)` with the require parameter.
         (Some(require), Some(s), [Argument::NumericLiteral(n)]) if s == require => {

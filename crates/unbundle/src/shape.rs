@@ -71,7 +71,7 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
     let mut finder = Finder::new(strict);
     finder.visit_program(program);
     let (runtime, chunk_tables, require) = (finder.runtime, finder.chunk_tables, finder.require);
-    let indexed: Vec<Span> = finder
+    let indexed: Vec<(Span, bool)> = finder
         .indexed
         .iter()
         .filter_map(|r| scoping.get_reference(*r).symbol_id())
@@ -79,8 +79,8 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
             finder
                 .bound_tables
                 .iter()
-                .filter(move |(s, _)| *s == symbol)
-                .map(|(_, span)| *span)
+                .filter(move |(s, ..)| *s == symbol)
+                .map(|(_, span, empty)| (*span, *empty))
         })
         .collect();
     let by_place = |t: &Table| (t.depth, usize::MAX - t.modules.len());
@@ -92,18 +92,12 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
         found.min_by_key(by_place)
     } else {
         let table = found
-            .filter(|t| indexed.contains(&t.span))
+            .filter(|t| indexed.iter().any(|(span, _)| *span == t.span))
             .min_by_key(by_place);
-        if table.is_none() {
-            let source = program.source_text;
-            if let Some(unknown) = indexed.iter().find(|span| {
-                let text = &source[span.start as usize..span.end as usize];
-                text.trim_start_matches(['{', '[', ' ', '\n', '\t'])
-                    .trim_end_matches(['}', ']', ' ', '\n', '\t'])
-                    .contains(|c: char| !c.is_whitespace() && c != ',')
-            }) {
-                return Err(*unknown);
-            }
+        if table.is_none()
+            && let Some((unknown, _)) = indexed.iter().find(|(_, empty)| !empty)
+        {
+            return Err(*unknown);
         }
         table
     };
@@ -141,8 +135,9 @@ struct Finder {
     functions: Vec<Option<String>>,
     /// The variables the runtime's calls index (`X[id].call(...)`).
     indexed: Vec<ReferenceId>,
-    /// Literal tables and the variable or parameter each is bound to.
-    bound_tables: Vec<(SymbolId, Span)>,
+    /// Literal tables, the variable or parameter each is bound to, and whether it is empty
+    /// (holes aside).
+    bound_tables: Vec<(SymbolId, Span, bool)>,
 }
 
 impl Finder {
@@ -277,8 +272,7 @@ impl<'a> Visit<'a> for Finder {
                     && let Some(argument) = argument.as_expression()
                     && is_literal_table(argument)
                 {
-                    self.bound_tables
-                        .push((symbol, argument.without_parentheses().span()));
+                    self.bound_tables.push(bound_table(symbol, argument));
                 }
             }
         }
@@ -290,8 +284,7 @@ impl<'a> Visit<'a> for Finder {
             && let Some(symbol) = binding.symbol_id.get()
             && is_literal_table(init)
         {
-            self.bound_tables
-                .push((symbol, init.without_parentheses().span()));
+            self.bound_tables.push(bound_table(symbol, init));
         }
         walk::walk_variable_declarator(self, it);
     }
@@ -324,6 +317,19 @@ impl<'a> Visit<'a> for Finder {
 pub(crate) fn number_key(value: f64) -> Option<String> {
     (value.fract() == 0.0 && (0.0..9.007_199_254_740_992e15).contains(&value))
         .then(|| format!("{}", value as u64))
+}
+
+/// A literal table bound to `symbol`: its span, and whether it holds nothing but holes.
+fn bound_table(symbol: SymbolId, literal: &Expression<'_>) -> (SymbolId, Span, bool) {
+    let empty = match literal.without_parentheses() {
+        Expression::ObjectExpression(o) => o.properties.is_empty(),
+        Expression::ArrayExpression(a) => a
+            .elements
+            .iter()
+            .all(|e| matches!(e, ArrayExpressionElement::Elision(_))),
+        _ => false,
+    };
+    (symbol, literal.without_parentheses().span(), empty)
 }
 
 fn is_literal_table(expr: &Expression<'_>) -> bool {

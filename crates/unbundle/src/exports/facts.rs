@@ -14,6 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Facts;
 use crate::names::Wrapper;
+use crate::refs::{self, getter_value};
 
 /// The facts of one module, whose function's scope and parameters `wrapper` gives.
 pub(crate) fn facts(
@@ -203,16 +204,11 @@ struct Uses<'s> {
 
 impl Uses<'_> {
     fn symbol(&self, expr: &Expression<'_>) -> Option<SymbolId> {
-        let Expression::Identifier(i) = expr.without_parentheses() else {
-            return None;
-        };
-        self.reference_symbol(i)
+        refs::expression_symbol(self.scoping, expr)
     }
 
     fn reference_symbol(&self, i: &IdentifierReference<'_>) -> Option<SymbolId> {
-        i.reference_id
-            .get()
-            .and_then(|r| self.scoping.get_reference(r).symbol_id())
+        refs::symbol_of(self.scoping, i)
     }
 
     fn good_use(&mut self, symbol: SymbolId) {
@@ -230,10 +226,7 @@ impl Uses<'_> {
 
     /// `require.NAME` with the module's require parameter.
     fn is_require_helper(&self, expr: &Expression<'_>, name: &str) -> bool {
-        matches!(expr.without_parentheses(), Expression::StaticMemberExpression(m)
-            if m.property.name == name
-                && self.wrapper.require.is_some()
-                && self.symbol(&m.object) == self.wrapper.require)
+        refs::is_require_helper(self.scoping, self.wrapper.require, expr, name)
     }
 
     /// Whether `value` is, when assigned to an export, a receiver-free function (`Some(true)`),
@@ -458,27 +451,6 @@ fn getters<'o, 'a>(
         };
         Some((name, getter_value(&p.value)))
     })
-}
-
-/// The variable a getter returns: `() => x` (webpack 5), `function () { return x; }`
-/// (webpack 4).
-pub(super) fn getter_value<'o, 'a>(
-    getter: &'o Expression<'a>,
-) -> Option<&'o IdentifierReference<'a>> {
-    let returned = match getter.without_parentheses() {
-        Expression::ArrowFunctionExpression(f) if f.is_expression() => f.get_expression(),
-        Expression::FunctionExpression(f) if f.params.items.is_empty() => {
-            match f.body.as_ref()?.statements.as_slice() {
-                [Statement::ReturnStatement(r)] => r.argument.as_ref(),
-                _ => None,
-            }
-        }
-        _ => None,
-    }?;
-    match returned {
-        Expression::Identifier(i) => Some(i),
-        _ => None,
-    }
 }
 
 /// The module's function declarations that are never assigned (what `plain_exports` may

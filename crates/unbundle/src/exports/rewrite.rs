@@ -12,8 +12,9 @@ use oxc_semantic::{Scoping, SymbolId};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Plan;
-use super::facts::{Bindings, getter_value};
+use super::facts::Bindings;
 use crate::names::Wrapper;
+use crate::refs::{self, getter_value};
 
 /// Drops the `0,` of `(0, x.f)(...)` calls the plan allows; how many it dropped.
 pub(crate) fn rewrite_calls<'a>(
@@ -52,11 +53,7 @@ impl<'a> VisitMut<'a> for Calls<'_, 'a> {
         if let Expression::SequenceExpression(s) = callee
             && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
             && first.is_number_literal()
-            && let Expression::Identifier(object) = &m.object
-            && let Some(symbol) = object
-                .reference_id
-                .get()
-                .and_then(|r| self.scoping.get_reference(r).symbol_id())
+            && let Some(symbol) = refs::expression_symbol(self.scoping, &m.object)
             && let Some(id) = self.bound.get(&symbol)
             && self
                 .plan
@@ -88,35 +85,23 @@ pub(crate) fn plain_exports<'a>(
             statements.push(statement);
             continue;
         };
-        let symbol = |e: &Expression<'_>| match e.without_parentheses() {
-            Expression::Identifier(i) => i
-                .reference_id
-                .get()
-                .and_then(|r| scoping.get_reference(r).symbol_id()),
-            _ => None,
+        let symbol = |e: &Expression<'_>| refs::expression_symbol(scoping, e);
+        let is_define = |callee: &Expression<'_>| {
+            refs::is_require_helper(scoping, wrapper.require, callee, "d")
         };
         // webpack 4's one getter per call.
         if let Expression::CallExpression(call) = &es.expression
-            && matches!(call.callee.without_parentheses(), Expression::StaticMemberExpression(m)
-                if m.property.name == "d" && wrapper.require.is_some() && symbol(&m.object) == wrapper.require)
+            && is_define(&call.callee)
             && let [
                 Argument::Identifier(target),
                 Argument::StringLiteral(name),
                 getter,
             ] = call.arguments.as_slice()
             && wrapper.exports.is_some()
-            && target
-                .reference_id
-                .get()
-                .and_then(|r| scoping.get_reference(r).symbol_id())
-                == wrapper.exports
+            && refs::symbol_of(scoping, target) == wrapper.exports
             && crate::names::is_identifier_name(name.value.as_str())
             && let Some(value) = getter.as_expression().and_then(getter_value)
-            && value
-                .reference_id
-                .get()
-                .and_then(|r| scoping.get_reference(r).symbol_id())
-                .is_some_and(|s| functions.contains(&s))
+            && refs::symbol_of(scoping, value).is_some_and(|s| functions.contains(&s))
         {
             let target = Expression::Identifier(target.clone_in_with_semantic_ids(allocator));
             let value =
@@ -128,10 +113,9 @@ pub(crate) fn plain_exports<'a>(
             changed += 1;
             continue;
         }
-        let is_define = match &es.expression {
+        let defines_object = match &es.expression {
             Expression::CallExpression(call) => {
-                matches!(call.callee.without_parentheses(), Expression::StaticMemberExpression(m)
-                    if m.property.name == "d" && wrapper.require.is_some() && symbol(&m.object) == wrapper.require)
+                is_define(&call.callee)
                     && matches!(
                         call.arguments.as_slice(),
                         [Argument::Identifier(_), Argument::ObjectExpression(_)]
@@ -141,7 +125,7 @@ pub(crate) fn plain_exports<'a>(
             }
             _ => false,
         };
-        if !is_define {
+        if !defines_object {
             statements.push(Statement::ExpressionStatement(es));
             continue;
         }
@@ -199,12 +183,12 @@ pub(crate) fn plain_exports<'a>(
                     let value = match &p.value {
                         Expression::ArrowFunctionExpression(f) if f.is_expression() => {
                             match f.get_expression() {
-                                Some(Expression::Identifier(i)) => i
-                                    .reference_id
-                                    .get()
-                                    .and_then(|r| scoping.get_reference(r).symbol_id())
-                                    .filter(|s| functions.contains(s))
-                                    .map(|_| i.clone_in_with_semantic_ids(allocator)),
+                                Some(Expression::Identifier(i))
+                                    if refs::symbol_of(scoping, i)
+                                        .is_some_and(|s| functions.contains(&s)) =>
+                                {
+                                    Some(i.clone_in_with_semantic_ids(allocator))
+                                }
                                 _ => None,
                             }
                         }
