@@ -89,7 +89,7 @@ pub enum UnbundleError {
     #[error("{file}: not JavaScript that parses: {message}")]
     Parse { file: String, message: String },
     #[error(
-        "{file}: not a bundle pilotfish recognizes (no webpack module table: an object of module functions or an array of them)"
+        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, and no esbuild __commonJS wrappers)"
     )]
     NotABundle { file: String },
     #[error(
