@@ -49,8 +49,12 @@ pub(crate) struct Entry {
 pub(crate) enum Bundler<'s> {
     /// webpack: the function declaring this require function, with the module table there.
     Webpack { require: SymbolId, table: Span },
-    /// esbuild: the program, whose CommonJS wrappers span these (sorted) spans.
-    Esbuild { modules: &'s [Span] },
+    /// esbuild: the program, whose CommonJS wrappers span these (sorted) spans, and whose
+    /// wrapped ES modules move as `moved` says.
+    Esbuild {
+        modules: &'s [Span],
+        moved: &'s crate::esm::Moved,
+    },
 }
 
 /// The parameters given to a webpack entry's module function: webpack passes no module
@@ -74,14 +78,16 @@ pub(crate) fn find<'a>(
     if units.is_empty() {
         return None;
     }
-    let require = match bundler {
-        Bundler::Webpack { require, .. } => Some(*require),
-        Bundler::Esbuild { .. } => None,
+    let (require, moved) = match bundler {
+        Bundler::Webpack { require, .. } => (Some(*require), None),
+        Bundler::Esbuild { moved, .. } => (None, Some(*moved)),
     };
     let mut uses = Uses {
         scoping,
         scope,
         require,
+        moved,
+        namespaces: Vec::new(),
         unit: 0,
         depth: 0,
         refs: Vec::new(),
@@ -93,6 +99,7 @@ pub(crate) fn find<'a>(
     }
     // The runtime's table and require function, and esbuild's wrappers, stay.
     let table_and_require;
+    let wrappers_and_moved: Vec<Span>;
     let keep: &[Span] = match bundler {
         Bundler::Webpack { require, table } => {
             let declared = scoping.symbol_span(*require);
@@ -103,7 +110,12 @@ pub(crate) fn find<'a>(
             };
             &table_and_require
         }
-        Bundler::Esbuild { modules } => modules,
+        Bundler::Esbuild { modules, moved } => {
+            let mut spans: Vec<Span> = modules.iter().chain(&moved.taken).copied().collect();
+            spans.sort_by_key(|s| s.start);
+            wrappers_and_moved = spans;
+            &wrappers_and_moved
+        }
     };
     for (i, unit) in units.iter().enumerate() {
         let span = unit.node.span();
@@ -129,7 +141,18 @@ pub(crate) fn find<'a>(
             && Some(symbol) != require
             && seen.insert(symbol)
         {
-            outer.push(scoping.symbol_name(symbol).to_owned());
+            let name = moved
+                .and_then(|m| m.name_of(symbol))
+                .unwrap_or_else(|| scoping.symbol_name(symbol));
+            if !outer.iter().any(|o| o == name) {
+                outer.push(name.to_owned());
+            }
+        }
+    }
+    // Names moved into ES modules' files are read through their namespace objects.
+    for (unit, name) in &uses.namespaces {
+        if *unit >= k && !outer.contains(name) {
+            outer.push(name.clone());
         }
     }
     // The loader's own parameters cannot also be passed in.
@@ -152,7 +175,11 @@ pub(crate) fn find<'a>(
     let mut text = format!("function ({params}) {{\n");
     for unit in suffix {
         let span = unit.node.span();
-        let code = &source[span.start as usize..span.end as usize];
+        let code = match moved {
+            Some(moved) => moved.splice(source, span),
+            None => std::borrow::Cow::Borrowed(&source[span.start as usize..span.end as usize]),
+        };
+        let code = code.as_ref();
         match &unit.node {
             Node::Statement(_) => text.push_str(code),
             Node::Element(_) => {
@@ -181,18 +208,18 @@ pub(crate) fn find<'a>(
 }
 
 /// One unit of the body.
-struct Unit<'n, 'a> {
-    node: Node<'n, 'a>,
+pub(crate) struct Unit<'n, 'a> {
+    pub(crate) node: Node<'n, 'a>,
     /// A declarator that follows another in its declaration.
-    after_declarator: bool,
+    pub(crate) after_declarator: bool,
     /// Where replacing the units from this one on starts: the statement's start for its
     /// first unit (taking the declaration's keyword along).
-    start: u32,
+    pub(crate) start: u32,
     /// The end of the statement holding the unit.
-    statement_end: u32,
+    pub(crate) statement_end: u32,
 }
 
-enum Node<'n, 'a> {
+pub(crate) enum Node<'n, 'a> {
     Statement(&'n Statement<'a>),
     /// An element of a sequence statement.
     Element(&'n Expression<'a>),
@@ -201,7 +228,7 @@ enum Node<'n, 'a> {
 }
 
 impl<'a> Node<'_, 'a> {
-    fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         match self {
             Node::Statement(s) => s.span(),
             Node::Element(e) => e.span(),
@@ -332,7 +359,7 @@ fn body_of<'n, 'a>(
     Some((&body.statements, strict))
 }
 
-fn units<'n, 'a>(statements: &'n [Statement<'a>]) -> Vec<Unit<'n, 'a>> {
+pub(crate) fn units<'n, 'a>(statements: &'n [Statement<'a>]) -> Vec<Unit<'n, 'a>> {
     let mut units = Vec::new();
     for statement in statements {
         let statement_end = statement.span().end;
@@ -395,6 +422,9 @@ struct Uses<'s> {
     scoping: &'s Scoping,
     scope: ScopeId,
     require: Option<SymbolId>,
+    moved: Option<&'s crate::esm::Moved>,
+    /// (unit, namespace) for each use of a name moved into an ES module's file.
+    namespaces: Vec<(usize, String)>,
     unit: usize,
     /// Functions (not arrows) entered within the unit.
     depth: usize,
@@ -410,6 +440,11 @@ impl<'a> Visit<'a> for Uses<'_> {
         };
         let reference = self.scoping.get_reference(r);
         match reference.symbol_id() {
+            Some(symbol) if self.moved.is_some_and(|m| m.is_member(symbol)) => {
+                let moved = self.moved.expect("checked");
+                let name = moved.name_of(symbol).expect("moved names have a namespace");
+                self.namespaces.push((self.unit, name.to_owned()));
+            }
             Some(symbol) if self.scoping.symbol_scope_id(symbol) == self.scope => {
                 self.refs.push((self.unit, symbol, reference.is_write()));
             }

@@ -19,6 +19,8 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::FxHashSet;
 
+use crate::esm::Moved;
+
 /// One CommonJS module of an esbuild bundle.
 #[derive(Debug, Clone)]
 pub(crate) struct EsModule {
@@ -35,52 +37,61 @@ pub(crate) struct EsModule {
     pub(crate) method: bool,
 }
 
-/// The esbuild modules of `program`, if it has an esbuild `__commonJS` helper and uses it,
-/// and the spans of every wrapped function (those that stay in the bundle too), in order.
+/// The esbuild modules of `program`, if it has any: its CommonJS modules, the spans of every
+/// wrapped function (those that stay in the bundle too), in order, and what moving its
+/// wrapped ES modules into files changes (see [`crate::esm`]).
 pub(crate) fn find_modules(
     program: &Program<'_>,
     scoping: &Scoping,
-) -> Option<(Vec<EsModule>, Vec<Span>)> {
+    text: &str,
+) -> Option<(Vec<EsModule>, Vec<Span>, Moved)> {
     let helpers = commonjs_helpers(program);
-    if helpers.is_empty() {
-        return None;
-    }
     let mut finder = Calls {
         scoping,
         helpers: &helpers,
         found: Vec::new(),
         bound_to: None,
     };
-    finder.visit_program(program);
+    if !helpers.is_empty() {
+        finder.visit_program(program);
+    }
     // One pass over the program gives every module its top-level names: modules are never
     // nested, so the one holding a reference is found by its span.
     let mut found = finder.found;
-    found.sort_by_key(|(span, ..)| span.start);
-    let spans: Vec<Span> = found.iter().map(|(span, ..)| *span).collect();
+    found.sort_by_key(|f| f.span.start);
+    let bound: Vec<(Span, Option<SymbolId>)> = found
+        .iter()
+        .map(|f| (f.span, f.bound.as_ref().and_then(|b| b.1)))
+        .collect();
+    let moved = crate::esm::plan(program, scoping, text, &bound);
+    if found.is_empty() && !moved.esm_helper {
+        return None;
+    }
+    let spans: Vec<Span> = found.iter().map(|f| f.span).collect();
     let mut uses = Outer {
         scoping,
+        moved: &moved,
         spans: &spans,
         names: vec![Vec::new(); spans.len()],
         seen: FxHashSet::default(),
+        checked: FxHashSet::default(),
         writes: vec![false; spans.len()],
     };
     uses.visit_program(program);
     let mut modules = Vec::new();
-    for (n, ((span, bound, source_path, method), names)) in
-        found.into_iter().zip(uses.names).enumerate()
-    {
+    for (n, (f, names)) in found.into_iter().zip(uses.names).enumerate() {
         if uses.writes[n] {
             continue;
         }
         modules.push(EsModule {
-            id: bound.unwrap_or_else(|| format!("commonjs{n}")),
-            source_path,
-            span,
+            id: f.bound.map_or_else(|| format!("commonjs{n}"), |b| b.0),
+            source_path: f.source_path,
+            span: f.span,
             outer: names,
-            method,
+            method: f.method,
         });
     }
-    (!modules.is_empty()).then_some((modules, spans))
+    Some((modules, spans, moved))
 }
 
 /// Top-level variables holding esbuild's `__commonJS` helper: `(cb, mod) => () => ...` whose
@@ -131,20 +142,32 @@ fn creates_exports_object(expr: &Expression<'_>) -> bool {
     finds.0
 }
 
-/// Calls of a helper with a module function: its span, the variable the call is bound to, and
-/// the source path when given as a method key.
+/// A call of the `__commonJS` helper with a module function.
+struct Found {
+    span: Span,
+    /// The variable the call is bound to.
+    bound: Option<(String, Option<SymbolId>)>,
+    /// The source path, when given as a method key.
+    source_path: Option<String>,
+    method: bool,
+}
+
+/// Calls of a helper with a module function.
 struct Calls<'s> {
     scoping: &'s Scoping,
     helpers: &'s FxHashSet<SymbolId>,
-    found: Vec<(Span, Option<String>, Option<String>, bool)>,
+    found: Vec<Found>,
     /// The variable being declared, while its initializer is visited.
-    bound_to: Option<String>,
+    bound_to: Option<(String, Option<SymbolId>)>,
 }
 
 impl<'a> Visit<'a> for Calls<'_> {
     fn visit_variable_declarator(&mut self, it: &oxc_ast::ast::VariableDeclarator<'a>) {
         let outer = self.bound_to.take();
-        self.bound_to = it.id.get_binding_identifier().map(|b| b.name.to_string());
+        self.bound_to = it
+            .id
+            .get_binding_identifier()
+            .map(|b| (b.name.to_string(), b.symbol_id.get()));
         walk::walk_variable_declarator(self, it);
         self.bound_to = outer;
     }
@@ -158,10 +181,20 @@ impl<'a> Visit<'a> for Calls<'_> {
             let bound = self.bound_to.take();
             match argument {
                 Argument::ArrowFunctionExpression(f) if f.params.items.len() <= 2 => {
-                    self.found.push((f.span, bound, None, false));
+                    self.found.push(Found {
+                        span: f.span,
+                        bound,
+                        source_path: None,
+                        method: false,
+                    });
                 }
                 Argument::FunctionExpression(f) if f.params.items.len() <= 2 => {
-                    self.found.push((f.span, bound, None, false));
+                    self.found.push(Found {
+                        span: f.span,
+                        bound,
+                        source_path: None,
+                        method: false,
+                    });
                 }
                 // `__commonJS({"node_modules/ms/index.js"(exports, module) {...}})`
                 Argument::ObjectExpression(o) => {
@@ -173,7 +206,12 @@ impl<'a> Visit<'a> for Calls<'_> {
                             PropertyKey::StringLiteral(s) => Some(s.value.to_string()),
                             _ => None,
                         };
-                        self.found.push((f.span, bound, path, p.method));
+                        self.found.push(Found {
+                            span: f.span,
+                            bound,
+                            source_path: path,
+                            method: p.method,
+                        });
                     }
                 }
                 _ => {}
@@ -184,11 +222,14 @@ impl<'a> Visit<'a> for Calls<'_> {
 }
 
 /// For each module span, the top-level names used inside it, and whether any is assigned.
+/// A name moved into an ES module's file is used through that module's namespace object.
 struct Outer<'s> {
     scoping: &'s Scoping,
+    moved: &'s Moved,
     spans: &'s [Span],
     names: Vec<Vec<String>>,
-    seen: FxHashSet<(usize, SymbolId)>,
+    seen: FxHashSet<(usize, String)>,
+    checked: FxHashSet<(usize, SymbolId)>,
     writes: Vec<bool>,
 }
 
@@ -212,18 +253,23 @@ impl<'a> Visit<'a> for Outer<'_> {
         else {
             return;
         };
-        if self.seen.insert((n, symbol)) {
-            self.names[n].push(it.name.to_string());
-            // A name assigned anywhere (in the module, or by code esbuild hoisted out of an
-            // ES module, such as an `__esm` initializer) cannot be passed in as a value. Each
-            // name is looked at once per module: its references include this one.
-            if self
+        // Each symbol is looked at once per module: its references include this one.
+        if !self.checked.insert((n, symbol)) {
+            return;
+        }
+        let name = self.moved.name_of(symbol).unwrap_or(it.name.as_str());
+        if self.seen.insert((n, name.to_owned())) {
+            self.names[n].push(name.to_owned());
+        }
+        // A name assigned anywhere (in the module, or by code esbuild hoisted out of an ES
+        // module, such as an `__esm` initializer) cannot be passed in as a value.
+        if !self.moved.is_member(symbol)
+            && self
                 .scoping
                 .get_resolved_references(symbol)
                 .any(|r| r.is_write())
-            {
-                self.writes[n] = true;
-            }
+        {
+            self.writes[n] = true;
         }
     }
 }

@@ -17,6 +17,7 @@
 
 mod entry;
 mod esbuild;
+mod esm;
 mod exports;
 mod module;
 mod names;
@@ -89,7 +90,7 @@ pub enum UnbundleError {
     #[error("{file}: not JavaScript that parses: {message}")]
     Parse { file: String, message: String },
     #[error(
-        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, and no esbuild __commonJS wrappers)"
+        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, and no esbuild __commonJS or __esm wrappers)"
     )]
     NotABundle { file: String },
     #[error(
@@ -268,6 +269,8 @@ fn split_file<'a>(
     let mut edits: Vec<(Span, String)> = Vec::new();
     let mut jobs = Vec::new();
     let entry;
+    // esbuild's ES modules moved into files: what the rest of the bundle's text must change.
+    let mut moved = esm::Moved::default();
     let table =
         shape::find_table(&program, scoping).map_err(|span| UnbundleError::UnknownTable {
             file: input.name.to_owned(),
@@ -306,7 +309,10 @@ fn split_file<'a>(
                 )?;
                 Some((found, Some(scoping.symbol_name(require).to_owned())))
             });
-    } else if let Some((found, wrappers)) = esbuild::find_modules(&program, scoping) {
+    } else if let Some((found, wrappers, planned)) =
+        esbuild::find_modules(&program, scoping, input.text)
+    {
+        moved = planned;
         // Each module function is replaced by one that runs its file.
         for m in &found {
             let path = module_path(&m.id, m.source_path.as_deref(), names);
@@ -325,20 +331,49 @@ fn split_file<'a>(
                 path,
                 file: input.name,
                 source: if m.method {
-                    Cow::Owned(format!("function{}", source(m.span)))
+                    Cow::Owned(format!("function{}", moved.splice(input.text, m.span)))
                 } else {
-                    Cow::Borrowed(source(m.span))
+                    moved.splice(input.text, m.span)
                 },
                 strict: false,
                 parameters: &module::ESBUILD,
                 revealed: names::revealed_by_esbuild(&m.id),
             });
         }
+        let strict = program
+            .directives
+            .iter()
+            .any(|d| d.directive == "use strict");
+        for m in &moved.modules {
+            let path = module_path(&m.id, m.source_path.as_deref(), names);
+            edits.push((
+                m.function,
+                format!(
+                    "{}{}",
+                    if m.method { ": " } else { "" },
+                    esm_call(&path, &m.namespace, &m.outer)
+                ),
+            ));
+            jobs.push(Job {
+                id: m.id.clone(),
+                path,
+                file: input.name,
+                source: Cow::Owned(m.source.clone()),
+                strict,
+                parameters: &module::ESM,
+                revealed: names::revealed_by_esbuild(&m.id),
+            });
+        }
+        edits.extend(moved.edits.iter().cloned());
+        edits.sort_by_key(|(s, _)| (s.start, s.end));
         entry = entry::find(
             &program,
             scoping,
             input.text,
-            &entry::Bundler::Esbuild { modules: &wrappers },
+            &entry::Bundler::Esbuild {
+                modules: &wrappers,
+                moved: &moved,
+            },
         )
         .map(|e| (e, None));
     } else if shape::find_runtime(&program).is_some() {
@@ -351,7 +386,7 @@ fn split_file<'a>(
         });
     }
     if let Some((entry, require)) = entry
-        && edits.last().is_none_or(|(s, _)| s.end <= entry.span.start)
+        && edits.iter().all(|(s, _)| s.end <= entry.span.start)
     {
         let mut id = "entry".to_owned();
         while jobs.iter().any(|j| j.id == id) {
@@ -400,11 +435,11 @@ fn split_file<'a>(
     }
     let mut at = prelude_at;
     for (span, replacement) in &edits {
-        text.push_str(&input.text[at..span.start as usize]);
+        moved.splice_into(&mut text, input.text, at, span.start as usize);
         text.push_str(replacement);
         at = span.end as usize;
     }
-    text.push_str(&input.text[at..]);
+    moved.splice_into(&mut text, input.text, at, input.text.len());
     let file = OutputFile {
         path: input.name.to_owned(),
         text,
@@ -418,6 +453,18 @@ fn commonjs_call(path: &str, outer: &[String]) -> String {
     let names: Vec<String> = outer.iter().map(|n| format!("{n:?}")).collect();
     format!(
         "{LOAD}.commonjs({path:?}, [{}], () => [{}])",
+        names.join(", "),
+        outer.join(", ")
+    )
+}
+
+/// The loader's stand-in for the function of an esbuild ES module: the module file, the
+/// namespace object it defines its getters on, the bundle's top-level names it uses and, when
+/// it runs, their values.
+fn esm_call(path: &str, namespace: &str, outer: &[String]) -> String {
+    let names: Vec<String> = outer.iter().map(|n| format!("{n:?}")).collect();
+    format!(
+        "{LOAD}.esm({path:?}, {namespace}, [{}], () => [{}])",
         names.join(", "),
         outer.join(", ")
     )

@@ -1,6 +1,6 @@
 // Written by `pilotfish unbundle` next to the bundle's files: gives the bundle's runtime a
 // module table whose functions run the module files (or, for esbuild, one function per
-// CommonJS module). Each module file is the body of the
+// CommonJS module and per wrapped ES module). Each module file is the body of the
 // bundle's module function, compiled with the parameters webpack passes (`module`,
 // `exports`, `require`), the file's own `module`, `exports` and `require` under `__node_*`
 // names, and `__filename` and `__dirname` of the file that holds the table.
@@ -46,6 +46,20 @@ module.exports = (nodeModule, nodeRequire) => {
         factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...COMMONJS, ...names], { filename });
       }
       return factory.call(this, exports, module, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), ...values());
+    };
+  };
+  // esbuild's wrapped ES modules: the module file runs where esbuild ran the module's
+  // initializer, with its namespace object as `exports` (the file defines the getters other
+  // code reads its names through), node's own `module` and `require`, and the bundle's
+  // top-level names it uses.
+  load.esm = (file, namespace, names, values) => {
+    let factory;
+    return function () {
+      const filename = path.join(__dirname, file);
+      if (!factory) {
+        factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...COMMONJS, ...names], { filename });
+      }
+      return factory.call(this, namespace, nodeModule, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), ...values());
     };
   };
   return load;

@@ -21,6 +21,8 @@ use rustc_hash::FxHashSet;
 pub(crate) const WEBPACK: [&str; 3] = ["module", "exports", "require"];
 /// What esbuild's `__commonJS` passes, by position. esbuild leaves node's `require` as it is.
 pub(crate) const ESBUILD: [&str; 2] = ["exports", "module"];
+/// What the loader passes an esbuild ES module's file: its namespace object.
+pub(crate) const ESM: [&str; 1] = ["exports"];
 
 /// The names under which the loader passes the bundle file's own `module`, `exports` and
 /// `require` (see `loader.js`): a module's free references to those are renamed to these.
@@ -121,7 +123,12 @@ pub(crate) fn rewrite(
         }
         _ => Default::default(),
     };
-    let mut reserved: Vec<String> = parameters.iter().map(|p| (*p).to_owned()).collect();
+    // Node's own names, which a module may use free, are never given to a variable.
+    let mut reserved: Vec<String> = ["module", "exports", "require"]
+        .iter()
+        .chain(parameters)
+        .map(|p| (*p).to_owned())
+        .collect();
     reserved.extend(parameters.iter().map(|p| outer_name(p)));
     reserved.extend(["__filename", "__dirname"].map(str::to_owned));
     let reserved: Vec<&str> = reserved.iter().map(String::as_str).collect();

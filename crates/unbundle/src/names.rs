@@ -2,7 +2,8 @@
 //! reads `const text = require(6462)` when module 6462 has a name, from `--names` or revealed
 //! by the bundle like esbuild's `require_ms`), and those exported under a name
 //! (`exports.Inventory = n` makes `n` read `Inventory`, the seed's renaming, and so does
-//! webpack's getter `require.d(exports, {Inventory: () => n})`). A variable is
+//! webpack's getter `require.d(exports, {Inventory: () => n})`, or esbuild's
+//! `__export(exports, {Inventory: () => n})`). A variable is
 //! renamed only when its new name collides with nothing the module binds or uses: the seed
 //! renamed `n` to `Error` for `exports.Error = n` and wrote `class Error extends Error`.
 
@@ -16,9 +17,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// Module names by id.
 pub(crate) type ModuleNames = FxHashMap<String, String>;
 
-/// The name esbuild's own variable for a module reveals: `require_lodash_min` → `lodash_min`.
+/// The name esbuild's own variable for a module reveals: `require_lodash_min` → `lodash_min`,
+/// `init_shapes` → `shapes`.
 pub(crate) fn revealed_by_esbuild(id: &str) -> Option<String> {
-    let name = id.strip_prefix("require_")?;
+    let name = id
+        .strip_prefix("require_")
+        .or_else(|| id.strip_prefix("init_"))?;
     is_identifier(name).then(|| name.to_owned())
 }
 
@@ -215,8 +219,13 @@ impl<'a> Visit<'a> for Bindings<'_> {
 
     fn visit_call_expression(&mut self, it: &oxc_ast::ast::CallExpression<'a>) {
         // webpack's `require.d(exports, {NAME: () => a})` (and webpack 4's
-        // `require.d(exports, "NAME", function () { return a; })`) export `a` as NAME too.
-        if crate::refs::is_require_helper(self.scoping, self.wrapper.require, &it.callee, "d")
+        // `require.d(exports, "NAME", function () { return a; })`) export `a` as NAME too, and
+        // so does esbuild's `__export(exports, {NAME: () => a})` in an ES module's file, where
+        // `__export` is a name from the bundle (free in the file).
+        let esbuild_export = self.wrapper.require.is_none()
+            && matches!(&it.callee, Expression::Identifier(c) if self.symbol_of(c).is_none());
+        if (esbuild_export
+            || crate::refs::is_require_helper(self.scoping, self.wrapper.require, &it.callee, "d"))
             && let Some(Argument::Identifier(target)) = it.arguments.first()
             && self.wrapper.exports.is_some()
             && self.symbol_of(target) == self.wrapper.exports

@@ -112,6 +112,46 @@ proptest! {
             Err(e) => prop_assert!(!e.to_string().is_empty()),
         }
     }
+
+    #[test]
+    fn esbuild_es_modules_in_any_arrangement_give_files_that_parse(pieces in es_module_pieces()) {
+        let text = format!(
+            "var E=(f,r)=>()=>(f&&(r=f(f=0)),r);var X=(t,a)=>{{for(var n in a)Object.defineProperty(t,n,{{get:a[n],enumerable:!0}})}};{pieces}"
+        );
+        match unbundle::unbundle(&[unbundle::Input { name: "x.js", text: &text }]) {
+            Ok(out) => everything_parses(&out)?,
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
+        }
+    }
+}
+
+/// Pieces of esbuild's wrapped ES modules (`E` is `__esm`, `X` is `__export`) sharing their
+/// names, in any order: namespaces, getters, hoisted functions and variables, initializers,
+/// and uses of them before and after, guarded or not.
+fn es_module_pieces() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "var s={};",
+            "X(s,{f:()=>f,v:()=>v});",
+            "function f(){return v}",
+            "function g(){return this}",
+            "var v,i=E(()=>{v=2});",
+            "var w,j=E(()=>{i();w=g()});",
+            "var k=E(function(){j();console.log(w)});",
+            "var o=E({\"src/o.js\"(){i()}});",
+            "i();",
+            "j();",
+            "k();",
+            "console.log(f(),v,{g},(i(),s));",
+            "v=3;",
+            "w=f`x`;",
+            "console.log(1),X(s,{w:()=>w});",
+            "var a,b=1;",
+            "function h(){return w}",
+        ]),
+        0..16,
+    )
+    .prop_map(|parts| parts.concat())
 }
 
 /// Every file written parses: the bundle's files as scripts, module files as the function

@@ -1,0 +1,235 @@
+//! Every reference to a top-level name of an esbuild bundle, with what the de-hoisting needs to
+//! know about it: whether it writes, whether it is called (its receiver may matter), whether it
+//! is a shorthand property (`{area}`), and which initializer calls run before it in the same
+//! sequence (`(init_a(), a_exports)`).
+
+use oxc_ast::ast::{
+    AssignmentExpression, AssignmentTarget, CallExpression, Expression, IdentifierReference,
+    ObjectProperty, SequenceExpression, TaggedTemplateExpression,
+};
+use oxc_ast_visit::{Visit, walk};
+use oxc_semantic::{Scoping, SymbolId};
+use rustc_hash::FxHashSet;
+
+/// How a reference uses its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Read,
+    /// The callee of a call or the tag of a template: `f()`, ``f`x` ``.
+    Callee,
+    /// The value of a shorthand property: `{f}`.
+    Shorthand,
+    /// `x = ...` with a function that ignores its receiver (an arrow) or a class.
+    SafeWrite,
+    /// Any other write.
+    Write,
+}
+
+/// One reference to a top-level name.
+#[derive(Debug, Clone)]
+pub(crate) struct Use {
+    pub(crate) at: u32,
+    pub(crate) end: u32,
+    pub(crate) symbol: SymbolId,
+    pub(crate) kind: Kind,
+    /// Calls of top-level functions without arguments earlier in an enclosing sequence.
+    pub(crate) after_calls: Vec<SymbolId>,
+}
+
+impl Use {
+    pub(crate) fn writes(&self) -> bool {
+        matches!(self.kind, Kind::SafeWrite | Kind::Write)
+    }
+}
+
+/// The references to top-level names in `program`, in source order.
+pub(crate) fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> Vec<Use> {
+    let mut uses = Uses {
+        scoping,
+        out: Vec::new(),
+        callee: FxHashSet::default(),
+        shorthand: FxHashSet::default(),
+        safe_write: FxHashSet::default(),
+        after_calls: Vec::new(),
+    };
+    uses.visit_program(program);
+    let mut out = uses.out;
+    out.sort_by_key(|u| u.at);
+    out
+}
+
+struct Uses<'s> {
+    scoping: &'s Scoping,
+    out: Vec<Use>,
+    /// Where references that are callees, shorthand values or safe writes start.
+    callee: FxHashSet<u32>,
+    shorthand: FxHashSet<u32>,
+    safe_write: FxHashSet<u32>,
+    after_calls: Vec<SymbolId>,
+}
+
+impl Uses<'_> {
+    fn top_level(&self, reference: &IdentifierReference<'_>) -> Option<SymbolId> {
+        let symbol = crate::refs::symbol_of(self.scoping, reference)?;
+        (self.scoping.symbol_scope_id(symbol) == self.scoping.root_scope_id()).then_some(symbol)
+    }
+}
+
+impl<'a> Visit<'a> for Uses<'_> {
+    fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+        let Some(symbol) = self.top_level(it) else {
+            return;
+        };
+        let write = it
+            .reference_id
+            .get()
+            .is_some_and(|r| self.scoping.get_reference(r).is_write());
+        let at = it.span.start;
+        let kind = if write {
+            if self.safe_write.contains(&at) {
+                Kind::SafeWrite
+            } else {
+                Kind::Write
+            }
+        } else if self.callee.contains(&at) {
+            Kind::Callee
+        } else if self.shorthand.contains(&at) {
+            Kind::Shorthand
+        } else {
+            Kind::Read
+        };
+        self.out.push(Use {
+            at,
+            end: it.span.end,
+            symbol,
+            kind,
+            after_calls: self.after_calls.clone(),
+        });
+    }
+
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        if let Expression::Identifier(callee) = &it.callee {
+            self.callee.insert(callee.span.start);
+        }
+        walk::walk_call_expression(self, it);
+    }
+
+    fn visit_tagged_template_expression(&mut self, it: &TaggedTemplateExpression<'a>) {
+        if let Expression::Identifier(tag) = &it.tag {
+            self.callee.insert(tag.span.start);
+        }
+        walk::walk_tagged_template_expression(self, it);
+    }
+
+    fn visit_object_property(&mut self, it: &ObjectProperty<'a>) {
+        if it.shorthand
+            && let Expression::Identifier(value) = &it.value
+        {
+            self.shorthand.insert(value.span.start);
+        }
+        walk::walk_object_property(self, it);
+    }
+
+    fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        if it.operator.is_assign()
+            && let AssignmentTarget::AssignmentTargetIdentifier(target) = &it.left
+            && matches!(
+                it.right.without_parentheses(),
+                Expression::ArrowFunctionExpression(_) | Expression::ClassExpression(_)
+            )
+        {
+            self.safe_write.insert(target.span.start);
+        }
+        walk::walk_assignment_expression(self, it);
+    }
+
+    fn visit_sequence_expression(&mut self, it: &SequenceExpression<'a>) {
+        let depth = self.after_calls.len();
+        for element in &it.expressions {
+            self.visit_expression(element);
+            // `init_a()`: what follows in the sequence runs after it.
+            if let Expression::CallExpression(call) = element.without_parentheses()
+                && call.arguments.is_empty()
+                && let Expression::Identifier(callee) = &call.callee
+                && let Some(symbol) = self.top_level(callee)
+            {
+                self.after_calls.push(symbol);
+            }
+        }
+        self.after_calls.truncate(depth);
+    }
+}
+
+/// The strongly connected components of a graph given by adjacency lists: for each node,
+/// whether it lies on a cycle. Iterative (Tarjan), so deep graphs cannot overflow the stack.
+pub(crate) fn on_cycle(edges: &[Vec<usize>]) -> Vec<bool> {
+    let n = edges.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut cyclic = vec![false; n];
+    let mut next = 0;
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        // (node, next edge to look at)
+        let mut work = vec![(root, 0usize)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut e)) = work.last_mut() {
+            if let Some(&w) = edges[v].get(*e) {
+                *e += 1;
+                if w == v {
+                    cyclic[v] = true;
+                } else if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut component = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    for w in component {
+                        cyclic[w] = true;
+                    }
+                }
+            }
+        }
+    }
+    cyclic
+}
+
+#[cfg(test)]
+mod tests {
+    use super::on_cycle;
+
+    #[test]
+    fn cycles_are_found_and_chains_are_not() {
+        // 0 -> 1 -> 2 -> 0 is a cycle; 3 -> 0 and 4 (alone) are not on one; 5 calls itself.
+        let edges = vec![vec![1], vec![2], vec![0], vec![0], vec![], vec![5]];
+        assert_eq!(on_cycle(&edges), [true, true, true, false, false, true]);
+    }
+}

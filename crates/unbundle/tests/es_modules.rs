@@ -1,0 +1,247 @@
+//! esbuild's wrapped ES modules (`__esm`) become module files exactly when moving what esbuild
+//! hoisted out of them keeps the bundle's behaviour; otherwise they stay where they are. Each
+//! case is a small bundle in esbuild's minified shape, unbundled, and run with node before and
+//! after: both must print the same.
+
+use std::path::Path;
+use std::process::Command;
+
+/// esbuild's helpers as it minifies them: `E` is `__esm`, `X` is `__export`.
+const HELPERS: &str = "var E=(f,r)=>()=>(f&&(r=f(f=0)),r);var X=(t,a)=>{for(var n in a)Object.defineProperty(t,n,{get:a[n],enumerable:!0})};";
+
+/// Unbundles `HELPERS + code`, checks that the output prints what the bundle prints, and
+/// gives the ids of the ES modules that became files and every file's text by path.
+fn unbundled(name: &str, code: &str) -> (Vec<String>, Vec<(String, String)>) {
+    let text = format!("{HELPERS}{code}");
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text: &text,
+    }])
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let dir = std::env::temp_dir().join(format!("pilotfish-esm-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    std::fs::write(dir.join("main.js"), &text).unwrap();
+    for file in &out.files {
+        let path = dir.join("out").join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let before = node(&dir.join("main.js"));
+    let after = node(&dir.join("out/main.js"));
+    assert_eq!(
+        after, before,
+        "{name}: the unbundled program prints the same"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let moved = out
+        .manifest
+        .modules
+        .iter()
+        .map(|m| m.id.clone())
+        .filter(|id| id != "entry")
+        .collect();
+    let files = out.files.into_iter().map(|f| (f.path, f.text)).collect();
+    (moved, files)
+}
+
+/// What node prints running `file`, and how it exits. Node comes from the machine, or from
+/// the project's own installer (which the bundler tests use too), run once.
+fn node(file: &Path) -> (String, String, Option<i32>) {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers/setup.sh");
+        let ran = Command::new("bash")
+            .arg(&setup)
+            .output()
+            .expect("bash runs");
+        assert!(
+            ran.status.success(),
+            "{} failed: {}",
+            setup.display(),
+            String::from_utf8_lossy(&ran.stderr)
+        );
+    });
+    let out = Command::new("node")
+        .arg(file)
+        .output()
+        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| !l.contains("pilotfish-esm-"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        out.status.code(),
+    )
+}
+
+fn text<'f>(files: &'f [(String, String)], path: &str) -> &'f str {
+    &files
+        .iter()
+        .find(|(p, _)| p == path)
+        .unwrap_or_else(|| panic!("no {path}"))
+        .1
+}
+
+#[test]
+fn a_module_with_a_namespace_object_moves_and_is_read_through_it() {
+    let (moved, files) = unbundled(
+        "namespace",
+        "var s={};X(s,{f:()=>f,v:()=>v,t:()=>t});function f(){return v}function t(){return this===void 0}var v,i=E(()=>{v=2});i();console.log(f(),v,t(),{f});",
+    );
+    assert_eq!(moved, ["i"]);
+    let module = text(&files, "modules/i.js");
+    assert!(module.starts_with("X(exports, {"), "{module}");
+    assert!(
+        module.contains("function f() {\n\treturn v;\n}"),
+        "{module}"
+    );
+    assert!(module.contains("v = 2;"), "{module}");
+    // `t` uses its receiver, so its call keeps having none; `{f}` keeps its key.
+    let entry = text(&files, "modules/entry.js");
+    assert!(
+        entry.contains("console.log(s.f(), s.v, (0, s.t)(), { f: s.f })"),
+        "{entry}"
+    );
+    let bundle = text(&files, "main.js");
+    assert!(!bundle.contains("function f"), "{bundle}");
+}
+
+#[test]
+fn a_module_without_a_namespace_object_gets_one() {
+    let (moved, files) = unbundled(
+        "no-namespace",
+        "function g(){return w}var w,j=E(()=>{w=3});j();console.log(g(),w);",
+    );
+    assert_eq!(moved, ["j"]);
+    let bundle = text(&files, "main.js");
+    assert!(bundle.contains("var j_exports = {};"), "{bundle}");
+    let module = text(&files, "modules/j.js");
+    assert!(
+        module.starts_with("Object.defineProperties(exports, {"),
+        "{module}"
+    );
+    let entry = text(&files, "modules/entry.js");
+    assert!(entry.contains("j_exports.g(), j_exports.w"), "{entry}");
+}
+
+#[test]
+fn modules_stay_when_moving_them_could_change_what_runs() {
+    for (name, code) in [
+        // Read before the initializer ran.
+        (
+            "early",
+            "function g(){return w}var w,j=E(()=>{w=3});console.log(w);j();console.log(g());",
+        ),
+        // Assigned from outside.
+        ("assigned", "var w,j=E(()=>{w=3});j();w=4;console.log(w);"),
+        // The namespace object read without its initializer before it.
+        (
+            "unguarded",
+            "var s={};X(s,{v:()=>v});var v,i=E(()=>{v=2});console.log(Object.keys(s));i();",
+        ),
+        // On a cycle, b's function may run (from a's initializer) before b has called a's.
+        (
+            "cycle",
+            "function fa(){return x}var x,a=E(()=>{b();x=1});function fb(){return fa()}var y,b=E(()=>{a();y=fb()});a();console.log(y);",
+        ),
+        // An initializer of its own `this`, and an async one, are not moved.
+        (
+            "this",
+            "var t,k=E(function(){t=typeof this});k();console.log(t);",
+        ),
+        (
+            "async",
+            "var w,j=E(async()=>{w=3});j().then(()=>console.log(w));",
+        ),
+    ] {
+        let (moved, _) = unbundled(name, code);
+        assert!(moved.is_empty(), "{name}: {moved:?}");
+    }
+}
+
+#[test]
+fn a_module_that_reads_a_variable_of_one_that_stays_stays_too() {
+    // j stays (its `w` is assigned outside), so k, whose initializer reads `w`, stays too;
+    // l reads nothing assigned and moves.
+    let (moved, _) = unbundled(
+        "chain",
+        "var w,j=E(()=>{w=3});var k=E(()=>{j();console.log(w)});function h(){return 1}var l=E(()=>{console.log(h())});j();w=5;k();l();",
+    );
+    assert_eq!(moved, ["l"]);
+}
+
+#[test]
+fn a_neighbour_s_functions_before_a_module_stay_in_the_bundle() {
+    // `p` belongs to the code before the module (it uses nothing of the module's) and stays a
+    // top-level function; `q` uses the module's `w` and moves with it.
+    let (moved, files) = unbundled(
+        "neighbour",
+        "console.log(1);function p(){return 7}function q(){return w}var w,j=E(()=>{w=8});j();console.log(q(),p());",
+    );
+    assert_eq!(moved, ["j"]);
+    let module = text(&files, "modules/j.js");
+    assert!(module.contains("function q()"), "{module}");
+    assert!(!module.contains("function p()"), "{module}");
+    assert!(text(&files, "main.js").contains("function p()"));
+}
+
+/// Pieces of wrapped ES modules sharing their names, for arrangements esbuild would not
+/// write as well as those it would.
+fn pieces() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "var s={};",
+            "X(s,{f:()=>f,v:()=>v,g:()=>g});",
+            "function f(){return v}",
+            "function g(){return this===void 0}",
+            "var v,i=E(()=>{v=2});",
+            "var w,j=E(()=>{i();w=f()});",
+            "var k=E(function(){j();console.log(w,v)});",
+            "i();",
+            "j();",
+            "k();",
+            "console.log(f(),v,g(),{f});",
+            "console.log((i(),s).v);",
+            "v=3;",
+            "function h(){return w}",
+            "console.log(typeof h==='function'&&h());",
+        ]),
+        1..12,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+
+    /// Whatever moves, the program prints the same and exits the same way (errors included:
+    /// a use before an initializer must fail, or not, as it did).
+    #[test]
+    fn any_arrangement_runs_the_same(code in pieces()) {
+        let text = format!("{HELPERS}{code}");
+        let Ok(out) = unbundle::unbundle(&[unbundle::Input { name: "main.js", text: &text }]) else {
+            return Ok(());
+        };
+        let dir = std::env::temp_dir().join(format!(
+            "pilotfish-esm-{}-any-{:x}",
+            std::process::id(),
+            text.len() * 31 + text.bytes().map(usize::from).sum::<usize>()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("out")).unwrap();
+        std::fs::write(dir.join("main.js"), &text).unwrap();
+        for file in &out.files {
+            let path = dir.join("out").join(&file.path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, &file.text).unwrap();
+        }
+        let (before_out, _, before_code) = node(&dir.join("main.js"));
+        let (after_out, _, after_code) = node(&dir.join("out/main.js"));
+        let _ = std::fs::remove_dir_all(&dir);
+        proptest::prop_assert_eq!((after_out, after_code), (before_out, before_code), "{}", code);
+    }
+}
