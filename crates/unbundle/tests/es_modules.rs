@@ -209,8 +209,12 @@ fn pieces() -> impl proptest::strategy::Strategy<Value = String> {
             "v=3;",
             "function h(){return w}",
             "console.log(typeof h==='function'&&h());",
+            "var q=E(()=>{j()});",
+            "q();",
+            "function r(){return w+v}",
+            "console.log(r());",
         ]),
-        1..12,
+        1..14,
     )
     .prop_map(|parts| parts.concat())
 }
@@ -244,4 +248,14 @@ proptest::proptest! {
         let _ = std::fs::remove_dir_all(&dir);
         proptest::prop_assert_eq!((after_out, after_code), (before_out, before_code), "{}", code);
     }
+}
+
+#[test]
+fn arrangements_the_property_once_found_wrong_run_the_same() {
+    // `r` sits before j's wrapper, but j stays (its names are declared twice), so `r` stays a
+    // top-level function that runs before i's initializer: i must stay too.
+    unbundled(
+        "stayed-hoisted",
+        "function r(){return w+v}var w,j=E(()=>{i();w=f()});console.log(r());var v,i=E(()=>{v=2});var w,j=E(()=>{i();w=f()});",
+    );
 }

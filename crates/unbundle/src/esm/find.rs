@@ -46,6 +46,9 @@ pub(crate) struct Hoisted {
     pub(crate) getters: Vec<(String, SymbolId)>,
     /// Units of function declarations and bare `var` declarators, and what they declare.
     pub(crate) members: Vec<(usize, SymbolId)>,
+    /// What comes before those units is a variable with a value (another module's wrapper,
+    /// one of esbuild's helpers) or nothing: no code of a neighbour's ends right there.
+    pub(crate) after_declaration: bool,
 }
 
 /// Top-level variables holding esbuild's `__esm` helper: a function of two parameters whose
@@ -307,6 +310,17 @@ pub(crate) fn hoisted(
         }
     }
     out.members.reverse();
+    let first = out
+        .members
+        .iter()
+        .map(|(u, _)| *u)
+        .chain(out.export_call)
+        .chain(out.namespace.map(|(_, u)| u))
+        .min()
+        .unwrap_or(w.unit);
+    out.after_declaration = first
+        .checked_sub(1)
+        .is_none_or(|i| matches!(&units[i].node, Node::Declarator(d, _) if d.init.is_some()));
     out
 }
 

@@ -24,7 +24,10 @@
 //!   `arguments`, and its file reads no bundle variable that is assigned anywhere (the file
 //!   gets the values when it runs); a module that stays makes those that use its names stay.
 
+mod check;
 mod find;
+mod order;
+mod rewrite;
 mod uses;
 
 use std::borrow::Cow;
@@ -35,7 +38,8 @@ use oxc_span::Span;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::entry::{Node, Unit};
-use uses::{Kind, Use};
+use order::{Order, Owner};
+use uses::Use;
 
 /// A wrapped ES module, moved to a file.
 #[derive(Debug, Clone)]
@@ -121,26 +125,6 @@ impl Moved {
     }
 }
 
-/// Where a use is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Owner {
-    /// In module `m`'s initializer.
-    Body(usize),
-    /// In what esbuild hoisted out of module `m`.
-    Hoisted(usize),
-    /// In CommonJS module `c`.
-    Commonjs(usize),
-}
-
-impl Owner {
-    fn esm(self) -> Option<usize> {
-        match self {
-            Owner::Body(m) | Owner::Hoisted(m) => Some(m),
-            Owner::Commonjs(_) => None,
-        }
-    }
-}
-
 /// Plans moving the wrapped ES modules of an esbuild bundle (`program`, its text `text`) into
 /// files. `commonjs`: the spans of its CommonJS module functions and the variables they are
 /// bound to.
@@ -167,576 +151,121 @@ pub(crate) fn plan(
     for (i, u) in uses.iter().enumerate() {
         by_symbol.entry(u.symbol).or_default().push(i);
     }
-    let uses_of = |s: SymbolId| by_symbol.get(&s).map_or(&[][..], Vec::as_slice);
-    let within = |span: Span| {
-        let from = uses.partition_point(|u| u.at < span.start);
-        let to = uses.partition_point(|u| u.at < span.end);
-        &uses[from..to]
+    let mut cx = Context {
+        scoping,
+        text,
+        units,
+        wrapped,
+        hoisted: Vec::new(),
+        uses,
+        by_symbol,
     };
-    let mut hoisted: Vec<find::Hoisted> = wrapped
+    let hoisted: Vec<find::Hoisted> = cx
+        .wrapped
         .iter()
         .map(|w| {
-            find::hoisted(&units, scoping, w, &|s| {
-                uses_of(s)
-                    .iter()
-                    .any(|&u| uses[u].after_calls.contains(&w.init))
+            find::hoisted(&cx.units, scoping, w, &|s| {
+                cx.uses_of(s).any(|u| u.after_calls.contains(&w.init))
             })
         })
         .collect();
-    for (w, h) in wrapped.iter().zip(&mut hoisted) {
-        let keep = claimed(&units, w, h, &within);
-        h.members.retain(|(_, s)| keep.contains(s));
+    cx.hoisted = hoisted;
+    for m in 0..cx.wrapped.len() {
+        let keep = check::claimed(&cx, m);
+        cx.hoisted[m].members.retain(|(_, s)| keep.contains(s));
     }
-
-    // Who owns each span of code, and who calls whom.
-    let mut owners: Vec<(Span, Owner)> = Vec::new();
-    for (m, (w, h)) in wrapped.iter().zip(&hoisted).enumerate() {
-        owners.push((w.function, Owner::Body(m)));
-        for unit in h.export_call.iter().chain(h.members.iter().map(|(u, _)| u)) {
-            owners.push((units[*unit].node.span(), Owner::Hoisted(m)));
-        }
-    }
-    for (c, (span, _)) in commonjs.iter().enumerate() {
-        owners.push((*span, Owner::Commonjs(c)));
-    }
-    owners.sort_by_key(|(s, _)| s.start);
-    let owner_of = |at: u32| {
-        let i = owners.partition_point(|(s, _)| s.start <= at);
-        i.checked_sub(1)
-            .filter(|&i| at < owners[i].0.end)
-            .map(|i| owners[i].1)
-    };
-    let init_of: FxHashMap<SymbolId, usize> = wrapped
-        .iter()
-        .enumerate()
-        .map(|(m, w)| (w.init, m))
-        .collect();
-    let require_of: FxHashMap<SymbolId, usize> = commonjs
-        .iter()
-        .enumerate()
-        .filter_map(|(c, (_, s))| s.map(|s| (s, c)))
-        .collect();
-    let n = wrapped.len();
-    let node = |o: Owner| match o {
-        Owner::Body(m) | Owner::Hoisted(m) => m,
-        Owner::Commonjs(c) => n + c,
-    };
-    let mut edges = vec![Vec::new(); n + commonjs.len()];
-    // Initializers each module function calls, and where the top level first calls each.
-    let mut calls: Vec<FxHashSet<SymbolId>> = vec![FxHashSet::default(); n + commonjs.len()];
-    let mut top_call: FxHashMap<SymbolId, u32> = FxHashMap::default();
-    for u in &uses {
-        if u.kind != Kind::Callee {
-            continue;
-        }
-        let target = init_of
-            .get(&u.symbol)
-            .copied()
-            .or_else(|| require_of.get(&u.symbol).map(|c| n + c));
-        let Some(target) = target else { continue };
-        match owner_of(u.at) {
-            Some(owner) => {
-                edges[node(owner)].push(target);
-                if !matches!(owner, Owner::Hoisted(_)) {
-                    calls[node(owner)].insert(u.symbol);
-                }
-            }
-            None => {
-                top_call.entry(u.symbol).or_insert(u.at);
-            }
-        }
-    }
-    let cyclic = uses::on_cycle(&edges);
-
-    let member_of: FxHashMap<SymbolId, usize> = hoisted
-        .iter()
-        .enumerate()
-        .flat_map(|(m, h)| h.members.iter().map(move |&(_, s)| (s, m)))
-        .collect();
-    let binds_object = scoping.symbol_names().any(|n| n == "Object");
-    let mut valid: Vec<bool> = (0..n)
-        .map(|m| {
-            movable(
-                scoping,
-                m,
-                &wrapped[m],
-                &hoisted[m],
-                &uses,
-                &uses_of,
-                &owner_of,
-                &|owner: Owner| {
-                    let callee = &calls[node(owner)];
-                    callee.contains(&wrapped[m].init)
-                        && (!matches!(owner, Owner::Hoisted(_)) || !cyclic[node(owner)])
-                },
-                top_call.get(&wrapped[m].init).copied(),
-                binds_object,
-            )
-        })
-        .collect();
-    // A module whose file would read a variable that is assigned (one that stays in the
-    // bundle) stays too, which may keep others: repeat until nothing changes.
-    let written = |s: SymbolId| uses_of(s).iter().any(|&u| uses[u].writes());
+    // What a module's hoisted function does runs after that module started only if the
+    // module moves (staying, the function can be called from anywhere at any time): assume
+    // all move, and check again with fewer until the answer holds.
+    let mut moving = vec![true; cx.wrapped.len()];
     loop {
-        let mut changed = false;
-        for m in 0..n {
-            if !valid[m] {
+        let order = cx.order(commonjs, &moving);
+        let next = check::settle(&cx, &order, &moving);
+        if next == moving {
+            return rewrite::apply(&cx, &order, &moving);
+        }
+        moving = next;
+    }
+}
+
+/// What the planning steps share: the bundle's top-level units, its wrapped modules and what
+/// esbuild hoisted out of each, and every use of a top-level name.
+struct Context<'c, 'n, 'a> {
+    scoping: &'c Scoping,
+    text: &'c str,
+    units: Vec<Unit<'n, 'a>>,
+    wrapped: Vec<find::Wrapped>,
+    hoisted: Vec<find::Hoisted>,
+    /// In source order.
+    uses: Vec<Use>,
+    by_symbol: FxHashMap<SymbolId, Vec<usize>>,
+}
+
+impl Context<'_, '_, '_> {
+    /// Every use of `symbol`.
+    fn uses_of(&self, symbol: SymbolId) -> impl Iterator<Item = &Use> + '_ {
+        self.by_symbol
+            .get(&symbol)
+            .into_iter()
+            .flatten()
+            .map(|&u| &self.uses[u])
+    }
+
+    /// The uses inside `span`.
+    fn within(&self, span: Span) -> &[Use] {
+        let from = self.uses.partition_point(|u| u.at < span.start);
+        let to = self.uses.partition_point(|u| u.at < span.end);
+        &self.uses[from..to]
+    }
+
+    fn span(&self, unit: usize) -> Span {
+        self.units[unit].node.span()
+    }
+
+    /// The spans of code that go into module `m`'s file: its function, its getters call and
+    /// its hoisted declarations.
+    fn file_spans(&self, m: usize) -> Vec<Span> {
+        let h = &self.hoisted[m];
+        let mut spans = vec![self.wrapped[m].function];
+        spans.extend(h.export_call.map(|u| self.span(u)));
+        spans.extend(h.members.iter().map(|(u, _)| self.span(*u)));
+        spans
+    }
+
+    /// Whether code at `at` is module `m`'s own.
+    fn owned_by(&self, order: &Order, at: u32, m: usize) -> bool {
+        order.owner_of(at).and_then(Owner::esm) == Some(m)
+    }
+
+    /// The order facts, with the hoisted code of the modules `moving` says move owned by them.
+    fn order(&self, commonjs: &[(Span, Option<SymbolId>)], moving: &[bool]) -> Order {
+        let mut owners = Vec::new();
+        for (m, (w, h)) in self.wrapped.iter().zip(&self.hoisted).enumerate() {
+            owners.push((w.function, Owner::Body(m)));
+            if !moving[m] {
                 continue;
             }
-            let own = |s: SymbolId| {
-                member_of.get(&s) == Some(&m)
-                    || hoisted[m].namespace.is_some_and(|(ns, _)| ns == s)
-                    || s == wrapped[m].init
-            };
-            let reads_assigned = file_spans(&units, &wrapped[m], &hoisted[m])
-                .into_iter()
-                .flat_map(&within)
-                .any(|u| {
-                    !own(u.symbol)
-                        && !member_of.get(&u.symbol).is_some_and(|&m2| valid[m2])
-                        && written(u.symbol)
-                });
-            if reads_assigned {
-                valid[m] = false;
-                changed = true;
+            for unit in h.export_call.iter().chain(h.members.iter().map(|(u, _)| u)) {
+                owners.push((self.span(*unit), Owner::Hoisted(m)));
             }
         }
-        if !changed {
-            break;
+        for (c, (span, _)) in commonjs.iter().enumerate() {
+            owners.push((*span, Owner::Commonjs(c)));
         }
-    }
-
-    let mut moved = Moved {
-        esm_helper: true,
-        ..Moved::default()
-    };
-    // Namespace names: the bundle's own when no other variable anywhere has that name, else a
-    // fresh one (a minified `c` is reused by inner scopes, which would capture it).
-    let mut counts: FxHashMap<&str, usize> = FxHashMap::default();
-    for name in scoping.symbol_names() {
-        *counts.entry(name).or_default() += 1;
-    }
-    for name in scoping.root_unresolved_references().keys() {
-        *counts.entry(name.as_str()).or_default() += 1;
-    }
-    let mut taken: FxHashSet<String> = counts.keys().map(|name| (*name).to_owned()).collect();
-    let mut namespace: Vec<Option<String>> = vec![None; n];
-    for m in (0..n).filter(|&m| valid[m]) {
-        let own = hoisted[m]
-            .namespace
-            .map(|(s, _)| scoping.symbol_name(s))
-            .filter(|name| counts.get(name) == Some(&1));
-        namespace[m] = Some(match own {
-            Some(name) => name.to_owned(),
-            None => {
-                let id = scoping.symbol_name(wrapped[m].init);
-                let base = id
-                    .strip_prefix("init_")
-                    .filter(|b| crate::names::is_identifier(b))
-                    .unwrap_or(id);
-                let mut name = format!("{base}_exports");
-                let mut k = 2;
-                while taken.contains(&name) {
-                    name = format!("{base}_exports{k}");
-                    k += 1;
+        let inits: Vec<SymbolId> = self.wrapped.iter().map(|w| w.init).collect();
+        let requires: Vec<Option<SymbolId>> = commonjs.iter().map(|(_, s)| *s).collect();
+        let functions = self
+            .units
+            .iter()
+            .filter_map(|u| match &u.node {
+                Node::Statement(Statement::FunctionDeclaration(f)) => {
+                    f.id.as_ref()
+                        .and_then(|id| id.symbol_id.get())
+                        .map(|s| (u.node.span(), s))
                 }
-                taken.insert(name.clone());
-                name
-            }
-        });
-    }
-
-    let mut substitutions = Vec::new();
-    let mut read_outside: FxHashSet<SymbolId> = FxHashSet::default();
-    for m in (0..n).filter(|&m| valid[m]) {
-        let ns = namespace[m].as_deref().expect("valid modules are named");
-        let h = &hoisted[m];
-        if let Some((symbol, _)) = h.namespace
-            && scoping.symbol_name(symbol) != ns
-        {
-            moved.names.insert(symbol, ns.to_owned());
-            substitutions.push((scoping.symbol_span(symbol), ns.to_owned()));
-            for &u in uses_of(symbol) {
-                substitutions.push((Span::new(uses[u].at, uses[u].end), ns.to_owned()));
-            }
-        }
-        for &(unit, symbol) in &h.members {
-            moved.members.insert(symbol);
-            moved.names.insert(symbol, ns.to_owned());
-            let name = scoping.symbol_name(symbol);
-            let key = key_of(h, symbol).unwrap_or(name);
-            let property = if crate::names::is_identifier_name(key) {
-                format!("{ns}.{key}")
-            } else {
-                format!(
-                    "{ns}[{}]",
-                    serde_json::to_string(key).expect("a string serializes")
-                )
-            };
-            let plain = receiver_free(&units[unit], symbol, &uses, uses_of(symbol));
-            for &u in uses_of(symbol) {
-                let u = &uses[u];
-                if owner_of(u.at).and_then(Owner::esm) == Some(m) {
-                    continue;
-                }
-                read_outside.insert(symbol);
-                let replacement = match u.kind {
-                    Kind::Callee if !plain => format!("(0, {property})"),
-                    Kind::Shorthand => format!("{name}: {property}"),
-                    _ => property.clone(),
-                };
-                substitutions.push((Span::new(u.at, u.end), replacement));
-            }
-        }
-    }
-    substitutions.sort_by_key(|(s, _)| s.start);
-    // Each use is rewritten once; overlapping rewrites would cut text apart.
-    substitutions.dedup_by(|later, earlier| later.0.start < earlier.0.end);
-    moved.substitutions = substitutions;
-
-    // The bundle loses what moved; a module without a namespace object gets one.
-    let mut removed: FxHashSet<usize> = FxHashSet::default();
-    for m in (0..n).filter(|&m| valid[m]) {
-        let h = &hoisted[m];
-        removed.extend(h.export_call);
-        removed.extend(h.members.iter().map(|(u, _)| *u));
-        if h.namespace.is_none() {
-            let at = statement_start(&units, wrapped[m].unit);
-            moved.edits.push((
-                Span::new(at, at),
-                format!(
-                    "var {} = {{}};\n",
-                    namespace[m].as_deref().expect("valid modules are named")
-                ),
-            ));
-        }
-    }
-    moved.edits.extend(removals(&units, text, &removed));
-    moved.edits.sort_by_key(|(s, _)| (s.start, s.end));
-    for (m, w) in wrapped.iter().enumerate() {
-        moved.taken.push(units[w.unit].node.span());
-        if valid[m] {
-            let h = &hoisted[m];
-            moved.taken.extend(file_spans(&units, w, h));
-            moved
-                .taken
-                .extend(h.namespace.map(|(_, u)| units[u].node.span()));
-        }
-    }
-    moved.taken.sort_by_key(|s| s.start);
-
-    for m in (0..n).filter(|&m| valid[m]) {
-        let ns = namespace[m].clone().expect("valid modules are named");
-        let module = file(
-            &moved,
-            text,
-            scoping,
-            &units,
-            &wrapped[m],
-            &hoisted[m],
-            &ns,
-            &read_outside,
-            &within,
-        );
-        moved.modules.push(module);
-    }
-    moved
-}
-
-/// Which of the functions and variables before module `w`'s wrapper are the module's. Those
-/// after its namespace object are (esbuild writes a module's hoisted declarations together);
-/// without one, those the module uses (directly or through another of its functions) or
-/// that use what it has, and every one after the first of those. The rest may be the end of
-/// a neighbour's code, and stay where they are: they use nothing of the module's.
-fn claimed<'u>(
-    units: &[Unit<'_, '_>],
-    w: &find::Wrapped,
-    h: &find::Hoisted,
-    within: &dyn Fn(Span) -> &'u [Use],
-) -> FxHashSet<SymbolId> {
-    let all: FxHashSet<SymbolId> = h.members.iter().map(|(_, s)| *s).collect();
-    if h.namespace.is_some() {
-        return all;
-    }
-    let mut mine: FxHashSet<SymbolId> = FxHashSet::default();
-    let mut seeds: Vec<Span> = vec![w.function];
-    seeds.extend(h.export_call.map(|u| units[u].node.span()));
-    for span in seeds {
-        mine.extend(
-            within(span)
-                .iter()
-                .map(|u| u.symbol)
-                .filter(|s| all.contains(s)),
-        );
-    }
-    loop {
-        let before = mine.len();
-        for &(unit, symbol) in &h.members {
-            let used = within(units[unit].node.span());
-            if mine.contains(&symbol) {
-                mine.extend(used.iter().map(|u| u.symbol).filter(|s| all.contains(s)));
-            } else if used.iter().any(|u| mine.contains(&u.symbol)) {
-                mine.insert(symbol);
-            }
-        }
-        if let Some(first) = h.members.iter().position(|(_, s)| mine.contains(s)) {
-            mine.extend(h.members[first..].iter().map(|(_, s)| *s));
-        }
-        if mine.len() == before {
-            return mine;
-        }
-    }
-}
-
-/// Whether module `m` can move, as far as it alone is concerned (see the module
-/// documentation). `calls_init(owner)`: code there surely runs after `m`'s initializer
-/// started.
-#[allow(clippy::too_many_arguments)]
-fn movable<'u>(
-    scoping: &Scoping,
-    m: usize,
-    w: &find::Wrapped,
-    h: &find::Hoisted,
-    uses: &[Use],
-    uses_of: &dyn Fn(SymbolId) -> &'u [usize],
-    owner_of: &dyn Fn(u32) -> Option<Owner>,
-    calls_init: &dyn Fn(Owner) -> bool,
-    top_call: Option<u32>,
-    binds_object: bool,
-) -> bool {
-    if w.uses_own_this {
-        return false;
-    }
-    // A name declared twice (esbuild declares each once) may have a declaration elsewhere.
-    if h.members
-        .iter()
-        .any(|&(_, s)| !scoping.symbol_redeclarations(s).is_empty())
-    {
-        return false;
-    }
-    let mut used_outside = false;
-    for &(_, symbol) in &h.members {
-        for &u in uses_of(symbol) {
-            let u = &uses[u];
-            let owner = owner_of(u.at);
-            if owner.and_then(Owner::esm) == Some(m) {
-                continue;
-            }
-            used_outside = true;
-            if u.writes() {
-                return false;
-            }
-            let after_init = match owner {
-                Some(owner) => calls_init(owner),
-                None => top_call.is_some_and(|at| at < u.at),
-            };
-            // With a namespace object, outside code reads names through its getters.
-            if !after_init || (h.namespace.is_some() && key_of(h, symbol).is_none()) {
-                return false;
-            }
-        }
-    }
-    if let Some((namespace, _)) = h.namespace {
-        let guarded = uses_of(namespace).iter().all(|&u| {
-            let u = &uses[u];
-            owner_of(u.at).and_then(Owner::esm) == Some(m) || u.after_calls.contains(&w.init)
-        });
-        if !guarded {
-            return false;
-        }
-    }
-    // A module without a namespace object defines its getters with `Object.defineProperties`.
-    !(used_outside && h.namespace.is_none() && binds_object)
-}
-
-/// The export name a getter of the namespace object gives `symbol`.
-fn key_of(h: &find::Hoisted, symbol: SymbolId) -> Option<&str> {
-    h.getters
-        .iter()
-        .find(|(_, s)| *s == symbol)
-        .map(|(k, _)| k.as_str())
-}
-
-/// Whether calling `symbol` (declared by `unit`) without a receiver is the same as calling
-/// it as a method: a function that does not use `this`, or a variable only ever assigned
-/// arrows and classes.
-fn receiver_free(unit: &Unit<'_, '_>, symbol: SymbolId, uses: &[Use], of: &[usize]) -> bool {
-    match &unit.node {
-        Node::Statement(Statement::FunctionDeclaration(f)) => !find::function_uses_this(f),
-        Node::Declarator(..) => {
-            let mut writes = of
-                .iter()
-                .map(|&u| &uses[u])
-                .filter(|u| u.symbol == symbol && u.writes())
-                .peekable();
-            writes.peek().is_some() && writes.all(|u| u.kind == Kind::SafeWrite)
-        }
-        _ => false,
-    }
-}
-
-/// The spans of code that go into the module's file.
-fn file_spans(units: &[Unit<'_, '_>], w: &find::Wrapped, h: &find::Hoisted) -> Vec<Span> {
-    let mut spans = vec![w.function];
-    spans.extend(h.export_call.map(|u| units[u].node.span()));
-    spans.extend(h.members.iter().map(|(u, _)| units[*u].node.span()));
-    spans
-}
-
-/// Where the statement holding unit `i` starts.
-fn statement_start(units: &[Unit<'_, '_>], i: usize) -> u32 {
-    let end = units[i].statement_end;
-    let first = (0..=i)
-        .rev()
-        .take_while(|&j| units[j].statement_end == end)
-        .last()
-        .unwrap_or(i);
-    units[first].start
-}
-
-/// Edits removing the units `removed`: a whole statement when all its units go, else each
-/// unit with the comma that joins it to a neighbour.
-fn removals(units: &[Unit<'_, '_>], text: &str, removed: &FxHashSet<usize>) -> Vec<(Span, String)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < units.len() {
-        let end = units[i].statement_end;
-        let mut j = i;
-        while j < units.len() && units[j].statement_end == end {
-            j += 1;
-        }
-        // units[i..j] make one statement.
-        let gone: Vec<bool> = (i..j).map(|k| removed.contains(&k)).collect();
-        if gone.iter().all(|&g| g) {
-            // With the line break after it, so that no empty line is left.
-            let end = if text.as_bytes().get(end as usize) == Some(&b'\n') {
-                end + 1
-            } else {
-                end
-            };
-            out.push((Span::new(units[i].start, end), String::new()));
-        } else {
-            let mut k = 0;
-            while k < gone.len() {
-                if !gone[k] {
-                    k += 1;
-                    continue;
-                }
-                let run = k;
-                while k < gone.len() && gone[k] {
-                    k += 1;
-                }
-                let span = if k < gone.len() {
-                    // Up to the next unit that stays.
-                    Span::new(
-                        units[i + run].node.span().start,
-                        units[i + k].node.span().start,
-                    )
-                } else {
-                    // From the end of the last unit that stays.
-                    Span::new(
-                        units[i + run - 1].node.span().end,
-                        units[i + k - 1].node.span().end,
-                    )
-                };
-                out.push((span, String::new()));
-            }
-        }
-        i = j;
-    }
-    out
-}
-
-/// The module file of module `w` (hoisted `h`, namespace `ns`), as a function of its
-/// namespace object: the directives, the getters, the hoisted declarations, then the body.
-#[allow(clippy::too_many_arguments)]
-fn file<'u>(
-    moved: &Moved,
-    text: &str,
-    scoping: &Scoping,
-    units: &[Unit<'_, '_>],
-    w: &find::Wrapped,
-    h: &find::Hoisted,
-    ns: &str,
-    read_outside: &FxHashSet<SymbolId>,
-    within: &dyn Fn(Span) -> &'u [Use],
-) -> EsmModule {
-    let piece = |span: Span| moved.splice(text, span);
-    let mut source = format!("function ({ns}) {{\n");
-    for d in &w.directives {
-        source.push_str(&piece(*d));
-        source.push('\n');
-    }
-    let statement = |out: &mut String, span: Span| {
-        let code = piece(span);
-        out.push_str(code.trim_end());
-        if !code.trim_end().ends_with(';') && !code.trim_end().ends_with('}') {
-            out.push(';');
-        }
-        out.push('\n');
-    };
-    let mine: FxHashSet<SymbolId> = h.members.iter().map(|(_, s)| *s).collect();
-    match h.export_call {
-        Some(unit) => statement(&mut source, units[unit].node.span()),
-        None => {
-            // Getters for the names other code reads, defined as esbuild's `__export` does.
-            let read: Vec<&str> = h
-                .members
-                .iter()
-                .filter(|(_, s)| read_outside.contains(s))
-                .map(|(_, s)| scoping.symbol_name(*s))
-                .collect();
-            if !read.is_empty() {
-                source.push_str(&format!("Object.defineProperties({ns}, {{\n"));
-                for name in read {
-                    source.push_str(&format!("\t{name}: {{ get: () => {name} }},\n"));
-                }
-                source.push_str("});\n");
-            }
-        }
-    }
-    let mut vars = Vec::new();
-    for &(unit, symbol) in &h.members {
-        match &units[unit].node {
-            Node::Declarator(..) => vars.push(scoping.symbol_name(symbol)),
-            _ => statement(&mut source, units[unit].node.span()),
-        }
-    }
-    if !vars.is_empty() {
-        source.push_str(&format!("var {};\n", vars.join(", ")));
-    }
-    if let Some(span) = w.statements {
-        if w.expression {
-            statement(&mut source, span);
-        } else {
-            source.push_str(&piece(span));
-            source.push('\n');
-        }
-    }
-    source.push('}');
-
-    let mut outer: Vec<String> = Vec::new();
-    let mut seen: FxHashSet<&str> = FxHashSet::default();
-    for span in file_spans(units, w, h) {
-        for u in within(span) {
-            if mine.contains(&u.symbol) || h.namespace.is_some_and(|(s, _)| s == u.symbol) {
-                continue;
-            }
-            let name = moved
-                .name_of(u.symbol)
-                .unwrap_or_else(|| scoping.symbol_name(u.symbol));
-            if seen.insert(name) {
-                outer.push(name.to_owned());
-            }
-        }
-    }
-    EsmModule {
-        id: scoping.symbol_name(w.init).to_owned(),
-        source_path: w.source_path.clone(),
-        function: w.function,
-        method: w.method,
-        namespace: ns.to_owned(),
-        source,
-        outer,
+                _ => None,
+            })
+            .collect();
+        Order::new(owners, &inits, &requires, &self.uses, functions)
     }
 }
