@@ -20,6 +20,10 @@ if (!bundler || !app || !out) {
 }
 const appDir = path.resolve(__dirname, 'apps', app);
 const entry = path.join(appDir, 'index.js');
+// An app may ask for packages' ES module builds first: {"mainFields": ["module", "main"]}.
+const appOptions = fs.existsSync(path.join(appDir, 'build.json'))
+  ? JSON.parse(fs.readFileSync(path.join(appDir, 'build.json'), 'utf8'))
+  : {};
 const outDir = path.resolve(out);
 fs.mkdirSync(outDir, { recursive: true });
 
@@ -32,7 +36,10 @@ function webpackBuild(webpack, web, plain, dev) {
     devtool: false,
     output: { path: outDir, filename: web ? '[name].js' : 'main.js', chunkFilename: '[id].js' },
     // An app may have packages of its own (installed by its setup.sh).
-    resolve: { modules: [path.join(appDir, 'node_modules'), path.join(__dirname, 'node_modules')] },
+    resolve: {
+      modules: [path.join(appDir, 'node_modules'), path.join(__dirname, 'node_modules')],
+      ...(appOptions.mainFields ? { mainFields: appOptions.mainFields } : {}),
+    },
     // Webpack 5's production defaults, and webpack 4's: terser minifies, ids are numbers.
     optimization: { minimize: !plain && !dev },
   };
@@ -80,6 +87,7 @@ if (['webpack5', 'webpack5-web', 'webpack5-plain', 'webpack5-dev'].includes(bund
     minify: bundler === 'esbuild',
     outfile: path.join(outDir, 'main.js'),
     nodePaths: [path.join(__dirname, 'node_modules')],
+    ...(appOptions.mainFields ? { mainFields: appOptions.mainFields } : {}),
     metafile: true,
     logLevel: 'error',
   });

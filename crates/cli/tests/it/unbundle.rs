@@ -357,6 +357,64 @@ fn es_modules_bundled_by_esbuild_become_files_and_run_the_same() {
 }
 
 #[test]
+fn es_modules_of_registry_packages_bundled_by_esbuild_become_files_and_run_the_same() {
+    // Packages' ES module builds: esbuild wraps those required or loaded with `import()`, and
+    // what they import, through the packages' re-exporting index files.
+    let mut modules = Vec::new();
+    for bundler in ["esbuild-plain", "esbuild"] {
+        let dir = scratch(&format!("packages-{bundler}"));
+        let bundle = dir.join("bundle");
+        build(bundler, "esm-packages", &bundle);
+        let out = dir.join("out");
+        let ran = unbundle_into(&bundle.join("main.js"), &out, &["--format", "json"]);
+        assert!(
+            ran.status.success(),
+            "{bundler}: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        let manifest: Value = serde_json::from_slice(&ran.stdout).unwrap();
+        let original = run_node(&bundle.join("main.js"));
+        assert_eq!(original.1, Some(5), "the test app exits with 5");
+        assert!(original.0.contains("gen-mapping: AAAA"), "{}", original.0);
+        assert_eq!(
+            run_node(&out.join("main.js")),
+            original,
+            "{bundler}: the unbundled program behaves as the bundle"
+        );
+        let ids: Vec<String> = manifest["modules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_owned())
+            .filter(|id| id != "entry")
+            .collect();
+        if bundler == "esbuild-plain" {
+            // Every module esbuild kept apart (`var init_x = __esm(`, `var require_x =
+            // __commonJS(`) has a file, by its variable.
+            let text = std::fs::read_to_string(bundle.join("main.js")).unwrap();
+            let wrapped: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("var ")?.split_once(" = "))
+                .filter(|(_, rest)| rest.starts_with("__esm(") || rest.starts_with("__commonJS("))
+                .map(|(name, _)| name)
+                .collect();
+            let es_modules = wrapped.iter().filter(|w| w.starts_with("init_")).count();
+            assert!(es_modules >= 15, "{es_modules} ES modules wrapped");
+            let missing: Vec<&&str> = wrapped
+                .iter()
+                .filter(|w| !ids.iter().any(|id| id == *w))
+                .collect();
+            assert!(missing.is_empty(), "not recovered: {missing:?}");
+            assert_eq!(ids.len(), wrapped.len(), "no module made up");
+        }
+        modules.push(ids.len());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    // Minified, the names are gone but the same modules are recovered.
+    assert_eq!(modules[0], modules[1], "plain and minified");
+}
+
+#[test]
 fn a_minified_esbuild_bundle_runs_the_same_unbundled() {
     unbundle_runs_like_the_bundle("esbuild");
 }
