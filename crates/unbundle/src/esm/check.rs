@@ -66,7 +66,12 @@ pub(super) fn settle(cx: &Context<'_, '_, '_>, order: &Order, candidates: &[bool
         .enumerate()
         .flat_map(|(m, h)| h.members.iter().map(move |&(_, s)| (s, m)))
         .collect();
-    let written = |s: SymbolId| cx.uses_of(s).any(|u| u.writes());
+    let written: FxHashSet<SymbolId> = cx
+        .uses
+        .iter()
+        .filter(|u| u.writes())
+        .map(|u| u.symbol)
+        .collect();
     loop {
         let mut changed = false;
         for m in 0..n {
@@ -85,7 +90,7 @@ pub(super) fn settle(cx: &Context<'_, '_, '_>, order: &Order, candidates: &[bool
                 .any(|u| {
                     !own(u.symbol)
                         && !member_of.get(&u.symbol).is_some_and(|&other| valid[other])
-                        && written(u.symbol)
+                        && written.contains(&u.symbol)
                 });
             if reads_assigned {
                 valid[m] = false;
