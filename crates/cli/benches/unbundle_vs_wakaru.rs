@@ -3,8 +3,9 @@
 //! alternated run by run: median wall time, median CPU time (user and system: wall time less
 //! waiting, mostly for the disk the output goes to) and peak resident memory. The bundles are built
 //! from registry packages by the pinned bundlers in `tools/bundlers` (the test app, the
-//! 22-package `big` app minified by webpack 5 and by esbuild, and the `huge` app, `big` with
-//! TypeScript and Babel, unminified: about 20 MB) and kept under `target/unbundle-bench/`
+//! 22-package `big` app minified by webpack 5 and by esbuild, the `esm-packages` app, whose
+//! ES modules esbuild wraps, minified by esbuild, and the `huge` app, `big` with TypeScript
+//! and Babel, unminified: about 20 MB) and kept under `target/unbundle-bench/`
 //! between runs. Every pilotfish output is run by node and must print what its bundle prints.
 //!
 //! Run with `cargo bench -p cli --bench unbundle_vs_wakaru`.
@@ -76,6 +77,7 @@ fn main() {
         ("webpack5", "cjs"),
         ("webpack5", "big"),
         ("esbuild", "big"),
+        ("esbuild", "esm-packages"),
         ("webpack5-plain", "huge"),
     ] {
         let files = bundle(bundler, app);

@@ -40,11 +40,7 @@ pub(crate) struct EsModule {
 /// The esbuild modules of `program`, if it has any: its CommonJS modules, the spans of every
 /// wrapped function (those that stay in the bundle too), in order, and what moving its
 /// wrapped ES modules into files changes (see [`crate::esm`]).
-pub(crate) fn find_modules(
-    program: &Program<'_>,
-    scoping: &Scoping,
-    text: &str,
-) -> Option<(Vec<EsModule>, Vec<Span>, Moved)> {
+pub(crate) fn find_modules(program: &Program<'_>, scoping: &Scoping, text: &str) -> Option<Found> {
     let helpers = commonjs_helpers(program);
     let mut finder = Calls {
         scoping,
@@ -79,19 +75,42 @@ pub(crate) fn find_modules(
     };
     uses.visit_program(program);
     let mut modules = Vec::new();
+    let mut stayed = Vec::new();
     for (n, (f, names)) in found.into_iter().zip(uses.names).enumerate() {
+        let id = f
+            .bound
+            .as_ref()
+            .map_or_else(|| format!("commonjs{n}"), |b| b.0.clone());
         if uses.writes[n] {
+            stayed.push(id);
             continue;
         }
         modules.push(EsModule {
-            id: f.bound.map_or_else(|| format!("commonjs{n}"), |b| b.0),
+            id,
             source_path: f.source_path,
             span: f.span,
             outer: names,
             method: f.method,
         });
     }
-    Some((modules, spans, moved))
+    Some(Found {
+        modules,
+        spans,
+        moved,
+        stayed,
+    })
+}
+
+/// What [`find_modules`] finds.
+pub(crate) struct Found {
+    /// The CommonJS modules that move into files.
+    pub(crate) modules: Vec<EsModule>,
+    /// The spans of every CommonJS module function, in order.
+    pub(crate) spans: Vec<Span>,
+    /// What moving the wrapped ES modules changes.
+    pub(crate) moved: Moved,
+    /// The CommonJS modules that stay in the bundle (they use an assigned top-level name).
+    pub(crate) stayed: Vec<String>,
 }
 
 /// Top-level variables holding esbuild's `__commonJS` helper: `(cb, mod) => () => ...` whose
@@ -143,7 +162,7 @@ fn creates_exports_object(expr: &Expression<'_>) -> bool {
 }
 
 /// A call of the `__commonJS` helper with a module function.
-struct Found {
+struct Call {
     span: Span,
     /// The variable the call is bound to.
     bound: Option<(String, Option<SymbolId>)>,
@@ -156,7 +175,7 @@ struct Found {
 struct Calls<'s> {
     scoping: &'s Scoping,
     helpers: &'s FxHashSet<SymbolId>,
-    found: Vec<Found>,
+    found: Vec<Call>,
     /// The variable being declared, while its initializer is visited.
     bound_to: Option<(String, Option<SymbolId>)>,
 }
@@ -181,7 +200,7 @@ impl<'a> Visit<'a> for Calls<'_> {
             let bound = self.bound_to.take();
             match argument {
                 Argument::ArrowFunctionExpression(f) if f.params.items.len() <= 2 => {
-                    self.found.push(Found {
+                    self.found.push(Call {
                         span: f.span,
                         bound,
                         source_path: None,
@@ -189,7 +208,7 @@ impl<'a> Visit<'a> for Calls<'_> {
                     });
                 }
                 Argument::FunctionExpression(f) if f.params.items.len() <= 2 => {
-                    self.found.push(Found {
+                    self.found.push(Call {
                         span: f.span,
                         bound,
                         source_path: None,
@@ -206,7 +225,7 @@ impl<'a> Visit<'a> for Calls<'_> {
                             PropertyKey::StringLiteral(s) => Some(s.value.to_string()),
                             _ => None,
                         };
-                        self.found.push(Found {
+                        self.found.push(Call {
                             span: f.span,
                             bound,
                             source_path: path,

@@ -57,7 +57,8 @@ pub struct OutputFile {
 pub struct Output {
     pub files: Vec<OutputFile>,
     pub manifest: Manifest,
-    /// What the reader should know: parameters left with their minified names, and why.
+    /// What the reader should know: parameters left with their minified names, modules left
+    /// in the bundle file, and why.
     pub notes: Vec<String>,
     /// What the readability transforms changed, over all modules.
     pub changes: Changes,
@@ -150,8 +151,9 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     };
     let mut files = Vec::new();
     let mut jobs = Vec::new();
+    let mut notes = Vec::new();
     for input in inputs {
-        let (file, found) = split_file(input, names)?;
+        let (file, found) = split_file(input, names, &mut notes)?;
         files.push(file);
         jobs.extend(found);
     }
@@ -211,7 +213,6 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         }
     }
     let mut changes = Changes::default();
-    let mut notes = Vec::new();
     for (job, result) in jobs.iter().zip(results) {
         let file = result?;
         changes += file.changes;
@@ -248,10 +249,12 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
 }
 
 /// One bundle file: its text with the modules replaced by the loader's, and the modules to
-/// rewrite (their text borrowed from the file where it can be).
+/// rewrite (their text borrowed from the file where it can be); what the reader should know
+/// (modules left in the file, and why) goes to `notes`.
 fn split_file<'a>(
     input: &Input<'a>,
     names: &Names,
+    notes: &mut Vec<String>,
 ) -> Result<(OutputFile, Vec<Job<'a>>), UnbundleError> {
     let allocator = Allocator::default();
     let parsed = Parser::new(&allocator, input.text, SourceType::script()).parse();
@@ -309,10 +312,28 @@ fn split_file<'a>(
                 )?;
                 Some((found, Some(scoping.symbol_name(require).to_owned())))
             });
-    } else if let Some((found, wrappers, planned)) =
-        esbuild::find_modules(&program, scoping, input.text)
+    } else if let Some(esbuild::Found {
+        modules: found,
+        spans: wrappers,
+        moved: planned,
+        stayed,
+    }) = esbuild::find_modules(&program, scoping, input.text)
     {
         moved = planned;
+        if !stayed.is_empty() {
+            notes.push(format!(
+                "{}: esbuild's CommonJS module(s) {} stay in the bundle file: each assigns a variable of the bundle's top level, which a module file would only have a copy of",
+                input.name,
+                stayed.join(", ")
+            ));
+        }
+        if !moved.stayed.is_empty() {
+            notes.push(format!(
+                "{}: esbuild's ES module(s) {} stay in the bundle file: moving what esbuild hoisted out of them could change what runs (docs/unbundle.md, \"esbuild's ES modules\")",
+                input.name,
+                moved.stayed.join(", ")
+            ));
+        }
         // Each module function is replaced by one that runs its file.
         for m in &found {
             let path = module_path(&m.id, m.source_path.as_deref(), names);

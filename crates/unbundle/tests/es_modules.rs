@@ -259,3 +259,24 @@ fn arrangements_the_property_once_found_wrong_run_the_same() {
         "function r(){return w+v}var w,j=E(()=>{i();w=f()});console.log(r());var v,i=E(()=>{v=2});var w,j=E(()=>{i();w=f()});",
     );
 }
+
+#[test]
+fn a_module_that_stays_is_named_in_the_notes() {
+    let text = format!(
+        "{HELPERS}var w,j=E(()=>{{w=3}});var v,i=E(()=>{{v=1}});j();i();w=4;console.log(w,v);"
+    );
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text: &text,
+    }])
+    .unwrap();
+    let ids: Vec<&str> = out.manifest.modules.iter().map(|m| m.id.as_str()).collect();
+    assert!(ids.contains(&"i") && !ids.contains(&"j"), "{ids:?}");
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.contains("ES module(s) j stay in the bundle file")),
+        "{:?}",
+        out.notes
+    );
+}

@@ -66,6 +66,8 @@ pub(crate) struct Moved {
     /// The bundle has esbuild's `__esm` helper (an esbuild bundle, even if nothing moves).
     pub(crate) esm_helper: bool,
     pub(crate) modules: Vec<EsmModule>,
+    /// The wrapped modules that stay in the bundle, by variable.
+    pub(crate) stayed: Vec<String>,
     /// Edits of the bundle besides replacing the module functions: the hoisted declarations
     /// removed, namespace objects added.
     pub(crate) edits: Vec<(Span, String)>,

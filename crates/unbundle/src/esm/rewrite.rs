@@ -63,7 +63,9 @@ pub(super) fn apply(cx: &Context<'_, '_, '_>, order: &Order, valid: &[bool]) -> 
     moved.edits.sort_by_key(|(s, _)| (s.start, s.end));
     for (m, w) in cx.wrapped.iter().enumerate() {
         moved.taken.push(cx.span(w.unit));
-        if valid[m] {
+        if !valid[m] {
+            moved.stayed.push(cx.scoping.symbol_name(w.init).to_owned());
+        } else {
             moved.taken.extend(cx.file_spans(m));
             moved
                 .taken
