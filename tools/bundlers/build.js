@@ -3,7 +3,8 @@
 // webpack4-web for browsers (JSONP chunks: the runtime, the packages and the app each in a
 // file of their own, and an async chunk loaded by a script tag; run them with browser.js), or
 // webpack5-plain (not minified), webpack5-dev (development mode: modules keyed by their
-// paths).
+// paths), webpack5-licenses (minified, packages' license comments kept where they are rather
+// than moved to a separate file).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
 // "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
 // bundler's own account of what it emitted; the files a page would load come first, in
@@ -15,7 +16,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack5-plain|webpack5-dev|esbuild|esbuild-plain APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -27,7 +28,7 @@ const appOptions = fs.existsSync(path.join(appDir, 'build.json'))
 const outDir = path.resolve(out);
 fs.mkdirSync(outDir, { recursive: true });
 
-function webpackBuild(webpack, web, plain, dev) {
+function webpackBuild(webpack, web, plain, dev, licenses) {
   const config = {
     mode: dev ? 'development' : 'production',
     target: web ? 'web' : 'node',
@@ -43,6 +44,11 @@ function webpackBuild(webpack, web, plain, dev) {
     // Webpack 5's production defaults, and webpack 4's: terser minifies, ids are numbers.
     optimization: { minimize: !plain && !dev },
   };
+  if (licenses) {
+    // terser-webpack-plugin comes with webpack 5 (pinned by the lock).
+    const Terser = require('terser-webpack-plugin');
+    config.optimization.minimizer = [new Terser({ extractComments: false })];
+  }
   if (web) {
     // Scripts are found beside the page, not by webpack's guess from `document.currentScript`.
     config.output.publicPath = '';
@@ -73,8 +79,14 @@ function webpackBuild(webpack, web, plain, dev) {
   });
 }
 
-if (['webpack5', 'webpack5-web', 'webpack5-plain', 'webpack5-dev'].includes(bundler)) {
-  webpackBuild(require('webpack'), bundler.endsWith('-web'), bundler.endsWith('-plain'), bundler.endsWith('-dev'));
+if (['webpack5', 'webpack5-web', 'webpack5-plain', 'webpack5-dev', 'webpack5-licenses'].includes(bundler)) {
+  webpackBuild(
+    require('webpack'),
+    bundler.endsWith('-web'),
+    bundler.endsWith('-plain'),
+    bundler.endsWith('-dev'),
+    bundler.endsWith('-licenses'),
+  );
 } else if (bundler === 'webpack4' || bundler === 'webpack4-web') {
   webpackBuild(require('webpack4'), bundler.endsWith('-web'), false, false);
 } else if (bundler === 'esbuild' || bundler === 'esbuild-plain') {
@@ -97,6 +109,6 @@ if (['webpack5', 'webpack5-web', 'webpack5-plain', 'webpack5-dev'].includes(bund
     JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack5-plain, webpack5-dev, esbuild or esbuild-plain`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild or esbuild-plain`);
   process.exit(2);
 }

@@ -19,6 +19,7 @@ mod entry;
 mod esbuild;
 mod esm;
 mod exports;
+mod license;
 mod module;
 mod names;
 mod readable;
@@ -268,6 +269,8 @@ fn split_file<'a>(
     let semantic = SemanticBuilder::new().build(&program).semantic;
     let scoping = semantic.scoping();
     let source = |span: Span| &input.text[span.start as usize..span.end as usize];
+    // A package's license comment kept inside a module names it.
+    let licensed = |span: Span| license::package_in(input.text, &program.comments, span);
     // What replaces what in the file, in order.
     let mut edits: Vec<(Span, String)> = Vec::new();
     let mut jobs = Vec::new();
@@ -294,7 +297,7 @@ fn split_file<'a>(
                 source: Cow::Borrowed(source(m.span)),
                 strict: m.strict,
                 parameters: &module::WEBPACK,
-                revealed: m.external.clone(),
+                revealed: m.external.clone().or_else(|| licensed(m.span)),
             });
         }
         entry = table
@@ -358,7 +361,7 @@ fn split_file<'a>(
                 },
                 strict: false,
                 parameters: &module::ESBUILD,
-                revealed: names::revealed_by_esbuild(&m.id),
+                revealed: names::revealed_by_esbuild(&m.id).or_else(|| licensed(m.span)),
             });
         }
         let strict = program
@@ -382,7 +385,7 @@ fn split_file<'a>(
                 source: Cow::Owned(m.source.clone()),
                 strict,
                 parameters: &module::ESM,
-                revealed: names::revealed_by_esbuild(&m.id),
+                revealed: names::revealed_by_esbuild(&m.id).or_else(|| licensed(m.function)),
             });
         }
         edits.extend(moved.edits.iter().cloned());

@@ -36,6 +36,10 @@ fn javascript_soup() -> impl Strategy<Value = String> {
             "class A{}",
             "return",
             "async ",
+            "/*! a 1.2 */",
+            "/** @license B <http://b> */",
+            "/*",
+            "*/",
         ]),
         0..80,
     )
@@ -69,6 +73,8 @@ fn statements() -> impl Strategy<Value = String> {
             "return;",
             "var undefined=1;",
             "exports.Error=h;",
+            "/*! pkg v1.0.0 */",
+            "/** @license\n * Pkg <https://pkg.dev/>\n */",
         ]),
         0..12,
     )

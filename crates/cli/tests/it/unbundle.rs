@@ -177,7 +177,13 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
     assert_eq!(
         inlined_entry,
         usize::from(
-            ["webpack5", "webpack5-plain", "webpack5-dev"].contains(&bundler)
+            [
+                "webpack5",
+                "webpack5-plain",
+                "webpack5-dev",
+                "webpack5-licenses"
+            ]
+            .contains(&bundler)
                 || bundler.starts_with("esbuild")
         ),
         "{bundler}: webpack 5 and esbuild inline the entry, webpack 4 and a runtime of its own keep it in the table"
@@ -288,6 +294,16 @@ fn a_development_webpack_5_bundle_runs_the_same_unbundled_with_its_paths() {
         "{:?}",
         texts.iter().map(|(id, _)| id).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn license_comments_kept_in_a_bundle_name_their_packages() {
+    // terser keeps lodash's `@license Lodash <https://lodash.com/>` inside its module when
+    // told not to move license comments out: the module is named `lodash`, and so is the
+    // entry's variable for it.
+    let texts = unbundle_runs_like_the("webpack5-licenses", "cjs");
+    let entry = &texts.iter().find(|(id, _)| id == "entry").unwrap().1;
+    assert!(entry.contains("const lodash = require("), "{entry}");
 }
 
 #[test]
