@@ -163,6 +163,16 @@ fn modules_stay_when_moving_them_could_change_what_runs() {
 }
 
 #[test]
+fn a_function_named_like_the_prototype_key_is_read_through_its_getter() {
+    let (moved, files) = unbundled(
+        "proto",
+        "function __proto__(){return 7}var w,j=E(()=>{w=__proto__()});j();console.log(__proto__(),w);",
+    );
+    assert_eq!(moved, ["j"]);
+    assert!(text(&files, "modules/j.js").contains("[\"__proto__\"]: { get: () => __proto__ }"));
+}
+
+#[test]
 fn a_module_that_reads_a_variable_of_one_that_stays_stays_too() {
     // j stays (its `w` is assigned outside), so k, whose initializer reads `w`, stays too;
     // l reads nothing assigned and moves.

@@ -53,7 +53,8 @@ pub(super) fn claimed(cx: &Context<'_, '_, '_>, m: usize) -> FxHashSet<SymbolId>
 
 /// The modules that move, of those `candidates` says may: those that can on their own, less
 /// those whose file would read a variable that is assigned and stays in the bundle (such as a
-/// name of a module that stays), repeated until nothing changes.
+/// name of a module that stays) or one named like the loader's parameters, repeated until
+/// nothing changes.
 pub(super) fn settle(cx: &Context<'_, '_, '_>, order: &Order, candidates: &[bool]) -> Vec<bool> {
     let n = cx.wrapped.len();
     let binds_object = cx.scoping.symbol_names().any(|name| name == "Object");
@@ -83,16 +84,18 @@ pub(super) fn settle(cx: &Context<'_, '_, '_>, order: &Order, candidates: &[bool
                     || cx.hoisted[m].namespace.is_some_and(|(ns, _)| ns == s)
                     || s == cx.wrapped[m].init
             };
-            let reads_assigned = cx
+            // The loader's own parameters cannot also be passed in by name.
+            let blocked = cx
                 .file_spans(m)
                 .into_iter()
                 .flat_map(|span| cx.within(span))
                 .any(|u| {
                     !own(u.symbol)
-                        && !member_of.get(&u.symbol).is_some_and(|&other| valid[other])
-                        && written.contains(&u.symbol)
+                        && ((!member_of.get(&u.symbol).is_some_and(|&other| valid[other])
+                            && written.contains(&u.symbol))
+                            || LOADER_NAMES.contains(&cx.scoping.symbol_name(u.symbol)))
                 });
-            if reads_assigned {
+            if blocked {
                 valid[m] = false;
                 changed = true;
             }
@@ -102,6 +105,17 @@ pub(super) fn settle(cx: &Context<'_, '_, '_>, order: &Order, candidates: &[bool
         }
     }
 }
+
+/// The names the loader gives a module file's parameters (see `loader.js`).
+const LOADER_NAMES: [&str; 7] = [
+    "exports",
+    "module",
+    "require",
+    "__node_module",
+    "__node_exports",
+    "__filename",
+    "__dirname",
+];
 
 /// Whether module `m` can move, as far as it alone is concerned.
 fn movable(cx: &Context<'_, '_, '_>, order: &Order, m: usize, binds_object: bool) -> bool {

@@ -258,7 +258,13 @@ fn file(
             if !read.is_empty() {
                 source.push_str(&format!("Object.defineProperties({ns}, {{\n"));
                 for name in read {
-                    source.push_str(&format!("\t{name}: {{ get: () => {name} }},\n"));
+                    // A literal `__proto__:` key would set the prototype instead.
+                    let key = if name == "__proto__" {
+                        "[\"__proto__\"]"
+                    } else {
+                        name
+                    };
+                    source.push_str(&format!("\t{key}: {{ get: () => {name} }},\n"));
                 }
                 source.push_str("});\n");
             }
