@@ -90,6 +90,7 @@ pub(crate) fn find<'a>(
         namespaces: Vec::new(),
         unit: 0,
         depth: 0,
+        arrows: 0,
         refs: Vec::new(),
         bad: vec![false; units.len()],
     };
@@ -428,6 +429,8 @@ struct Uses<'s> {
     unit: usize,
     /// Functions (not arrows) entered within the unit.
     depth: usize,
+    /// Arrow functions entered within the unit (a `return` there is theirs).
+    arrows: usize,
     /// (unit, symbol, is a write)
     refs: Vec<(usize, SymbolId, bool)>,
     bad: Vec<bool>,
@@ -470,10 +473,16 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_return_statement(&mut self, it: &ReturnStatement<'a>) {
-        if self.depth == 0 {
+        if self.depth == 0 && self.arrows == 0 {
             self.bad[self.unit] = true;
         }
         walk::walk_return_statement(self, it);
+    }
+
+    fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
+        self.arrows += 1;
+        walk::walk_arrow_function_expression(self, it);
+        self.arrows -= 1;
     }
 
     fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {

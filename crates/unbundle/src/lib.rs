@@ -258,7 +258,13 @@ fn split_file<'a>(
     notes: &mut Vec<String>,
 ) -> Result<(OutputFile, Vec<Job<'a>>), UnbundleError> {
     let allocator = Allocator::default();
-    let parsed = Parser::new(&allocator, input.text, SourceType::script()).parse();
+    // A bundle for node is a CommonJS file, where a top-level `return` is allowed.
+    let parsed = Parser::new(&allocator, input.text, SourceType::script())
+        .with_options(oxc_parser::ParseOptions {
+            allow_return_outside_function: true,
+            ..oxc_parser::ParseOptions::default()
+        })
+        .parse();
     if let Some(e) = parsed.diagnostics.errors().next() {
         return Err(UnbundleError::Parse {
             file: input.name.to_owned(),

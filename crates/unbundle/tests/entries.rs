@@ -79,6 +79,13 @@ fn the_entry_moves_out_exactly_when_that_changes_nothing() {
         (esbuild("z=2;console.log(a(),z)"), None),
         (esbuild("console.log(a(),z);z=2"), None),
         (esbuild("z=2;console.log(a())"), Some("console.log(a());\n")),
+        // A `return` in an arrow function is the arrow's, not the program's.
+        (
+            esbuild("Promise.resolve().then(()=>{return a()})"),
+            Some("Promise.resolve().then(() => {\n\treturn a();\n});\n"),
+        ),
+        // A top-level `return` (node allows one in a CommonJS file) stays.
+        (esbuild("console.log(a());return"), None),
     ];
     for (bundle, expected) in cases {
         let (entry, main) = unbundled(&bundle);
