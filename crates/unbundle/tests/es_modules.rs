@@ -156,6 +156,16 @@ fn modules_stay_when_moving_them_could_change_what_runs() {
             "async",
             "var w,j=E(async()=>{w=3});j().then(()=>console.log(w));",
         ),
+        // The bundle's own `module` variable: the file's `module` is node's.
+        (
+            "module",
+            "var module={x:1};var w,j=E(()=>{w=module.x});j();console.log(w);",
+        ),
+        // `b` is named only after j starts, but `a`, which calls it, runs before.
+        (
+            "through-a-caller",
+            "function h(){return 1}var j=E(()=>{});console.log(a());j();function b(){return h()}function a(){return b()}console.log(b());",
+        ),
     ] {
         let (moved, _) = unbundled(name, code);
         assert!(moved.is_empty(), "{name}: {moved:?}");
@@ -223,6 +233,9 @@ fn pieces() -> impl proptest::strategy::Strategy<Value = String> {
             "q();",
             "function r(){return w+v}",
             "console.log(r());",
+            "function b(){return f()}",
+            "function a(){return b()}",
+            "console.log(a());",
         ]),
         1..14,
     )

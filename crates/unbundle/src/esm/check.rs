@@ -130,7 +130,6 @@ fn movable(cx: &Context<'_, '_, '_>, order: &Order, m: usize, binds_object: bool
     {
         return false;
     }
-    let first_use = |s: SymbolId| cx.uses_of(s).map(|u| u.at).min();
     let mut used_outside = false;
     for &(_, symbol) in &h.members {
         for u in cx.uses_of(symbol) {
@@ -140,7 +139,7 @@ fn movable(cx: &Context<'_, '_, '_>, order: &Order, m: usize, binds_object: bool
             used_outside = true;
             // With a namespace object, outside code reads names through its getters.
             if u.writes()
-                || !order.after_start(u.at, m, &first_use)
+                || !order.after_start(u.at, m)
                 || (h.namespace.is_some() && key_of(cx, m, symbol).is_none())
             {
                 return false;

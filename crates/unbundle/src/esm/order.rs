@@ -49,8 +49,10 @@ pub(crate) struct Order {
     calls: Vec<Vec<usize>>,
     /// For each ES module, where the top level first surely starts it.
     top_start: Vec<Option<u32>>,
-    /// The top level's function declarations (hoisted: they may run before where they are).
+    /// The top level's function declarations (hoisted: they may run before where they are),
+    /// sorted, and for each, the earliest position at which it may run.
     functions: Vec<(Span, SymbolId)>,
+    earliest: Vec<u32>,
 }
 
 impl Order {
@@ -80,7 +82,9 @@ impl Order {
             calls: vec![Vec::new(); n + requires.len()],
             top_start: vec![None; n],
             functions,
+            earliest: Vec::new(),
         };
+        order.functions.sort_by_key(|(s, _)| s.start);
         let mut edges = vec![Vec::new(); n + requires.len()];
         let mut top_call: Vec<Option<u32>> = vec![None; n];
         for u in uses.iter().filter(|u| u.kind == Kind::Callee) {
@@ -120,8 +124,64 @@ impl Order {
                 *slot = Some(slot.map_or(at, |s| s.min(at)));
             }
         }
-        order.functions.sort_by_key(|(s, _)| s.start);
+        order.earliest = order.earliest_calls(uses);
         order
+    }
+
+    /// The top-level function declaration holding position `at`, if one does.
+    fn function_at(&self, at: u32) -> Option<usize> {
+        let i = self.functions.partition_point(|(s, _)| s.start <= at);
+        i.checked_sub(1).filter(|&i| at < self.functions[i].0.end)
+    }
+
+    /// For each top-level function, the earliest position at which it may run: where it is
+    /// named outside any function, or the earliest of the functions naming it (a function may
+    /// call another), or the start when a module's code names it (that may run at any time).
+    /// A function never named never runs (`u32::MAX`).
+    fn earliest_calls(&self, uses: &[Use]) -> Vec<u32> {
+        let index: FxHashMap<SymbolId, usize> = self
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, (_, s))| (*s, i))
+            .collect();
+        let k = self.functions.len();
+        let mut earliest = vec![u32::MAX; k];
+        // g -> f: function g names function f.
+        let mut named_by: Vec<Vec<usize>> = vec![Vec::new(); k];
+        for u in uses {
+            let Some(&f) = index.get(&u.symbol) else {
+                continue;
+            };
+            match self.function_at(u.at) {
+                Some(g) if g != f => named_by[g].push(f),
+                Some(_) => {}
+                None if self.owner_of(u.at).is_some() => earliest[f] = 0,
+                None => earliest[f] = earliest[f].min(u.at),
+            }
+        }
+        // Spread the smallest values first: a function reached is then final.
+        let mut sources: Vec<usize> = (0..k).filter(|&f| earliest[f] < u32::MAX).collect();
+        sources.sort_by_key(|&f| earliest[f]);
+        let mut done = vec![false; k];
+        for source in sources {
+            if done[source] {
+                continue;
+            }
+            done[source] = true;
+            let value = earliest[source];
+            let mut stack = vec![source];
+            while let Some(g) = stack.pop() {
+                for &f in &named_by[g] {
+                    if !done[f] {
+                        done[f] = true;
+                        earliest[f] = earliest[f].min(value);
+                        stack.push(f);
+                    }
+                }
+            }
+        }
+        earliest
     }
 
     fn node(&self, owner: Owner) -> usize {
@@ -140,13 +200,7 @@ impl Order {
     }
 
     /// Whether code at `at` surely runs after module `m`'s initializer started.
-    /// `first_use(f)`: where a top-level function is first named (it may be called there).
-    pub(crate) fn after_start(
-        &self,
-        at: u32,
-        m: usize,
-        first_use: &dyn Fn(SymbolId) -> Option<u32>,
-    ) -> bool {
+    pub(crate) fn after_start(&self, at: u32, m: usize) -> bool {
         match self.owner_of(at) {
             Some(owner) => {
                 let node = self.node(owner);
@@ -163,13 +217,11 @@ impl Order {
                 let Some(start) = self.top_start[m] else {
                     return false;
                 };
-                // In a function declared at the top level, the code runs when it is called,
-                // which may be wherever it is named.
-                let i = self.functions.partition_point(|(s, _)| s.start <= at);
-                let called_early = i
-                    .checked_sub(1)
-                    .filter(|&i| at < self.functions[i].0.end)
-                    .is_some_and(|i| first_use(self.functions[i].1).is_some_and(|f| f < start));
+                // In a function declared at the top level, the code runs when the function is
+                // called, which may be wherever it, or a function calling it, is named.
+                let called_early = self
+                    .function_at(at)
+                    .is_some_and(|f| self.earliest[f] <= start);
                 start < at && !called_early
             }
         }
