@@ -116,30 +116,39 @@ pub(crate) struct Found {
 /// Top-level variables holding esbuild's `__commonJS` helper: `(cb, mod) => () => ...` whose
 /// body creates `{exports: {}}`.
 fn commonjs_helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
-    let mut out = FxHashSet::default();
-    for statement in &program.body {
-        let Statement::VariableDeclaration(d) = statement else {
-            continue;
-        };
-        for declarator in &d.declarations {
-            let (Some(id), Some(init)) = (declarator.id.get_binding_identifier(), &declarator.init)
-            else {
-                continue;
+    two_parameter_functions(program)
+        .filter(|(_, init, _)| creates_exports_object(init))
+        .map(|(symbol, ..)| symbol)
+        .collect()
+}
+
+/// The top-level variables bound to a function of two parameters, as esbuild's helpers are:
+/// each variable, the function, and its first parameter's name.
+pub(crate) fn two_parameter_functions<'p, 'a>(
+    program: &'p Program<'a>,
+) -> impl Iterator<Item = (SymbolId, &'p Expression<'a>, &'p str)> {
+    program
+        .body
+        .iter()
+        .filter_map(|statement| match statement {
+            Statement::VariableDeclaration(d) => Some(d.declarations.iter()),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|declarator| {
+            let symbol = declarator.id.get_binding_identifier()?.symbol_id.get()?;
+            let init = declarator.init.as_ref()?;
+            let params = match init {
+                Expression::ArrowFunctionExpression(f) => &f.params,
+                Expression::FunctionExpression(f) => &f.params,
+                _ => return None,
             };
-            let two_params = match init {
-                Expression::ArrowFunctionExpression(f) => f.params.items.len() == 2,
-                Expression::FunctionExpression(f) => f.params.items.len() == 2,
-                _ => false,
+            let [first, _] = params.items.as_slice() else {
+                return None;
             };
-            if two_params
-                && creates_exports_object(init)
-                && let Some(symbol) = id.symbol_id.get()
-            {
-                out.insert(symbol);
-            }
-        }
-    }
-    out
+            let first = first.pattern.get_binding_identifier()?;
+            Some((symbol, init, first.name.as_str()))
+        })
 }
 
 /// Whether `expr` holds the object literal `{exports: {}}`.

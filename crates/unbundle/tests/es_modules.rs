@@ -18,22 +18,11 @@ fn unbundled(name: &str, code: &str) -> (Vec<String>, Vec<(String, String)>) {
         text: &text,
     }])
     .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let dir = std::env::temp_dir().join(format!("pilotfish-esm-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("out")).unwrap();
-    std::fs::write(dir.join("main.js"), &text).unwrap();
-    for file in &out.files {
-        let path = dir.join("out").join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
-    let before = node(&dir.join("main.js"));
-    let after = node(&dir.join("out/main.js"));
+    let (before, after) = run_both(name, &text, &out);
     assert_eq!(
         after, before,
         "{name}: the unbundled program prints the same"
     );
-    let _ = std::fs::remove_dir_all(&dir);
     let moved = out
         .manifest
         .modules
@@ -45,9 +34,29 @@ fn unbundled(name: &str, code: &str) -> (Vec<String>, Vec<(String, String)>) {
     (moved, files)
 }
 
+/// Runs the bundle `text` and the unbundled `out` with node, each written under a scratch
+/// folder named after `name`: what each printed, and how it exited.
+fn run_both(name: &str, text: &str, out: &unbundle::Output) -> (Run, Run) {
+    let dir = std::env::temp_dir().join(format!("pilotfish-esm-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    std::fs::write(dir.join("main.js"), text).unwrap();
+    for file in &out.files {
+        let path = dir.join("out").join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let runs = (node(&dir.join("main.js")), node(&dir.join("out/main.js")));
+    let _ = std::fs::remove_dir_all(&dir);
+    runs
+}
+
+/// Standard output, standard error (without the scratch folder's paths) and exit status.
+type Run = (String, String, Option<i32>);
+
 /// What node prints running `file`, and how it exits. Node comes from the machine, or from
 /// the project's own installer (which the bundler tests use too), run once.
-fn node(file: &Path) -> (String, String, Option<i32>) {
+fn node(file: &Path) -> Run {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers/setup.sh");
@@ -253,22 +262,12 @@ proptest::proptest! {
         let Ok(out) = unbundle::unbundle(&[unbundle::Input { name: "main.js", text: &text }]) else {
             return Ok(());
         };
-        let dir = std::env::temp_dir().join(format!(
-            "pilotfish-esm-{}-any-{:x}",
-            std::process::id(),
+        let name = format!(
+            "any-{:x}",
             text.len() * 31 + text.bytes().map(usize::from).sum::<usize>()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("out")).unwrap();
-        std::fs::write(dir.join("main.js"), &text).unwrap();
-        for file in &out.files {
-            let path = dir.join("out").join(&file.path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, &file.text).unwrap();
-        }
-        let (before_out, _, before_code) = node(&dir.join("main.js"));
-        let (after_out, _, after_code) = node(&dir.join("out/main.js"));
-        let _ = std::fs::remove_dir_all(&dir);
+        );
+        let ((before_out, _, before_code), (after_out, _, after_code)) =
+            run_both(&name, &text, &out);
         proptest::prop_assert_eq!((after_out, after_code), (before_out, before_code), "{}", code);
     }
 }

@@ -54,34 +54,10 @@ pub(crate) struct Hoisted {
 /// Top-level variables holding esbuild's `__esm` helper: a function of two parameters whose
 /// body assigns `0` to the first (`fn = 0`, so that the module function runs once).
 pub(crate) fn helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
-    let mut out = FxHashSet::default();
-    for statement in &program.body {
-        let Statement::VariableDeclaration(d) = statement else {
-            continue;
-        };
-        for declarator in &d.declarations {
-            let (Some(id), Some(init)) = (declarator.id.get_binding_identifier(), &declarator.init)
-            else {
-                continue;
-            };
-            let first = match init {
-                Expression::ArrowFunctionExpression(f) if f.params.items.len() == 2 => {
-                    f.params.items[0].pattern.get_binding_identifier()
-                }
-                Expression::FunctionExpression(f) if f.params.items.len() == 2 => {
-                    f.params.items[0].pattern.get_binding_identifier()
-                }
-                _ => None,
-            };
-            if let Some(first) = first
-                && assigns_zero(init, first.name.as_str())
-                && let Some(symbol) = id.symbol_id.get()
-            {
-                out.insert(symbol);
-            }
-        }
-    }
-    out
+    crate::esbuild::two_parameter_functions(program)
+        .filter(|(_, init, first)| assigns_zero(init, first))
+        .map(|(symbol, ..)| symbol)
+        .collect()
 }
 
 /// Whether `expr` holds `NAME = 0`.
