@@ -1,9 +1,11 @@
 //! What names in a module refer to, asked the same way everywhere: the symbol a reference (or
-//! a plain-name expression) resolves to, webpack's require helpers (`require.d`, ...) and the
-//! variable a `require.d` getter returns.
+//! a plain-name expression) resolves to, webpack's require helpers (`require.d`, ...), the
+//! variable a `require.d` getter returns, and whether code uses its function's own `this`.
 
 use oxc_ast::ast::{Expression, IdentifierReference, Statement};
+use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
+use oxc_syntax::scope::ScopeFlags;
 
 /// The symbol `reference` resolves to; `None` for a global.
 pub(crate) fn symbol_of(
@@ -55,5 +57,51 @@ pub(crate) fn getter_value<'o, 'a>(
     match returned {
         Expression::Identifier(i) => Some(i),
         _ => None,
+    }
+}
+
+/// Whether the code `visit` walks uses the `this` of the function it belongs to: outside inner
+/// non-arrow functions (classes count, conservatively), or through a direct `eval`, which can
+/// read it; with `arguments`, also that function's `arguments`.
+pub(crate) fn uses_own_this(arguments: bool, visit: impl FnOnce(&mut OwnThis)) -> bool {
+    let mut finder = OwnThis {
+        found: false,
+        arguments,
+    };
+    visit(&mut finder);
+    finder.found
+}
+
+/// Whether function `f` (its parameters' defaults and its body) uses its own `this`.
+pub(crate) fn function_uses_this(f: &oxc_ast::ast::Function<'_>) -> bool {
+    uses_own_this(false, |t| {
+        if let Some(body) = &f.body {
+            t.visit_function_body(body);
+        }
+        t.visit_formal_parameters(&f.params);
+    })
+}
+
+/// See [`uses_own_this`].
+pub(crate) struct OwnThis {
+    found: bool,
+    arguments: bool,
+}
+
+impl<'a> Visit<'a> for OwnThis {
+    fn visit_this_expression(&mut self, _: &oxc_ast::ast::ThisExpression) {
+        self.found = true;
+    }
+    fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+        if self.arguments && it.name == "arguments" {
+            self.found = true;
+        }
+    }
+    fn visit_function(&mut self, _: &oxc_ast::ast::Function<'a>, _: ScopeFlags) {}
+    fn visit_call_expression(&mut self, it: &oxc_ast::ast::CallExpression<'a>) {
+        if matches!(&it.callee, Expression::Identifier(i) if i.name == "eval") {
+            self.found = true;
+        }
+        walk::walk_call_expression(self, it);
     }
 }

@@ -176,7 +176,7 @@ pub(super) fn key_of<'h>(
 /// and classes.
 pub(super) fn receiver_free(cx: &Context<'_, '_, '_>, unit: usize, symbol: SymbolId) -> bool {
     match &cx.units[unit].node {
-        Node::Statement(Statement::FunctionDeclaration(f)) => !super::find::function_uses_this(f),
+        Node::Statement(Statement::FunctionDeclaration(f)) => !crate::refs::function_uses_this(f),
         Node::Declarator(..) => {
             let mut writes = cx.uses_of(symbol).filter(|u| u.writes()).peekable();
             writes.peek().is_some() && writes.all(|u| u.kind == Kind::SafeWrite)

@@ -6,12 +6,11 @@
 
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, Expression, Function, FunctionBody, ObjectPropertyKind,
-    Program, PropertyKey, Statement, ThisExpression,
+    Program, PropertyKey, Statement,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::{GetSpan, Span};
-use oxc_syntax::scope::ScopeFlags;
 use rustc_hash::FxHashSet;
 
 use crate::entry::{Node, Unit};
@@ -142,8 +141,6 @@ fn arrow(f: &ArrowFunctionExpression<'_>) -> Option<Wrapped> {
         body => {
             // `() => expr`: the expression is the body.
             let expression = body.as_expression()?;
-            let mut this = OwnThis(false);
-            this.visit_expression(expression);
             Some(Wrapped {
                 unit: 0,
                 init: SymbolId::new(0),
@@ -153,7 +150,7 @@ fn arrow(f: &ArrowFunctionExpression<'_>) -> Option<Wrapped> {
                 directives: Vec::new(),
                 statements: Some(expression.span()),
                 expression: true,
-                uses_own_this: this.0,
+                uses_own_this: crate::refs::uses_own_this(true, |t| t.visit_expression(expression)),
             })
         }
     }
@@ -171,8 +168,6 @@ fn from_body(span: Span, method: bool, body: &FunctionBody<'_>) -> Wrapped {
         (Some(first), Some(last)) => Some(Span::new(first.span().start, last.span().end)),
         _ => None,
     };
-    let mut this = OwnThis(false);
-    this.visit_function_body(body);
     Wrapped {
         unit: 0,
         init: SymbolId::new(0),
@@ -182,34 +177,8 @@ fn from_body(span: Span, method: bool, body: &FunctionBody<'_>) -> Wrapped {
         directives: body.directives.iter().map(|d| d.span).collect(),
         statements,
         expression: false,
-        uses_own_this: this.0,
+        uses_own_this: crate::refs::uses_own_this(true, |t| t.visit_function_body(body)),
     }
-}
-
-/// Finds `this` and `arguments` that belong to the function visited (not to a function or
-/// class inside it).
-struct OwnThis(bool);
-
-impl<'a> Visit<'a> for OwnThis {
-    fn visit_this_expression(&mut self, _: &ThisExpression) {
-        self.0 = true;
-    }
-    fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
-        if it.name == "arguments" {
-            self.0 = true;
-        }
-    }
-    fn visit_function(&mut self, _: &Function<'a>, _: ScopeFlags) {}
-    fn visit_class(&mut self, _: &oxc_ast::ast::Class<'a>) {}
-}
-
-/// Whether a function declaration uses its own `this` (a call without receiver would differ).
-pub(crate) fn function_uses_this(f: &Function<'_>) -> bool {
-    let mut this = OwnThis(false);
-    if let Some(body) = &f.body {
-        this.visit_function_body(body);
-    }
-    this.0
 }
 
 /// What esbuild hoisted out of the module bound at unit `w.unit`: the units just before it

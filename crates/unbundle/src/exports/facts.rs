@@ -4,8 +4,8 @@
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,
     CallExpression, Expression, Function, IdentifierReference, ObjectExpression,
-    ObjectPropertyKind, PropertyKey, Statement, StaticMemberExpression, ThisExpression,
-    UnaryExpression, UnaryOperator, UpdateExpression, VariableDeclarator,
+    ObjectPropertyKind, PropertyKey, Statement, StaticMemberExpression, UnaryExpression,
+    UnaryOperator, UpdateExpression, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
@@ -77,30 +77,6 @@ fn is_arrow_module(program: &oxc_ast::ast::Program<'_>) -> bool {
         if matches!(s.expression.without_parentheses(), Expression::ArrowFunctionExpression(_)))
 }
 
-/// Whether a function body (or any node) uses `this` outside inner functions (classes count:
-/// conservative).
-fn uses_this(visit: impl FnOnce(&mut ThisFinder)) -> bool {
-    let mut finder = ThisFinder(false);
-    visit(&mut finder);
-    finder.0
-}
-
-struct ThisFinder(bool);
-
-impl<'a> Visit<'a> for ThisFinder {
-    fn visit_this_expression(&mut self, _: &ThisExpression) {
-        self.0 = true;
-    }
-    fn visit_function(&mut self, _: &Function<'a>, _: ScopeFlags) {}
-    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
-        // A direct `eval` can read `this`.
-        if matches!(&it.callee, Expression::Identifier(i) if i.name == "eval") {
-            self.0 = true;
-        }
-        walk::walk_call_expression(self, it);
-    }
-}
-
 /// Variables bound once to another module, and the module's function declarations.
 pub(super) struct Bindings<'s> {
     scoping: &'s Scoping,
@@ -163,13 +139,7 @@ impl<'a> Visit<'a> for Bindings<'_> {
                 .any(|r| r.is_write())
             && self.scoping.symbol_redeclarations(symbol).is_empty()
         {
-            let this = uses_this(|f| {
-                if let Some(body) = &it.body {
-                    f.visit_function_body(body);
-                }
-                f.visit_formal_parameters(&it.params);
-            });
-            self.functions.insert(symbol, this);
+            self.functions.insert(symbol, refs::function_uses_this(it));
         }
         // The module function itself is depth 0.
         self.depth += 1;
@@ -234,15 +204,7 @@ impl Uses<'_> {
     fn value_kind(&self, value: &Expression<'_>) -> Option<bool> {
         match value.without_parentheses() {
             Expression::ArrowFunctionExpression(_) => Some(true),
-            Expression::FunctionExpression(f) => {
-                let this = uses_this(|t| {
-                    if let Some(body) = &f.body {
-                        t.visit_function_body(body);
-                    }
-                    t.visit_formal_parameters(&f.params);
-                });
-                (!this).then_some(true)
-            }
+            Expression::FunctionExpression(f) => (!refs::function_uses_this(f)).then_some(true),
             Expression::UnaryExpression(u)
                 if u.operator == UnaryOperator::Void && u.argument.is_number_literal() =>
             {
