@@ -24,6 +24,19 @@ pub(crate) const ESBUILD: [&str; 2] = ["exports", "module"];
 /// What the loader passes an esbuild ES module's file: its namespace object.
 pub(crate) const ESM: [&str; 1] = ["exports"];
 
+/// The parameters `loader.js` gives an esbuild module file (or entry) before the bundle's
+/// top-level names passed in (`COMMONJS` there): a bundle name passed in under one of these
+/// would clash with it.
+pub(crate) const LOADER_PARAMETERS: [&str; 7] = [
+    "exports",
+    "module",
+    "require",
+    "__node_module",
+    "__node_exports",
+    "__filename",
+    "__dirname",
+];
+
 /// The names under which the loader passes the bundle file's own `module`, `exports` and
 /// `require` (see `loader.js`): a module's free references to those are renamed to these.
 pub(crate) fn outer_name(name: &str) -> String {
@@ -316,5 +329,18 @@ impl<'a> VisitMut<'a> for RenameOuter<'_, 'a> {
             it.name = Ident::from_str_in(&outer_name(it.name.as_str()), &self.allocator);
         }
         walk_mut::walk_identifier_reference(self, it);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_loader_parameters_are_the_loaders() {
+        let list: Vec<String> = super::LOADER_PARAMETERS
+            .iter()
+            .map(|p| format!("{p:?}"))
+            .collect();
+        let line = format!("const COMMONJS = [{}];", list.join(", "));
+        assert!(include_str!("loader.js").contains(&line), "{line}");
     }
 }

@@ -93,7 +93,8 @@ pub(super) fn settle(cx: &Context<'_, '_, '_>, order: &Order, candidates: &[bool
                     !own(u.symbol)
                         && ((!member_of.get(&u.symbol).is_some_and(|&other| valid[other])
                             && written.contains(&u.symbol))
-                            || LOADER_NAMES.contains(&cx.scoping.symbol_name(u.symbol)))
+                            || crate::module::LOADER_PARAMETERS
+                                .contains(&cx.scoping.symbol_name(u.symbol)))
                 });
             if blocked {
                 valid[m] = false;
@@ -105,17 +106,6 @@ pub(super) fn settle(cx: &Context<'_, '_, '_>, order: &Order, candidates: &[bool
         }
     }
 }
-
-/// The names the loader gives a module file's parameters (see `loader.js`).
-const LOADER_NAMES: [&str; 7] = [
-    "exports",
-    "module",
-    "require",
-    "__node_module",
-    "__node_exports",
-    "__filename",
-    "__dirname",
-];
 
 /// Whether module `m` can move, as far as it alone is concerned.
 fn movable(cx: &Context<'_, '_, '_>, order: &Order, m: usize, binds_object: bool) -> bool {
