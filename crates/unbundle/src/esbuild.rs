@@ -2,7 +2,8 @@
 //! in a call of its `__commonJS` helper (minified to any name), a function of two parameters
 //! that returns a function creating `{exports: {}}` on first call. The wrapped function
 //! (`(exports, module) => {...}`, or a method keyed by the file's path when not minified) is
-//! the module. Code esbuild hoisted out of ES modules stays where it is.
+//! the module. Its wrapped ES modules are [`crate::esm`]'s; both are planned from one pass
+//! over the bundle's uses of its top-level names ([`TopLevel`]).
 //!
 //! Unlike webpack's, these modules reach each other and esbuild's helpers through the bundle's
 //! top-level variables (`var a = require_a();`), so each module records which top-level names
@@ -11,15 +12,15 @@
 //! would miss one) and stays in the bundle.
 
 use oxc_ast::ast::{
-    Argument, CallExpression, Expression, IdentifierReference, ObjectExpression,
-    ObjectPropertyKind, Program, PropertyKey, Statement,
+    Argument, CallExpression, Expression, ObjectExpression, ObjectPropertyKind, Program,
+    PropertyKey, Statement,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::FxHashSet;
 
-use crate::esm::Moved;
+use crate::esm::{Moved, TopLevel};
 
 /// One CommonJS module of an esbuild bundle.
 #[derive(Debug, Clone)]
@@ -51,47 +52,38 @@ pub(crate) fn find_modules(program: &Program<'_>, scoping: &Scoping, text: &str)
     if !helpers.is_empty() {
         finder.visit_program(program);
     }
-    // One pass over the program gives every module its top-level names: modules are never
-    // nested, so the one holding a reference is found by its span.
     let mut found = finder.found;
     found.sort_by_key(|f| f.span.start);
+    let esm_helpers = crate::esm::helpers(program);
+    if found.is_empty() && esm_helpers.is_empty() {
+        return None;
+    }
+    // One pass over the program finds every use of a top-level name, for both kinds of
+    // module.
+    let uses = TopLevel::collect(program, scoping);
     let bound: Vec<(Span, Option<SymbolId>)> = found
         .iter()
         .map(|f| (f.span, f.bound.as_ref().and_then(|b| b.1)))
         .collect();
-    let moved = crate::esm::plan(program, scoping, text, &bound);
-    if found.is_empty() && !moved.esm_helper {
-        return None;
-    }
+    let moved = crate::esm::plan(program, scoping, text, &esm_helpers, &uses, &bound);
     let spans: Vec<Span> = found.iter().map(|f| f.span).collect();
-    let mut uses = Outer {
-        scoping,
-        moved: &moved,
-        spans: &spans,
-        names: vec![Vec::new(); spans.len()],
-        seen: FxHashSet::default(),
-        checked: FxHashSet::default(),
-        writes: vec![false; spans.len()],
-    };
-    uses.visit_program(program);
     let mut modules = Vec::new();
     let mut stayed = Vec::new();
-    for (n, (f, names)) in found.into_iter().zip(uses.names).enumerate() {
+    for (n, f) in found.into_iter().enumerate() {
         let id = f
             .bound
             .as_ref()
             .map_or_else(|| format!("commonjs{n}"), |b| b.0.clone());
-        if uses.writes[n] {
-            stayed.push(id);
-            continue;
+        match outer_names(scoping, &uses, &moved, f.span) {
+            Some(outer) => modules.push(EsModule {
+                id,
+                source_path: f.source_path,
+                span: f.span,
+                outer,
+                method: f.method,
+            }),
+            None => stayed.push(id),
         }
-        modules.push(EsModule {
-            id,
-            source_path: f.source_path,
-            span: f.span,
-            outer: names,
-            method: f.method,
-        });
     }
     Some(Found {
         modules,
@@ -249,55 +241,31 @@ impl<'a> Visit<'a> for Calls<'_> {
     }
 }
 
-/// For each module span, the top-level names used inside it, and whether any is assigned.
-/// A name moved into an ES module's file is used through that module's namespace object.
-struct Outer<'s> {
-    scoping: &'s Scoping,
-    moved: &'s Moved,
-    spans: &'s [Span],
-    names: Vec<Vec<String>>,
-    seen: FxHashSet<(usize, String)>,
-    checked: FxHashSet<(usize, SymbolId)>,
-    writes: Vec<bool>,
-}
-
-impl<'a> Visit<'a> for Outer<'_> {
-    fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
-        let Some(r) = it.reference_id.get() else {
-            return;
-        };
-        let reference = self.scoping.get_reference(r);
-        let Some(symbol) = reference.symbol_id() else {
-            return;
-        };
-        if self.scoping.symbol_scope_id(symbol) != self.scoping.root_scope_id() {
-            return;
+/// The bundle's top-level names the module function at `span` uses, in first-use order (a
+/// name moved into an ES module's file is used through that module's namespace object), or
+/// `None` when one of them is assigned anywhere (in the module, or by code esbuild hoisted out
+/// of an ES module, such as an `__esm` initializer): it cannot be passed in as a value.
+fn outer_names(
+    scoping: &Scoping,
+    uses: &TopLevel,
+    moved: &Moved,
+    span: Span,
+) -> Option<Vec<String>> {
+    let mut names: Vec<String> = Vec::new();
+    let mut seen: FxHashSet<SymbolId> = FxHashSet::default();
+    for u in uses.within(span) {
+        if !seen.insert(u.symbol) {
+            continue;
         }
-        // The last module starting before the reference, if it also ends after it.
-        let i = self.spans.partition_point(|s| s.start <= it.span.start);
-        let Some(n) = i
-            .checked_sub(1)
-            .filter(|&n| it.span.end <= self.spans[n].end)
-        else {
-            return;
-        };
-        // Each symbol is looked at once per module: its references include this one.
-        if !self.checked.insert((n, symbol)) {
-            return;
+        if !moved.is_member(u.symbol) && uses.written(u.symbol) {
+            return None;
         }
-        let name = self.moved.name_of(symbol).unwrap_or(it.name.as_str());
-        if self.seen.insert((n, name.to_owned())) {
-            self.names[n].push(name.to_owned());
-        }
-        // A name assigned anywhere (in the module, or by code esbuild hoisted out of an ES
-        // module, such as an `__esm` initializer) cannot be passed in as a value.
-        if !self.moved.is_member(symbol)
-            && self
-                .scoping
-                .get_resolved_references(symbol)
-                .any(|r| r.is_write())
-        {
-            self.writes[n] = true;
+        let name = moved
+            .name_of(u.symbol)
+            .unwrap_or_else(|| scoping.symbol_name(u.symbol));
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
         }
     }
+    Some(names)
 }

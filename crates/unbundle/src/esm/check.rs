@@ -67,12 +67,6 @@ pub(super) fn settle(cx: &Context<'_, '_, '_>, order: &Order, candidates: &[bool
         .enumerate()
         .flat_map(|(m, h)| h.members.iter().map(move |&(_, s)| (s, m)))
         .collect();
-    let written: FxHashSet<SymbolId> = cx
-        .uses
-        .iter()
-        .filter(|u| u.writes())
-        .map(|u| u.symbol)
-        .collect();
     loop {
         let mut changed = false;
         for m in 0..n {
@@ -92,7 +86,7 @@ pub(super) fn settle(cx: &Context<'_, '_, '_>, order: &Order, candidates: &[bool
                 .any(|u| {
                     !own(u.symbol)
                         && ((!member_of.get(&u.symbol).is_some_and(|&other| valid[other])
-                            && written.contains(&u.symbol))
+                            && cx.uses.written(u.symbol))
                             || crate::module::LOADER_PARAMETERS
                                 .contains(&cx.scoping.symbol_name(u.symbol)))
                 });

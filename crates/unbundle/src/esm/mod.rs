@@ -39,6 +39,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::entry::{Node, Unit};
 use order::{Order, Owner};
+pub(crate) use uses::TopLevel;
 use uses::Use;
 
 /// A wrapped ES module, moved to a file.
@@ -63,8 +64,6 @@ pub(crate) struct EsmModule {
 /// What moving the wrapped ES modules changes in the bundle.
 #[derive(Debug, Default)]
 pub(crate) struct Moved {
-    /// The bundle has esbuild's `__esm` helper (an esbuild bundle, even if nothing moves).
-    pub(crate) esm_helper: bool,
     pub(crate) modules: Vec<EsmModule>,
     /// The wrapped modules that stay in the bundle, by variable.
     pub(crate) stayed: Vec<String>,
@@ -127,31 +126,29 @@ impl Moved {
     }
 }
 
-/// Plans moving the wrapped ES modules of an esbuild bundle (`program`, its text `text`) into
-/// files. `commonjs`: the spans of its CommonJS module functions and the variables they are
-/// bound to.
+/// Top-level variables holding esbuild's `__esm` helper.
+pub(crate) fn helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
+    find::helpers(program)
+}
+
+/// Plans moving the wrapped ES modules of an esbuild bundle (`program`, its text `text`, its
+/// `__esm` helpers `helpers`, the uses of its top-level names `uses`) into files. `commonjs`:
+/// the spans of its CommonJS module functions and the variables they are bound to.
 pub(crate) fn plan(
     program: &Program<'_>,
     scoping: &Scoping,
     text: &str,
+    helpers: &FxHashSet<SymbolId>,
+    uses: &TopLevel,
     commonjs: &[(Span, Option<SymbolId>)],
 ) -> Moved {
-    let helpers = find::helpers(program);
     if helpers.is_empty() {
         return Moved::default();
     }
     let units = crate::entry::units(&program.body);
-    let wrapped = find::wrapped(&units, scoping, &helpers);
+    let wrapped = find::wrapped(&units, scoping, helpers);
     if wrapped.is_empty() {
-        return Moved {
-            esm_helper: true,
-            ..Moved::default()
-        };
-    }
-    let uses = uses::collect(program, scoping);
-    let mut by_symbol: FxHashMap<SymbolId, Vec<usize>> = FxHashMap::default();
-    for (i, u) in uses.iter().enumerate() {
-        by_symbol.entry(u.symbol).or_default().push(i);
+        return Moved::default();
     }
     let mut cx = Context {
         scoping,
@@ -160,7 +157,6 @@ pub(crate) fn plan(
         wrapped,
         hoisted: Vec::new(),
         uses,
-        by_symbol,
     };
     let hoisted: Vec<find::Hoisted> = cx
         .wrapped
@@ -198,26 +194,18 @@ struct Context<'c, 'n, 'a> {
     units: Vec<Unit<'n, 'a>>,
     wrapped: Vec<find::Wrapped>,
     hoisted: Vec<find::Hoisted>,
-    /// In source order.
-    uses: Vec<Use>,
-    by_symbol: FxHashMap<SymbolId, Vec<usize>>,
+    uses: &'c TopLevel,
 }
 
 impl Context<'_, '_, '_> {
     /// Every use of `symbol`.
     fn uses_of(&self, symbol: SymbolId) -> impl Iterator<Item = &Use> + '_ {
-        self.by_symbol
-            .get(&symbol)
-            .into_iter()
-            .flatten()
-            .map(|&u| &self.uses[u])
+        self.uses.of(symbol)
     }
 
     /// The uses inside `span`.
     fn within(&self, span: Span) -> &[Use] {
-        let from = self.uses.partition_point(|u| u.at < span.start);
-        let to = self.uses.partition_point(|u| u.at < span.end);
-        &self.uses[from..to]
+        self.uses.within(span)
     }
 
     fn span(&self, unit: usize) -> Span {
@@ -268,6 +256,6 @@ impl Context<'_, '_, '_> {
                 _ => None,
             })
             .collect();
-        Order::new(owners, &inits, &requires, &self.uses, functions)
+        Order::new(owners, &inits, &requires, self.uses.all(), functions)
     }
 }

@@ -12,10 +12,7 @@ use super::{Context, EsmModule, Moved, Node, Order, Unit};
 
 /// Everything that changes for the modules `valid` says move.
 pub(super) fn apply(cx: &Context<'_, '_, '_>, order: &Order, valid: &[bool]) -> Moved {
-    let mut moved = Moved {
-        esm_helper: true,
-        ..Moved::default()
-    };
+    let mut moved = Moved::default();
     let namespace = namespaces(cx, valid);
     let moving = || (0..cx.wrapped.len()).filter(|&m| valid[m]);
     let mut substitutions = Vec::new();

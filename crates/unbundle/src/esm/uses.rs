@@ -9,7 +9,7 @@ use oxc_ast::ast::{
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// How a reference uses its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,8 +42,63 @@ impl Use {
     }
 }
 
+/// Every use of a top-level name of a bundle, gathered in one pass over it, with the lookups
+/// the CommonJS modules' names and the ES modules' planning both need.
+pub(crate) struct TopLevel {
+    /// In source order.
+    list: Vec<Use>,
+    by_symbol: FxHashMap<SymbolId, Vec<usize>>,
+    /// The names assigned anywhere.
+    written: FxHashSet<SymbolId>,
+}
+
+impl TopLevel {
+    pub(crate) fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> TopLevel {
+        let list = collect(program, scoping);
+        let mut by_symbol: FxHashMap<SymbolId, Vec<usize>> = FxHashMap::default();
+        let mut written = FxHashSet::default();
+        for (i, u) in list.iter().enumerate() {
+            by_symbol.entry(u.symbol).or_default().push(i);
+            if u.writes() {
+                written.insert(u.symbol);
+            }
+        }
+        TopLevel {
+            list,
+            by_symbol,
+            written,
+        }
+    }
+
+    /// Every use, in source order.
+    pub(crate) fn all(&self) -> &[Use] {
+        &self.list
+    }
+
+    /// Every use of `symbol`.
+    pub(crate) fn of(&self, symbol: SymbolId) -> impl Iterator<Item = &Use> + '_ {
+        self.by_symbol
+            .get(&symbol)
+            .into_iter()
+            .flatten()
+            .map(|&u| &self.list[u])
+    }
+
+    /// The uses inside `span`.
+    pub(crate) fn within(&self, span: oxc_span::Span) -> &[Use] {
+        let from = self.list.partition_point(|u| u.at < span.start);
+        let to = self.list.partition_point(|u| u.at < span.end);
+        &self.list[from..to]
+    }
+
+    /// Whether `symbol` is assigned anywhere.
+    pub(crate) fn written(&self, symbol: SymbolId) -> bool {
+        self.written.contains(&symbol)
+    }
+}
+
 /// The references to top-level names in `program`, in source order.
-pub(crate) fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> Vec<Use> {
+fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> Vec<Use> {
     let mut uses = Uses {
         scoping,
         out: Vec::new(),
