@@ -480,24 +480,21 @@ fn split_file<'a>(
 /// The loader's stand-in for an esbuild CommonJS module function (or entry): the module file,
 /// the bundle's top-level names it uses and, when it runs, their values.
 fn commonjs_call(path: &str, outer: &[String]) -> String {
-    let names: Vec<String> = outer.iter().map(|n| format!("{n:?}")).collect();
-    format!(
-        "{LOAD}.commonjs({path:?}, [{}], () => [{}])",
-        names.join(", "),
-        outer.join(", ")
-    )
+    format!("{LOAD}.commonjs({path:?}, {})", passed_in(outer))
 }
 
 /// The loader's stand-in for the function of an esbuild ES module: the module file, the
 /// namespace object it defines its getters on, the bundle's top-level names it uses and, when
 /// it runs, their values.
 fn esm_call(path: &str, namespace: &str, outer: &[String]) -> String {
+    format!("{LOAD}.esm({path:?}, {namespace}, {})", passed_in(outer))
+}
+
+/// The bundle's top-level names a module file receives: `["a", "b"], () => [a, b]`, the
+/// values read when the module runs.
+fn passed_in(outer: &[String]) -> String {
     let names: Vec<String> = outer.iter().map(|n| format!("{n:?}")).collect();
-    format!(
-        "{LOAD}.esm({path:?}, {namespace}, [{}], () => [{}])",
-        names.join(", "),
-        outer.join(", ")
-    )
+    format!("[{}], () => [{}]", names.join(", "), outer.join(", "))
 }
 
 /// One module to rewrite.

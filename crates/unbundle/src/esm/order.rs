@@ -130,8 +130,7 @@ impl Order {
 
     /// The top-level function declaration holding position `at`, if one does.
     fn function_at(&self, at: u32) -> Option<usize> {
-        let i = self.functions.partition_point(|(s, _)| s.start <= at);
-        i.checked_sub(1).filter(|&i| at < self.functions[i].0.end)
+        holding(&self.functions, at)
     }
 
     /// For each top-level function, the earliest position at which it may run: where it is
@@ -193,10 +192,7 @@ impl Order {
 
     /// The owner of the code at `at`, if a module owns it.
     pub(crate) fn owner_of(&self, at: u32) -> Option<Owner> {
-        let i = self.owners.partition_point(|(s, _)| s.start <= at);
-        i.checked_sub(1)
-            .filter(|&i| at < self.owners[i].0.end)
-            .map(|i| self.owners[i].1)
+        holding(&self.owners, at).map(|i| self.owners[i].1)
     }
 
     /// Whether code at `at` surely runs after module `m`'s initializer started.
@@ -226,6 +222,13 @@ impl Order {
             }
         }
     }
+}
+
+/// The index of the span holding position `at`, among spans sorted by start that do not
+/// overlap.
+fn holding<T>(spans: &[(Span, T)], at: u32) -> Option<usize> {
+    let i = spans.partition_point(|(s, _)| s.start <= at);
+    i.checked_sub(1).filter(|&i| at < spans[i].0.end)
 }
 
 /// For each ES module, the ES modules calling its initializer surely starts: itself, and, for
