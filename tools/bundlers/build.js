@@ -45,7 +45,7 @@ function webpackBuild(webpack, web, plain, dev, licenses) {
     optimization: { minimize: !plain && !dev },
   };
   if (licenses) {
-    // terser-webpack-plugin comes with webpack 5 (pinned by the lock).
+    // terser-webpack-plugin: webpack 5's own minimizer, pinned in package.json.
     const Terser = require('terser-webpack-plugin');
     config.optimization.minimizer = [new Terser({ extractComments: false })];
   }
