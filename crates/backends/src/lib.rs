@@ -78,6 +78,19 @@ impl Kind {
         }
     }
 
+    /// The kind that sends this server one prompt to continue, for a model without
+    /// fill-in-the-middle (prefix-only): llama.cpp's `/completion`, Ollama's raw
+    /// `/api/generate`, `/v1/completions` without `suffix`. `None` for a chat model, which is
+    /// asked in words either way.
+    pub fn prefix_only(self) -> Option<Kind> {
+        match self {
+            Kind::LlamaCppInfill | Kind::LlamaCppCompletion => Some(Kind::LlamaCppCompletion),
+            Kind::Ollama | Kind::OllamaRaw => Some(Kind::OllamaRaw),
+            Kind::OpenAiCompletions | Kind::Codestral => Some(self),
+            Kind::OpenAiChat => None,
+        }
+    }
+
     /// Whether the endpoint takes context apart from the prefix (llama.cpp's `input_extra`).
     /// Everywhere else the context has to be written into the prefix, or it is lost.
     pub fn takes_separate_context(self) -> bool {
@@ -148,6 +161,9 @@ pub struct Request {
     pub stop: Vec<String>,
     /// llama.cpp's limit on generation time, in milliseconds (0: none).
     pub max_predict_ms: u64,
+    /// Fill-in-the-middle (the default); `false` for a prefix-only continuation, where
+    /// `/v1/completions` gets no `suffix` at all (servers refuse one for models without FIM).
+    pub fim: bool,
 }
 
 impl Default for Request {
@@ -163,6 +179,7 @@ impl Default for Request {
             n: 1,
             stop: Vec::new(),
             max_predict_ms: 0,
+            fim: true,
         }
     }
 }
@@ -184,6 +201,9 @@ pub struct Backend {
     /// The context size to ask the server for, where the server takes it per request
     /// (Ollama's `num_ctx`, whose default silently truncates long prompts).
     pub context_size: Option<u32>,
+    /// Let llama.cpp keep the prompt's evaluated tokens for the next request (on by default:
+    /// consecutive keystrokes then read only what changed). Off only to measure without it.
+    pub cache_prompt: bool,
     client: reqwest::Client,
 }
 
@@ -200,7 +220,9 @@ pub const MAX_RESPONSE_BYTES: usize = 8 << 20;
 pub enum BackendError {
     #[error("could not connect to {url}: is the server running? ({detail})")]
     Connect { url: String, detail: String },
-    #[error("{url} did not answer within {after:?}")]
+    #[error(
+        "{url} did not answer within {after:?}: the server is hung, overloaded or still loading its model"
+    )]
     Timeout { url: String, after: Duration },
     #[error(
         "{url} sent no text within {after:?} (the time-to-first-token limit): the server is busy, loading a model or hung"
@@ -313,6 +335,7 @@ impl Backend {
             total_timeout,
             first_token_timeout: None,
             context_size: None,
+            cache_prompt: true,
             client,
         })
     }
@@ -332,7 +355,7 @@ impl Backend {
                 "top_p": req.top_p,
                 "stop": req.stop,
                 "t_max_predict_ms": req.max_predict_ms,
-                "cache_prompt": true,
+                "cache_prompt": self.cache_prompt,
                 "stream": stream,
             }),
             Kind::LlamaCppCompletion => json!({
@@ -342,7 +365,7 @@ impl Backend {
                 "top_p": req.top_p,
                 "stop": req.stop,
                 "t_max_predict_ms": req.max_predict_ms,
-                "cache_prompt": true,
+                "cache_prompt": self.cache_prompt,
                 "stream": stream,
             }),
             Kind::Ollama | Kind::OllamaRaw => {
@@ -387,13 +410,15 @@ impl Backend {
             Kind::OpenAiCompletions | Kind::Codestral => {
                 let mut body = json!({
                     "prompt": req.prefix,
-                    "suffix": req.suffix,
                     "max_tokens": req.max_tokens,
                     "temperature": req.temperature,
                     "top_p": req.top_p,
                     "n": req.n,
                     "stream": stream,
                 });
+                if req.fim {
+                    body["suffix"] = json!(req.suffix);
+                }
                 if !req.stop.is_empty() {
                     body["stop"] = json!(req.stop);
                 }

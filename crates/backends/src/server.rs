@@ -22,6 +22,14 @@ pub struct ServerInfo {
     pub context_size: Option<u32>,
     /// Whether the model has fill-in-the-middle tokens, when the server tells it.
     pub fim: Option<bool>,
+    /// How `fim` was learned, in words (`/infill answered 501: ...`), for `config check` and
+    /// `--explain`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fim_evidence: Option<String>,
+    /// Whether the model carries a chat template (an instruction-tuned model), when the server
+    /// tells it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat_template: Option<bool>,
     /// Whether the server counts tokens for us (llama.cpp's `/tokenize`).
     pub tokenizes: bool,
     /// The models the server has, when it lists them (Ollama).
@@ -45,7 +53,9 @@ impl Backend {
             Kind::Codestral => self.models_info(limit, "Codestral").await,
             _ => match self.get_json("/props", limit).await {
                 Ok(props) if props.get("default_generation_settings").is_some() => {
-                    Ok(llama_info(&self.endpoint, &props))
+                    let mut info = llama_info(&self.endpoint, &props);
+                    (info.fim, info.fim_evidence) = self.llama_fim(limit).await;
+                    Ok(info)
                 }
                 // Not llama.cpp (or an old one): the OpenAI-compatible model list.
                 Err(e @ (BackendError::Connect { .. } | BackendError::Timeout { .. })) => Err(e),
@@ -78,6 +88,55 @@ impl Backend {
             .unwrap_or_default();
         let value: Value = serde_json::from_slice(&body).unwrap_or_default();
         Ok(value["tokens"].as_array().map(Vec::len))
+    }
+
+    /// Whether a llama.cpp server's model does fill-in-the-middle. `/props` does not say, but
+    /// `/infill` refuses at once (HTTP 501, before reading anything) when the vocabulary lacks
+    /// the FIM tokens; otherwise it reads the three tokens of an empty hole and samples one.
+    async fn llama_fim(&self, limit: Duration) -> (Option<bool>, Option<String>) {
+        let url = format!("{}/infill", self.endpoint);
+        let probe = json!({
+            "input_prefix": "",
+            "input_suffix": "",
+            "n_predict": 0,
+            "cache_prompt": true,
+        });
+        let sent = self
+            .client
+            .post(&url)
+            .json(&probe)
+            .timeout(limit)
+            .send()
+            .await;
+        let Ok(response) = sent else {
+            return (None, None);
+        };
+        let status = response.status().as_u16();
+        let body = read_limited(response, 1 << 16).await.unwrap_or_default();
+        let message = serde_json::from_slice::<Value>(&body)
+            .ok()
+            .and_then(|v| v["error"]["message"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| {
+                String::from_utf8_lossy(&body)
+                    .trim()
+                    .chars()
+                    .take(200)
+                    .collect()
+            });
+        match status {
+            200..=299 => (
+                Some(true),
+                Some("llama.cpp's /infill accepts an empty hole".to_owned()),
+            ),
+            501 => (
+                Some(false),
+                Some(format!(
+                    "llama.cpp's /infill answered 501: {}",
+                    message.trim()
+                )),
+            ),
+            _ => (None, None),
+        }
     }
 
     async fn get_json(&self, path: &str, limit: Duration) -> Result<Value, BackendError> {
@@ -153,6 +212,8 @@ impl Backend {
             model: chosen.and_then(|m| m["id"].as_str()).map(str::to_owned),
             context_size: context_size.map(|n| n.min(u64::from(u32::MAX)) as u32),
             fim: None,
+            fim_evidence: None,
+            chat_template: None,
             tokenizes: false,
             models: all
                 .iter()
@@ -210,6 +271,13 @@ impl Backend {
         info.fim = shown["capabilities"]
             .as_array()
             .map(|c| c.iter().any(|c| c == "insert"));
+        info.fim_evidence = info.fim.map(|fim| {
+            let listed = if fim { "lists" } else { "does not list" };
+            format!("Ollama's /api/show {listed} \"insert\" among the model's capabilities")
+        });
+        info.chat_template = shown["template"]
+            .as_str()
+            .map(|t| t.contains(".Messages") || t.contains("<|im_start|>"));
         Ok(info)
     }
 }
@@ -230,6 +298,10 @@ fn llama_info(endpoint: &str, props: &Value) -> ServerInfo {
         model,
         context_size: context_size.map(|n| n.min(u64::from(u32::MAX)) as u32),
         fim: None,
+        fim_evidence: None,
+        chat_template: props["chat_template"]
+            .as_str()
+            .map(|t| !t.trim().is_empty()),
         tokenizes: true,
         models: Vec::new(),
     }

@@ -66,6 +66,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let mut settings = config
         .completion
         .settings(args.max_tokens.unwrap_or(config.backend.max_tokens))?;
+    settings.fim = config.backend.fim_mode()?;
     // One question from a terminal: no keystrokes to wait for, and the user asked for it.
     settings.debounce = None;
     settings.skip_like_copilot = false;
@@ -168,7 +169,11 @@ fn explain(trace: &ghost::Trace, endpoint: &str, kind: backends::Kind) {
     if let Some(p) = &trace.prompt {
         print!("{}", prompt::render_text(p));
     }
+    let kind = trace.shape.as_ref().map_or(kind, |s| s.kind);
     println!("─── request to {endpoint} ({}) ───", kind.name());
+    if let Some(shape) = &trace.shape {
+        println!("{}", shape.describe());
+    }
     if let Some(n) = trace.max_prompt_tokens {
         println!("prompt budget {n} tokens");
     }

@@ -111,6 +111,8 @@ impl CompletionConfig {
             skip_like_copilot: true,
             max_prompt_tokens: self.max_prompt_tokens.map(|n| n as usize),
             strategy: Some(self.strategy.clone()),
+            // The backend's setting; callers set it from `[backend]`.
+            fim: ghost::FimMode::Auto,
         })
     }
 }
@@ -147,6 +149,9 @@ pub(crate) struct BackendConfig {
     pub(crate) model: Option<String>,
     /// For backends that take one prompt string.
     pub(crate) fim_template: Option<String>,
+    /// `auto` (fill-in-the-middle where the server says the model has it, else prefix-only),
+    /// `on` or `off`.
+    pub(crate) fim: String,
     /// The name of an environment variable that holds the API key.
     pub(crate) api_key_env: Option<String>,
     /// A command whose standard output is the API key (`pass show mistral`).
@@ -175,6 +180,7 @@ impl Default for BackendConfig {
             endpoint: None,
             model: None,
             fim_template: None,
+            fim: "auto".into(),
             api_key_env: None,
             api_key_command: None,
             api_key: None,
@@ -208,6 +214,10 @@ pub(crate) struct Overrides {
     /// The FIM template, for backends that take one prompt string (llama-completion).
     #[arg(long, value_name = "TEMPLATE")]
     pub(crate) fim_template: Option<String>,
+    /// auto (fill-in-the-middle where the model has it, else the code before the cursor
+    /// continued), on or off.
+    #[arg(long, value_name = "MODE")]
+    pub(crate) fim: Option<String>,
 }
 
 /// Where the configuration is read from, and whether that was asked for explicitly.
@@ -301,6 +311,10 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
         config.model = Some(v.clone());
         set("model", "--model");
     }
+    if let Some(v) = &overrides.fim {
+        config.fim = v.clone();
+        set("fim", "--fim");
+    }
     if let Some(v) = &overrides.fim_template {
         config.fim_template = Some(v.clone());
         config.fim_template_origin = Some("--fim-template".to_owned());
@@ -329,6 +343,16 @@ impl BackendConfig {
             .ok_or_else(|| anyhow::anyhow!("unknown backend `{}`: use {KINDS}", self.kind))
     }
 
+    /// Fill-in-the-middle, prefix-only, or as the server says.
+    pub(crate) fn fim_mode(&self) -> Result<ghost::FimMode> {
+        ghost::FimMode::parse(&self.fim).ok_or_else(|| {
+            anyhow::anyhow!(
+                "fim `{}` is not one of auto, on, off (auto: fill-in-the-middle where the server says the model has it)",
+                self.fim
+            )
+        })
+    }
+
     /// The base URL in force: the one set, else where this kind of server listens.
     pub(crate) fn endpoint(&self) -> Result<String> {
         Ok(match &self.endpoint {
@@ -344,7 +368,8 @@ impl BackendConfig {
         if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
             bail!("endpoint `{endpoint}` is not an http:// or https:// URL");
         }
-        self.check_template(kind)?;
+        let fim = self.fim_mode()?;
+        self.check_template(kind, fim)?;
         if matches!(kind, Kind::Ollama | Kind::OllamaRaw) && self.model.is_none() {
             bail!(
                 "the {} backend needs a model name: give --model (or `model` in [backend]), one of those `ollama list` shows, such as qwen2.5-coder:1.5b-base",
@@ -395,10 +420,11 @@ impl BackendConfig {
     /// A FIM template where the backend takes none, or none where it needs one, gives empty or
     /// nonsense completions with no visible reason (the first complaint about peer tools):
     /// refuse it with the fix for this backend, naming where the template came from.
-    fn check_template(&self, kind: Kind) -> Result<()> {
+    fn check_template(&self, kind: Kind, fim: ghost::FimMode) -> Result<()> {
         let name = kind.name();
         let Some(t) = &self.fim_template else {
-            if kind.fim() == Fim::Template {
+            // Prefix-only needs no template: the prompt is the code before the cursor.
+            if kind.fim() == Fim::Template && fim != ghost::FimMode::Off {
                 bail!(
                     "the {name} backend takes one prompt string, so it needs the model's FIM template: give --fim-template (or `fim_template` in [backend]) naming the model's format, such as qwen2.5-coder, deepseek-coder, codellama or starcoder"
                 );
@@ -479,6 +505,7 @@ pub(crate) fn run(command: Command) -> Result<()> {
     let unset = |key: &str| match key {
         "model" => "(the server's)",
         "fim_template" => "(none: the server does FIM)",
+        "fim" => "auto",
         "api_key_env" | "api_key_command" | "api_key" => "(none)",
         "first_token_timeout_seconds" => "(command line: none; language server: 4)",
         "context_size" => "(the server's, else none)",
@@ -536,10 +563,33 @@ pub(crate) fn run(command: Command) -> Result<()> {
     );
     if let Some(fim) = info.fim {
         println!(
-            "  fill-in-the-middle           {}",
-            if fim { "yes" } else { "no" }
+            "  fill-in-the-middle           {}{}",
+            if fim { "yes" } else { "no" },
+            info.fim_evidence
+                .as_deref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default()
         );
     }
+    if let Some(chat) = info.chat_template {
+        println!(
+            "  chat template                {}",
+            if chat {
+                "yes (an instruction-tuned model)"
+            } else {
+                "no"
+            }
+        );
+    }
+    let shape = ghost::shape::choose(
+        b.fim_mode()?,
+        kind,
+        b.fim_template.as_deref(),
+        Some(&info),
+        None,
+    );
+    println!("completions");
+    println!("  request                      {}", shape.describe());
     if !info.models.is_empty() {
         println!("  models                       {}", info.models.join(", "));
     }
@@ -550,9 +600,9 @@ pub(crate) fn run(command: Command) -> Result<()> {
                 .to_owned(),
         );
     }
-    if info.fim == Some(false) && kind.fim() == Fim::Native {
+    if info.fim == Some(false) && shape.fim && kind != Kind::OpenAiChat {
         warnings.push(format!(
-            "the model {} has no fill-in-the-middle support: completions will ignore the code after the cursor; use a base or FIM code model",
+            "the model {} has no fill-in-the-middle, and fim = on asks for it: the server will refuse or ignore the code after the cursor; use fim = auto, or a FIM code model",
             info.model.as_deref().unwrap_or("")
         ));
     }
@@ -586,6 +636,7 @@ const BACKEND_KEYS: &[&str] = &[
     "endpoint",
     "model",
     "fim_template",
+    "fim",
     "api_key_env",
     "api_key_command",
     "api_key",

@@ -40,7 +40,8 @@ fn configure(base: &Loaded, settings: &Value) -> Result<(backends::Backend, ghos
         serde_json::from_value(backend).context("the `backend` settings are not valid")?;
     let completion: CompletionConfig =
         serde_json::from_value(completion).context("the `completion` settings are not valid")?;
-    let settings = completion.settings(backend.max_tokens)?;
+    let mut settings = completion.settings(backend.max_tokens)?;
+    settings.fim = backend.fim_mode()?;
     let mut built = backend.backend()?;
     // A suggestion that comes later than this is no longer wanted, and a hung server must not
     // hold every keystroke for the whole time limit.

@@ -15,7 +15,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use backends::{Backend, Kind, server::ServerInfo};
+use backends::{Backend, BackendError, Kind, server::ServerInfo};
 
 /// Tokens kept free for what the server adds around the prompt (FIM tokens, file separators).
 pub(crate) const RESERVE: u32 = 16;
@@ -37,6 +37,8 @@ pub(crate) struct Fit {
     info: tokio::sync::Mutex<(Option<ServerInfo>, Option<Instant>)>,
     /// Model tokens per prompt token, measured; `None` until something was measured.
     ratio: Mutex<Option<f64>>,
+    /// The server's refusal of fill-in-the-middle for this model, once it gave one.
+    refused_fim: Mutex<Option<String>>,
 }
 
 /// The budget for one request, and why it is what it is.
@@ -52,14 +54,33 @@ pub(crate) struct Budget {
 impl Fit {
     /// The server's description, asked once per pipeline; `None` when it would not say. A
     /// server that was down is asked again, but not more than every [`ASK_AGAIN`], so a
-    /// keystroke does not wait on it each time.
-    pub(crate) async fn info(&self, backend: &Backend) -> Option<ServerInfo> {
+    /// keystroke does not wait on it each time. A server that took the connection and then
+    /// said nothing within the limit is hung or stuck: that is an error, so that the request
+    /// ends now rather than wait for a completion that will not come.
+    pub(crate) async fn info(&self, backend: &Backend) -> Result<Option<ServerInfo>, BackendError> {
         let mut cached = self.info.lock().await;
         if cached.0.is_none() && cached.1.is_none_or(|at| at.elapsed() >= ASK_AGAIN) {
             cached.1 = Some(Instant::now());
-            cached.0 = backend.server_info(DESCRIBE_LIMIT).await.ok();
+            match backend.server_info(DESCRIBE_LIMIT).await {
+                Ok(info) => cached.0 = Some(info),
+                Err(e @ BackendError::Timeout { .. }) => return Err(e),
+                Err(_) => {}
+            }
         }
-        cached.0.clone()
+        Ok(cached.0.clone())
+    }
+
+    /// The server's refusal of fill-in-the-middle, once it gave one.
+    pub(crate) fn refused_fim(&self) -> Option<String> {
+        self.refused_fim
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Remembers that the server refused fill-in-the-middle: later requests are prefix-only.
+    pub(crate) fn refuse_fim(&self, why: String) {
+        *self.refused_fim.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
     }
 
     fn ratio(&self) -> f64 {

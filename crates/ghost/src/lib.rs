@@ -12,6 +12,7 @@
 mod clean;
 mod fit;
 pub mod multiline;
+pub mod shape;
 
 use std::{
     collections::HashMap,
@@ -35,6 +36,7 @@ use serde::Serialize;
 use tokio::sync::watch;
 
 pub use multiline::{Decision, Multiline};
+pub use shape::{FimMode, Shape};
 
 /// How the pipeline behaves; the defaults are Copilot's where it has one.
 #[derive(Debug, Clone)]
@@ -61,6 +63,8 @@ pub struct Settings {
     pub max_prompt_tokens: Option<usize>,
     /// The context strategy, over the request's own (`outline`, `copilot`, `copilot-legacy`).
     pub strategy: Option<String>,
+    /// Fill-in-the-middle or prefix-only: `Auto` asks the server what the model can do.
+    pub fim: FimMode,
 }
 
 impl Default for Settings {
@@ -76,6 +80,7 @@ impl Default for Settings {
             skip_like_copilot: true,
             max_prompt_tokens: None,
             strategy: None,
+            fim: FimMode::Auto,
         }
     }
 }
@@ -153,6 +158,9 @@ pub struct Trace {
     pub max_prompt_tokens: Option<usize>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Fill-in-the-middle or prefix-only, to which endpoint, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Shape>,
     #[serde(skip)]
     pub prompt: Option<prompt::Prompt>,
     #[serde(skip)]
@@ -533,7 +541,17 @@ impl Pipeline {
             }
         }
 
-        let info = self.fit.info(&self.backend).await;
+        let info = match self.fit.info(&self.backend).await {
+            Ok(info) => info,
+            Err(error) => {
+                self.state().stats.failures += 1;
+                trace.total_ms = started.elapsed().as_secs_f64() * 1e3;
+                return Err(PipelineError::Backend {
+                    error: Arc::new(error),
+                    trace: Box::new(trace),
+                });
+            }
+        };
         if self.backend.kind == backends::Kind::OpenAiCompletions
             && info.as_ref().is_some_and(|i| i.is_llama_cpp())
         {
@@ -552,10 +570,19 @@ impl Pipeline {
             .unwrap_or(request.options.max_prompt_tokens);
         let mut refused = false;
         loop {
+            let shape = shape::choose(
+                self.settings.fim,
+                self.backend.kind,
+                request.options.fim_template.as_deref(),
+                info.as_ref(),
+                self.fit.refused_fim().as_deref(),
+            );
+            backend.kind = shape.kind;
+            trace.shape = Some(shape.clone());
             let assembly_started = Instant::now();
             let budget = self.fit.budget(asked, context_size, max_tokens);
             trace.notes.extend(budget.note.clone());
-            let mut prompt = self.assemble(request, files, &cursor.path, budget.tokens)?;
+            let mut prompt = self.assemble(request, files, &cursor.path, budget.tokens, &shape)?;
             trace.max_prompt_tokens = Some(budget.tokens);
             // Counted as the model counts, where the server can and the prompt may not fit.
             if tokenizes
@@ -574,7 +601,7 @@ impl Pipeline {
                         "the model counts {counted} tokens where the prompt counted {sent}: assembled again within {} tokens",
                         again.tokens
                     ));
-                    prompt = self.assemble(request, files, &cursor.path, again.tokens)?;
+                    prompt = self.assemble(request, files, &cursor.path, again.tokens, &shape)?;
                     trace.max_prompt_tokens = Some(again.tokens);
                 }
             }
@@ -589,24 +616,11 @@ impl Pipeline {
             }
             let stops = params::stops_for_language(&cursor.language);
             let backend_request = Request {
-                prompt: prompt.fim_prompt.clone().unwrap_or_default(),
-                prefix: prompt.prefix.clone(),
-                suffix: prompt.suffix.clone(),
-                extra: prompt
-                    .context
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| !c.is_empty())
-                    .map(|(i, c)| ExtraChunk {
-                        filename: format!("context-{}", i + 1),
-                        text: c.clone(),
-                    })
-                    .collect(),
                 max_tokens,
                 stop: stops.iter().map(|s| (*s).to_owned()).collect(),
                 temperature: params::temperature_for_samples(ask.candidates.max(1)) as f32,
                 top_p: params::TOP_P as f32,
-                ..Request::default()
+                ..model_request(&prompt, shape.fim)
             };
             trace.prompt = Some(prompt);
             trace.backend_request = Some(backend_request.clone());
@@ -633,6 +647,19 @@ impl Pipeline {
             if answers.is_empty()
                 && let Some(error) = first_error
             {
+                // A model without fill-in-the-middle that the server did not own up to in
+                // advance: remembered, and asked again prefix-only.
+                if shape.fim
+                    && self.settings.fim == FimMode::Auto
+                    && let Some(why) = shape::refuses_fim(&error)
+                    && self.backend.kind.prefix_only().is_some()
+                {
+                    trace.notes.push(format!(
+                        "the server refused fill-in-the-middle ({why}); asked again prefix-only"
+                    ));
+                    self.fit.refuse_fim(why);
+                    continue;
+                }
                 // A prompt the server refused for length is built smaller and sent once more.
                 if error.is_context_overflow() && !refused {
                     refused = true;
@@ -684,12 +711,16 @@ impl Pipeline {
         files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
         path: &str,
         budget: usize,
+        shape: &Shape,
     ) -> Result<prompt::Prompt, PipelineError> {
         // Only llama.cpp's `/infill` takes context apart from the prefix; for every other
         // endpoint the context is commented into the prefix (FIM templates choose their own
-        // rendering), or the model would never see it.
-        let inline = !self.backend.kind.takes_separate_context()
-            && request.options.fim_template.is_none()
+        // rendering), or the model would never see it. A prefix-only prompt is one string with
+        // no template and no suffix, so the suffix's share goes to the prefix and context.
+        let prefix_only = !shape.fim;
+        let template = request.options.fim_template.is_some() && !prefix_only;
+        let inline = !shape.kind.takes_separate_context()
+            && !template
             && request.options.context != prompt::request::ContextRendering::Inline;
         // The request is copied only when something in it changes: it holds every open file.
         let changed;
@@ -698,11 +729,18 @@ impl Pipeline {
             .strategy
             .as_ref()
             .filter(|s| **s != request.options.strategy);
-        let request = if inline || budget != request.options.max_prompt_tokens || strategy.is_some()
+        let request = if inline
+            || prefix_only
+            || budget != request.options.max_prompt_tokens
+            || strategy.is_some()
         {
             let mut r = request.clone();
             if inline {
                 r.options.context = prompt::request::ContextRendering::Inline;
+            }
+            if prefix_only {
+                r.options.suffix_percent = 0;
+                r.options.fim_template = None;
             }
             if let Some(s) = strategy {
                 r.options.strategy.clone_from(s);
@@ -922,6 +960,35 @@ pub const LLAMA_SUFFIX_IGNORED: &str = "warning: this server is llama.cpp, whose
 
 /// How long counting a prompt with the server's tokenizer may take before it is skipped.
 const COUNT_LIMIT: Duration = Duration::from_millis(500);
+
+/// The prompt as the backend takes it: prefix, suffix and context chunks for fill-in-the-middle
+/// (or the FIM template's one string), the whole prompt for a prefix-only continuation.
+fn model_request(prompt: &prompt::Prompt, fim: bool) -> Request {
+    if !fim {
+        return Request {
+            prompt: prompt.prefix.clone(),
+            prefix: prompt.prefix.clone(),
+            fim: false,
+            ..Request::default()
+        };
+    }
+    Request {
+        prompt: prompt.fim_prompt.clone().unwrap_or_default(),
+        prefix: prompt.prefix.clone(),
+        suffix: prompt.suffix.clone(),
+        extra: prompt
+            .context
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_empty())
+            .map(|(i, c)| ExtraChunk {
+                filename: format!("context-{}", i + 1),
+                text: c.clone(),
+            })
+            .collect(),
+        ..Request::default()
+    }
+}
 
 /// The text the model reads, to be counted in its own vocabulary: the FIM prompt where
 /// pilotfish renders one, else the extra context chunks with their names, prefix and suffix.

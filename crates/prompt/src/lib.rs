@@ -117,6 +117,8 @@ pub struct Session {
     cached_suffix: String,
     /// The legacy engine's cached suffix: its text and token ids.
     legacy_suffix: (String, Vec<u32>),
+    /// The outline strategy's stable layout: the prefix's anchor and the context last sent.
+    stable: strategies::outline::Stable,
 }
 
 /// Why assembly failed.

@@ -170,6 +170,21 @@ pub struct Options {
     /// For `outline`: the weights of the ranking signals, any of them (defaults: tuned on the
     /// cross-file benchmark's dev split). For experiments; see docs/context.md.
     pub context_weights: Option<retrieval::rank::Weights>,
+    /// For `outline`: `stable` (the default) lays the prompt out so that consecutive
+    /// keystrokes share the longest start with the previous prompt (a model server's prompt
+    /// cache then reads only what changed): the context kept while it stays relevant, the
+    /// prefix starting at an anchor that moves in steps, a short suffix. `plain` rebuilds
+    /// every part for each request.
+    pub layout: Layout,
+}
+
+/// How the `outline` prompt is laid out across keystrokes.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    #[default]
+    Stable,
+    Plain,
 }
 
 impl Default for Options {
@@ -190,6 +205,7 @@ impl Default for Options {
             insert_spaces: None,
             context_floor_percent: None,
             context_weights: None,
+            layout: Layout::Stable,
         }
     }
 }

@@ -14,6 +14,9 @@ mod cache;
 mod candidates;
 mod pack;
 mod sources;
+mod stable;
+
+pub(crate) use stable::Stable;
 
 use std::sync::Arc;
 
@@ -24,7 +27,7 @@ use tokenizer::{Tokenizer, utf16};
 use self::cache::FileOutline;
 use self::pack::Ranked;
 use crate::components::similar_files::neighbour_snippets;
-use crate::request::{ContextRendering, RequestError, RequestJson};
+use crate::request::{ContextRendering, Layout, RequestError, RequestJson};
 use crate::skip::copilot_skip_reason;
 use crate::suffix::{approximate_max_characters, reuse_cached_suffix, suffix_after_cursor_line};
 use crate::{
@@ -71,7 +74,23 @@ pub(crate) fn assemble(
 
     // The document's own text on each side of the cursor, capped in characters as Copilot does.
     let max_chars = approximate_max_characters(options.max_prompt_tokens);
-    let before = normalize_line_endings(&utf16::last_units(&doc.text[..cursor], max_chars));
+    let stable = options.layout == Layout::Stable;
+    // The stable layout counts the prefix's anchor in the text up to the cursor as sent (line
+    // endings normalized), and starts the prefix at a line's start.
+    let upto = if stable {
+        normalize_line_endings(&doc.text[..cursor])
+    } else {
+        String::new()
+    };
+    let (before, before_start) = if stable {
+        let capped = utf16::last_units(&upto, max_chars);
+        let whole = stable::whole_lines(&capped, capped.len() == upto.len()).to_owned();
+        let start = upto.len() - whole.len();
+        (whole, start)
+    } else {
+        let before = normalize_line_endings(&utf16::last_units(&doc.text[..cursor], max_chars));
+        (before, 0)
+    };
     let suffix_raw = suffix_after_cursor_line(&doc.text[cursor..], max_chars);
     let suffix = reuse_cached_suffix(
         session,
@@ -80,7 +99,10 @@ pub(crate) fn assemble(
         options.suffix_match_threshold,
     );
     let suffix = normalize_line_endings(&suffix);
-    let suffix_share = budget * options.suffix_percent as usize / 100;
+    let mut suffix_share = budget * options.suffix_percent as usize / 100;
+    if stable {
+        suffix_share = suffix_share.min(stable::SUFFIX_TOKENS);
+    }
     let counter = Counter {
         tokenizer: &tokenizer,
         name: &options.tokenizer,
@@ -138,10 +160,36 @@ pub(crate) fn assemble(
         &sent_marker,
         &render_context,
     );
+    // The stable layout sends the previous context again while it is still true and relevant.
+    let still_open = |snippet: &str| {
+        std::iter::once(&request.document)
+            .chain(&request.open_documents)
+            .any(|d| d.text.contains(snippet))
+    };
+    let reused = if stable {
+        stable::reuse_context(
+            &session.stable,
+            &marker_text,
+            &files,
+            &outlines,
+            &ranked,
+            &chosen,
+            share,
+            &still_open,
+        )
+    } else {
+        None
+    };
+    let reused_context = reused.is_some();
+    if let Some((packed, body, tokens)) = reused {
+        (chosen, context_body, context_tokens) = (packed, body, tokens);
+        notes.push("the context is the one sent for the previous keystroke, still relevant (stable layout)".to_owned());
+    }
 
     // With room to spare once the whole prefix fits, the windows of open files most like the
     // code before the cursor (Copilot's similar files) fill it: bodies, not only signatures.
-    let fits_whole = prefix_all + suffix_tokens + marker_tokens + context_tokens < budget;
+    let fits_whole =
+        !reused_context && prefix_all + suffix_tokens + marker_tokens + context_tokens < budget;
     // Counted exactly (the prefix is short here), with a few tokens kept back for the seams.
     let spare = if fits_whole {
         budget.saturating_sub(
@@ -175,7 +223,40 @@ pub(crate) fn assemble(
         Vec::new()
     };
 
-    // The prefix takes what is left, whole lines nearest the cursor.
+    if stable && !reused_context {
+        let snippets = snippet_elements
+            .iter()
+            .filter(|e| e.included)
+            .map(|e| {
+                let code = e.text.split_once('\n').map_or("", |(_, code)| code);
+                code.strip_suffix('\n').unwrap_or(code).to_owned()
+            })
+            .collect();
+        stable::keep_context(
+            &mut session.stable,
+            &marker_text,
+            &files,
+            &outlines,
+            &chosen,
+            snippets,
+            &context_body,
+            context_tokens,
+        );
+    }
+
+    // The prefix takes what is left, whole lines nearest the cursor; in the stable layout from
+    // an anchor that moves in steps.
+    let prefix_start = stable.then(|| {
+        let room = budget.saturating_sub(suffix_tokens + marker_tokens + context_tokens);
+        stable::prefix_start(
+            &mut session.stable,
+            &upto,
+            before_start,
+            &before,
+            &before_counts,
+            room,
+        )
+    });
     let sent = fit_prefix(
         frame.rendering,
         &sent_marker,
@@ -183,6 +264,7 @@ pub(crate) fn assemble(
         context_tokens,
         &before,
         &before_counts,
+        prefix_start,
         budget.saturating_sub(suffix_tokens),
         &tokenizer,
         &render_context,
@@ -360,6 +442,7 @@ fn fit_prefix(
     context_tokens: usize,
     before: &str,
     before_counts: &[usize],
+    prefix_start: Option<usize>,
     room: usize,
     tokenizer: &Tokenizer,
     render_context: &dyn Fn(&str) -> String,
@@ -370,7 +453,10 @@ fn fit_prefix(
         render_context(context_body)
     };
     let prefix_room = room.saturating_sub(marker.tokens + context_tokens);
-    let mut prefix_sent = lines_from_end(before, before_counts, prefix_room);
+    let mut prefix_sent = match prefix_start {
+        Some(start) => &before[start..],
+        None => lines_from_end(before, before_counts, prefix_room),
+    };
     let mut context = match rendering {
         ContextRendering::Split => {
             let group = format!("{}{context_text}", marker.text);

@@ -1,0 +1,275 @@
+//! Typing against a real model server: how much of each keystroke's prompt llama-server reads
+//! again, and what that costs in time to the first token.
+//!
+//! A real source file of this repository (`crates/ghost/src/fit.rs`) is open with two
+//! neighbours it uses; one of its lines is typed again, one character at a time, and every
+//! keystroke asks the model through the ghost-text pipeline (no debounce, no completion cache:
+//! every keystroke reaches the server). Per keystroke, the prompt tokens the server evaluated
+//! are read off its own counter (`llamacpp:prompt_tokens_total` on `/metrics`), with the time
+//! to the first token and the total.
+//!
+//! Two real models on the project's llama-server: SmolLM2-135M-Instruct (no fill-in-the-middle:
+//! pilotfish sends it a prefix-only prompt) and the tiny random-weight DeepSeek-Coder model
+//! (fill-in-the-middle through `/infill`). Three ways, in the same run and on the same server:
+//! the `stable` layout (the default), the `plain` layout (every part rebuilt per keystroke, as
+//! before), and `stable` without the server's prompt cache (`cache_prompt: false`).
+//!
+//! Run with `cargo bench -p ghost --bench typing_real`. `PILOTFISH_TYPING_CHARS` limits the
+//! characters typed (default: the whole line).
+
+use std::{
+    io::{Read, Write},
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use backends::{Backend, Kind};
+use ghost::{Ask, FimMode, Multiline, Pipeline, Settings};
+use prompt::request::{Layout, RequestJson};
+
+/// The prompt budget, in the prompt's tokens, as in the measurements.
+const BUDGET: usize = 2048;
+/// The line typed again: the first line of the file that contains this.
+const NEEDLE: &str = "backend.server_info(DESCRIBE_LIMIT)";
+
+struct Server {
+    child: Child,
+    url: String,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn smollm2() -> PathBuf {
+    let out = Command::new("bash")
+        .arg(repo().join("tools/smollm2.sh"))
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("tools/smollm2.sh runs");
+    assert!(out.status.success(), "tools/smollm2.sh failed");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    PathBuf::from(stdout.lines().last().expect("a path").trim())
+}
+
+fn http(port: u16, request: &str) -> String {
+    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return String::new();
+    };
+    let _ = s.write_all(request.as_bytes());
+    let mut response = String::new();
+    let _ = s.read_to_string(&mut response);
+    response
+}
+
+fn start(server: &Path, model: &Path) -> Server {
+    let port = test_utils::free_port();
+    let child = Command::new(server)
+        .args(["-m", &model.to_string_lossy(), "--host", "127.0.0.1"])
+        .args(["--port", &port.to_string(), "-c", "4096", "-np", "1"])
+        .args([
+            "-t",
+            "2",
+            "--metrics",
+            "--cache-reuse",
+            "256",
+            "--log-disable",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("llama-server starts");
+    let started = Instant::now();
+    while !http(port, "GET /health HTTP/1.0\r\n\r\n").starts_with("HTTP/1.1 200") {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "llama-server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Server {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+        port,
+    }
+}
+
+/// The server's count of prompt tokens evaluated so far (cached ones excluded).
+fn evaluated(port: u16) -> f64 {
+    let metrics = http(port, "GET /metrics HTTP/1.0\r\n\r\n");
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("llamacpp:prompt_tokens_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("llama-server --metrics reports llamacpp:prompt_tokens_total")
+}
+
+fn request(doc: &str, cursor_line: usize, character: usize, layout: Layout) -> RequestJson {
+    let read = |p: &str| std::fs::read_to_string(repo().join(p)).unwrap();
+    let mut r: RequestJson = serde_json::from_value(serde_json::json!({
+        "workspace_root": repo().canonicalize().unwrap().to_string_lossy(),
+        "document": {"path": repo().canonicalize().unwrap().join("crates/ghost/src/fit.rs").to_string_lossy(), "text": doc},
+        "position": {"line": cursor_line, "character": character},
+        "open_documents": [
+            {"path": repo().canonicalize().unwrap().join("crates/backends/src/server.rs").to_string_lossy(), "text": read("crates/backends/src/server.rs")},
+            {"path": repo().canonicalize().unwrap().join("crates/backends/src/lib.rs").to_string_lossy(), "text": read("crates/backends/src/lib.rs")},
+        ],
+    }))
+    .unwrap();
+    r.options.max_prompt_tokens = BUDGET;
+    r.options.layout = layout;
+    r
+}
+
+#[derive(Default)]
+struct Row {
+    cold: f64,
+    per_key: Vec<f64>,
+    first_token: Vec<f64>,
+    total: Vec<f64>,
+    prompt_tokens: usize,
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn type_line(
+    rt: &tokio::runtime::Runtime,
+    server: &Server,
+    layout: Layout,
+    cache_prompt: bool,
+) -> Row {
+    let text = std::fs::read_to_string(repo().join("crates/ghost/src/fit.rs")).unwrap();
+    let line_no = text
+        .lines()
+        .position(|l| l.contains(NEEDLE))
+        .unwrap_or_else(|| panic!("no line of fit.rs contains {NEEDLE:?}: update the benchmark"));
+    let lines: Vec<&str> = text.split('\n').collect();
+    let line = lines[line_no];
+    let indent = line.len() - line.trim_start().len();
+    let limit: usize = std::env::var("PILOTFISH_TYPING_CHARS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(usize::MAX);
+    let mut backend = Backend::new(
+        Kind::LlamaCppInfill,
+        &server.url,
+        Duration::from_secs(3),
+        Duration::from_secs(120),
+    )
+    .unwrap();
+    backend.cache_prompt = cache_prompt;
+    let pipeline = Arc::new(Pipeline::new(
+        backend,
+        Settings {
+            max_tokens: 8,
+            debounce: None,
+            cache: false,
+            skip_like_copilot: false,
+            multiline: Multiline::Never,
+            max_prompt_tokens: Some(BUDGET),
+            strategy: Some("outline".into()),
+            fim: FimMode::Auto,
+            ..Settings::default()
+        },
+    ));
+    let mut row = Row::default();
+    let ends: Vec<usize> = (indent..=line.len())
+        .filter(|&k| line.is_char_boundary(k))
+        .take(limit.saturating_add(1))
+        .collect();
+    for (i, &k) in ends.iter().enumerate() {
+        let mut doc_lines = lines.clone();
+        doc_lines[line_no] = &line[..k];
+        let doc = doc_lines.join("\n");
+        let req = request(&doc, line_no, line[..k].encode_utf16().count(), layout);
+        let before = evaluated(server.port);
+        let outcome = rt
+            .block_on(pipeline.complete(&req, None, Ask::default()))
+            .expect("the model answers");
+        let read = evaluated(server.port) - before;
+        if let Some(p) = &outcome.trace.prompt {
+            row.prompt_tokens = p.prompt_tokens + p.suffix_tokens;
+        }
+        if i == 0 {
+            row.cold = read;
+            continue;
+        }
+        row.per_key.push(read);
+        row.first_token.push(
+            outcome
+                .trace
+                .first_token_ms
+                .unwrap_or(outcome.trace.total_ms),
+        );
+        row.total.push(outcome.trace.total_ms);
+    }
+    row
+}
+
+fn main() {
+    // `cargo bench` passes --bench; `cargo test --benches` would pass nothing useful here.
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let (server_bin, tiny) = test_utils::llama_paths().clone();
+    let models = [
+        ("SmolLM2-135M (prefix-only)", smollm2()),
+        ("tiny FIM model (/infill)", tiny),
+    ];
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    println!(
+        "typing one line of crates/ghost/src/fit.rs again, neighbours open, budget {BUDGET}; prompt tokens the server evaluated per keystroke (after the first)"
+    );
+    println!(
+        "{:<28} {:<22} {:>10} {:>12} {:>8} {:>14} {:>10}",
+        "model", "layout", "cold read", "per keystroke", "% cold", "first token ms", "total ms"
+    );
+    for (name, model) in &models {
+        let server = start(&server_bin, model);
+        let mut plain_ttft = None;
+        for (label, layout, cache) in [
+            ("plain (before)", Layout::Plain, true),
+            ("stable (default)", Layout::Stable, true),
+            ("stable, no cache", Layout::Stable, false),
+        ] {
+            let row = type_line(&rt, &server, layout, cache);
+            let per_key = mean(&row.per_key);
+            let ttft = mean(&row.first_token);
+            if layout == Layout::Plain {
+                plain_ttft = Some(ttft);
+            }
+            println!(
+                "{:<28} {:<22} {:>10.0} {:>12.1} {:>7.1}% {:>14.1} {:>10.1}   ({} keystrokes, prompt {} tokens, first token {:.2}x plain)",
+                name,
+                label,
+                row.cold,
+                per_key,
+                100.0 * per_key / row.cold.max(1.0),
+                ttft,
+                mean(&row.total),
+                row.per_key.len(),
+                row.prompt_tokens,
+                ttft / plain_ttft.unwrap_or(ttft).max(1e-9),
+            );
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! How a completion request is shaped for what the model can do: fill-in-the-middle where the
+//! model has it, a prefix-only continuation where it has not (most chat-tuned models have no
+//! FIM tokens, and llama.cpp's `/infill` refuses them with HTTP 501), as the server says or as
+//! the user forces.
+
+use backends::{Kind, server::ServerInfo};
+use serde::Serialize;
+
+/// Whether to ask for fill-in-the-middle: `auto` follows what the server says of the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FimMode {
+    #[default]
+    Auto,
+    /// Always fill-in-the-middle (the backend's own way).
+    On,
+    /// Never: the model continues the code before the cursor and sees nothing after it.
+    Off,
+}
+
+impl FimMode {
+    /// The mode for a name as written in configuration or on the command line.
+    pub fn parse(name: &str) -> Option<FimMode> {
+        Some(match name {
+            "auto" => FimMode::Auto,
+            "on" | "yes" | "true" => FimMode::On,
+            "off" | "no" | "false" => FimMode::Off,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FimMode::Auto => "auto",
+            FimMode::On => "on",
+            FimMode::Off => "off",
+        }
+    }
+}
+
+/// The request chosen: fill-in-the-middle or prefix-only, the kind of request that carries it,
+/// and why, in words for `config check` and `--explain`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Shape {
+    /// Whether the model sees the code after the cursor.
+    pub fim: bool,
+    /// The endpoint's kind as sent (a prefix-only request to llama.cpp goes to `/completion`).
+    #[serde(skip)]
+    pub kind: Kind,
+    pub reason: String,
+}
+
+impl Shape {
+    /// One line: what is asked, where, and why.
+    pub fn describe(&self) -> String {
+        let what = if self.kind == Kind::OpenAiChat {
+            "a chat model asked in words"
+        } else if self.fim {
+            "fill-in-the-middle"
+        } else {
+            "prefix-only (the code after the cursor is not sent)"
+        };
+        format!("{what}, {} backend: {}", self.kind.name(), self.reason)
+    }
+}
+
+/// The shape for `kind` under `mode`, given what the server said of the model (`info`), whether
+/// a FIM template is applied here, and a refusal of fill-in-the-middle the server gave earlier.
+pub fn choose(
+    mode: FimMode,
+    kind: Kind,
+    template: Option<&str>,
+    info: Option<&ServerInfo>,
+    refused: Option<&str>,
+) -> Shape {
+    let prefix_only = |reason: String| Shape {
+        fim: false,
+        kind: kind.prefix_only().unwrap_or(kind),
+        reason,
+    };
+    let fim = |reason: String| Shape {
+        fim: true,
+        kind,
+        reason,
+    };
+    if kind == Kind::OpenAiChat {
+        return fim(
+            "the code on both sides of the cursor is in the message, whatever the model's tokens"
+                .to_owned(),
+        );
+    }
+    match mode {
+        FimMode::Off => return prefix_only("fim = off".to_owned()),
+        FimMode::On => return fim("fim = on".to_owned()),
+        FimMode::Auto => {}
+    }
+    if let Some(why) = refused {
+        return prefix_only(format!(
+            "the server refused fill-in-the-middle for this model ({why})"
+        ));
+    }
+    let evidence = info.and_then(|i| i.fim_evidence.clone());
+    match info.and_then(|i| i.fim) {
+        Some(false) => prefix_only(format!(
+            "the model has no fill-in-the-middle ({})",
+            evidence.as_deref().unwrap_or("the server says so")
+        )),
+        Some(true) => fim(format!(
+            "the model does fill-in-the-middle ({})",
+            evidence.as_deref().unwrap_or("the server says so")
+        )),
+        None => match template {
+            Some(t) => fim(format!("the FIM template {t} is applied here")),
+            None => fim(
+                "the server does not say whether the model does fill-in-the-middle, so it is asked for (fim = off forces prefix-only)"
+                    .to_owned(),
+            ),
+        },
+    }
+}
+
+/// Whether a failed fill-in-the-middle request says the model cannot do it (llama.cpp's 501
+/// "Infill is not supported by this model"), so that `auto` falls back to prefix-only.
+pub(crate) fn refuses_fim(error: &backends::BackendError) -> Option<String> {
+    match error {
+        backends::BackendError::Status { status, body, .. }
+            if *status == 501
+                || body
+                    .to_ascii_lowercase()
+                    .contains("infill is not supported") =>
+        {
+            Some(format!(
+                "HTTP {status}: {}",
+                body.chars().take(160).collect::<String>()
+            ))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn told(fim: Option<bool>) -> ServerInfo {
+        ServerInfo {
+            server: "llama.cpp".into(),
+            fim,
+            fim_evidence: fim.map(|_| "from /infill".to_owned()),
+            ..ServerInfo::default()
+        }
+    }
+
+    #[test]
+    fn auto_follows_the_server() {
+        let no = choose(
+            FimMode::Auto,
+            Kind::LlamaCppInfill,
+            None,
+            Some(&told(Some(false))),
+            None,
+        );
+        assert!(!no.fim);
+        assert_eq!(no.kind, Kind::LlamaCppCompletion);
+        assert!(no.reason.contains("no fill-in-the-middle (from /infill)"));
+        let yes = choose(
+            FimMode::Auto,
+            Kind::LlamaCppInfill,
+            None,
+            Some(&told(Some(true))),
+            None,
+        );
+        assert!(yes.fim);
+        assert_eq!(yes.kind, Kind::LlamaCppInfill);
+        let unknown = choose(FimMode::Auto, Kind::OpenAiCompletions, None, None, None);
+        assert!(unknown.fim);
+    }
+
+    #[test]
+    fn the_user_forces_either_way_and_a_refusal_sticks() {
+        let info = told(Some(true));
+        let off = choose(FimMode::Off, Kind::Ollama, None, Some(&info), None);
+        assert_eq!((off.fim, off.kind), (false, Kind::OllamaRaw));
+        let on = choose(
+            FimMode::On,
+            Kind::LlamaCppInfill,
+            None,
+            Some(&told(Some(false))),
+            None,
+        );
+        assert_eq!((on.fim, on.kind), (true, Kind::LlamaCppInfill));
+        let refused = choose(
+            FimMode::Auto,
+            Kind::LlamaCppInfill,
+            None,
+            None,
+            Some("HTTP 501"),
+        );
+        assert_eq!(
+            (refused.fim, refused.kind),
+            (false, Kind::LlamaCppCompletion)
+        );
+        let chat = choose(FimMode::Off, Kind::OpenAiChat, None, None, None);
+        assert_eq!(chat.kind, Kind::OpenAiChat);
+    }
+
+    #[test]
+    fn only_a_refusal_of_infill_counts_as_one() {
+        let refusal = backends::BackendError::Status {
+            url: "u".into(),
+            status: 501,
+            body: "Infill is not supported by this model".into(),
+        };
+        assert!(refuses_fim(&refusal).is_some());
+        let busy = backends::BackendError::Status {
+            url: "u".into(),
+            status: 503,
+            body: "busy".into(),
+        };
+        assert!(refuses_fim(&busy).is_none());
+    }
+}
