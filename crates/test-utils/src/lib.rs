@@ -1,5 +1,6 @@
 //! Test helpers: whole-process measurements for benchmarks ([`measure`]), a real `llama-server` (built by `tools/llama-server.sh`, with a tiny
-//! random-weight code model) started on a free loopback port, and a scripted model server
+//! random-weight code model, or SmolLM2-135M-Instruct from `tools/smollm2.sh` for a model
+//! that answers in words) started on a free loopback port, and a scripted model server
 //! ([`scripted`], a named fake) for answers a test must know in advance.
 
 pub mod measure;
@@ -36,6 +37,29 @@ pub fn llama_paths() -> &'static (PathBuf, PathBuf) {
     })
 }
 
+/// SmolLM2-135M-Instruct as a GGUF file, downloaded or taken from the cache once per run.
+pub fn smollm2_path() -> &'static PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/smollm2.sh");
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .expect("tools/smollm2.sh runs");
+        assert!(
+            out.status.success(),
+            "tools/smollm2.sh failed: the real-model tests need SmolLM2"
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let Some(model) = stdout.lines().last() else {
+            panic!("tools/smollm2.sh printed {stdout:?}")
+        };
+        PathBuf::from(model)
+    })
+}
+
 /// A running llama-server on a free loopback port, killed on drop.
 #[derive(Debug)]
 pub struct LlamaServer {
@@ -60,8 +84,20 @@ impl LlamaServer {
         LlamaServer::spawn(1024, &["--jinja"])
     }
 
+    /// A server for SmolLM2-135M-Instruct, a real chat model (no fill-in-the-middle), with a
+    /// context of `tokens` and `extra` arguments after the usual ones. It always applies the
+    /// model's chat template with Jinja, which `/v1/chat/completions` needs to accept tools.
+    pub fn smollm2(tokens: u32, extra: &[&str]) -> LlamaServer {
+        let args: Vec<&str> = ["--jinja"].iter().chain(extra).copied().collect();
+        LlamaServer::spawn_model(smollm2_path(), tokens, &args)
+    }
+
     fn spawn(tokens: u32, extra: &[&str]) -> LlamaServer {
-        let (server, model) = llama_paths();
+        LlamaServer::spawn_model(&llama_paths().1, tokens, extra)
+    }
+
+    fn spawn_model(model: &std::path::Path, tokens: u32, extra: &[&str]) -> LlamaServer {
+        let server = &llama_paths().0;
         let port = free_port();
         let child = std::process::Command::new(server)
             .args([
