@@ -60,9 +60,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     if let Some(s) = &args.strategy {
         config.completion.strategy = s.clone();
     }
-    let backend = config.backend.backend()?;
-    let kind = backend.kind;
-    let endpoint = backend.endpoint.clone();
+    config.backend.backend()?;
     let mut settings = config
         .completion
         .settings(args.max_tokens.unwrap_or(config.backend.max_tokens))?;
@@ -80,6 +78,13 @@ pub(crate) fn run(args: Args) -> Result<()> {
         request.options.fim_template = Some(t.clone());
     }
     let (files, dropped) = prompt_cmd::workspace_excluding(&mut request)?;
+
+    // Every setting and the request are checked before a model loads; the server it starts
+    // lives until this function returns.
+    let _managed = crate::managed::start_for(&mut config.backend)?;
+    let backend = config.backend.backend()?;
+    let kind = backend.kind;
+    let endpoint = backend.endpoint.clone();
 
     let pipeline = ghost::Pipeline::new(backend, settings);
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -1,7 +1,11 @@
 //! The configuration file: which model server to use and how, with defaults that work for a
 //! llama.cpp server on this machine. `pilotfish config check` shows and tries it.
 
-use std::{collections::BTreeMap, path::PathBuf, time::Duration};
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use anyhow::{Context, Result, bail};
 use backends::{Backend, Fim, Kind};
@@ -168,6 +172,9 @@ pub(crate) struct BackendConfig {
     /// The model's context size in its own tokens, where the server does not say it (or to
     /// ask Ollama for more than its default of 2,048).
     pub(crate) context_size: Option<u32>,
+    /// A GGUF model file: pilotfish starts llama-server for it on a free loopback port, and
+    /// `endpoint` becomes that server's (`crate::managed`).
+    pub(crate) gguf: Option<PathBuf>,
     /// Where `fim_template` came from, to blame the right place when it does not fit.
     #[serde(skip)]
     pub(crate) fim_template_origin: Option<String>,
@@ -189,6 +196,7 @@ impl Default for BackendConfig {
             first_token_timeout_seconds: None,
             max_tokens: 64,
             context_size: None,
+            gguf: None,
             fim_template_origin: None,
         }
     }
@@ -218,6 +226,10 @@ pub(crate) struct Overrides {
     /// continued), on or off.
     #[arg(long, value_name = "MODE")]
     pub(crate) fim: Option<String>,
+    /// A GGUF model file: pilotfish starts llama-server for it and stops it at the end
+    /// (instead of --endpoint).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) gguf: Option<PathBuf>,
 }
 
 /// Where the configuration is read from, and whether that was asked for explicitly.
@@ -283,6 +295,13 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
     {
         config.fim_template_origin = Some(format!("fim_template in {}", p.display()));
     }
+    // A model path in the file means the same wherever pilotfish runs: relative to the file.
+    if let (Some(p), Some(gguf)) = (&path, &config.gguf)
+        && gguf.is_relative()
+        && !gguf.starts_with("~")
+    {
+        config.gguf = Some(p.parent().unwrap_or(Path::new(".")).join(gguf));
+    }
     let used = path.filter(|p| p.exists());
     let mut set = |key: &str, origin: &str| {
         origins.insert(format!("backend.{key}"), origin.to_owned());
@@ -320,6 +339,11 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
         config.fim_template_origin = Some("--fim-template".to_owned());
         set("fim_template", "--fim-template");
     }
+    if let Some(v) = &overrides.gguf {
+        config.gguf = Some(v.clone());
+        set("gguf", "--gguf");
+    }
+    settle_server(&mut config, &mut origins)?;
     // Bad values are reported now, not at the first completion.
     completion.settings(config.max_tokens)?;
     Ok((
@@ -332,6 +356,81 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
         },
         used,
     ))
+}
+
+/// Where the editor's settings come in, for [`settle_server`].
+pub(crate) const EDITOR: &str = "the editor's settings";
+
+/// How specific a setting's origin is: a later layer (the file, the environment, the command
+/// line, the editor) overrides an earlier one.
+fn layer(origin: &str) -> u8 {
+    match origin {
+        "default" => 0,
+        EDITOR => 4,
+        o if o.starts_with("--") => 3,
+        o if o.starts_with('$') => 2,
+        _ => 1,
+    }
+}
+
+/// `gguf` (a server pilotfish starts) and `endpoint` (a server already running) name two
+/// different servers. Set in the same place, they are refused; set in different places, the
+/// more specific one wins, as for any other setting, so that `--gguf` works for one run with
+/// an endpoint in the file. A managed server speaks llama.cpp: a kind that does not, set
+/// less specifically than the model, gives way to llama-infill; set as specifically, it is
+/// refused.
+pub(crate) fn settle_server(
+    config: &mut BackendConfig,
+    origins: &mut BTreeMap<String, String>,
+) -> Result<()> {
+    let origin = |origins: &BTreeMap<String, String>, key: &str| {
+        origins
+            .get(&format!("backend.{key}"))
+            .cloned()
+            .unwrap_or_else(|| "default".to_owned())
+    };
+    if config.gguf.is_none() {
+        return Ok(());
+    }
+    let gguf = origin(origins, "gguf");
+    if config.endpoint.is_some() {
+        let endpoint = origin(origins, "endpoint");
+        match layer(&endpoint).cmp(&layer(&gguf)) {
+            std::cmp::Ordering::Equal => bail!(
+                "gguf (from {gguf}) starts a llama-server of pilotfish's own, and endpoint (from {endpoint}) names another server: give one of them"
+            ),
+            std::cmp::Ordering::Greater => {
+                config.gguf = None;
+                origins.remove("backend.gguf");
+                return Ok(());
+            }
+            std::cmp::Ordering::Less => {
+                config.endpoint = None;
+                origins.remove("backend.endpoint");
+            }
+        }
+    }
+    let speaks_llama = matches!(
+        Kind::parse(&config.kind),
+        Some(
+            Kind::LlamaCppInfill
+                | Kind::LlamaCppCompletion
+                | Kind::OpenAiCompletions
+                | Kind::OpenAiChat
+        )
+    );
+    let kind = origin(origins, "kind");
+    if !speaks_llama && Kind::parse(&config.kind).is_some() {
+        if layer(&kind) >= layer(&gguf) {
+            bail!(
+                "the {} backend (from {kind}) cannot talk to the llama-server that gguf (from {gguf}) starts: use llama-infill (the default), llama-completion, openai-completions or openai-chat",
+                config.kind
+            );
+        }
+        config.kind = Kind::LlamaCppInfill.name().to_owned();
+        origins.insert("backend.kind".into(), format!("{gguf} (a llama-server)"));
+    }
+    Ok(())
 }
 
 const KINDS: &str = "llama-infill, llama-completion, openai-completions, openai-chat, ollama, ollama-raw or codestral";
@@ -501,7 +600,9 @@ pub(crate) fn run(command: Command) -> Result<()> {
     let completion = toml::Table::try_from(&loaded.completion)?;
     let mut backend_table = toml::Table::try_from(b)?;
     // Settings left unset are shown with what they mean.
-    backend_table.insert("endpoint".into(), toml::Value::String(b.endpoint()?));
+    if b.gguf.is_none() {
+        backend_table.insert("endpoint".into(), toml::Value::String(b.endpoint()?));
+    }
     let unset = |key: &str| match key {
         "model" => "(the server's)",
         "fim_template" => "(none: the server does FIM)",
@@ -509,6 +610,8 @@ pub(crate) fn run(command: Command) -> Result<()> {
         "api_key_env" | "api_key_command" | "api_key" => "(none)",
         "first_token_timeout_seconds" => "(command line: none; language server: 4)",
         "context_size" => "(the server's, else none)",
+        "endpoint" => "(the managed llama-server's, below)",
+        "gguf" => "(none: a server already running)",
         "max_prompt_tokens" => "(7692, or what the server's context leaves)",
         _ => "(unset)",
     };
@@ -527,6 +630,24 @@ pub(crate) fn run(command: Command) -> Result<()> {
             println!("  {key:<28} {value:<40} {origin}");
         }
     }
+    let mut b = b.clone();
+    let managed = crate::managed::start_for(&mut b)?;
+    if let Some(m) = &managed {
+        let plan = &m.plan;
+        println!("managed server");
+        println!("  binary                       {}", plan.binary.display());
+        println!("  model                        {}", plan.model.display());
+        println!(
+            "  trained context              {}",
+            plan.trained
+                .map_or("(not in the file)".to_owned(), |n| format!("{n} tokens"))
+        );
+        println!("  context                      {} tokens", plan.context);
+        println!("  address                      {}", m.url);
+        println!("  log                          {}", m.log.display());
+        println!("  stops                        when pilotfish exits");
+    }
+    let b = &b;
     let backend = b.backend()?;
     let kind = backend.kind;
     let mut warnings = Vec::new();
@@ -634,6 +755,7 @@ fn show_value(v: &toml::Value) -> String {
 const BACKEND_KEYS: &[&str] = &[
     "kind",
     "endpoint",
+    "gguf",
     "model",
     "fim_template",
     "fim",

@@ -26,22 +26,51 @@ pub(crate) struct Args {
 /// The settings an editor sends (`initializationOptions`, `workspace/didChangeConfiguration`
 /// under `pilotfish`, `workspace/configuration`): `backend` and `completion` tables with the
 /// configuration file's keys, laid over the configuration the server started with.
-fn configure(base: &Loaded, settings: &Value) -> Result<(backends::Backend, ghost::Settings)> {
+///
+/// With `gguf` in force, the managed server in `managed` is kept if it serves the same model
+/// with the same context, else stopped and replaced (everything else checked first, so that
+/// settings refused leave the running server alone); without, it is stopped.
+fn configure(
+    base: &Loaded,
+    settings: &Value,
+    managed: &Mutex<Option<crate::managed::Managed>>,
+) -> Result<(backends::Backend, ghost::Settings)> {
     let mut backend = serde_json::to_value(&base.backend)?;
     let mut completion = serde_json::to_value(&base.completion)?;
+    let mut origins = base.origins.clone();
     for (key, target) in [("backend", &mut backend), ("completion", &mut completion)] {
         if let Some(over) = settings.get(key).and_then(Value::as_object) {
             for (k, v) in over {
                 target[k] = v.clone();
+                origins.insert(format!("{key}.{k}"), crate::config::EDITOR.to_owned());
             }
         }
     }
-    let backend: BackendConfig =
+    let mut backend: BackendConfig =
         serde_json::from_value(backend).context("the `backend` settings are not valid")?;
     let completion: CompletionConfig =
         serde_json::from_value(completion).context("the `completion` settings are not valid")?;
+    crate::config::settle_server(&mut backend, &mut origins)?;
     let mut settings = completion.settings(backend.max_tokens)?;
     settings.fim = backend.fim_mode()?;
+    backend.backend()?;
+    let plan = match &backend.gguf {
+        Some(gguf) => Some(crate::managed::plan(gguf, backend.context_size)?),
+        None => None,
+    };
+    // A new model loads here, holding the message loop for the seconds that takes: requests
+    // wait for the server rather than fail while it loads.
+    let mut running = managed.lock().unwrap_or_else(|e| e.into_inner());
+    if running.as_ref().map(|m| &m.plan) != plan.as_ref() {
+        // The old server goes first: two models may not fit in memory together.
+        *running = None;
+        if let Some(plan) = plan {
+            *running = Some(plan.start()?);
+        }
+    }
+    if let Some(m) = running.as_ref() {
+        backend.endpoint = Some(m.url.clone());
+    }
     let mut built = backend.backend()?;
     // A suggestion that comes later than this is no longer wanted, and a hung server must not
     // hold every keystroke for the whole time limit.
@@ -124,11 +153,17 @@ fn folder_files(excluded: Arc<dyn Fn(&str) -> bool + Send + Sync>) -> lsp::Works
 pub(crate) fn run(args: Args) -> Result<()> {
     let _ = args.stdio;
     let (loaded, _) = crate::config::load(&args.overrides)?;
+    // One managed model server (`gguf`) for the whole session, started now and replaced when
+    // the editor's settings name another model. Starting it here, on the main thread, also
+    // matters on Linux: the server is told to end with the thread that started it, and the
+    // message loop below, which calls `configure` again, runs on this thread too.
+    let managed = Arc::new(Mutex::new(None));
     // Refuse a broken configuration now, with the fix, rather than at the first keystroke.
-    configure(&loaded, &Value::Null)?;
+    configure(&loaded, &Value::Null, &managed)?;
     let excluded: Arc<dyn Fn(&str) -> bool + Send + Sync> = Arc::new(excluder());
+    let slot = managed.clone();
     let config = lsp::ServerConfig {
-        configure: Arc::new(move |v| configure(&loaded, v).map_err(|e| format!("{e:#}"))),
+        configure: Arc::new(move |v| configure(&loaded, v, &slot).map_err(|e| format!("{e:#}"))),
         excluded: excluded.clone(),
         files: folder_files(excluded),
         version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -141,5 +176,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let clean = runtime.block_on(lsp::serve(tokio::io::stdin(), tokio::io::stdout(), config));
     // The protocol: exit code 0 after `shutdown`, 1 otherwise.
     runtime.shutdown_background();
+    // `exit` runs no destructors: the model server is stopped here.
+    drop(managed.lock().unwrap_or_else(|e| e.into_inner()).take());
     std::process::exit(if clean { 0 } else { 1 });
 }

@@ -10,6 +10,7 @@ mod complete;
 mod config;
 mod exclusion;
 mod lsp_cmd;
+mod managed;
 mod prompt_cmd;
 mod snippets;
 mod tokens;

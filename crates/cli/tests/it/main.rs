@@ -5,6 +5,7 @@
 mod agent;
 mod chat_send;
 mod ghost_text;
+mod managed;
 mod real_model;
 mod servers;
 mod unbundle;
