@@ -46,6 +46,9 @@ pub(crate) struct CompletionConfig {
     /// The prompt's budget (prefix, context and suffix). Default: Copilot's 7,692, or less
     /// when the server's context cannot hold that and the answer.
     pub(crate) max_prompt_tokens: Option<u32>,
+    /// The language server sends a document's prompt ahead when it is opened, so that a
+    /// llama.cpp server has read it before the first keystroke.
+    pub(crate) warm: bool,
 }
 
 impl Default for CompletionConfig {
@@ -61,6 +64,7 @@ impl Default for CompletionConfig {
             cache: d.cache,
             retries: d.retries,
             max_prompt_tokens: None,
+            warm: d.warm,
         }
     }
 }
@@ -117,6 +121,7 @@ impl CompletionConfig {
             strategy: Some(self.strategy.clone()),
             // The backend's setting; callers set it from `[backend]`.
             fim: ghost::FimMode::Auto,
+            warm: self.warm,
         })
     }
 }
@@ -779,4 +784,5 @@ const COMPLETION_KEYS: &[&str] = &[
     "filter_threshold",
     "cache",
     "retries",
+    "warm",
 ];

@@ -15,7 +15,8 @@
 //! before), and `stable` without the server's prompt cache (`cache_prompt: false`).
 //!
 //! Run with `cargo bench -p ghost --bench typing_real`. `PILOTFISH_TYPING_CHARS` limits the
-//! characters typed (default: the whole line).
+//! characters typed (default: the whole line); without the cache every keystroke reads the
+//! whole prompt, so that row types only `PILOTFISH_TYPING_NOCACHE_CHARS` (default 4).
 
 use std::{
     io::{Read, Write},
@@ -85,6 +86,9 @@ fn start(server: &Path, model: &Path) -> Server {
             "256",
             "--log-disable",
         ])
+        // The server's RAM prompt cache would bring back an earlier variant's prompt and blur
+        // what each way reads cold.
+        .args(["--cache-ram", "0"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -147,24 +151,8 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
-fn type_line(
-    rt: &tokio::runtime::Runtime,
-    server: &Server,
-    layout: Layout,
-    cache_prompt: bool,
-) -> Row {
-    let text = std::fs::read_to_string(repo().join("crates/ghost/src/fit.rs")).unwrap();
-    let line_no = text
-        .lines()
-        .position(|l| l.contains(NEEDLE))
-        .unwrap_or_else(|| panic!("no line of fit.rs contains {NEEDLE:?}: update the benchmark"));
-    let lines: Vec<&str> = text.split('\n').collect();
-    let line = lines[line_no];
-    let indent = line.len() - line.trim_start().len();
-    let limit: usize = std::env::var("PILOTFISH_TYPING_CHARS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(usize::MAX);
+/// The pipeline as the language server runs it, but asking at every keystroke.
+fn pipeline(server: &Server, cache_prompt: bool) -> Arc<Pipeline> {
     let mut backend = Backend::new(
         Kind::LlamaCppInfill,
         &server.url,
@@ -173,7 +161,7 @@ fn type_line(
     )
     .unwrap();
     backend.cache_prompt = cache_prompt;
-    let pipeline = Arc::new(Pipeline::new(
+    Arc::new(Pipeline::new(
         backend,
         Settings {
             max_tokens: 8,
@@ -186,7 +174,89 @@ fn type_line(
             fim: FimMode::Auto,
             ..Settings::default()
         },
-    ));
+    ))
+}
+
+/// The document at the first keystroke: the typed line holds its indentation and one more
+/// character; its line number and the character's end.
+fn first_keystroke_doc() -> (String, String, usize, usize) {
+    let text = std::fs::read_to_string(repo().join("crates/ghost/src/fit.rs")).unwrap();
+    let lines: Vec<&str> = text.split('\n').collect();
+    let line_no = lines.iter().position(|l| l.contains(NEEDLE)).unwrap();
+    let line = lines[line_no];
+    let indent = line.len() - line.trim_start().len();
+    let mut opened = lines.clone();
+    opened[line_no] = &line[..indent];
+    let mut typed = lines.clone();
+    typed[line_no] = &line[..indent + 1];
+    (opened.join("\n"), typed.join("\n"), line_no, indent + 1)
+}
+
+/// The first keystroke in a file just opened: cold, or after the pipeline warmed the server's
+/// cache when the file was opened. Returns (warming ms, tokens read, first token ms, total ms).
+fn first_keystroke(
+    rt: &tokio::runtime::Runtime,
+    server: &Server,
+    warm: bool,
+) -> (Option<f64>, f64, f64, f64) {
+    clear_cache(server.port);
+    let pipeline = pipeline(server, true);
+    let (opened, typed, line_no, character) = first_keystroke_doc();
+    let warming = warm.then(|| {
+        let at_top = request(&opened, 0, 0, Layout::Stable);
+        let warmed = rt
+            .block_on(pipeline.warm(&at_top, None))
+            .expect("the warming request is served");
+        assert!(warmed.sent, "{warmed:?}");
+        warmed.ms
+    });
+    let req = request(&typed, line_no, character, Layout::Stable);
+    let before = evaluated(server.port);
+    let outcome = rt
+        .block_on(pipeline.complete(&req, None, Ask::default()))
+        .expect("the model answers");
+    let read = evaluated(server.port) - before;
+    let t = &outcome.trace;
+    (
+        warming,
+        read,
+        t.first_token_ms.unwrap_or(t.total_ms),
+        t.total_ms,
+    )
+}
+
+/// Replaces what the server's only slot holds with an unrelated prompt, so that the next
+/// request starts cold. (A request with `cache_prompt: false` leaves the slot's cache as it
+/// was, so this one caches its own prompt.)
+fn clear_cache(port: u16) {
+    let body = r#"{"prompt": "Once upon a time", "n_predict": 1, "cache_prompt": true}"#;
+    let request = format!(
+        "POST /completion HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    assert!(
+        http(port, &request).starts_with("HTTP/1.1 200"),
+        "the server answers"
+    );
+}
+
+fn type_line(
+    rt: &tokio::runtime::Runtime,
+    server: &Server,
+    layout: Layout,
+    cache_prompt: bool,
+    limit: usize,
+) -> Row {
+    let text = std::fs::read_to_string(repo().join("crates/ghost/src/fit.rs")).unwrap();
+    let line_no = text
+        .lines()
+        .position(|l| l.contains(NEEDLE))
+        .unwrap_or_else(|| panic!("no line of fit.rs contains {NEEDLE:?}: update the benchmark"));
+    let lines: Vec<&str> = text.split('\n').collect();
+    let line = lines[line_no];
+    let indent = line.len() - line.trim_start().len();
+    clear_cache(server.port);
+    let pipeline = pipeline(server, cache_prompt);
     let mut row = Row::default();
     let ends: Vec<usize> = (indent..=line.len())
         .filter(|&k| line.is_char_boundary(k))
@@ -226,6 +296,14 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
+    let setting = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let chars = setting("PILOTFISH_TYPING_CHARS", usize::MAX);
+    let nocache_chars = setting("PILOTFISH_TYPING_NOCACHE_CHARS", 4);
     let (server_bin, tiny) = test_utils::llama_paths().clone();
     let models = [
         ("SmolLM2-135M (prefix-only)", smollm2()),
@@ -251,7 +329,8 @@ fn main() {
             ("stable (default)", Layout::Stable, true),
             ("stable, no cache", Layout::Stable, false),
         ] {
-            let row = type_line(&rt, &server, layout, cache);
+            let limit = if cache { chars } else { nocache_chars };
+            let row = type_line(&rt, &server, layout, cache, limit);
             let per_key = mean(&row.per_key);
             let ttft = mean(&row.first_token);
             if layout == Layout::Plain {
@@ -269,6 +348,21 @@ fn main() {
                 row.per_key.len(),
                 row.prompt_tokens,
                 ttft / plain_ttft.unwrap_or(ttft).max(1e-9),
+            );
+        }
+        for warm in [false, true] {
+            let (warming, read, ttft, total) = first_keystroke(&rt, &server, warm);
+            println!(
+                "{:<28} {:<22} first keystroke in a file just opened: read {read:.0} tokens, first token {ttft:.1} ms, total {total:.1} ms{}",
+                name,
+                if warm {
+                    "warmed on open"
+                } else {
+                    "cold (no warming)"
+                },
+                warming.map_or(String::new(), |ms| format!(
+                    " (the warming took {ms:.0} ms before typing)"
+                )),
             );
         }
     }

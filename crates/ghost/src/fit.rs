@@ -54,20 +54,24 @@ pub(crate) struct Budget {
 impl Fit {
     /// The server's description, asked once per pipeline; `None` when it would not say. A
     /// server that was down is asked again, but not more than every [`ASK_AGAIN`], so a
-    /// keystroke does not wait on it each time. A server that took the connection and then
-    /// said nothing within the limit is hung or stuck: that is an error, so that the request
-    /// ends now rather than wait for a completion that will not come.
-    pub(crate) async fn info(&self, backend: &Backend) -> Result<Option<ServerInfo>, BackendError> {
+    /// keystroke does not wait on it each time. The error, when the server took the connection
+    /// and then said nothing within the limit (it is hung or stuck), is returned beside it so
+    /// that the request does not wait the whole total limit for a completion.
+    pub(crate) async fn info(
+        &self,
+        backend: &Backend,
+    ) -> (Option<ServerInfo>, Option<BackendError>) {
         let mut cached = self.info.lock().await;
+        let mut silent = None;
         if cached.0.is_none() && cached.1.is_none_or(|at| at.elapsed() >= ASK_AGAIN) {
             cached.1 = Some(Instant::now());
             match backend.server_info(DESCRIBE_LIMIT).await {
                 Ok(info) => cached.0 = Some(info),
-                Err(e @ BackendError::Timeout { .. }) => return Err(e),
+                Err(e @ BackendError::Timeout { .. }) => silent = Some(e),
                 Err(_) => {}
             }
         }
-        Ok(cached.0.clone())
+        (cached.0.clone(), silent)
     }
 
     /// The server's refusal of fill-in-the-middle, once it gave one.

@@ -13,6 +13,7 @@ mod clean;
 mod fit;
 pub mod multiline;
 pub mod shape;
+mod warm;
 
 use std::{
     collections::HashMap,
@@ -37,6 +38,7 @@ use tokio::sync::watch;
 
 pub use multiline::{Decision, Multiline};
 pub use shape::{FimMode, Shape};
+pub use warm::Warmed;
 
 /// How the pipeline behaves; the defaults are Copilot's where it has one.
 #[derive(Debug, Clone)]
@@ -65,6 +67,9 @@ pub struct Settings {
     pub strategy: Option<String>,
     /// Fill-in-the-middle or prefix-only: `Auto` asks the server what the model can do.
     pub fim: FimMode,
+    /// Warm the model server's prompt cache when a document is opened (the language server;
+    /// see [`Pipeline::warm`]).
+    pub warm: bool,
 }
 
 impl Default for Settings {
@@ -81,6 +86,7 @@ impl Default for Settings {
             max_prompt_tokens: None,
             strategy: None,
             fim: FimMode::Auto,
+            warm: true,
         }
     }
 }
@@ -541,23 +547,24 @@ impl Pipeline {
             }
         }
 
-        let info = match self.fit.info(&self.backend).await {
-            Ok(info) => info,
-            Err(error) => {
-                self.state().stats.failures += 1;
-                trace.total_ms = started.elapsed().as_secs_f64() * 1e3;
-                return Err(PipelineError::Backend {
-                    error: Arc::new(error),
-                    trace: Box::new(trace),
-                });
-            }
-        };
+        let (info, silent) = self.fit.info(&self.backend).await;
+        let mut backend = self.backend.clone();
+        // A server that took the connection and would not even describe itself is hung or
+        // stuck: without a first-token limit of its own, the request waits a short one rather
+        // than the whole total limit.
+        if let Some(e) = silent
+            && backend.first_token_timeout.is_none()
+        {
+            backend.first_token_timeout = Some(SILENT_SERVER_FIRST_TOKEN);
+            trace.notes.push(format!(
+                "{e}; the completion waits {SILENT_SERVER_FIRST_TOKEN:?} for its first text"
+            ));
+        }
         if self.backend.kind == backends::Kind::OpenAiCompletions
             && info.as_ref().is_some_and(|i| i.is_llama_cpp())
         {
             trace.notes.push(LLAMA_SUFFIX_IGNORED.to_owned());
         }
-        let mut backend = self.backend.clone();
         backend.context_size = fit::ollama_context(&self.backend, info.as_ref());
         let context_size = backend
             .context_size
@@ -957,6 +964,9 @@ impl Pipeline {
 /// What happens when `openai-completions` is pointed at llama.cpp: its `/v1/completions`
 /// ignores `suffix`, so fill-in-the-middle is silently lost.
 pub const LLAMA_SUFFIX_IGNORED: &str = "warning: this server is llama.cpp, whose /v1/completions ignores `suffix`: the model does not see the code after the cursor; use the llama-infill backend (its /infill does fill-in-the-middle)";
+
+/// The first-token limit for a server that would not describe itself, where none is set.
+const SILENT_SERVER_FIRST_TOKEN: Duration = Duration::from_secs(6);
 
 /// How long counting a prompt with the server's tokenizer may take before it is skipped.
 const COUNT_LIMIT: Duration = Duration::from_millis(500);

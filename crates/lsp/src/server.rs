@@ -122,6 +122,9 @@ struct Server {
     folders: Vec<String>,
     /// The completion under way for each document.
     pending: HashMap<String, Pending>,
+    /// The warming of the model server's cache under way (one at a time: it is stopped as soon
+    /// as anything is typed or asked).
+    warming: Option<oneshot::Sender<()>>,
     next_outgoing: i64,
     /// Outgoing `workspace/configuration` requests awaiting an answer.
     config_requests: Vec<Value>,
@@ -173,6 +176,7 @@ where
         docs: Documents::default(),
         folders: Vec::new(),
         pending: HashMap::new(),
+        warming: None,
         next_outgoing: 0,
         config_requests: Vec::new(),
         pull_configuration: false,
@@ -352,9 +356,12 @@ impl Server {
                         doc["version"].as_i64().unwrap_or(0),
                         text.to_owned(),
                     );
+                    self.warm(uri);
                 }
             }
             "textDocument/didChange" => {
+                // Typing has started: the server's time is the completion's now.
+                self.stop_warming();
                 let doc = &params["textDocument"];
                 let uri = doc["uri"].as_str().unwrap_or_default().to_owned();
                 let changes = params["contentChanges"]
@@ -527,7 +534,65 @@ impl Server {
             .cloned()
     }
 
+    /// Warms the model server's cache for a document just opened, in the background: the
+    /// prompt a completion at its top would start with, and the document after it.
+    fn warm(&mut self, uri: &str) {
+        self.stop_warming();
+        let Some(document) = self.docs.get(uri) else {
+            return;
+        };
+        if !self.pipeline.settings().warm {
+            let path = document.path.clone();
+            return self.log(
+                4,
+                &format!("did not warm the model's cache for {path}: completion.warm is off"),
+            );
+        }
+        if (self.config.excluded)(&document.path) {
+            return;
+        }
+        let path = document.path.clone();
+        let request = self.request_json(uri, 0);
+        let files = request
+            .workspace_root
+            .as_deref()
+            .and_then(|root| (self.config.files)(root));
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        self.warming = Some(stop_tx);
+        let pipeline = self.pipeline.clone();
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            let log = |message: String| {
+                let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
+                    "params": {"type": 4, "message": format!("pilotfish: {message}")}}));
+            };
+            tokio::select! {
+                biased;
+                _ = stop_rx => log(format!("stopped warming the model's cache for {path}: typing started")),
+                warmed = pipeline.warm(&request, files.as_deref().map(|f| f as _)) => match warmed {
+                    Ok(w) if w.sent => log(format!(
+                        "warmed the model's cache for {path}: {} characters read ahead in {:.0} ms",
+                        w.characters, w.ms
+                    )),
+                    Ok(w) => log(format!(
+                        "did not warm the model's cache for {path}: {}",
+                        w.skipped.unwrap_or_default()
+                    )),
+                    Err(e) => log(format!("could not warm the model's cache for {path}: {e}")),
+                },
+            }
+        });
+    }
+
+    /// Stops the warming under way, if any (dropping its request closes the connection).
+    fn stop_warming(&mut self) {
+        if let Some(stop) = self.warming.take() {
+            let _ = stop.send(());
+        }
+    }
+
     fn complete(&mut self, id: Value, params: &Value, flavor: Flavor, candidates: u32) {
+        self.stop_warming();
         // Copilot's plugins send `doc` (with the position and version inside); LSP clients
         // `textDocument` and `position`.
         let doc = if params["doc"].is_object() {

@@ -141,7 +141,6 @@ fn the_agent_loop_ends_cleanly_with_a_real_model() {
 }
 
 #[test]
-#[ignore = "needs the prefix-only mode of issue 22"]
 fn complete_works_with_a_model_without_fill_in_the_middle() {
     let server = LlamaServer::smollm2(CONTEXT, &[]);
     let home = home("complete");
@@ -170,7 +169,6 @@ fn complete_works_with_a_model_without_fill_in_the_middle() {
 }
 
 #[test]
-#[ignore = "needs the prefix-only mode of issue 22"]
 fn config_check_says_the_model_has_no_fill_in_the_middle() {
     let server = LlamaServer::smollm2(CONTEXT, &[]);
     let home = home("config");
@@ -193,4 +191,76 @@ fn config_check_says_the_model_has_no_fill_in_the_middle() {
         .unwrap_or_else(|| panic!("no fill-in-the-middle line: {stdout}"));
     assert_eq!(fim.split_whitespace().nth(1), Some("no"), "{stdout}");
     let _ = std::fs::remove_dir_all(&home);
+}
+
+/// The prompt tokens a llama-server started with `--metrics` has evaluated so far.
+fn evaluated(url: &str) -> f64 {
+    let port = url.rsplit(':').next().unwrap();
+    let mut stream = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    use std::io::{Read, Write};
+    stream.write_all(b"GET /metrics HTTP/1.0\r\n\r\n").unwrap();
+    let mut metrics = String::new();
+    stream.read_to_string(&mut metrics).unwrap();
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("llamacpp:prompt_tokens_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no prompt_tokens_total in {metrics}"))
+}
+
+/// The language server with a real model: a document opened is read by the model server
+/// ahead (the warming), so the first completion reads only what is new; the completion comes
+/// back as an LSP inline completion. Counted with the server's own metrics, not timed.
+#[test]
+fn the_language_server_warms_the_cache_on_open_then_completes_with_a_real_model() {
+    use serde_json::json;
+    let server = LlamaServer::smollm2(CONTEXT, &["--metrics", "--cache-ram", "0"]);
+    let shop = repo().join("examples/shop").canonicalize().unwrap();
+    let orders = std::fs::read_to_string(shop.join("orders.py")).unwrap();
+    let cart = std::fs::read_to_string(shop.join("cart.py")).unwrap();
+    let uri = |name: &str| format!("file://{}", shop.join(name).display());
+    let mut lsp = super::servers::Lsp::start(&["--endpoint", &server.url]);
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
+    lsp.answer(1);
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let open = |lsp: &mut super::servers::Lsp, name: &str, text: &str| {
+        lsp.send(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri(name), "languageId": "python", "version": 1, "text": text}}}),
+        );
+    };
+    open(&mut lsp, "cart.py", &cart);
+    // The warming of cart.py is stopped by the next open; orders.py's runs to its end.
+    let before_warming = evaluated(&server.url);
+    open(&mut lsp, "orders.py", &orders);
+    let warmed = loop {
+        let m = lsp.read();
+        let message = m["params"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if message.contains("orders.py") && message.contains("cache") {
+            break message;
+        }
+    };
+    assert!(warmed.contains("warmed the model's cache"), "{warmed}");
+    let warming = evaluated(&server.url) - before_warming;
+    // The cursor on the last line of orders.py, in the loop's body.
+    let line = orders.lines().count() - 1;
+    let character = orders.lines().last().unwrap().len();
+    let before = evaluated(&server.url);
+    lsp.send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlineCompletion", "params": {
+        "textDocument": {"uri": uri("orders.py")}, "position": {"line": line, "character": character},
+        "context": {"triggerKind": 1}}}));
+    let (answer, _) = lsp.answer(2);
+    let read = evaluated(&server.url) - before;
+    assert!(answer["result"]["items"].is_array(), "{answer}");
+    assert!(answer.get("error").is_none(), "{answer}");
+    assert!(warming > 100.0, "the warming read {warming} tokens");
+    assert!(
+        read * 5.0 < warming,
+        "the first completion read {read} tokens of the {warming} read ahead: the warming did not help"
+    );
 }

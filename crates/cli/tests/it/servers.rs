@@ -215,6 +215,25 @@ fn a_hung_server_costs_the_first_token_limit_not_the_total() {
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
+/// With no limit configured, a server that takes the connection and says nothing still ends
+/// `complete` within seconds: it would not describe itself, so the completion gets a short
+/// first-token limit instead of the 30 s total.
+#[test]
+fn a_hung_server_ends_complete_within_ten_seconds_by_default() {
+    let (url, _hold) = hung_server();
+    let started = Instant::now();
+    let out = pilotfish(&["complete", CURSOR, "--endpoint", &url], b"");
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert!(
+        stderr(&out).contains("/props did not answer within 2s")
+            && stderr(&out).contains("sent no text within 6s (the time-to-first-token limit)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn advice_names_the_fix_for_the_backend_and_where_the_setting_came_from() {
     let run = |args: &[&str]| pilotfish(&[&["complete", CURSOR][..], args].concat(), b"");
@@ -399,13 +418,13 @@ fn small_mistakes_get_clear_errors() {
 
 /// A minimal LSP client over `pilotfish lsp`'s standard input and output: writes framed
 /// messages, reads framed answers.
-struct Lsp {
+pub(crate) struct Lsp {
     child: std::process::Child,
     reader: BufReader<std::process::ChildStdout>,
 }
 
 impl Lsp {
-    fn start(args: &[&str]) -> Lsp {
+    pub(crate) fn start(args: &[&str]) -> Lsp {
         let mut child = Command::new(env!("CARGO_BIN_EXE_pilotfish"))
             .arg("lsp")
             .args(args)
@@ -418,14 +437,14 @@ impl Lsp {
         Lsp { child, reader }
     }
 
-    fn send(&mut self, message: serde_json::Value) {
+    pub(crate) fn send(&mut self, message: serde_json::Value) {
         let body = message.to_string();
         let stdin = self.child.stdin.as_mut().unwrap();
         write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
         stdin.flush().unwrap();
     }
 
-    fn read(&mut self) -> serde_json::Value {
+    pub(crate) fn read(&mut self) -> serde_json::Value {
         let mut length = 0;
         loop {
             let mut line = String::new();
@@ -443,7 +462,7 @@ impl Lsp {
     }
 
     /// The answer to request `id`, and the notifications that came before it.
-    fn answer(&mut self, id: i64) -> (serde_json::Value, Vec<serde_json::Value>) {
+    pub(crate) fn answer(&mut self, id: i64) -> (serde_json::Value, Vec<serde_json::Value>) {
         let mut seen = Vec::new();
         loop {
             let m = self.read();

@@ -22,7 +22,7 @@ use super::sources::SourceFile;
 /// The suffix's tokens at most: a fill-in-the-middle model needs the next lines to know where
 /// its answer ends, not the rest of the file, and every suffix token is read again on every
 /// keystroke.
-pub(crate) const SUFFIX_TOKENS: usize = 48;
+pub(crate) const SUFFIX_TOKENS: usize = 32;
 
 /// A kept context is sent again while the definitions it holds weigh at least this share of
 /// what a fresh choice would weigh (summed scores under the current ranking).
