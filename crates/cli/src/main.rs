@@ -9,6 +9,7 @@ mod chat_send;
 mod complete;
 mod config;
 mod exclusion;
+mod gguf;
 mod lsp_cmd;
 mod managed;
 mod prompt_cmd;
