@@ -52,6 +52,16 @@ pub(crate) struct Args {
     /// a custom template with {prefix} and {suffix}.
     #[arg(long, value_name = "TEMPLATE")]
     fim_template: Option<String>,
+    /// For outline: stable (the default: consecutive keystrokes' prompts share their start, for
+    /// a model server's cache) or plain (every part built afresh).
+    #[arg(long)]
+    layout: Option<LayoutArg>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum LayoutArg {
+    Stable,
+    Plain,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -103,6 +113,12 @@ fn apply_overrides(args: &Args, options: &mut Options) {
     }
     if let Some(t) = &args.fim_template {
         options.fim_template = Some(t.clone());
+    }
+    if let Some(l) = args.layout {
+        options.layout = match l {
+            LayoutArg::Stable => prompt::request::Layout::Stable,
+            LayoutArg::Plain => prompt::request::Layout::Plain,
+        };
     }
     if let Some(c) = args.context {
         options.context = match c {

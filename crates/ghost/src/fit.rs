@@ -24,6 +24,10 @@ pub(crate) const RESERVE: u32 = 16;
 /// vocabulary needs 1.30 per o200k token on source code, the worst seen here.
 pub(crate) const DEFAULT_RATIO: f64 = 1.3;
 
+/// The prefix llama.cpp's `/infill` keeps at most with its default batch of 2,048 tokens
+/// (three quarters of it), in the model's tokens.
+pub(crate) const INFILL_PREFIX_TOKENS: usize = 1536;
+
 /// The longest the first request of a session waits for the server to describe itself.
 const DESCRIBE_LIMIT: Duration = Duration::from_secs(2);
 
@@ -87,7 +91,8 @@ impl Fit {
         *self.refused_fim.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
     }
 
-    fn ratio(&self) -> f64 {
+    /// Model tokens per prompt token: measured, else [`DEFAULT_RATIO`].
+    pub(crate) fn ratio(&self) -> f64 {
         self.ratio
             .lock()
             .unwrap_or_else(|e| e.into_inner())

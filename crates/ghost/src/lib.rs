@@ -736,12 +736,27 @@ impl Pipeline {
             .strategy
             .as_ref()
             .filter(|s| **s != request.options.strategy);
+        // llama.cpp's `/infill` cuts a prefix longer than three quarters of its batch at its
+        // start, at a point that moves with every keystroke and so defeats its prompt cache:
+        // the prefix is kept under that, counted in the model's tokens.
+        let infill_cap = (shape.kind == backends::Kind::LlamaCppInfill)
+            .then(|| (fit::INFILL_PREFIX_TOKENS as f64 * 0.9 / self.fit.ratio()) as usize)
+            .map(|cap| {
+                request
+                    .options
+                    .max_prefix_tokens
+                    .map_or(cap, |n| n.min(cap))
+            });
         let request = if inline
             || prefix_only
+            || infill_cap.is_some()
             || budget != request.options.max_prompt_tokens
             || strategy.is_some()
         {
             let mut r = request.clone();
+            if let Some(cap) = infill_cap {
+                r.options.max_prefix_tokens = Some(cap);
+            }
             if inline {
                 r.options.context = prompt::request::ContextRendering::Inline;
             }

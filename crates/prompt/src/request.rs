@@ -176,6 +176,11 @@ pub struct Options {
     /// prefix starting at an anchor that moves in steps, a short suffix. `plain` rebuilds
     /// every part for each request.
     pub layout: Layout,
+    /// For `outline`: the prefix's tokens at most, for a server that cuts a longer prefix at
+    /// its start (llama.cpp's `/infill` keeps three quarters of its batch, 1,536 of the
+    /// model's tokens by default); what the prefix cannot use goes to the context. The
+    /// pipeline sets it for `/infill`.
+    pub max_prefix_tokens: Option<usize>,
 }
 
 /// How the `outline` prompt is laid out across keystrokes.
@@ -206,6 +211,7 @@ impl Default for Options {
             context_floor_percent: None,
             context_weights: None,
             layout: Layout::Stable,
+            max_prefix_tokens: None,
         }
     }
 }

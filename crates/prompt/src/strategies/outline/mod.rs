@@ -143,7 +143,8 @@ pub(crate) fn assemble(
     // Counted line by line: an estimate, used to share the budget (what is sent is counted
     // exactly below).
     let before_counts = counter.lines(&before);
-    let prefix_all: usize = before_counts.iter().sum();
+    let prefix_cap = options.max_prefix_tokens.unwrap_or(usize::MAX);
+    let prefix_all: usize = before_counts.iter().sum::<usize>().min(prefix_cap);
     let rest = budget.saturating_sub(suffix_tokens + marker_tokens);
     let floor_tokens = budget * floor as usize / 100;
     let share = rest.saturating_sub(prefix_all).max(floor_tokens).min(rest);
@@ -247,7 +248,9 @@ pub(crate) fn assemble(
     // The prefix takes what is left, whole lines nearest the cursor; in the stable layout from
     // an anchor that moves in steps.
     let prefix_start = stable.then(|| {
-        let room = budget.saturating_sub(suffix_tokens + marker_tokens + context_tokens);
+        let room = budget
+            .saturating_sub(suffix_tokens + marker_tokens + context_tokens)
+            .min(prefix_cap);
         stable::prefix_start(
             &mut session.stable,
             &upto,
@@ -265,7 +268,7 @@ pub(crate) fn assemble(
         &before,
         &before_counts,
         prefix_start,
-        budget.saturating_sub(suffix_tokens),
+        (budget.saturating_sub(suffix_tokens), prefix_cap),
         &tokenizer,
         &render_context,
     );
@@ -443,7 +446,7 @@ fn fit_prefix(
     before: &str,
     before_counts: &[usize],
     prefix_start: Option<usize>,
-    room: usize,
+    (room, prefix_cap): (usize, usize),
     tokenizer: &Tokenizer,
     render_context: &dyn Fn(&str) -> String,
 ) -> Sent {
@@ -452,7 +455,9 @@ fn fit_prefix(
     } else {
         render_context(context_body)
     };
-    let prefix_room = room.saturating_sub(marker.tokens + context_tokens);
+    let prefix_room = room
+        .saturating_sub(marker.tokens + context_tokens)
+        .min(prefix_cap);
     let mut prefix_sent = match prefix_start {
         Some(start) => &before[start..],
         None => lines_from_end(before, before_counts, prefix_room),
