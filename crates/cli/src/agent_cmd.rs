@@ -192,10 +192,11 @@ pub(crate) fn run(args: Args) -> Result<()> {
         max_tokens: args.max_tokens,
         tokenizer: &tokenizer,
     };
-    let rounds = run.rounds(&mut messages, &tools, args.max_rounds, true)?;
-    events.emit(json!({"type": "done", "rounds": rounds}), || {
-        format!("─── done in {rounds} round(s) ───")
-    });
+    let (rounds, reason) = run.rounds(&mut messages, &tools, args.max_rounds, true)?;
+    events.emit(
+        json!({"type": "done", "rounds": rounds, "reason": reason}),
+        || format!("─── done in {rounds} round(s): {reason} ───"),
+    );
     Ok(())
 }
 
@@ -232,7 +233,7 @@ impl Run<'_> {
         tools: &[ToolSpec],
         max_rounds: u32,
         main: bool,
-    ) -> Result<u32> {
+    ) -> Result<(u32, &'static str)> {
         // Token counts of the messages so far, so a round counts only what it added.
         let mut counts: Vec<usize> = Vec::new();
         for round in 1..=max_rounds {
@@ -262,7 +263,13 @@ impl Run<'_> {
                 tool_call_id: None,
             });
             if answer.tool_calls.is_empty() {
-                return Ok(round);
+                // Why the run ends, for the user: small models often answer in words at once.
+                let reason = if answer.finish_reason.as_deref() == Some("length") {
+                    "the model answered without calling a tool, and its answer was cut at the length limit (max_tokens in [chat])"
+                } else {
+                    "the model answered without calling a tool"
+                };
+                return Ok((round, reason));
             }
             for call in &answer.tool_calls {
                 self.events.emit(

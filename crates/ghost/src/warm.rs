@@ -64,9 +64,13 @@ impl Pipeline {
             info.as_ref(),
             self.fit.refused_fim().as_deref(),
         );
-        if !matches!(shape.kind, Kind::LlamaCppInfill | Kind::LlamaCppCompletion) {
+        // Only a server known to be llama.cpp: its slot keeps the prompt read, and the request
+        // that generates one token costs nothing else.
+        if !matches!(shape.kind, Kind::LlamaCppInfill | Kind::LlamaCppCompletion)
+            || !info.as_ref().is_some_and(|i| i.is_llama_cpp())
+        {
             return Ok(skipped(
-                "only llama.cpp's prompt cache is warmed ahead of typing",
+                "only a llama.cpp server's prompt cache is warmed ahead of typing",
             ));
         }
         let mut backend = self.backend.clone();

@@ -566,18 +566,17 @@ impl Server {
                 let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
                     "params": {"type": 4, "message": format!("pilotfish: {message}")}}));
             };
+            // Stopped by typing, or skipped for a server without a prompt cache to warm: both
+            // are the normal course and not worth a line in the editor's log.
             tokio::select! {
                 biased;
-                _ = stop_rx => log(format!("stopped warming the model's cache for {path}: typing started")),
+                _ = stop_rx => {}
                 warmed = pipeline.warm(&request, files.as_deref().map(|f| f as _)) => match warmed {
                     Ok(w) if w.sent => log(format!(
                         "warmed the model's cache for {path}: {} characters read ahead in {:.0} ms",
                         w.characters, w.ms
                     )),
-                    Ok(w) => log(format!(
-                        "did not warm the model's cache for {path}: {}",
-                        w.skipped.unwrap_or_default()
-                    )),
+                    Ok(_) => {}
                     Err(e) => log(format!("could not warm the model's cache for {path}: {e}")),
                 },
             }

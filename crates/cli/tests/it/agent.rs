@@ -104,7 +104,10 @@ fn the_agent_fixes_a_bug_and_undo_restores_it() {
             .unwrap()
             .contains("tests pass")
     );
-    assert_eq!(ev.last().unwrap(), &json!({"type": "done", "rounds": 6}));
+    assert_eq!(
+        ev.last().unwrap(),
+        &json!({"type": "done", "rounds": 6, "reason": "the model answered without calling a tool"})
+    );
     // What the model was sent: the tools, the system prompt's rules, each result by call id.
     let bodies = model.bodies.lock().unwrap().clone();
     assert_eq!(bodies.len(), 6);
