@@ -3,10 +3,14 @@
 //! between runs as it does on every keystroke; and the same with the inline rendering and with
 //! the legacy engine, for comparison in the same run. The `outline` strategy (the default) is
 //! measured warm: its per-file outlines are cached by content after the first run, as they are
-//! in an editor session where the open files do not change between keystrokes.
+//! in an editor session where the open files do not change between keystrokes. Its two
+//! layouts are measured side by side: `stable` (the default) and `plain`; and `stable` once
+//! more as an editor session runs it, with the document's `Session` kept from keystroke to
+//! keystroke (the context sent again, the prefix's anchor) while a character is typed at the
+//! cursor.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use prompt::request::{DocumentJson, Options, Position, RequestJson};
+use prompt::request::{DocumentJson, Layout, Options, Position, RequestJson};
 use std::hint::black_box;
 
 fn sources() -> String {
@@ -30,7 +34,7 @@ fn sources() -> String {
         .collect()
 }
 
-fn request(strategy: &str, inline: bool) -> RequestJson {
+fn request(strategy: &str, inline: bool, layout: Layout) -> RequestJson {
     let text = sources();
     let lines: Vec<&str> = text.lines().collect();
     let doc = lines
@@ -82,6 +86,7 @@ fn request(strategy: &str, inline: bool) -> RequestJson {
             } else {
                 prompt::request::ContextRendering::Split
             },
+            layout,
             ..Options::default()
         },
     }
@@ -90,14 +95,15 @@ fn request(strategy: &str, inline: bool) -> RequestJson {
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("assemble-2000-lines-20-open");
     group.sample_size(20);
-    for (name, strategy, inline) in [
-        ("outline split", "outline", false),
-        ("outline inline", "outline", true),
-        ("copilot split", "copilot", false),
-        ("copilot inline", "copilot", true),
-        ("copilot-legacy", "copilot-legacy", false),
+    for (name, strategy, inline, layout) in [
+        ("outline split", "outline", false, Layout::Stable),
+        ("outline split plain", "outline", false, Layout::Plain),
+        ("outline inline", "outline", true, Layout::Stable),
+        ("copilot split", "copilot", false, Layout::Stable),
+        ("copilot inline", "copilot", true, Layout::Stable),
+        ("copilot-legacy", "copilot-legacy", false, Layout::Stable),
     ] {
-        let base = request(strategy, inline);
+        let base = request(strategy, inline, layout);
         let p = prompt::assemble(&base, &mut prompt::Session::default()).unwrap();
         assert!(p.prompt_tokens + p.suffix_tokens <= 7692 && p.prompt_tokens > 1000);
         let mut run = 0u64;
@@ -114,6 +120,33 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // Typing at the cursor with the document's session kept, as the language server does.
+    let base = request("outline", false, Layout::Stable);
+    let mut r = base.clone();
+    let mut session = prompt::Session::default();
+    let cursor_line = r.position.line;
+    let at = r
+        .document
+        .text
+        .match_indices('\n')
+        .nth(cursor_line - 1)
+        .map_or(0, |(i, _)| i + 1);
+    let mut typed = 0usize;
+    group.bench_function("outline split, session kept, typing", |b| {
+        b.iter(|| {
+            typed += 1;
+            if typed % 60 == 0 {
+                // A line typed: start again, as the next line of code would.
+                r.document
+                    .text
+                    .replace_range(at..at + r.position.character, "");
+                r.position.character = 0;
+            }
+            r.document.text.insert(at + r.position.character, 'x');
+            r.position.character += 1;
+            prompt::assemble(black_box(&r), &mut session).unwrap()
+        })
+    });
     group.finish();
 }
 
