@@ -135,7 +135,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("outline split, session kept, typing", |b| {
         b.iter(|| {
             typed += 1;
-            if typed % 60 == 0 {
+            if typed.is_multiple_of(60) {
                 // A line typed: start again, as the next line of code would.
                 r.document
                     .text
