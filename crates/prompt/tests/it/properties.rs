@@ -347,3 +347,52 @@ fn odd_paths_outside_the_workspace_do_not_panic() {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// Typing with the document's session kept from keystroke to keystroke, as the language
+    /// server does (the stable layout reuses its context and the prefix's anchor), with an edit
+    /// above the cursor half way: every prompt stays within its budget and its prefix is the
+    /// text just before the cursor, whatever was kept from earlier keystrokes.
+    #[test]
+    fn typing_with_a_kept_session_stays_within_budget_and_true(
+        base in "([a-z]{1,8}( |\\n|\\(|\\)|:|\\.)){20,300}",
+        open in prop::collection::vec("(def [a-z]{1,8}\\([a-z, ]{0,12}\\):\\n    return [a-z]{1,6}\\n){1,12}", 1..3),
+        typed in "[a-z_ .(]{1,40}",
+        cursor in 0.0f64..=1.0,
+        max in 64usize..600,
+        edit_above in any::<bool>(),
+    ) {
+        let mut session = prompt::Session::default();
+        let mut cursor_at = (base.len() as f64 * cursor) as usize;
+        while !base.is_char_boundary(cursor_at) {
+            cursor_at -= 1;
+        }
+        for k in 0..=typed.len() {
+            let above = if edit_above && k >= typed.len() / 2 { "import os\n" } else { "" };
+            let text = format!("{above}{}{}{}", &base[..cursor_at], &typed[..k], &base[cursor_at..]);
+            let at = above.len() + cursor_at + k;
+            let req = request(text.clone(), at as f64 / text.len().max(1) as f64, open.clone(), max, 15, false);
+            let p = match prompt::assemble(&req, &mut session) {
+                Ok(p) => p,
+                Err(_) => continue,
+            };
+            prop_assert!(p.prompt_tokens + p.suffix_tokens <= max, "{} + {} > {max}", p.prompt_tokens, p.suffix_tokens);
+            // The prefix sent is the end of the text before the cursor (a last line of white
+            // space only is set apart).
+            let cut = {
+                let mut c = (text.len() as f64 * (at as f64 / text.len().max(1) as f64)) as usize;
+                while !text.is_char_boundary(c) {
+                    c -= 1;
+                }
+                c
+            };
+            let with_space = format!("{}{}", p.prefix, p.trailing_whitespace);
+            prop_assert!(
+                text[..cut].ends_with(&p.prefix) || text[..cut].ends_with(&with_space),
+                "prefix {:?} is not the end of {:?}", p.prefix, &text[..cut]
+            );
+        }
+    }
+}
