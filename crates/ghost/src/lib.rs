@@ -12,12 +12,13 @@
 mod clean;
 mod fit;
 pub mod multiline;
+mod outcome;
 pub mod shape;
+mod stream;
 mod warm;
 
 use std::{
     collections::HashMap,
-    ops::ControlFlow,
     sync::{
         Arc, Mutex,
         atomic::{AtomicBool, Ordering},
@@ -33,11 +34,12 @@ use engine::{
     params,
 };
 use prompt::request::RequestJson;
-use serde::Serialize;
 use tokio::sync::watch;
 
 pub use multiline::{Decision, Multiline};
+pub use outcome::{Ask, Outcome, PipelineError, Source, Stats, Suggestion, Trace};
 pub use shape::{FimMode, Shape};
+use stream::{InFlight, Job, OnDone, Progress, run_stream};
 pub use warm::Warmed;
 
 /// How the pipeline behaves; the defaults are Copilot's where it has one.
@@ -91,37 +93,6 @@ impl Default for Settings {
     }
 }
 
-/// Where the suggestions came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Source {
-    /// An earlier answer the user has been typing through.
-    Cache,
-    /// A stream that was still arriving for an earlier keystroke.
-    InFlight,
-    /// A new request to the model.
-    Network,
-}
-
-/// One suggestion: text to insert at the cursor.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Suggestion {
-    pub text: String,
-    /// How many UTF-16 units of the rest of the cursor's line the suggestion replaces.
-    pub replaces: usize,
-    /// How many UTF-16 units of white space before the cursor it replaces: when the model
-    /// indents less than the blank line the cursor is on, its indentation wins.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub replaces_before: usize,
-    /// What post-processing changed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
 /// An answer to the prompt (which leaves out the cursor line's white space) as text at the
 /// cursor: Copilot's `adjustLeadingWhitespace`. Returns the text and the white space before
 /// the cursor it replaces.
@@ -139,121 +110,6 @@ fn at_cursor<'a>(answer: &'a str, ws: &str) -> (&'a str, usize) {
     } else {
         (answer, 0)
     }
-}
-
-/// What happened for one request, for `--explain` and for logs.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Trace {
-    pub multiline: bool,
-    pub multiline_reason: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub filter_score: Option<f64>,
-    pub debounce_ms: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub assembly_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_token_ms: Option<f64>,
-    pub total_ms: f64,
-    /// Requests made to the server, retries included.
-    pub attempts: u32,
-    /// How each answer was cut or dropped.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub cuts: Vec<String>,
-    /// The budget the prompt was built with, and how it was fitted to the model.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_prompt_tokens: Option<usize>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-    /// Fill-in-the-middle or prefix-only, to which endpoint, and why.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shape: Option<Shape>,
-    #[serde(skip)]
-    pub prompt: Option<prompt::Prompt>,
-    #[serde(skip)]
-    pub backend_request: Option<Request>,
-}
-
-/// The result of one request.
-#[derive(Debug, Clone, Serialize)]
-pub struct Outcome {
-    pub suggestions: Vec<Suggestion>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source: Option<Source>,
-    /// Why nothing was asked, when nothing was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
-    pub trace: Trace,
-}
-
-/// Counts over the pipeline's life, for the benchmark and for status reports.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Stats {
-    pub requests: u64,
-    pub cache_hits: u64,
-    pub in_flight_hits: u64,
-    pub network: u64,
-    pub filtered: u64,
-    pub skipped: u64,
-    pub failures: u64,
-}
-
-/// Why a request failed.
-#[derive(Debug, thiserror::Error)]
-pub enum PipelineError {
-    #[error(transparent)]
-    Request(#[from] prompt::request::RequestError),
-    #[error(transparent)]
-    Assemble(#[from] prompt::AssembleError),
-    /// Shared: one failed stream may be waited on by several requests. The trace holds the
-    /// prompt and the request that failed, which is when a person needs to see them.
-    #[error("{error}")]
-    Backend {
-        error: Arc<BackendError>,
-        trace: Box<Trace>,
-    },
-    #[error("the async runtime lost the request's task: {0}")]
-    Task(String),
-}
-
-/// One call's wishes beyond the editor state.
-#[derive(Debug, Clone, Copy)]
-pub struct Ask {
-    /// Suggestions wanted: 1 for ghost text, more for cycling.
-    pub candidates: u32,
-    /// When the keystroke happened (debounce counts from it).
-    pub arrived: Instant,
-}
-
-impl Default for Ask {
-    fn default() -> Ask {
-        Ask {
-            candidates: 1,
-            arrived: Instant::now(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Default)]
-struct Progress {
-    text: String,
-    first_token: Option<Duration>,
-    /// Requests made, retries included.
-    attempts: u32,
-    /// The finished answer (cut where its block ended), or the error.
-    done: Option<Result<String, Arc<BackendError>>>,
-}
-
-/// A stream still arriving, which a later keystroke in the same document may reuse.
-#[derive(Debug)]
-struct InFlight {
-    id: u64,
-    path: String,
-    prefix: String,
-    suffix: String,
-    progress: watch::Receiver<Progress>,
-    cancel: Arc<AtomicBool>,
-    /// When the keystroke that started it happened: only a later keystroke may cancel it.
-    arrived: Instant,
 }
 
 #[derive(Debug)]
@@ -276,26 +132,6 @@ pub struct Pipeline {
     settings: Settings,
     state: Arc<Mutex<State>>,
     fit: fit::Fit,
-}
-
-/// One candidate's request and what to do with its stream.
-struct Job {
-    backend: Backend,
-    request: Request,
-    finisher: multiline::Finisher,
-    stops: Vec<String>,
-    retries: u32,
-    on_done: OnDone,
-}
-
-/// What a stream does when it ends: cache its answer and leave the list of streams in flight,
-/// whether or not anyone still waits for it.
-struct OnDone {
-    state: Arc<Mutex<State>>,
-    id: u64,
-    prefix: String,
-    suffix: String,
-    cache: bool,
 }
 
 fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
@@ -577,13 +413,7 @@ impl Pipeline {
             .unwrap_or(request.options.max_prompt_tokens);
         let mut refused = false;
         loop {
-            let shape = shape::choose(
-                self.settings.fim,
-                self.backend.kind,
-                request.options.fim_template.as_deref(),
-                info.as_ref(),
-                self.fit.refused_fim().as_deref(),
-            );
+            let shape = self.shape(request, info.as_ref());
             backend.kind = shape.kind;
             trace.shape = Some(shape.clone());
             let assembly_started = Instant::now();
@@ -708,6 +538,18 @@ impl Pipeline {
                 }
             };
         }
+    }
+
+    /// Fill-in-the-middle or prefix-only for `request`, from the settings, what the server
+    /// said of the model (`info`) and a refusal it gave earlier.
+    fn shape(&self, request: &RequestJson, info: Option<&backends::server::ServerInfo>) -> Shape {
+        shape::choose(
+            self.settings.fim,
+            self.backend.kind,
+            request.options.fim_template.as_deref(),
+            info,
+            self.fit.refused_fim().as_deref(),
+        )
     }
 
     /// The prompt for `request` within `budget` tokens, with the document's session (suffix
@@ -1032,69 +874,4 @@ fn model_text(prompt: &prompt::Prompt, kind: backends::Kind) -> String {
     text.push_str(&prompt.prefix);
     text.push_str(&prompt.suffix);
     text
-}
-
-/// One candidate's stream: text published as it arrives, stopped when the block is finished
-/// or the request is cancelled, retried when nothing arrived and the error allows it.
-async fn run_stream(job: Job, tx: watch::Sender<Progress>, cancel: Arc<AtomicBool>) {
-    let Job {
-        backend,
-        request,
-        finisher,
-        stops,
-        retries,
-        on_done,
-    } = job;
-    let sent = Instant::now();
-    let mut attempt = 0;
-    let result = loop {
-        tx.send_modify(|p| p.attempts = attempt + 1);
-        let mut text = String::new();
-        let mut cut = None;
-        let result = backend
-            .stream(&request, |piece| {
-                text.push_str(piece);
-                tx.send_modify(|p| {
-                    p.text.push_str(piece);
-                    p.first_token.get_or_insert_with(|| sent.elapsed());
-                });
-                if cancel.load(Ordering::Relaxed) {
-                    return ControlFlow::Break(());
-                }
-                // Blocks end at line ends: parse only when a line is complete.
-                if piece.contains('\n')
-                    && let Some(end) = finisher.finished(&text)
-                {
-                    cut = Some(end);
-                    return ControlFlow::Break(());
-                }
-                ControlFlow::Continue(())
-            })
-            .await;
-        match result {
-            Err(e) if text.is_empty() && attempt < retries && e.is_retryable() => {
-                attempt += 1;
-                tokio::time::sleep(Duration::from_millis(100 << attempt.min(5))).await;
-            }
-            Err(e) => break Err(Arc::new(e)),
-            Ok(full) => {
-                let end = cut.or_else(|| finisher.finished(&full));
-                let answer = end.map_or(full.as_str(), |e| &full[..e]);
-                let stops: Vec<&str> = stops.iter().map(String::as_str).collect();
-                // Servers apply stops themselves; a stream cut short may not have.
-                break Ok(params::cut_at_stop(answer, &stops).0);
-            }
-        }
-    };
-    {
-        let mut state = lock(&on_done.state);
-        state.in_flight.retain(|f| f.id != on_done.id);
-        if on_done.cache
-            && let Ok(answer) = &result
-            && !answer.is_empty()
-        {
-            state.cache.append(&on_done.prefix, &on_done.suffix, answer);
-        }
-    }
-    tx.send_modify(|p| p.done = Some(result));
 }

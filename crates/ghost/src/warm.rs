@@ -15,7 +15,7 @@ use backends::Kind;
 use prompt::request::RequestJson;
 use serde::Serialize;
 
-use crate::{Pipeline, PipelineError, Trace, fit, model_request, shape};
+use crate::{Pipeline, PipelineError, Trace, fit, model_request};
 
 /// Characters of the document per prompt token assumed when sizing the warmed text; source code
 /// runs 3 to 4, so this errs on the side of sending less than the prefix will hold.
@@ -57,13 +57,7 @@ impl Pipeline {
                 trace: Box::default(),
             });
         }
-        let shape = shape::choose(
-            self.settings.fim,
-            self.backend.kind,
-            request.options.fim_template.as_deref(),
-            info.as_ref(),
-            self.fit.refused_fim().as_deref(),
-        );
+        let shape = self.shape(request, info.as_ref());
         // Only a server known to be llama.cpp: its slot keeps the prompt read, and the request
         // that generates one token costs nothing else.
         if !matches!(shape.kind, Kind::LlamaCppInfill | Kind::LlamaCppCompletion)

@@ -578,12 +578,7 @@ fn choose(
     // choices until the rendered context fits its share exactly.
     let (mut context_body, mut context_tokens);
     loop {
-        context_body = chosen
-            .blocks
-            .iter()
-            .map(|(f, defs)| pack::render_block(&files[*f].shown, &outlines[*f], defs))
-            .collect::<Vec<_>>()
-            .join("\n");
+        context_body = render_blocks(files, outlines, &chosen.blocks);
         // Counted with the marker it is sent with, so that the seam between them is counted
         // too.
         let with_marker = format!("{}{}", marker.text, render_context(&context_body));
@@ -603,6 +598,19 @@ fn choose(
     }
 
     (chosen, context_body, context_tokens)
+}
+
+/// The context's text before rendering: one block per file, in the packing's order.
+fn render_blocks(
+    files: &[sources::SourceFile<'_>],
+    outlines: &[Arc<FileOutline>],
+    blocks: &[(usize, Vec<usize>)],
+) -> String {
+    blocks
+        .iter()
+        .map(|(f, defs)| pack::render_block(&files[*f].shown, &outlines[*f], defs))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The context built so far: its text before rendering and its tokens as sent.

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHasher};
 
 use super::cache::FileOutline;
-use super::pack::{self, Packed, Ranked};
+use super::pack::{Packed, Ranked};
 use super::sources::SourceFile;
 
 /// The suffix's tokens at most: a fill-in-the-middle model needs the next lines to know where
@@ -182,12 +182,7 @@ pub(crate) fn reuse_context(
     for (shown, signature) in &kept.chosen {
         packed.chosen.push(def_of(shown, signature)?);
     }
-    let blocks_body = packed
-        .blocks
-        .iter()
-        .map(|(f, defs)| pack::render_block(&files[*f].shown, &outlines[*f], defs))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let blocks_body = super::render_blocks(files, outlines, &packed.blocks);
     if blocks_body != kept.blocks_body || !kept.snippets.iter().all(|s| still_open(s)) {
         return None;
     }
@@ -220,12 +215,7 @@ pub(crate) fn keep_context(
     tokens: usize,
 ) {
     let signature = |f: usize, d: usize| outlines[f].definitions[d].signature.clone();
-    let blocks_body = packed
-        .blocks
-        .iter()
-        .map(|(f, defs)| pack::render_block(&files[*f].shown, &outlines[*f], defs))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let blocks_body = super::render_blocks(files, outlines, &packed.blocks);
     stable.kept = Some(Kept {
         marker: marker.to_owned(),
         blocks: packed

@@ -1,0 +1,132 @@
+//! What the pipeline gives back: the suggestions, where they came from, the trace of what was
+//! done for a request, the pipeline's counts, and why a request failed.
+
+use std::{sync::Arc, time::Instant};
+
+use backends::{BackendError, Request};
+use serde::Serialize;
+
+use crate::Shape;
+
+/// Where the suggestions came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// An earlier answer the user has been typing through.
+    Cache,
+    /// A stream that was still arriving for an earlier keystroke.
+    InFlight,
+    /// A new request to the model.
+    Network,
+}
+
+/// One suggestion: text to insert at the cursor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Suggestion {
+    pub text: String,
+    /// How many UTF-16 units of the rest of the cursor's line the suggestion replaces.
+    pub replaces: usize,
+    /// How many UTF-16 units of white space before the cursor it replaces: when the model
+    /// indents less than the blank line the cursor is on, its indentation wins.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub replaces_before: usize,
+    /// What post-processing changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// What happened for one request, for `--explain` and for logs.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Trace {
+    pub multiline: bool,
+    pub multiline_reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter_score: Option<f64>,
+    pub debounce_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assembly_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_token_ms: Option<f64>,
+    pub total_ms: f64,
+    /// Requests made to the server, retries included.
+    pub attempts: u32,
+    /// How each answer was cut or dropped.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cuts: Vec<String>,
+    /// The budget the prompt was built with, and how it was fitted to the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_prompt_tokens: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Fill-in-the-middle or prefix-only, to which endpoint, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Shape>,
+    #[serde(skip)]
+    pub prompt: Option<prompt::Prompt>,
+    #[serde(skip)]
+    pub backend_request: Option<Request>,
+}
+
+/// The result of one request.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub suggestions: Vec<Suggestion>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    /// Why nothing was asked, when nothing was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    pub trace: Trace,
+}
+
+/// Counts over the pipeline's life, for the benchmark and for status reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    pub requests: u64,
+    pub cache_hits: u64,
+    pub in_flight_hits: u64,
+    pub network: u64,
+    pub filtered: u64,
+    pub skipped: u64,
+    pub failures: u64,
+}
+
+/// Why a request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Request(#[from] prompt::request::RequestError),
+    #[error(transparent)]
+    Assemble(#[from] prompt::AssembleError),
+    /// Shared: one failed stream may be waited on by several requests. The trace holds the
+    /// prompt and the request that failed, which is when a person needs to see them.
+    #[error("{error}")]
+    Backend {
+        error: Arc<BackendError>,
+        trace: Box<Trace>,
+    },
+    #[error("the async runtime lost the request's task: {0}")]
+    Task(String),
+}
+
+/// One call's wishes beyond the editor state.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask {
+    /// Suggestions wanted: 1 for ghost text, more for cycling.
+    pub candidates: u32,
+    /// When the keystroke happened (debounce counts from it).
+    pub arrived: Instant,
+}
+
+impl Default for Ask {
+    fn default() -> Ask {
+        Ask {
+            candidates: 1,
+            arrived: Instant::now(),
+        }
+    }
+}

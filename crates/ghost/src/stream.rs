@@ -1,0 +1,126 @@
+//! The streams of the model's answers: one per candidate, published as the text arrives,
+//! stopped where its block ends or when cancelled, retried only before any text came, and
+//! cached when done; and the record of a stream that later keystrokes may reuse.
+
+use std::{
+    ops::ControlFlow,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use backends::{Backend, BackendError, Request};
+use engine::params;
+use tokio::sync::watch;
+
+use crate::{State, lock, multiline};
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Progress {
+    pub(crate) text: String,
+    pub(crate) first_token: Option<Duration>,
+    /// Requests made, retries included.
+    pub(crate) attempts: u32,
+    /// The finished answer (cut where its block ended), or the error.
+    pub(crate) done: Option<Result<String, Arc<BackendError>>>,
+}
+
+/// A stream still arriving, which a later keystroke in the same document may reuse.
+#[derive(Debug)]
+pub(crate) struct InFlight {
+    pub(crate) id: u64,
+    pub(crate) path: String,
+    pub(crate) prefix: String,
+    pub(crate) suffix: String,
+    pub(crate) progress: watch::Receiver<Progress>,
+    pub(crate) cancel: Arc<AtomicBool>,
+    /// When the keystroke that started it happened: only a later keystroke may cancel it.
+    pub(crate) arrived: Instant,
+}
+
+/// One candidate's request and what to do with its stream.
+pub(crate) struct Job {
+    pub(crate) backend: Backend,
+    pub(crate) request: Request,
+    pub(crate) finisher: multiline::Finisher,
+    pub(crate) stops: Vec<String>,
+    pub(crate) retries: u32,
+    pub(crate) on_done: OnDone,
+}
+
+/// What a stream does when it ends: cache its answer and leave the list of streams in flight,
+/// whether or not anyone still waits for it.
+pub(crate) struct OnDone {
+    pub(crate) state: Arc<Mutex<State>>,
+    pub(crate) id: u64,
+    pub(crate) prefix: String,
+    pub(crate) suffix: String,
+    pub(crate) cache: bool,
+}
+
+/// One candidate's stream: text published as it arrives, stopped when the block is finished
+/// or the request is cancelled, retried when nothing arrived and the error allows it.
+pub(crate) async fn run_stream(job: Job, tx: watch::Sender<Progress>, cancel: Arc<AtomicBool>) {
+    let Job {
+        backend,
+        request,
+        finisher,
+        stops,
+        retries,
+        on_done,
+    } = job;
+    let sent = Instant::now();
+    let mut attempt = 0;
+    let result = loop {
+        tx.send_modify(|p| p.attempts = attempt + 1);
+        let mut text = String::new();
+        let mut cut = None;
+        let result = backend
+            .stream(&request, |piece| {
+                text.push_str(piece);
+                tx.send_modify(|p| {
+                    p.text.push_str(piece);
+                    p.first_token.get_or_insert_with(|| sent.elapsed());
+                });
+                if cancel.load(Ordering::Relaxed) {
+                    return ControlFlow::Break(());
+                }
+                // Blocks end at line ends: parse only when a line is complete.
+                if piece.contains('\n')
+                    && let Some(end) = finisher.finished(&text)
+                {
+                    cut = Some(end);
+                    return ControlFlow::Break(());
+                }
+                ControlFlow::Continue(())
+            })
+            .await;
+        match result {
+            Err(e) if text.is_empty() && attempt < retries && e.is_retryable() => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(100 << attempt.min(5))).await;
+            }
+            Err(e) => break Err(Arc::new(e)),
+            Ok(full) => {
+                let end = cut.or_else(|| finisher.finished(&full));
+                let answer = end.map_or(full.as_str(), |e| &full[..e]);
+                let stops: Vec<&str> = stops.iter().map(String::as_str).collect();
+                // Servers apply stops themselves; a stream cut short may not have.
+                break Ok(params::cut_at_stop(answer, &stops).0);
+            }
+        }
+    };
+    {
+        let mut state = lock(&on_done.state);
+        state.in_flight.retain(|f| f.id != on_done.id);
+        if on_done.cache
+            && let Ok(answer) = &result
+            && !answer.is_empty()
+        {
+            state.cache.append(&on_done.prefix, &on_done.suffix, answer);
+        }
+    }
+    tx.send_modify(|p| p.done = Some(result));
+}
