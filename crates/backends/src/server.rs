@@ -26,10 +26,14 @@ pub struct ServerInfo {
     /// `--explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fim_evidence: Option<String>,
-    /// Whether the model carries a chat template (an instruction-tuned model), when the server
-    /// tells it.
+    /// Whether the model carries a chat template of its own (an instruction-tuned model), when
+    /// the server tells it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chat_template: Option<bool>,
+    /// Whether that template has a place for tools (agent mode's tools reach the model), when
+    /// the server tells it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat_tools: Option<bool>,
     /// Whether the server counts tokens for us (llama.cpp's `/tokenize`).
     pub tokenizes: bool,
     /// The models the server has, when it lists them (Ollama).
@@ -214,6 +218,7 @@ impl Backend {
             fim: None,
             fim_evidence: None,
             chat_template: None,
+            chat_tools: None,
             tokenizes: false,
             models: all
                 .iter()
@@ -301,8 +306,49 @@ fn llama_info(endpoint: &str, props: &Value) -> ServerInfo {
         fim_evidence: None,
         chat_template: props["chat_template"]
             .as_str()
-            .map(|t| !t.trim().is_empty()),
+            .map(|t| !t.trim().is_empty() && !is_llama_default_template(t)),
+        chat_tools: props["chat_template_caps"]["supports_tools"].as_bool(),
         tokenizes: true,
         models: Vec::new(),
+    }
+}
+
+/// llama.cpp's own ChatML template, which `/props` shows for a model that carries none: the
+/// model then has no chat template of its own.
+const LLAMA_DEFAULT_TEMPLATE: &str = "{%- for message in messages -%}\n  {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}\n{%- endfor -%}\n{%- if add_generation_prompt -%}\n  {{- '<|im_start|>assistant\n' -}}\n{%- endif -%}";
+
+/// Whether `template` is llama.cpp's default, white space aside.
+fn is_llama_default_template(template: &str) -> bool {
+    let compact = |t: &str| t.split_whitespace().collect::<String>();
+    compact(template) == compact(LLAMA_DEFAULT_TEMPLATE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llama_cpp_props_tell_a_models_template_from_the_servers_default() {
+        let default = json!({
+            "default_generation_settings": {"n_ctx": 1024},
+            "model_path": "/m/tiny.gguf",
+            "chat_template": LLAMA_DEFAULT_TEMPLATE,
+            "chat_template_caps": {"supports_tools": false},
+        });
+        let info = llama_info("http://h", &default);
+        assert_eq!(info.chat_template, Some(false));
+        assert_eq!(info.chat_tools, Some(false));
+        assert_eq!(info.context_size, Some(1024));
+        assert_eq!(info.model.as_deref(), Some("tiny.gguf"));
+        let own = json!({
+            "default_generation_settings": {"n_ctx": 4096},
+            "chat_template": "{% for message in messages %}<|im_start|>{{ message['role'] }}{% endfor %}",
+            "chat_template_caps": {"supports_tools": true},
+        });
+        let info = llama_info("http://h", &own);
+        assert_eq!(
+            (info.chat_template, info.chat_tools),
+            (Some(true), Some(true))
+        );
     }
 }

@@ -698,12 +698,17 @@ pub(crate) fn run(command: Command) -> Result<()> {
         );
     }
     if let Some(chat) = info.chat_template {
+        let tools = match info.chat_tools {
+            Some(true) => ", with a place for tools",
+            Some(false) => ", without a place for tools (agent mode's tools do not reach it)",
+            None => "",
+        };
         println!(
             "  chat template                {}",
             if chat {
-                "yes (an instruction-tuned model)"
+                format!("yes (an instruction-tuned model){tools}")
             } else {
-                "no"
+                "none of its own (the server's default)".to_owned()
             }
         );
     }
