@@ -68,11 +68,16 @@ impl Fit {
         let mut cached = self.info.lock().await;
         let mut silent = None;
         if cached.0.is_none() && cached.1.is_none_or(|at| at.elapsed() >= ASK_AGAIN) {
-            cached.1 = Some(Instant::now());
+            // Only an answer or a failure counts as asked: a request dropped while it waits
+            // here (a keystroke superseded, a warming stopped) leaves the next one to ask.
             match backend.server_info(DESCRIBE_LIMIT).await {
                 Ok(info) => cached.0 = Some(info),
-                Err(e @ BackendError::Timeout { .. }) => silent = Some(e),
-                Err(_) => {}
+                Err(e) => {
+                    cached.1 = Some(Instant::now());
+                    if matches!(e, BackendError::Timeout { .. }) {
+                        silent = Some(e);
+                    }
+                }
             }
         }
         (cached.0.clone(), silent)

@@ -69,6 +69,10 @@ impl Pipeline {
         }
         let mut backend = self.backend.clone();
         backend.kind = shape.kind;
+        // Reading the whole prompt is the point, and nothing is generated until it is read: the
+        // time-to-first-token limit meant for suggestions would end every warming of a prompt
+        // that takes longer to read than it allows.
+        backend.first_token_timeout = None;
         let context_size = fit::ollama_context(&self.backend, info.as_ref())
             .or_else(|| info.as_ref().and_then(|i| i.context_size));
         let max_tokens = self.settings.max_tokens;

@@ -220,7 +220,18 @@ fn the_language_server_warms_the_cache_on_open_then_completes_with_a_real_model(
     let orders = std::fs::read_to_string(shop.join("orders.py")).unwrap();
     let cart = std::fs::read_to_string(shop.join("cart.py")).unwrap();
     let uri = |name: &str| format!("file://{}", shop.join(name).display());
-    let mut lsp = super::servers::Lsp::start(&["--endpoint", &server.url]);
+    // A first-token limit far shorter than reading the document takes: the warming must not be
+    // held to it (it generates nothing until all is read), while completions still are.
+    let home = home("lsp");
+    let config = home.join("lsp.toml");
+    std::fs::write(&config, "[backend]\nfirst_token_timeout_seconds = 1.0\n").unwrap();
+    let mut lsp = super::servers::Lsp::start(&[
+        "--endpoint",
+        &server.url,
+        "--config",
+        &config.display().to_string(),
+    ]);
+    lsp.watchdog(std::time::Duration::from_secs(120));
     lsp.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
     );
@@ -264,4 +275,5 @@ fn the_language_server_warms_the_cache_on_open_then_completes_with_a_real_model(
         read * 5.0 < warming,
         "the first completion read {read} tokens of the {warming} read ahead: the warming did not help"
     );
+    let _ = std::fs::remove_dir_all(&home);
 }

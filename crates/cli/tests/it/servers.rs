@@ -437,6 +437,16 @@ impl Lsp {
         Lsp { child, reader }
     }
 
+    /// Stops the language server after `after`, so that a test waiting for a message that
+    /// never comes fails instead of hanging.
+    pub(crate) fn watchdog(&self, after: std::time::Duration) {
+        let pid = self.child.id();
+        std::thread::spawn(move || {
+            std::thread::sleep(after);
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        });
+    }
+
     pub(crate) fn send(&mut self, message: serde_json::Value) {
         let body = message.to_string();
         let stdin = self.child.stdin.as_mut().unwrap();
@@ -448,7 +458,8 @@ impl Lsp {
         let mut length = 0;
         loop {
             let mut line = String::new();
-            self.reader.read_line(&mut line).unwrap();
+            let read = self.reader.read_line(&mut line).unwrap();
+            assert!(read > 0, "the language server closed its output");
             if let Some(n) = line.strip_prefix("Content-Length:") {
                 length = n.trim().parse().unwrap();
             }
