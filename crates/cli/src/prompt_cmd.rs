@@ -27,6 +27,10 @@ pub(crate) struct Args {
     /// text (for people) or json (the contract's response).
     #[arg(long, default_value = "text")]
     format: Format,
+    /// Also write the prompt as a self-contained HTML page to FILE (every part as sent with its
+    /// tokens, every element considered and why), for a browser, with no server.
+    #[arg(long, value_name = "FILE", conflicts_with = "batch")]
+    html: Option<PathBuf>,
     /// Override the request's tokenizer: cl100k_base, o200k_base, approximate.
     #[arg(long)]
     tokenizer: Option<String>,
@@ -87,11 +91,38 @@ pub(crate) fn run(args: Args) -> Result<()> {
     };
     apply_overrides(&args, &mut request.options);
     let prompt = assemble_excluding(&mut request)?;
+    if let Some(path) = &args.html {
+        let title = match &args.location {
+            Some(l) => l.clone(),
+            None => request.document.path.clone(),
+        };
+        write_html(
+            path,
+            &prompt,
+            &prompt::html::PageFacts {
+                title,
+                budget: Some(request.options.max_prompt_tokens),
+                sections: Vec::new(),
+            },
+        )?;
+    }
     let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&prompt)?)?,
         Format::Text => write!(out, "{}", prompt::render_text(&prompt))?,
     }
+    Ok(())
+}
+
+/// Writes the prompt's HTML page to `path`, and says where on standard error.
+pub(crate) fn write_html(
+    path: &std::path::Path,
+    prompt: &prompt::Prompt,
+    facts: &prompt::html::PageFacts,
+) -> Result<()> {
+    std::fs::write(path, prompt::html::render_html(prompt, facts))
+        .with_context(|| format!("could not write the HTML page to {}", path.display()))?;
+    eprintln!("pilotfish: wrote the prompt's page to {}", path.display());
     Ok(())
 }
 

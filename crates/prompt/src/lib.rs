@@ -24,6 +24,7 @@ mod components;
 mod display;
 pub mod elision;
 pub mod fim;
+pub mod html;
 pub mod legacy;
 pub mod recent_edits;
 pub mod request;

@@ -101,6 +101,49 @@ fn the_main_command_prints_the_prompt() {
     assert!(text.contains("included SimilarFile"));
 }
 
+/// `prompt --html FILE` writes the same prompt as a page a browser opens with no server: the
+/// parts with their tokens and the budget, every element with why.
+#[test]
+fn the_prompt_as_a_page() {
+    let page = std::env::temp_dir().join(format!("pilotfish-prompt-{}.html", std::process::id()));
+    let out = pilotfish(
+        &[
+            "prompt",
+            "examples/shop/orders.py:31:13",
+            "--open",
+            "examples/shop/cart.py",
+            "--html",
+            &page.display().to_string(),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("data-budget=7692"), "{html}");
+    assert!(html.contains("Outline of examples/shop/cart.py:"));
+    assert!(html.contains("<td>Definition</td><td>examples/shop/cart.py</td>"));
+    assert!(html.contains("why: "));
+    let _ = std::fs::remove_file(&page);
+    // A page where it cannot be written is a clear error.
+    let out = pilotfish(
+        &[
+            "prompt",
+            "examples/shop/orders.py:31:13",
+            "--html",
+            "/nonexistent/dir/p.html",
+        ],
+        b"",
+    );
+    assert_clean_failure(
+        &out,
+        "could not write the HTML page to /nonexistent/dir/p.html",
+    );
+}
+
 #[test]
 fn json_output_follows_the_contract() {
     let out = pilotfish(

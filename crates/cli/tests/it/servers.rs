@@ -234,6 +234,44 @@ fn a_hung_server_ends_complete_within_ten_seconds_by_default() {
     );
 }
 
+/// The prompt's page is written for a request that failed too (when it is most needed): the
+/// parts as sent, every element, the request and the error, and nothing that loads anything.
+#[test]
+fn complete_writes_the_prompts_page_even_when_the_server_fails() {
+    let (url, _hold) = hung_server();
+    let config = temp_file(
+        "hung-html.toml",
+        format!("[backend]\nendpoint = \"{url}\"\nfirst_token_timeout_seconds = 0.5\n").as_bytes(),
+    );
+    let page = std::env::temp_dir().join(format!("pilotfish-page-{}.html", std::process::id()));
+    let out = pilotfish(
+        &[
+            "complete",
+            CURSOR,
+            "--config",
+            &config.display().to_string(),
+            "--html",
+            &page.display().to_string(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).expect("the page is written");
+    for part in [
+        "data-part=\"prefix\"",
+        "data-part=\"suffix\"",
+        "Every element considered",
+        "BeforeCursor",
+        "The request",
+        "time-to-first-token",
+        "default-src 'none'",
+    ] {
+        assert!(html.contains(part), "{part} missing from the page");
+    }
+    assert!(!html.contains("src=") && !html.contains("href="));
+    let _ = std::fs::remove_file(&page);
+}
+
 #[test]
 fn advice_names_the_fix_for_the_backend_and_where_the_setting_came_from() {
     let run = |args: &[&str]| pilotfish(&[&["complete", CURSOR][..], args].concat(), b"");
