@@ -153,6 +153,12 @@ impl Fit {
     }
 }
 
+/// The context size the prompt is fitted to: what is asked of Ollama, else what the server
+/// said.
+pub(crate) fn context_size(backend: &Backend, info: Option<&ServerInfo>) -> Option<u32> {
+    ollama_context(backend, info).or_else(|| info.and_then(|i| i.context_size))
+}
+
 /// The context size to ask of a server that takes it per request: Ollama runs a model with
 /// 2,048 tokens unless told, which silently cuts long prompts, so it is told the model's own
 /// size, capped at Copilot's whole window to keep memory in check.

@@ -402,9 +402,7 @@ impl Pipeline {
             trace.notes.push(LLAMA_SUFFIX_IGNORED.to_owned());
         }
         backend.context_size = fit::ollama_context(&self.backend, info.as_ref());
-        let context_size = backend
-            .context_size
-            .or_else(|| info.as_ref().and_then(|i| i.context_size));
+        let context_size = fit::context_size(&self.backend, info.as_ref());
         let tokenizes = info.as_ref().is_some_and(|i| i.tokenizes);
         let max_tokens = self.settings.max_tokens;
         let mut asked = self

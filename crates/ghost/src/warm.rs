@@ -73,8 +73,7 @@ impl Pipeline {
         // time-to-first-token limit meant for suggestions would end every warming of a prompt
         // that takes longer to read than it allows.
         backend.first_token_timeout = None;
-        let context_size = fit::ollama_context(&self.backend, info.as_ref())
-            .or_else(|| info.as_ref().and_then(|i| i.context_size));
+        let context_size = fit::context_size(&self.backend, info.as_ref());
         let max_tokens = self.settings.max_tokens;
         let asked = self
             .settings

@@ -47,13 +47,7 @@ pub fn render_text(prompt: &Prompt) -> String {
     }
     rule(&mut out, "elements");
     for e in &prompt.elements {
-        let status = if !e.included {
-            "dropped"
-        } else if e.included_tokens < e.tokens {
-            "cut"
-        } else {
-            "included"
-        };
+        let status = e.status();
         let _ = write!(
             out,
             "{:<8} {:<14} {:>6} tok",
@@ -76,12 +70,7 @@ pub fn render_text(prompt: &Prompt) -> String {
             let first = e.text.lines().next().unwrap_or_default().trim();
             let _ = writeln!(out, "         {first}");
             if !e.why.is_empty() {
-                let parts: Vec<String> = e
-                    .why
-                    .iter()
-                    .map(|p| format!("{} {:+.2}", p.signal, p.value))
-                    .collect();
-                let _ = writeln!(out, "         why: {}", parts.join(", "));
+                let _ = writeln!(out, "         why: {}", e.why_text());
             }
         }
     }

@@ -166,13 +166,7 @@ fn elements(out: &mut String, prompt: &Prompt) {
          <th>tokens</th><th>sent</th><th>score</th><th>what and why</th></tr>",
     );
     for e in &prompt.elements {
-        let status = if !e.included {
-            "dropped"
-        } else if e.included_tokens < e.tokens {
-            "cut"
-        } else {
-            "included"
-        };
+        let status = e.status();
         let what = match e.kind {
             ElementKind::Definition => e.text.lines().next().unwrap_or_default().trim().to_owned(),
             _ => String::new(),
@@ -182,16 +176,7 @@ fn elements(out: &mut String, prompt: &Prompt) {
             let _ = write!(cell, "<div class=why>{}</div>", escape(reason));
         }
         if !e.why.is_empty() {
-            let parts: Vec<String> = e
-                .why
-                .iter()
-                .map(|p| format!("{} {:+.2}", p.signal, p.value))
-                .collect();
-            let _ = write!(
-                cell,
-                "<div class=why>why: {}</div>",
-                escape(&parts.join(", "))
-            );
+            let _ = write!(cell, "<div class=why>why: {}</div>", escape(&e.why_text()));
         }
         let _ = write!(
             out,

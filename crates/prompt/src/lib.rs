@@ -94,6 +94,28 @@ pub struct Element {
     pub why: Vec<retrieval::rank::ScorePart>,
 }
 
+impl Element {
+    /// `included`, `cut` (only part of it went in) or `dropped`, as people are shown it.
+    pub fn status(&self) -> &'static str {
+        if !self.included {
+            "dropped"
+        } else if self.included_tokens < self.tokens {
+            "cut"
+        } else {
+            "included"
+        }
+    }
+
+    /// The parts of its score in words (`signal +1.23, ...`), for a ranked definition.
+    pub fn why_text(&self) -> String {
+        self.why
+            .iter()
+            .map(|p| format!("{} {:+.2}", p.signal, p.value))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 pub enum ElementKind {
     PathMarker,

@@ -13,25 +13,31 @@ use std::{
     time::{Duration, Instant},
 };
 
+/// The lines a tools script prints (its progress goes to standard error, shown as it comes).
+fn run_tool(script: &str, why: &str) -> Vec<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tools")
+        .join(script);
+    let out = std::process::Command::new("bash")
+        .arg(&path)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap_or_else(|e| panic!("tools/{script} could not run: {e}"));
+    assert!(out.status.success(), "tools/{script} failed: {why}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
 /// The llama-server binary and the test model, built or taken from the cache once per run.
 pub fn llama_paths() -> &'static (PathBuf, PathBuf) {
     static PATHS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     PATHS.get_or_init(|| {
-        let script =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/llama-server.sh");
-        let out = std::process::Command::new("bash")
-            .arg(&script)
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .expect("tools/llama-server.sh runs");
-        assert!(
-            out.status.success(),
-            "tools/llama-server.sh failed: the backend tests need llama-server"
-        );
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        let lines: Vec<&str> = stdout.lines().collect();
+        let lines = run_tool("llama-server.sh", "the backend tests need llama-server");
         let [.., server, model] = lines.as_slice() else {
-            panic!("tools/llama-server.sh printed {stdout:?}")
+            panic!("tools/llama-server.sh printed {lines:?}")
         };
         (PathBuf::from(server), PathBuf::from(model))
     })
@@ -41,20 +47,9 @@ pub fn llama_paths() -> &'static (PathBuf, PathBuf) {
 pub fn smollm2_path() -> &'static PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
-        let script =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/smollm2.sh");
-        let out = std::process::Command::new("bash")
-            .arg(&script)
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .expect("tools/smollm2.sh runs");
-        assert!(
-            out.status.success(),
-            "tools/smollm2.sh failed: the real-model tests need SmolLM2"
-        );
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        let Some(model) = stdout.lines().last() else {
-            panic!("tools/smollm2.sh printed {stdout:?}")
+        let lines = run_tool("smollm2.sh", "the real-model tests need SmolLM2");
+        let Some(model) = lines.last() else {
+            panic!("tools/smollm2.sh printed nothing")
         };
         PathBuf::from(model)
     })

@@ -6,7 +6,6 @@
 //! are told apart from those of tests running beside it.
 
 use std::{
-    io::{BufRead, BufReader, Write},
     path::{Path, PathBuf},
     process::{Command, Output, Stdio},
     time::{Duration, Instant},
@@ -310,75 +309,34 @@ fn the_managed_server_is_refused_with_the_fix() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A minimal LSP client over `pilotfish lsp`'s standard input and output.
+/// The shared LSP client, started with this test's cache, with requests numbered for it.
 struct Lsp {
-    child: std::process::Child,
-    reader: BufReader<std::process::ChildStdout>,
+    inner: super::servers::Lsp,
     next_id: i64,
 }
 
 impl Lsp {
     fn start(cache: &Path, args: &[&str]) -> Lsp {
-        let mut child = pilotfish(cache)
-            .arg("lsp")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let reader = BufReader::new(child.stdout.take().unwrap());
+        let mut command = pilotfish(cache);
+        command.arg("lsp").args(args);
         Lsp {
-            child,
-            reader,
+            inner: super::servers::Lsp::spawn(command),
             next_id: 0,
         }
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        let stdin = self.child.stdin.as_mut().unwrap();
-        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn read(&mut self) -> Value {
-        let mut length = 0;
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.reader.read_line(&mut line).unwrap() > 0,
-                "the server ended"
-            );
-            if let Some(n) = line.strip_prefix("Content-Length:") {
-                length = n.trim().parse().unwrap();
-            }
-            if line == "\r\n" {
-                break;
-            }
-        }
-        let mut body = vec![0; length];
-        std::io::Read::read_exact(&mut self.reader, &mut body).unwrap();
-        serde_json::from_slice(&body).unwrap()
     }
 
     /// Sends a request; its answer, and the messages that came before it.
     fn request(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
         self.next_id += 1;
         let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let mut seen = Vec::new();
-        loop {
-            let m = self.read();
-            if m["id"] == id && m.get("method").is_none() {
-                return (m, seen);
-            }
-            seen.push(m);
-        }
+        self.inner
+            .send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.inner.answer(id)
     }
 
     fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+        self.inner
+            .send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
     /// An inline completion at the end of the document's second line; its answer.
@@ -405,13 +363,6 @@ impl Lsp {
             json!({"settings": {"pilotfish": {"backend": backend}}}),
         );
         self.request("pilotfish/stats", json!({})).1
-    }
-}
-
-impl Drop for Lsp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -471,7 +422,7 @@ fn the_language_server_keeps_one_managed_server_and_replaces_it_when_the_model_c
     // The end of the session ends the server.
     lsp.request("shutdown", Value::Null);
     lsp.notify("exit", Value::Null);
-    let status = lsp.child.wait().unwrap();
+    let status = lsp.inner.child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
     assert_eq!(servers_of(&second), Vec::<u32>::new(), "no server is left");
     let _ = std::fs::remove_dir_all(&dir);
@@ -486,8 +437,8 @@ fn a_killed_pilotfish_takes_its_server_with_it() {
     let (init, _) = lsp.request("initialize", json!({"capabilities": {}}));
     assert!(init["error"].is_null(), "{init}");
     assert_eq!(servers_of(&model).len(), 1);
-    lsp.child.kill().unwrap();
-    lsp.child.wait().unwrap();
+    lsp.inner.child.kill().unwrap();
+    lsp.inner.child.wait().unwrap();
     let left = wait_for_servers(&model, 0, Duration::from_secs(10));
     assert_eq!(left, Vec::<u32>::new(), "the server outlived pilotfish");
     let _ = std::fs::remove_dir_all(&dir);

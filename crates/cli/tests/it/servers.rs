@@ -457,15 +457,20 @@ fn small_mistakes_get_clear_errors() {
 /// A minimal LSP client over `pilotfish lsp`'s standard input and output: writes framed
 /// messages, reads framed answers.
 pub(crate) struct Lsp {
-    child: std::process::Child,
+    pub(crate) child: std::process::Child,
     reader: BufReader<std::process::ChildStdout>,
 }
 
 impl Lsp {
     pub(crate) fn start(args: &[&str]) -> Lsp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pilotfish"))
-            .arg("lsp")
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pilotfish"));
+        command.arg("lsp").args(args);
+        Lsp::spawn(command)
+    }
+
+    /// A language server from a command the caller prepared (its environment, its flags).
+    pub(crate) fn spawn(mut command: Command) -> Lsp {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

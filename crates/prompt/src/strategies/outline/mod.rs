@@ -77,10 +77,14 @@ pub(crate) fn assemble(
     let stable = options.layout == Layout::Stable;
     // The stable layout counts the prefix's anchor in the text up to the cursor as sent (line
     // endings normalized), and starts the prefix at a line's start.
-    let upto = if stable {
-        normalize_line_endings(&doc.text[..cursor])
+    // Copied only where line endings change: this runs on every keystroke over the whole text
+    // before the cursor.
+    let upto: std::borrow::Cow<'_, str> = if !stable {
+        "".into()
+    } else if doc.text[..cursor].contains('\r') {
+        normalize_line_endings(&doc.text[..cursor]).into()
     } else {
-        String::new()
+        doc.text[..cursor].into()
     };
     let (before, before_start) = if stable {
         let capped = utf16::last_units(&upto, max_chars);
