@@ -116,7 +116,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
             }
             if let Some(path) = &args.html {
                 let failed = vec![("error".to_owned(), error.to_string())];
-                html_page(path, &args, &trace, &endpoint, kind, failed)?;
+                html_page(path, &args, &trace, pipeline.backend(), failed)?;
             }
             print_notes(&trace.notes);
             return Err(anyhow::Error::new(BackendFailure(error)));
@@ -126,19 +126,13 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let trace = &outcome.trace;
     print_notes(&trace.notes);
     if let Some(path) = &args.html {
-        let answers = outcome
-            .suggestions
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (format!("suggestion {}", i + 1), s.text.clone()))
-            .chain(
-                outcome
-                    .skipped
-                    .iter()
-                    .map(|w| ("not asked".to_owned(), w.clone())),
-            )
-            .collect();
-        html_page(path, &args, trace, &endpoint, kind, answers)?;
+        html_page(
+            path,
+            &args,
+            trace,
+            pipeline.backend(),
+            ghost::inspect::answers(&outcome),
+        )?;
     }
     if let Some(reason) = trace
         .prompt
@@ -237,66 +231,17 @@ fn html_page(
     path: &std::path::Path,
     args: &Args,
     trace: &ghost::Trace,
-    endpoint: &str,
-    kind: backends::Kind,
+    backend: &backends::Backend,
     answers: Vec<(String, String)>,
 ) -> Result<()> {
-    let Some(prompt) = &trace.prompt else {
+    let title = args.location.as_deref().unwrap_or("the request");
+    let Some(page) = ghost::inspect::page(trace, backend, title, answers) else {
         bail!(
             "no prompt was built, so there is no page to write to {}",
             path.display()
         );
     };
-    let kind = trace.shape.as_ref().map_or(kind, |s| s.kind);
-    let mut request = vec![
-        (
-            "endpoint".to_owned(),
-            format!("{endpoint} ({})", kind.name()),
-        ),
-        (
-            "multi-line".to_owned(),
-            format!("{}: {}", trace.multiline, trace.multiline_reason),
-        ),
-    ];
-    if let Some(shape) = &trace.shape {
-        request.push(("request".to_owned(), shape.describe()));
-    }
-    if let Some(r) = &trace.backend_request {
-        request.push((
-            "sampling".to_owned(),
-            format!(
-                "max_tokens {}, temperature {}, stops {:?}",
-                r.max_tokens, r.temperature, r.stop
-            ),
-        ));
-    }
-    for note in &trace.notes {
-        request.push(("note".to_owned(), note.clone()));
-    }
-    let ms = |v: Option<f64>| v.map_or("none".to_owned(), |t| format!("{t:.1} ms"));
-    let timings = vec![
-        ("prompt assembly".to_owned(), ms(trace.assembly_ms)),
-        ("first token".to_owned(), ms(trace.first_token_ms)),
-        ("total".to_owned(), format!("{:.1} ms", trace.total_ms)),
-        ("requests".to_owned(), trace.attempts.to_string()),
-    ];
-    let title = args
-        .location
-        .clone()
-        .unwrap_or_else(|| "the request".to_owned());
-    crate::prompt_cmd::write_html(
-        path,
-        prompt,
-        &prompt::html::PageFacts {
-            title,
-            budget: trace.max_prompt_tokens,
-            sections: vec![
-                ("The request".to_owned(), request),
-                ("Timings".to_owned(), timings),
-                ("The answer".to_owned(), answers),
-            ],
-        },
-    )
+    crate::prompt_cmd::write_page(path, &page)
 }
 
 /// How the prompt was fitted to the model, and warnings about the server, on standard error.

@@ -120,7 +120,12 @@ pub(crate) fn write_html(
     prompt: &prompt::Prompt,
     facts: &prompt::html::PageFacts,
 ) -> Result<()> {
-    std::fs::write(path, prompt::html::render_html(prompt, facts))
+    write_page(path, &prompt::html::render_html(prompt, facts))
+}
+
+/// Writes a prompt's page to `path`, and says where on standard error.
+pub(crate) fn write_page(path: &std::path::Path, page: &str) -> Result<()> {
+    std::fs::write(path, page)
         .with_context(|| format!("could not write the HTML page to {}", path.display()))?;
     eprintln!("pilotfish: wrote the prompt's page to {}", path.display());
     Ok(())

@@ -11,6 +11,7 @@
 
 mod clean;
 mod fit;
+pub mod inspect;
 pub mod multiline;
 mod outcome;
 pub mod shape;

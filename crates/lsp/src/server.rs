@@ -21,6 +21,8 @@ use crate::{
     transport::{Decoder, Frame, encode},
 };
 
+mod inspect;
+
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
@@ -81,6 +83,13 @@ enum Stop {
     Cancelled,
 }
 
+/// The document and cursor a request names, and whether it names a version already passed.
+struct Located {
+    uri: String,
+    offset: usize,
+    stale: bool,
+}
+
 struct Pending {
     id: Value,
     stop: oneshot::Sender<Stop>,
@@ -133,6 +142,8 @@ struct Server {
     next_uuid: u64,
     status: Arc<Mutex<StatusState>>,
     latencies: Arc<Mutex<Latencies>>,
+    /// The last completion's prompt and request, for `pilotfish/inspect`.
+    last: Arc<inspect::LastRequest>,
     user: String,
 }
 
@@ -183,6 +194,7 @@ where
         next_uuid: 0,
         status: Arc::new(Mutex::new(StatusState::default())),
         latencies: Arc::new(Mutex::new(Latencies::default())),
+        last: Arc::default(),
         user: std::env::var("USER").unwrap_or_else(|_| "local".to_owned()),
     };
     let mut decoder = Decoder::default();
@@ -321,6 +333,7 @@ impl Server {
                 }
                 self.respond(id, Value::Null);
             }
+            "pilotfish/inspect" => self.inspect(id, &params),
             "pilotfish/stats" => {
                 let stats = serde_json::to_value(self.pipeline.stats()).unwrap_or_default();
                 let latency = lock(&self.latencies).summary();
@@ -590,10 +603,9 @@ impl Server {
         }
     }
 
-    fn complete(&mut self, id: Value, params: &Value, flavor: Flavor, candidates: u32) {
-        self.stop_warming();
-        // Copilot's plugins send `doc` (with the position and version inside); LSP clients
-        // `textDocument` and `position`.
+    /// The document and cursor a request names: Copilot's plugins send `doc` (with the
+    /// position and version inside), LSP clients `textDocument` and `position`.
+    fn locate(&self, params: &Value) -> Result<Located, String> {
         let doc = if params["doc"].is_object() {
             &params["doc"]
         } else {
@@ -605,36 +617,43 @@ impl Server {
             &doc["position"]
         };
         let Some(uri) = doc["uri"].as_str().map(str::to_owned) else {
-            return self.send_error(id, INVALID_PARAMS, "the request names no document (`uri`)");
+            return Err("the request names no document (`uri`)".to_owned());
         };
-        let empty = |s: &Server, id: Value| s.respond(id, empty_result(flavor));
         let Some(document) = self.docs.get(&uri) else {
-            return self.send_error(
-                id,
-                INVALID_PARAMS,
-                &format!("{uri} is not open: send textDocument/didOpen first"),
-            );
+            return Err(format!(
+                "{uri} is not open: send textDocument/didOpen first"
+            ));
         };
-        // A request about a version the server has moved past gets nothing, not an error.
-        if let Some(v) = doc["version"].as_i64()
-            && v != document.version
-        {
-            return empty(self, id);
-        }
+        let stale = doc["version"]
+            .as_i64()
+            .is_some_and(|v| v != document.version);
         let (Some(line), Some(character)) =
             (position["line"].as_u64(), position["character"].as_u64())
         else {
-            return self.send_error(id, INVALID_PARAMS, "the request has no `position`");
+            return Err("the request has no `position`".to_owned());
         };
-        let offset = match to_offset(
+        let offset = to_offset(
             &document.text,
             line as usize,
             character as usize,
             self.encoding,
-        ) {
-            Ok(o) => o,
-            Err(e) => return self.send_error(id, INVALID_PARAMS, &e.to_string()),
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(Located { uri, offset, stale })
+    }
+
+    fn complete(&mut self, id: Value, params: &Value, flavor: Flavor, candidates: u32) {
+        self.stop_warming();
+        let empty = |s: &Server, id: Value| s.respond(id, empty_result(flavor));
+        let Located { uri, offset, stale } = match self.locate(params) {
+            Ok(l) => l,
+            Err(message) => return self.send_error(id, INVALID_PARAMS, &message),
         };
+        // A request about a version the server has moved past gets nothing, not an error.
+        if stale {
+            return empty(self, id);
+        }
+        let document = self.docs.get(&uri).expect("located");
         if (self.config.excluded)(&document.path) {
             return empty(self, id);
         }
@@ -644,6 +663,7 @@ impl Server {
             .as_deref()
             .and_then(|root| (self.config.files)(root));
         let text = document.text.clone();
+        let path = document.path.clone();
         let version = document.version;
         if let Some(previous) = self.pending.remove(&uri) {
             let _ = previous.stop.send(Stop::Superseded);
@@ -664,6 +684,7 @@ impl Server {
         let out = self.out.clone();
         let latencies = self.latencies.clone();
         let status = self.status.clone();
+        let last = self.last.clone();
         let encoding = self.encoding;
         let uuid_base = self.next_uuid;
         self.next_uuid += u64::from(candidates);
@@ -689,6 +710,7 @@ impl Server {
                 uuid_base,
             };
             let reply = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+            let mut recorded = None;
             let message = match outcome {
                 Err(Stop::Cancelled) => Some(json!({"jsonrpc": "2.0", "id": id,
                     "error": {"code": REQUEST_CANCELLED, "message": "cancelled"}})),
@@ -697,9 +719,16 @@ impl Server {
                 }
                 Ok(Err(e)) => {
                     report_failure(&out, &status, &e);
+                    // A failed request is when its prompt is most worth seeing.
+                    if let ghost::PipelineError::Backend { error, trace } = &e {
+                        recorded = Some((
+                            (**trace).clone(),
+                            vec![("error".to_owned(), error.to_string())],
+                        ));
+                    }
                     (flavor != Flavor::Panel).then(|| reply(empty_result(flavor)))
                 }
-                Ok(Ok(outcome)) => {
+                Ok(Ok(mut outcome)) => {
                     update_status(&out, &status, |s| {
                         s.error = None;
                         // After a success, the next outage is news again.
@@ -719,7 +748,7 @@ impl Server {
                                 "params": {"type": 2, "message": format!("pilotfish: {note}")}}));
                         }
                     }
-                    match flavor {
+                    let message = match flavor {
                         Flavor::Inline => Some(reply(inline_items(&outcome, &place))),
                         Flavor::Copilot => Some(reply(copilot_items(&outcome, &place))),
                         Flavor::Panel => {
@@ -732,7 +761,10 @@ impl Server {
                             }
                             None
                         }
-                    }
+                    };
+                    let answers = ghost::inspect::answers(&outcome);
+                    recorded = Some((std::mem::take(&mut outcome.trace), answers));
+                    message
                 }
             };
             if flavor == Flavor::Panel {
@@ -741,6 +773,9 @@ impl Server {
             }
             if let Some(message) = message {
                 let _ = out.send(message);
+            }
+            if let Some((trace, answers)) = recorded {
+                last.record((path, text, offset), trace, answers, &pipeline);
             }
             update_status(&out, &status, |s| s.busy = s.busy.saturating_sub(1));
             lock(&latencies).push(arrived.elapsed());

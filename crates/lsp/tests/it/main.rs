@@ -3,5 +3,6 @@
 //! scripted loopback fake from `test-utils` where answers must be known.
 
 mod client;
+mod inspect;
 mod protocol;
 mod robustness;
