@@ -1,0 +1,56 @@
+// What the extension passes to `pilotfish lsp`: the command line, and the settings object
+// whose keys are those of pilotfish's configuration file (`[backend]`, `[completion]`).
+
+/** The part of VS Code's configuration the extension reads (`pilotfish.*`). */
+export interface ExtensionSettings {
+  enable: boolean;
+  path: string;
+  backend: string;
+  endpoint: string;
+  model: string;
+  strategy: string;
+  gguf: string;
+  args: string[];
+}
+
+/** Reads `pilotfish.*` from anything shaped like `vscode.WorkspaceConfiguration`. */
+export function readSettings(config: { get<T>(key: string): T | undefined }): ExtensionSettings {
+  const text = (key: string) => (config.get<string>(key) ?? '').trim();
+  const args = config.get<string[]>('args');
+  return {
+    enable: config.get<boolean>('enable') ?? true,
+    path: text('path'),
+    backend: text('backend'),
+    endpoint: text('endpoint'),
+    model: text('model'),
+    strategy: text('strategy'),
+    gguf: text('gguf'),
+    args: Array.isArray(args) ? args.filter((a) => typeof a === 'string') : [],
+  };
+}
+
+/** The server's command line: the binary from `pilotfish.path`, else `pilotfish` on PATH. */
+export function serverCommand(s: ExtensionSettings): { command: string; args: string[] } {
+  return { command: s.path || 'pilotfish', args: ['lsp', ...s.args] };
+}
+
+/**
+ * The settings object the server takes (as `initializationOptions`, in
+ * `workspace/didChangeConfiguration` and as the answer to `workspace/configuration`). An empty
+ * setting is left out, so the configuration file's value, or pilotfish's default, holds.
+ */
+export function serverSettings(s: ExtensionSettings): Record<string, Record<string, string>> {
+  const backend: Record<string, string> = {};
+  if (s.backend) backend.kind = s.backend;
+  if (s.endpoint) backend.endpoint = s.endpoint;
+  if (s.model) backend.model = s.model;
+  if (s.gguf) backend.gguf = s.gguf;
+  const completion: Record<string, string> = {};
+  if (s.strategy) completion.strategy = s.strategy;
+  return { backend, completion };
+}
+
+/** Whether a change of settings needs a new server process rather than new settings. */
+export function needsRestart(before: ExtensionSettings, after: ExtensionSettings): boolean {
+  return before.path !== after.path || JSON.stringify(before.args) !== JSON.stringify(after.args);
+}
