@@ -14,7 +14,7 @@ use std::{
 };
 
 /// The lines a tools script prints (its progress goes to standard error, shown as it comes).
-fn run_tool(script: &str, why: &str) -> Vec<String> {
+pub fn run_tool(script: &str, why: &str) -> Vec<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tools")
         .join(script);
@@ -52,6 +52,39 @@ pub fn smollm2_path() -> &'static PathBuf {
             panic!("tools/smollm2.sh printed nothing")
         };
         PathBuf::from(model)
+    })
+}
+
+/// What the VS Code browser test runs: node 24, code-server with puppeteer-core, and the
+/// extension's `.vsix`, each installed or built once per machine by its tools script.
+#[derive(Debug)]
+pub struct VsCodeTools {
+    /// node 24's folder (`bin/node`).
+    pub node: PathBuf,
+    /// The folder holding code-server and puppeteer-core under `node_modules`.
+    pub code_server: PathBuf,
+    pub vsix: PathBuf,
+}
+
+pub fn vscode_tools() -> &'static VsCodeTools {
+    static TOOLS: OnceLock<VsCodeTools> = OnceLock::new();
+    TOOLS.get_or_init(|| {
+        let last = |script: &str, why: &str| {
+            let lines = run_tool(script, why);
+            PathBuf::from(
+                lines
+                    .last()
+                    .unwrap_or_else(|| panic!("tools/{script} printed nothing")),
+            )
+        };
+        VsCodeTools {
+            node: last("node24.sh", "the VS Code tests need node 24"),
+            code_server: last("code-server.sh", "the VS Code tests need code-server"),
+            vsix: last(
+                "vscode-extension.sh",
+                "the VS Code tests need the extension",
+            ),
+        }
     })
 }
 
@@ -136,6 +169,11 @@ impl LlamaServer {
             std::thread::sleep(Duration::from_millis(100));
         }
         LlamaServer { child, url }
+    }
+
+    /// The server's process id, for a test that stops it from another process.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn kill(&mut self) {

@@ -9,6 +9,7 @@ mod managed;
 mod real_model;
 mod servers;
 mod unbundle;
+mod vscode;
 
 use std::{
     io::Write,
