@@ -99,3 +99,20 @@ fn the_inspector_page_renders_in_headless_chromium_with_no_requests() {
     );
     assert!(out.contains("context-1, prefix, suffix"), "{out}");
 }
+
+#[test]
+fn the_extension_passes_its_settings_and_names_each_state() {
+    let tools = vscode_tools();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../editors/vscode");
+    let out = Command::new(tools.node.join("bin/node"))
+        .current_dir(&root)
+        .args(["--test", "test/unit.test.ts"])
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
