@@ -296,6 +296,19 @@ async function main() {
     }, 30);
     log(`status bar: ${stopped}`);
     await shot(page, '5-no-model-server');
+
+    // The commands: completions off and on again, and a new server.
+    const waitStatus = (what, test) =>
+      until(`the status bar to say ${what}`, async () => {
+        const t = await statusText(page);
+        return test(t) && t;
+      }, 30);
+    await runCommand(page, 'pilotfish: Toggle Completions');
+    log(`status bar: ${await waitStatus('off', (t) => t.includes('pilotfish: off'))}`);
+    await runCommand(page, 'pilotfish: Toggle Completions');
+    log(`status bar: ${await waitStatus('the error again', (t) => t.includes('no model server at'))}`);
+    await runCommand(page, 'pilotfish: Restart the Language Server');
+    log(`status bar: ${await waitStatus('ready', (t) => t.includes('pilotfish: ready'))}`);
     console.log('PASS');
   } catch (e) {
     if (page) await shot(page, 'failure').catch(() => {});
