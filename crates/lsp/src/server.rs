@@ -7,7 +7,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use ghost::{Ask, Outcome, Pipeline, Suggestion};
+use ghost::{Ask, Pipeline};
 use prompt::request::{DocumentJson, Position, RequestJson, Snapshot};
 use serde_json::{Value, json};
 use tokio::{
@@ -22,6 +22,11 @@ use crate::{
 };
 
 mod inspect;
+mod items;
+mod status;
+
+use items::{Placement, copilot_item, copilot_items, empty_result, inline_items};
+use status::{StatusState, report_failure, update_status};
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -828,163 +833,4 @@ impl Server {
             options: Default::default(),
         }
     }
-}
-
-/// What the status notifications report: the last error (until a request succeeds) and how
-/// many completions are under way.
-#[derive(Debug, Default)]
-struct StatusState {
-    error: Option<String>,
-    busy: usize,
-    /// The kinds of failure already shown to the user since the last success.
-    shown: std::collections::HashSet<String>,
-}
-
-/// Tells the user that a completion failed, in every way an editor may show it: a log line
-/// for each failure (`window/logMessage`, which every client keeps), a message for the first
-/// failure of a kind (`window/showMessage`, which Neovim, Helix and eglot show without any
-/// Copilot plugin), and Copilot's status notifications.
-fn report_failure(
-    out: &mpsc::UnboundedSender<Value>,
-    status: &Mutex<StatusState>,
-    e: &ghost::PipelineError,
-) {
-    let kind = match e {
-        ghost::PipelineError::Backend { error, .. } => error.kind_name(),
-        _ => "pipeline".to_owned(),
-    };
-    let message = format!("pilotfish: no completion: {e}");
-    let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
-        "params": {"type": 1, "message": message}}));
-    let first = lock(status).shown.insert(kind);
-    if first {
-        let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/showMessage",
-            "params": {"type": 1, "message": message}}));
-    }
-    update_status(out, status, |s| s.error = Some(e.to_string()));
-}
-
-/// Applies `change` and, when what the client sees changes, tells it in both protocols:
-/// `didChangeStatus` (kind, message, busy) and the legacy `statusNotification`.
-fn update_status(
-    out: &mpsc::UnboundedSender<Value>,
-    state: &Mutex<StatusState>,
-    change: impl FnOnce(&mut StatusState),
-) {
-    let mut s = lock(state);
-    let before = (s.error.clone(), s.busy > 0);
-    change(&mut s);
-    if before == (s.error.clone(), s.busy > 0) {
-        return;
-    }
-    let busy = s.busy > 0;
-    let (kind, message) = match &s.error {
-        Some(m) => ("Error", m.clone()),
-        None => ("Normal", String::new()),
-    };
-    let legacy = match (&s.error, busy) {
-        (Some(_), _) => "Error",
-        (None, true) => "InProgress",
-        (None, false) => "Normal",
-    };
-    let _ = out.send(json!({"jsonrpc": "2.0", "method": "didChangeStatus",
-        "params": {"kind": kind, "message": message, "busy": busy}}));
-    let _ = out.send(json!({"jsonrpc": "2.0", "method": "statusNotification",
-        "params": {"status": legacy, "message": message}}));
-}
-
-fn empty_result(flavor: Flavor) -> Value {
-    match flavor {
-        Flavor::Inline => json!({"items": []}),
-        Flavor::Copilot => json!({"completions": []}),
-        Flavor::Panel => json!({"solutionCountTarget": 0}),
-    }
-}
-
-/// Where suggestions go in the document as the client sees it.
-struct Placement<'a> {
-    text: &'a str,
-    offset: usize,
-    encoding: Encoding,
-    version: i64,
-    uuid_base: u64,
-}
-
-impl Placement<'_> {
-    /// The byte range a suggestion replaces: white space before the cursor, and part of the
-    /// rest of the line after it (both counted in UTF-16 units by the pipeline).
-    fn replaced(&self, s: &Suggestion) -> (usize, usize) {
-        let before = &self.text[..self.offset];
-        let mut start = self.offset;
-        let mut units = 0;
-        for c in before.chars().rev() {
-            if units >= s.replaces_before {
-                break;
-            }
-            units += c.len_utf16();
-            start -= c.len_utf8();
-        }
-        let rest = &self.text[self.offset..];
-        let line = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
-        let mut end = self.offset;
-        let mut units = 0;
-        for c in line.chars() {
-            if units >= s.replaces {
-                break;
-            }
-            units += c.len_utf16();
-            end += c.len_utf8();
-        }
-        (start, end)
-    }
-
-    fn position(&self, offset: usize) -> Value {
-        let (line, character) = to_position(self.text, offset, self.encoding);
-        json!({"line": line, "character": character})
-    }
-}
-
-fn inline_items(outcome: &Outcome, place: &Placement<'_>) -> Value {
-    let items: Vec<Value> = outcome
-        .suggestions
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let (start, end) = place.replaced(s);
-            json!({
-                "insertText": s.text,
-                "range": {"start": place.position(start), "end": place.position(end)},
-                "command": {"title": "Accept", "command": "github.copilot.didAcceptCompletionItem",
-                            "arguments": [format!("pilotfish-{}", place.uuid_base + i as u64)]},
-            })
-        })
-        .collect();
-    json!({ "items": items })
-}
-
-/// One suggestion as Copilot's plugins take it: the whole line from character 0, the range it
-/// replaces, and the part to show after the cursor.
-fn copilot_item(s: &Suggestion, place: &Placement<'_>, i: usize) -> Value {
-    let (start, end) = place.replaced(s);
-    let line_start = place.text[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
-    let whole = format!("{}{}", &place.text[line_start..start], s.text);
-    let (line, _) = to_position(place.text, place.offset, place.encoding);
-    json!({
-        "uuid": format!("pilotfish-{}", place.uuid_base + i as u64),
-        "text": whole,
-        "range": {"start": {"line": line, "character": 0}, "end": place.position(end)},
-        "displayText": s.text,
-        "position": place.position(place.offset),
-        "docVersion": place.version,
-    })
-}
-
-fn copilot_items(outcome: &Outcome, place: &Placement<'_>) -> Value {
-    let items: Vec<Value> = outcome
-        .suggestions
-        .iter()
-        .enumerate()
-        .map(|(i, s)| copilot_item(s, place, i))
-        .collect();
-    json!({ "completions": items })
 }
