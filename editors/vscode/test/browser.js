@@ -11,6 +11,7 @@
 //   ENDPOINT         a running llama-server (the real model)
 //   MODEL_PID        its process id, stopped near the end
 //   WORK             an empty folder for the workspace and code-server's state
+//   NO_BINARY        when set, PILOTFISH is missing: only the status bar's report is checked
 //   ARTIFACTS        where screenshots go
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
@@ -210,6 +211,17 @@ async function main() {
     );
     await page.keyboard.press('Enter');
     await page.waitForSelector('.editor-instance .view-lines', { visible: true });
+    if (process.env.NO_BINARY) {
+      // PILOTFISH names no binary: the server cannot start, and the status bar says so.
+      const t = await until('the status bar to say the server stopped', async () => {
+        const t = await statusText(page);
+        return t.includes('pilotfish: server stopped') && t;
+      }, 60);
+      log(`status bar: ${t}`);
+      await shot(page, 'no-binary');
+      console.log('PASS');
+      return;
+    }
     const ready = await until('the status bar to say pilotfish is ready', async () => {
       const t = await statusText(page);
       return t.includes('pilotfish: ready') && t;

@@ -116,3 +116,22 @@ fn the_extension_passes_its_settings_and_names_each_state() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_missing_binary_is_named_in_the_status_bar() {
+    let tools = vscode_tools();
+    let work = crate::temp_dir("vscode-no-binary");
+    let missing = work.join("no-such-pilotfish");
+    run_browser_script(
+        "browser.js",
+        &[
+            ("VSIX", tools.vsix.as_os_str()),
+            ("PILOTFISH", missing.as_os_str()),
+            ("ENDPOINT", "http://127.0.0.1:9".as_ref()),
+            ("MODEL_PID", "0".as_ref()),
+            ("NO_BINARY", "1".as_ref()),
+            ("WORK", work.as_os_str()),
+            ("ARTIFACTS", artifacts("no-binary").as_os_str()),
+        ],
+    );
+}
