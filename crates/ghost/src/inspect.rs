@@ -5,12 +5,10 @@
 
 use std::time::Instant;
 
-use backends::{Backend, Request};
+use backends::Backend;
 use prompt::request::RequestJson;
 
-use engine::params;
-
-use crate::{Pipeline, PipelineError, Trace, model_request};
+use crate::{Pipeline, PipelineError, Trace, sampled_request};
 
 impl Pipeline {
     /// The trace of a request for the cursor in `request` as far as the model: how it would be
@@ -57,14 +55,13 @@ impl Pipeline {
         )?;
         trace.assembly_ms = Some(assembly_started.elapsed().as_secs_f64() * 1e3);
         trace.max_prompt_tokens = Some(budget.tokens);
-        let stops = params::stops_for_language(&language);
-        trace.backend_request = Some(Request {
-            max_tokens: self.settings.max_tokens,
-            stop: stops.iter().map(|s| (*s).to_owned()).collect(),
-            temperature: params::temperature_for_samples(1) as f32,
-            top_p: params::TOP_P as f32,
-            ..model_request(&prompt, shape.fim)
-        });
+        trace.backend_request = Some(sampled_request(
+            &prompt,
+            shape.fim,
+            &language,
+            self.settings.max_tokens,
+            1,
+        ));
         trace.shape = Some(shape);
         trace.prompt = Some(prompt);
         trace.total_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -450,14 +450,13 @@ impl Pipeline {
                 trace.prompt = Some(prompt);
                 return Ok(self.skip(reason, trace, started));
             }
-            let stops = params::stops_for_language(&cursor.language);
-            let backend_request = Request {
+            let backend_request = sampled_request(
+                &prompt,
+                shape.fim,
+                &cursor.language,
                 max_tokens,
-                stop: stops.iter().map(|s| (*s).to_owned()).collect(),
-                temperature: params::temperature_for_samples(ask.candidates.max(1)) as f32,
-                top_p: params::TOP_P as f32,
-                ..model_request(&prompt, shape.fim)
-            };
+                ask.candidates,
+            );
             trace.prompt = Some(prompt);
             trace.backend_request = Some(backend_request.clone());
             // The stream continues the prompt, so its block is judged from where the prompt ends.
@@ -468,7 +467,7 @@ impl Pipeline {
                 cursor.model_prefix().len(),
             );
             self.state().stats.network += 1;
-            let stops: Vec<String> = stops.iter().map(|s| (*s).to_owned()).collect();
+            let stops = backend_request.stop.clone();
             let (answers, first_error) = self
                 .ask_model(
                     &backend,
@@ -826,6 +825,27 @@ const SILENT_SERVER_FIRST_TOKEN: Duration = Duration::from_secs(6);
 
 /// How long counting a prompt with the server's tokenizer may take before it is skipped.
 const COUNT_LIMIT: Duration = Duration::from_millis(500);
+
+/// The request for `prompt` with Copilot's sampling: the language's stops and the temperature
+/// for the number of candidates asked.
+fn sampled_request(
+    prompt: &prompt::Prompt,
+    fim: bool,
+    language: &str,
+    max_tokens: u32,
+    candidates: u32,
+) -> Request {
+    Request {
+        max_tokens,
+        stop: params::stops_for_language(language)
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
+        temperature: params::temperature_for_samples(candidates.max(1)) as f32,
+        top_p: params::TOP_P as f32,
+        ..model_request(prompt, fim)
+    }
+}
 
 /// The prompt as the backend takes it: prefix, suffix and context chunks for fill-in-the-middle
 /// (or the FIM template's one string), the whole prompt for a prefix-only continuation.

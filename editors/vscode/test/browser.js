@@ -129,20 +129,34 @@ function editorText(page) {
   );
 }
 
-async function runCommand(page, title) {
-  await page.keyboard.press('F1');
+/** Waits for pilotfish's status bar item to hold `needle`; returns its text. */
+function statusSays(page, needle, seconds = 30) {
+  return until(`the status bar to say "${needle}"`, async () => {
+    const t = await statusText(page);
+    return t.includes(needle) && t;
+  }, seconds);
+}
+
+/** Types `text` into the open quick input (Quick Open, the command palette) and picks the
+ * row that shows it. */
+async function pick(page, text) {
   const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
-  await input.type(title);
-  await until(`the command "${title}" in the palette`, () =>
+  await input.type(text);
+  await until(`"${text}" in the quick input`, () =>
     page.evaluate(
       (t) =>
         [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) =>
           (r.textContent || '').includes(t),
         ),
-      title,
+      text,
     ),
   );
   await page.keyboard.press('Enter');
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  await pick(page, title);
 }
 
 async function main() {
@@ -200,33 +214,16 @@ async function main() {
     await page.keyboard.down('Control');
     await page.keyboard.press('KeyP');
     await page.keyboard.up('Control');
-    const quick = await page.waitForSelector('.quick-input-widget input', { visible: true });
-    await quick.type('shapes.py');
-    await until('shapes.py in Quick Open', () =>
-      page.evaluate(() =>
-        [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) =>
-          (r.textContent || '').includes('shapes.py'),
-        ),
-      ),
-    );
-    await page.keyboard.press('Enter');
+    await pick(page, 'shapes.py');
     await page.waitForSelector('.editor-instance .view-lines', { visible: true });
     if (process.env.NO_BINARY) {
       // PILOTFISH names no binary: the server cannot start, and the status bar says so.
-      const t = await until('the status bar to say the server stopped', async () => {
-        const t = await statusText(page);
-        return t.includes('pilotfish: server stopped') && t;
-      }, 60);
-      log(`status bar: ${t}`);
+      log(`status bar: ${await statusSays(page, 'pilotfish: server stopped', 60)}`);
       await shot(page, 'no-binary');
       console.log('PASS');
       return;
     }
-    const ready = await until('the status bar to say pilotfish is ready', async () => {
-      const t = await statusText(page);
-      return t.includes('pilotfish: ready') && t;
-    }, 90);
-    log(`status bar: ${ready}`);
+    log(`status bar: ${await statusSays(page, 'pilotfish: ready', 90)}`);
     await shot(page, '1-ready');
 
     // Type at the end of the file: the body of rectangle_area.
@@ -302,25 +299,16 @@ async function main() {
     await page.click('.editor-instance .view-lines');
     await page.keyboard.press('End');
     await page.keyboard.type(' ', { delay: 40 });
-    const stopped = await until('the status bar to name the stopped server', async () => {
-      const t = await statusText(page);
-      return t.includes('no model server at') && t;
-    }, 30);
-    log(`status bar: ${stopped}`);
+    log(`status bar: ${await statusSays(page, 'no model server at')}`);
     await shot(page, '5-no-model-server');
 
     // The commands: completions off and on again, and a new server.
-    const waitStatus = (what, test) =>
-      until(`the status bar to say ${what}`, async () => {
-        const t = await statusText(page);
-        return test(t) && t;
-      }, 30);
     await runCommand(page, 'pilotfish: Toggle Completions');
-    log(`status bar: ${await waitStatus('off', (t) => t.includes('pilotfish: off'))}`);
+    log(`status bar: ${await statusSays(page, 'pilotfish: off')}`);
     await runCommand(page, 'pilotfish: Toggle Completions');
-    log(`status bar: ${await waitStatus('the error again', (t) => t.includes('no model server at'))}`);
+    log(`status bar: ${await statusSays(page, 'no model server at')}`);
     await runCommand(page, 'pilotfish: Restart the Language Server');
-    log(`status bar: ${await waitStatus('ready', (t) => t.includes('pilotfish: ready'))}`);
+    log(`status bar: ${await statusSays(page, 'pilotfish: ready')}`);
     console.log('PASS');
   } catch (e) {
     if (page) await shot(page, 'failure').catch(() => {});

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use test_utils::scripted::{Reply, ScriptedModel};
 
 use crate::client::{Client, config};
@@ -25,6 +25,15 @@ async fn ready(model: &ScriptedModel) -> Client {
     c
 }
 
+/// `method` for the cursor at `line`:`character` of `uri`.
+async fn at(c: &mut Client, method: &str, uri: &str, line: u32, character: u32) -> Value {
+    c.call(
+        method,
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_last_completion_is_shown_as_sent() {
     let model = ScriptedModel::start(vec![Reply::text("total(items)", 3)], Duration::ZERO).await;
@@ -38,12 +47,7 @@ async fn the_last_completion_is_shown_as_sent() {
             .contains("no completion"),
         "{none}"
     );
-    let r = c
-        .call(
-            "textDocument/inlineCompletion",
-            json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": 13}}),
-        )
-        .await;
+    let r = at(&mut c, "textDocument/inlineCompletion", URI, 4, 13).await;
     assert_eq!(r["result"]["items"][0]["insertText"], "total(items)");
     let page = c.call("pilotfish/inspect", json!({})).await;
     let result = &page["result"];
@@ -67,12 +71,7 @@ async fn the_last_completion_is_shown_as_sent() {
 async fn the_prompt_for_a_cursor_asks_no_model() {
     let model = ScriptedModel::start(vec![Reply::text("total(items)", 3)], Duration::ZERO).await;
     let mut c = ready(&model).await;
-    let r = c
-        .call(
-            "pilotfish/inspect",
-            json!({"textDocument": {"uri": URI}, "position": {"line": 5, "character": 4}}),
-        )
-        .await;
+    let r = at(&mut c, "pilotfish/inspect", URI, 5, 4).await;
     assert_eq!(r["result"]["title"], "/work/shop/orders.py:6:5", "{r}");
     let html = r["result"]["html"].as_str().unwrap();
     assert!(
@@ -96,24 +95,21 @@ async fn a_failed_request_shows_its_error_and_bad_cursors_are_refused() {
         "API_KEY = 'hunter2'\n",
     )
     .await;
-    let r = c
-        .call(
-            "textDocument/inlineCompletion",
-            json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": 13}}),
-        )
-        .await;
+    let r = at(&mut c, "textDocument/inlineCompletion", URI, 4, 13).await;
     assert_eq!(r["result"]["items"], json!([]));
     let page = c.call("pilotfish/inspect", json!({})).await;
     let html = page["result"]["html"].as_str().unwrap();
     assert!(html.contains("HTTP 500"), "{html}");
     assert!(!html.contains("hunter2"), "an excluded file is never shown");
 
-    let excluded = c
-        .call(
-            "pilotfish/inspect",
-            json!({"textDocument": {"uri": "file:///work/secret/keys.py"}, "position": {"line": 0, "character": 3}}),
-        )
-        .await;
+    let excluded = at(
+        &mut c,
+        "pilotfish/inspect",
+        "file:///work/secret/keys.py",
+        0,
+        3,
+    )
+    .await;
     assert_eq!(excluded["error"]["code"], -32803, "{excluded}");
     assert!(
         excluded["error"]["message"]
@@ -121,19 +117,9 @@ async fn a_failed_request_shows_its_error_and_bad_cursors_are_refused() {
             .unwrap()
             .contains("excluded")
     );
-    let closed = c
-        .call(
-            "pilotfish/inspect",
-            json!({"textDocument": {"uri": "file:///work/nope.py"}, "position": {"line": 0, "character": 0}}),
-        )
-        .await;
+    let closed = at(&mut c, "pilotfish/inspect", "file:///work/nope.py", 0, 0).await;
     assert_eq!(closed["error"]["code"], -32602, "{closed}");
-    let past = c
-        .call(
-            "pilotfish/inspect",
-            json!({"textDocument": {"uri": URI}, "position": {"line": 99, "character": 0}}),
-        )
-        .await;
+    let past = at(&mut c, "pilotfish/inspect", URI, 99, 0).await;
     assert_eq!(past["error"]["code"], -32602, "{past}");
     // The server goes on serving.
     let again = c.call("pilotfish/inspect", json!({})).await;
