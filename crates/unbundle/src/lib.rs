@@ -19,9 +19,11 @@ mod entry;
 mod esbuild;
 mod esm;
 mod exports;
+pub mod junk;
 mod license;
 mod module;
 mod names;
+mod page;
 mod readable;
 mod refs;
 mod shape;
@@ -68,7 +70,8 @@ pub struct Output {
 /// `unbundle.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Manifest {
-    /// The file to run: the bundle's first file.
+    /// The file to run: the bundle's first file, or for a bundle of JSONP chunks (made for a
+    /// web page) `index.js`, which runs the page's files in order.
     pub entry: String,
     pub modules: Vec<ManifestModule>,
 }
@@ -115,7 +118,7 @@ pub enum UnbundleError {
 
 /// The loader the output's bundle files require (see the module documentation).
 const LOADER: &str = include_str!("loader.js");
-const LOADER_FILE: &str = "unbundle-loader.js";
+pub(crate) const LOADER_FILE: &str = "unbundle-loader.js";
 const LOAD: &str = "__pilotfish_load";
 
 /// Module names and paths by id, kept by hand (the seed's id map):
@@ -153,10 +156,12 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut files = Vec::new();
     let mut jobs = Vec::new();
     let mut notes = Vec::new();
+    let mut chunks = Vec::new();
     for input in inputs {
-        let (file, found) = split_file(input, names, &mut notes)?;
+        let (file, found, chunk) = split_file(input, names, &mut notes)?;
         files.push(file);
         jobs.extend(found);
+        chunks.push(chunk);
     }
     let mut paths: rustc_hash::FxHashMap<&str, &str> = rustc_hash::FxHashMap::default();
     for job in &jobs {
@@ -233,10 +238,16 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         path: LOADER_FILE.to_owned(),
         text: LOADER.to_owned(),
     });
-    let manifest = Manifest {
-        entry: entry.name.to_owned(),
-        modules,
+    let entry = match page::scripts(inputs, &chunks) {
+        Some(scripts) => {
+            let page = page::file(&scripts, inputs);
+            let name = page.path.clone();
+            files.push(page);
+            name
+        }
+        None => entry.name.to_owned(),
     };
+    let manifest = Manifest { entry, modules };
     files.push(OutputFile {
         path: "unbundle.json".to_owned(),
         text: serde_json::to_string_pretty(&manifest).expect("the manifest serializes") + "\n",
@@ -252,11 +263,12 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
 /// One bundle file: its text with the modules replaced by the loader's, and the modules to
 /// rewrite (their text borrowed from the file where it can be); what the reader should know
 /// (modules left in the file, and why) goes to `notes`.
+/// The third part is what a JSONP chunk's push says of it, when the file is one.
 fn split_file<'a>(
     input: &Input<'a>,
     names: &Names,
     notes: &mut Vec<String>,
-) -> Result<(OutputFile, Vec<Job<'a>>), UnbundleError> {
+) -> Result<(OutputFile, Vec<Job<'a>>, Option<shape::Chunk>), UnbundleError> {
     let allocator = Allocator::default();
     // A bundle for node is a CommonJS file, where a top-level `return` is allowed.
     let parsed = Parser::new(&allocator, input.text, SourceType::script())
@@ -283,12 +295,14 @@ fn split_file<'a>(
     let entry;
     // esbuild's ES modules moved into files: what the rest of the bundle's text must change.
     let mut moved = esm::Moved::default();
+    let mut chunk = None;
     let table =
         shape::find_table(&program, scoping).map_err(|span| UnbundleError::UnknownTable {
             file: input.name.to_owned(),
             line: 1 + input.text[..span.start as usize].matches('\n').count(),
         })?;
     if let Some(table) = table {
+        chunk = table.chunk.clone();
         // webpack in development keys modules by their paths.
         let path_of = |id: &str| module_path(id, is_path(id).then_some(id), names);
         edits.push((
@@ -474,7 +488,7 @@ fn split_file<'a>(
         path: input.name.to_owned(),
         text,
     };
-    Ok((file, jobs))
+    Ok((file, jobs, chunk))
 }
 
 /// The loader's stand-in for an esbuild CommonJS module function (or entry): the module file,
@@ -627,16 +641,18 @@ fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
     format!("modules/{}.js", file_safe(id))
 }
 
-/// An id as a file name: ids are numbers or paths; anything but letters, digits, `-`, `_`
-/// and `.` becomes `_`.
+/// An id as a file name: ids are numbers, paths or webpack 4's hashes (`+2uE`, `/BUg`);
+/// letters, digits, `_`, `-`, `.` and `$` stay (esbuild's ids are names such as
+/// `require_ms`), and anything else becomes `_` and its code in hex (`_2b`, `_2f`), so that
+/// `+BUg` and `/BUg` do not share a file.
 fn file_safe(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '$') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(id.len());
+    for c in id.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '$') {
+            out.push(c);
+        } else {
+            out.push_str(&format!("_{:x}", u32::from(c)));
+        }
+    }
+    out
 }

@@ -28,6 +28,21 @@ pub(crate) struct Table {
     /// The require function the runtime passes modules (a reference to it), when the file
     /// has the runtime.
     pub(crate) require: Option<ReferenceId>,
+    /// What the JSONP push holding the table says of its chunk, when a push holds it.
+    pub(crate) chunk: Option<Chunk>,
+}
+
+/// A JSONP chunk file's own account of itself: `push([[ids], {...}, entries])`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    /// The chunk ids it installs.
+    pub(crate) ids: Vec<String>,
+    /// It starts the program: webpack 4 lists entry modules after the table
+    /// (`[[22, 1, 2]]`: module 22, once chunks 1 and 2 are loaded), webpack 5 passes a
+    /// function that runs them (`e => e.O(0, [216], () => e(e.s = 123))`).
+    pub(crate) starts: bool,
+    /// The chunks its entries wait for: the page loads them too.
+    pub(crate) needs: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +118,11 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
     };
     Ok(table.map(|mut table| {
         table.require = require;
+        table.chunk = finder
+            .jsonp
+            .iter()
+            .find(|(span, _)| *span == table.span)
+            .map(|(_, chunk)| chunk.clone());
         table
     }))
 }
@@ -127,6 +147,8 @@ struct Finder {
     found: Vec<Table>,
     /// Literals placed where chunks put their tables.
     chunk_tables: Vec<Span>,
+    /// The JSONP pushes among them, by their table.
+    jsonp: Vec<(Span, Chunk)>,
     /// Whether the file calls a module function the way webpack's runtime does.
     runtime: bool,
     /// The require function such a call passes, when it is the function making the call.
@@ -147,6 +169,7 @@ impl Finder {
             depth: 0,
             found: Vec::new(),
             chunk_tables: Vec::new(),
+            jsonp: Vec::new(),
             runtime: false,
             require: None,
             functions: Vec::new(),
@@ -199,6 +222,7 @@ impl<'a> Visit<'a> for Finder {
                 depth: self.depth,
                 modules,
                 require: None,
+                chunk: None,
             });
         }
         walk::walk_object_expression(self, it);
@@ -214,6 +238,7 @@ impl<'a> Visit<'a> for Finder {
                 depth: self.depth,
                 modules,
                 require: None,
+                chunk: None,
             });
         }
         walk::walk_array_expression(self, it);
@@ -239,6 +264,7 @@ impl<'a> Visit<'a> for Finder {
                     && is_literal_table(table)
                 {
                     self.chunk_tables.push(table.span());
+                    self.jsonp.push((table.span(), jsonp_chunk(a)));
                 }
                 // `table[id].call(module.exports, module, module.exports, require)`
             }
@@ -358,6 +384,74 @@ fn is_computed_member_of_name(expr: &Expression<'_>) -> bool {
     )
 }
 
+/// What a JSONP push's array says of its chunk (see [`Chunk`]).
+fn jsonp_chunk(push: &ArrayExpression<'_>) -> Chunk {
+    let mut chunk = Chunk {
+        ids: push
+            .elements
+            .first()
+            .and_then(|e| e.as_expression())
+            .map(literal_ids)
+            .unwrap_or_default(),
+        ..Chunk::default()
+    };
+    match push.elements.get(2).and_then(|e| e.as_expression()) {
+        // webpack 4: `[[entry, chunk, chunk], ...]`.
+        Some(Expression::ArrayExpression(entries)) => {
+            for entry in entries.elements.iter().filter_map(|e| e.as_expression()) {
+                chunk.starts = true;
+                if let Expression::ArrayExpression(entry) = entry {
+                    let ids = literal_ids_of(entry);
+                    chunk.needs.extend(ids.into_iter().skip(1));
+                }
+            }
+        }
+        // webpack 5: a function; the chunks it waits for are the arrays of ids in it.
+        Some(f @ (Expression::ArrowFunctionExpression(_) | Expression::FunctionExpression(_))) => {
+            chunk.starts = true;
+            let mut arrays = IdArrays::default();
+            arrays.visit_expression(f);
+            chunk.needs = arrays.ids;
+        }
+        _ => {}
+    }
+    chunk
+}
+
+/// The numbers and strings of an array literal of nothing else, as ids.
+fn literal_ids(expr: &Expression<'_>) -> Vec<String> {
+    match expr {
+        Expression::ArrayExpression(a) => literal_ids_of(a),
+        _ => Vec::new(),
+    }
+}
+
+fn literal_ids_of(a: &ArrayExpression<'_>) -> Vec<String> {
+    let mut ids = Vec::new();
+    for element in &a.elements {
+        match element.as_expression() {
+            Some(Expression::NumericLiteral(n)) => ids.extend(number_key(n.value)),
+            Some(Expression::StringLiteral(s)) => ids.push(s.value.to_string()),
+            _ => return Vec::new(),
+        }
+    }
+    ids
+}
+
+/// The ids in every non-empty array literal of numbers and strings under an expression.
+#[derive(Default)]
+struct IdArrays {
+    ids: Vec<String>,
+}
+
+impl<'a> Visit<'a> for IdArrays {
+    fn visit_array_expression(&mut self, it: &ArrayExpression<'a>) {
+        let ids = literal_ids_of(it);
+        self.ids.extend(ids);
+        walk::walk_array_expression(self, it);
+    }
+}
+
 /// The modules of an object literal that is a module table, if it is one.
 fn object_modules(it: &ObjectExpression<'_>, strict: bool) -> Option<Vec<ModuleSource>> {
     if it.properties.is_empty() {
@@ -374,6 +468,9 @@ fn object_modules(it: &ObjectExpression<'_>, strict: bool) -> Option<Vec<ModuleS
         let id = match &p.key {
             PropertyKey::NumericLiteral(n) => number_key(n.value)?,
             PropertyKey::StringLiteral(s) => s.value.to_string(),
+            // webpack 4's hashed ids (`HashedModuleIdsPlugin`), which a minifier writes
+            // unquoted when they are names: `{mBYv: function (e, t, n) {...}}`.
+            PropertyKey::StaticIdentifier(name) => name.name.to_string(),
             _ => return None,
         };
         let span = module_function(&p.value)?;

@@ -1,0 +1,109 @@
+//! The entry of a bundle made for a web page: a page runs every one of its script tags in
+//! order, so `node` on the one entry file must run them all. [`scripts`] tells the page's
+//! files from the async chunks the runtime loads itself; [`file`] writes `index.js`, which
+//! runs them (and stands in for the little of a browser webpack's chunk loading needs).
+
+use crate::shape::Chunk;
+use crate::{Input, LOADER_FILE, OutputFile};
+
+const PAGE: &str = include_str!("page.js");
+const SCRIPTS: &str = "/* the page's scripts */ []";
+
+/// The files the page loads, in the order given, when the bundle has JSONP chunks (`None`
+/// otherwise: its first file runs the rest itself). A chunk is left to the runtime (an async
+/// chunk) when some chunk starts the program and it neither does nor is among the chunks
+/// those entries wait for; without any chunk that starts it (the runtime file holds the
+/// entries), every file is loaded.
+pub(crate) fn scripts<'a>(inputs: &[Input<'a>], chunks: &[Option<Chunk>]) -> Option<Vec<&'a str>> {
+    if chunks.iter().all(Option::is_none) {
+        return None;
+    }
+    let starting: Vec<&Chunk> = chunks.iter().flatten().filter(|c| c.starts).collect();
+    let needed = |c: &Chunk| {
+        c.starts
+            || c.ids.is_empty()
+            || c
+                .ids
+                .iter()
+                .any(|id| starting.iter().any(|s| s.needs.contains(id)))
+    };
+    Some(
+        inputs
+            .iter()
+            .zip(chunks)
+            .filter(|(_, chunk)| match chunk {
+                Some(chunk) => starting.is_empty() || needed(chunk),
+                None => true,
+            })
+            .map(|(input, _)| input.name)
+            .collect(),
+    )
+}
+
+/// `index.js` (or a name no input file has), running `scripts` in order.
+pub(crate) fn file(scripts: &[&str], inputs: &[Input<'_>]) -> OutputFile {
+    let mut name = "index.js".to_owned();
+    while name == LOADER_FILE || inputs.iter().any(|i| i.name == name) {
+        name.insert_str(0, "page-");
+    }
+    let list: Vec<String> = scripts
+        .iter()
+        .map(|s| serde_json::to_string(s).expect("a string serializes"))
+        .collect();
+    OutputFile {
+        path: name,
+        text: PAGE.replace(SCRIPTS, &format!("[{}]", list.join(", "))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(ids: &[&str], starts: bool, needs: &[&str]) -> Option<Chunk> {
+        let strings = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect();
+        Some(Chunk {
+            ids: strings(ids),
+            starts,
+            needs: strings(needs),
+        })
+    }
+
+    fn inputs(names: &[&'static str]) -> Vec<Input<'static>> {
+        names.iter().map(|name| Input { name, text: "" }).collect()
+    }
+
+    #[test]
+    fn the_page_loads_the_runtime_and_the_chunks_the_entry_waits_for_but_not_async_chunks() {
+        let files = inputs(&["runtime.js", "vendors.js", "main.js", "3.js"]);
+        let chunks = [
+            None,
+            chunk(&["2"], false, &[]),
+            chunk(&["0"], true, &["1", "2"]),
+            chunk(&["3"], false, &[]),
+        ];
+        assert_eq!(
+            scripts(&files, &chunks).unwrap(),
+            ["runtime.js", "vendors.js", "main.js"]
+        );
+    }
+
+    #[test]
+    fn any_order_is_kept_and_without_a_starting_chunk_every_file_loads() {
+        let files = inputs(&["main.js", "vendors.js", "runtime.js"]);
+        let chunks = [chunk(&["0"], false, &[]), chunk(&["2"], false, &[]), None];
+        assert_eq!(
+            scripts(&files, &chunks).unwrap(),
+            ["main.js", "vendors.js", "runtime.js"]
+        );
+        assert_eq!(scripts(&files[..1], &[None]), None);
+    }
+
+    #[test]
+    fn the_entry_file_takes_a_name_no_input_has() {
+        let files = inputs(&["index.js", "1.js"]);
+        let page = file(&["index.js", "1.js"], &files);
+        assert_eq!(page.path, "page-index.js");
+        assert!(page.text.contains(r#"const SCRIPTS = ["index.js", "1.js"];"#));
+    }
+}
