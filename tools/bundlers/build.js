@@ -2,7 +2,8 @@
 // webpack5, webpack4, esbuild (minified) or esbuild-plain for node, or webpack5-web and
 // webpack4-web for browsers (JSONP chunks: the runtime, the packages and the app each in a
 // file of their own, and an async chunk loaded by a script tag; run them with browser.js), or
-// webpack5-plain (not minified), webpack5-dev (development mode: modules keyed by their
+// webpack4-web-hashed (webpack4-web with HashedModuleIdsPlugin's ids, `mBYv` and `"+2uE"`,
+// as many webpack 4 apps were built), webpack5-plain (not minified), webpack5-dev (development mode: modules keyed by their
 // paths), webpack5-licenses (minified, packages' license comments kept where they are rather
 // than moved to a separate file).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
@@ -16,7 +17,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -28,7 +29,7 @@ const appOptions = fs.existsSync(path.join(appDir, 'build.json'))
 const outDir = path.resolve(out);
 fs.mkdirSync(outDir, { recursive: true });
 
-function webpackBuild(webpack, web, plain, dev, licenses) {
+function webpackBuild(webpack, web, plain, dev, licenses, hashed) {
   const config = {
     mode: dev ? 'development' : 'production',
     target: web ? 'web' : 'node',
@@ -44,6 +45,7 @@ function webpackBuild(webpack, web, plain, dev, licenses) {
     // Webpack 5's production defaults, and webpack 4's: terser minifies, ids are numbers.
     optimization: { minimize: !plain && !dev },
   };
+  if (hashed) config.plugins = [new webpack.HashedModuleIdsPlugin()];
   if (licenses) {
     // terser-webpack-plugin: webpack 5's own minimizer, pinned in package.json.
     const Terser = require('terser-webpack-plugin');
@@ -87,8 +89,8 @@ if (['webpack5', 'webpack5-web', 'webpack5-plain', 'webpack5-dev', 'webpack5-lic
     bundler.endsWith('-dev'),
     bundler.endsWith('-licenses'),
   );
-} else if (bundler === 'webpack4' || bundler === 'webpack4-web') {
-  webpackBuild(require('webpack4'), bundler.endsWith('-web'), false, false);
+} else if (bundler === 'webpack4' || bundler === 'webpack4-web' || bundler === 'webpack4-web-hashed') {
+  webpackBuild(require('webpack4'), bundler !== 'webpack4', false, false, false, bundler.endsWith('-hashed'));
 } else if (bundler === 'esbuild' || bundler === 'esbuild-plain') {
   const result = require('esbuild').buildSync({
     entryPoints: [entry],
@@ -109,6 +111,6 @@ if (['webpack5', 'webpack5-web', 'webpack5-plain', 'webpack5-dev', 'webpack5-lic
     JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild or esbuild-plain`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild or esbuild-plain`);
   process.exit(2);
 }

@@ -15,7 +15,10 @@ fn files(dir: &Path, into: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             files(&path, into);
-        } else if path.extension().is_some_and(|e| e == "js" || e == "mjs" || e == "cjs") {
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "js" || e == "mjs" || e == "cjs")
+        {
             into.push(path);
         }
     }
@@ -39,7 +42,10 @@ fn main() {
                 Err(e) => eprintln!("{}: does not parse: {e}", file.display()),
             }
         }
-        println!("{dir}: {:.1} per 1,000 statements {total:?}", total.per_thousand());
+        println!(
+            "{dir}: {:.1} per 1,000 statements {total:?}",
+            total.per_thousand()
+        );
         if per_file {
             rows.sort_by_key(|(j, _)| std::cmp::Reverse(j.total()));
             for (junk, file) in rows.iter().take(15) {

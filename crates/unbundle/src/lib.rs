@@ -158,7 +158,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut notes = Vec::new();
     let mut chunks = Vec::new();
     for input in inputs {
-        let (file, found, chunk) = split_file(input, names, &mut notes)?;
+        let (file, found, chunk) = split_file(input, names, options.transforms, &mut notes)?;
         files.push(file);
         jobs.extend(found);
         chunks.push(chunk);
@@ -191,11 +191,17 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             file: job.file.to_owned(),
         });
     }
-    let transforms = options.transforms;
+    let mut transforms = options.transforms;
+    // Only where the runtime defines `require.d` and `require.r` as webpack's does.
+    transforms.helpers &= inputs.iter().any(|i| {
+        ["__esModule", "toStringTag", "enumerable", "defineProperty"]
+            .iter()
+            .all(|mark| i.text.contains(mark))
+    });
     let every: Vec<usize> = (0..jobs.len()).collect();
     let mut results = rewrite_all(&jobs, &every, transforms, &module_names, None);
     // The second pass, for the modules the transforms that depend on other modules touch.
-    if transforms.calls || transforms.plain_exports {
+    if transforms.calls || transforms.plain_exports || transforms.helpers {
         let facts: Vec<(&str, &exports::Facts)> = jobs
             .iter()
             .zip(&results)
@@ -205,6 +211,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             facts.iter().copied(),
             transforms.calls,
             transforms.plain_exports,
+            transforms.helpers,
         );
         let touched: Vec<usize> = (0..jobs.len())
             .filter(|&i| {
@@ -267,6 +274,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
 fn split_file<'a>(
     input: &Input<'a>,
     names: &Names,
+    transforms: Transforms,
     notes: &mut Vec<String>,
 ) -> Result<(OutputFile, Vec<Job<'a>>, Option<shape::Chunk>), UnbundleError> {
     let allocator = Allocator::default();
@@ -486,7 +494,7 @@ fn split_file<'a>(
     moved.splice_into(&mut text, input.text, at, input.text.len());
     let file = OutputFile {
         path: input.name.to_owned(),
-        text,
+        text: readable::clean_file(&text, transforms),
     };
     Ok((file, jobs, chunk))
 }

@@ -125,11 +125,12 @@ pub(crate) fn rewrite(
         module: position("module"),
         scope: function_scope,
     };
-    let facts = if plan.is_none() && (transforms.calls || transforms.plain_exports) {
-        crate::exports::facts(&program, scoping, wrapper)
-    } else {
-        crate::exports::Facts::default()
-    };
+    let facts =
+        if plan.is_none() && (transforms.calls || transforms.plain_exports || transforms.helpers) {
+            crate::exports::facts(&program, scoping, wrapper)
+        } else {
+            crate::exports::Facts::default()
+        };
     let plain_functions = match plan {
         Some(plan) if plan.plain_exports.contains(id) => {
             crate::exports::function_declarations(&program, scoping, wrapper)
@@ -194,6 +195,16 @@ pub(crate) fn rewrite(
             &scoping,
             wrapper,
             &plain_functions,
+        );
+    }
+    if transforms.helpers {
+        let unmarked = plan.is_some_and(|p| p.unmarked.contains(id));
+        changes.helpers = crate::exports::rewrite_helpers(
+            &mut program.body,
+            &allocator,
+            &scoping,
+            wrapper,
+            unmarked,
         );
     }
     changes.export_names = module_renames.iter().filter(|r| r.exported).count();

@@ -22,8 +22,7 @@ pub(crate) fn scripts<'a>(inputs: &[Input<'a>], chunks: &[Option<Chunk>]) -> Opt
     let needed = |c: &Chunk| {
         c.starts
             || c.ids.is_empty()
-            || c
-                .ids
+            || c.ids
                 .iter()
                 .any(|id| starting.iter().any(|s| s.needs.contains(id)))
     };
@@ -104,6 +103,9 @@ mod tests {
         let files = inputs(&["index.js", "1.js"]);
         let page = file(&["index.js", "1.js"], &files);
         assert_eq!(page.path, "page-index.js");
-        assert!(page.text.contains(r#"const SCRIPTS = ["index.js", "1.js"];"#));
+        assert!(
+            page.text
+                .contains(r#"const SCRIPTS = ["index.js", "1.js"];"#)
+        );
     }
 }

@@ -19,11 +19,13 @@
 //! - `calls`: `(0, x.f)(...)` → `x.f(...)` where the receiver cannot matter, and
 //!   `plain-exports`: webpack's `require.d` getters of function declarations → `exports.f =
 //!   f;`. Both depend on other modules (done in `exports/`, where their conditions are).
+//! - `helpers`: webpack's `require.d(exports, {...})` as `Object.defineProperty` getters, and
+//!   `require.r(exports)` dropped where nothing sees its mark (`exports/helpers.rs`).
 //!
 //! A string literal left alone as a statement by a split is dropped (it does nothing), so
 //! that none can become a `"use strict"` directive at the top of a function.
 
-use oxc_allocator::{Allocator, Box as ArenaBox, TakeIn, Vec as ArenaVec};
+use oxc_allocator::{Allocator, Box as ArenaBox, CloneIn, TakeIn, Vec as ArenaVec};
 use oxc_ast::ast::{
     BinaryOperator, Expression, LogicalOperator, Statement, UnaryOperator, VariableDeclaration,
 };
@@ -46,6 +48,9 @@ pub struct Transforms {
     pub calls: bool,
     /// `require.d` getters of functions → plain exports (see `exports/` for when).
     pub plain_exports: bool,
+    /// webpack's `require.d` and `require.r` written as what they do (see
+    /// `exports/helpers.rs`).
+    pub helpers: bool,
 }
 
 impl Default for Transforms {
@@ -65,6 +70,7 @@ impl Transforms {
         export_names: true,
         calls: true,
         plain_exports: true,
+        helpers: true,
     };
     pub const NONE: Transforms = Transforms {
         sequences: false,
@@ -76,9 +82,10 @@ impl Transforms {
         export_names: false,
         calls: false,
         plain_exports: false,
+        helpers: false,
     };
     /// The transforms' names, as `--no-transform` takes them.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 10] = [
         "sequences",
         "logical",
         "conditional",
@@ -88,6 +95,7 @@ impl Transforms {
         "export-names",
         "calls",
         "plain-exports",
+        "helpers",
     ];
 
     /// Switches off the transform called `name`; `false` for a name that is none.
@@ -102,6 +110,7 @@ impl Transforms {
             "export-names" => &mut self.export_names,
             "calls" => &mut self.calls,
             "plain-exports" => &mut self.plain_exports,
+            "helpers" => &mut self.helpers,
             _ => return false,
         };
         *flag = false;
@@ -126,6 +135,8 @@ pub struct Changes {
     pub calls: usize,
     /// `require.d` getters made plain exports.
     pub plain_exports: usize,
+    /// webpack's `require.d` and `require.r` calls written out or dropped.
+    pub helpers: usize,
 }
 
 impl std::ops::AddAssign for Changes {
@@ -140,6 +151,7 @@ impl std::ops::AddAssign for Changes {
         self.module_names += o.module_names;
         self.calls += o.calls;
         self.plain_exports += o.plain_exports;
+        self.helpers += o.helpers;
     }
 }
 
@@ -171,8 +183,15 @@ struct Readable<'a> {
 }
 
 impl<'a> Readable<'a> {
-    /// The statements `stmt` becomes (itself, when nothing applies).
-    fn expand(&mut self, stmt: Statement<'a>, out: &mut ArenaVec<'a, Statement<'a>>) {
+    /// The statements `stmt` becomes (itself, when nothing applies). `in_list` when it stands
+    /// in a list of statements, where a loop may gain statements in front of it (elsewhere
+    /// they would need a block, and a label on the loop would then name the block).
+    fn expand(
+        &mut self,
+        stmt: Statement<'a>,
+        out: &mut ArenaVec<'a, Statement<'a>>,
+        in_list: bool,
+    ) {
         match stmt {
             Statement::ExpressionStatement(es) => {
                 let es = es.unbox();
@@ -182,15 +201,69 @@ impl<'a> Readable<'a> {
                 if let Some(argument) = &mut r.argument {
                     self.lead_out(argument, out);
                 }
+                // `return c ? (a, b) : d` → `if (c) { a; return b; } else return d;`
+                if r.argument.as_ref().is_some_and(has_sequence_branch) {
+                    let Some(Expression::ConditionalExpression(c)) = r.argument.take() else {
+                        unreachable!("checked above")
+                    };
+                    let c = c.unbox();
+                    let then = self.returning(c.consequent);
+                    let otherwise = self.returning(c.alternate);
+                    self.changes.sequences += 1;
+                    out.push(Statement::new_if_statement(
+                        r.span,
+                        c.test,
+                        then,
+                        Some(otherwise),
+                        &self.ast,
+                    ));
+                    return;
+                }
                 out.push(Statement::ReturnStatement(r));
             }
             Statement::IfStatement(mut i) if self.transforms.sequences => {
                 self.lead_out(&mut i.test, out);
                 out.push(Statement::IfStatement(i));
             }
+            Statement::ThrowStatement(mut t) if self.transforms.sequences => {
+                self.lead_out(&mut t.argument, out);
+                out.push(Statement::ThrowStatement(t));
+            }
+            Statement::SwitchStatement(mut s) if self.transforms.sequences => {
+                self.lead_out(&mut s.discriminant, out);
+                out.push(Statement::SwitchStatement(s));
+            }
+            Statement::ForStatement(mut f) if self.transforms.sequences && in_list => {
+                if let Some(init) = &mut f.init
+                    && let Some(expr) = init.as_expression_mut()
+                {
+                    self.lead_out(expr, out);
+                }
+                out.push(Statement::ForStatement(f));
+            }
+            Statement::ForInStatement(mut f) if self.transforms.sequences && in_list => {
+                self.lead_out(&mut f.right, out);
+                out.push(Statement::ForInStatement(f));
+            }
+            Statement::VariableDeclaration(mut d)
+                if self.transforms.sequences
+                    && d.declarations.len() == 1
+                    && matches!(
+                        d.declarations[0].init,
+                        Some(Expression::SequenceExpression(_))
+                    ) =>
+            {
+                // `var x = (a, b)` → `a; var x = b;`: `a` ran before the binding was set
+                // either way.
+                if let Some(init) = &mut d.declarations[0].init {
+                    self.lead_out(init, out);
+                }
+                out.push(Statement::VariableDeclaration(d));
+            }
             Statement::VariableDeclaration(d)
                 if self.transforms.declarations && d.declarations.len() > 1 =>
             {
+                let mut split = ArenaVec::new_in(&self.allocator);
                 self.changes.declarations += 1;
                 let d = d.unbox();
                 let VariableDeclaration {
@@ -201,7 +274,7 @@ impl<'a> Readable<'a> {
                     ..
                 } = d;
                 for declarator in declarations {
-                    out.push(Statement::VariableDeclaration(ArenaBox::new_in(
+                    split.push(Statement::VariableDeclaration(ArenaBox::new_in(
                         VariableDeclaration::new(
                             span,
                             kind,
@@ -211,6 +284,9 @@ impl<'a> Readable<'a> {
                         ),
                         &self.allocator,
                     )));
+                }
+                for declaration in split {
+                    self.expand(declaration, out, in_list);
                 }
             }
             other => out.push(other),
@@ -285,6 +361,50 @@ impl<'a> Readable<'a> {
                     &self.ast,
                 ));
             }
+            // `x = c ? (a, b) : d` → `if (c) { a; x = b; } else x = d;` (a plain name: nothing
+            // on the left is evaluated before the right).
+            Expression::AssignmentExpression(a)
+                if self.transforms.sequences
+                    && a.operator == oxc_ast::ast::AssignmentOperator::Assign
+                    && matches!(
+                        a.left,
+                        oxc_ast::ast::AssignmentTarget::AssignmentTargetIdentifier(_)
+                    )
+                    && has_sequence_branch(&a.right) =>
+            {
+                let a = a.unbox();
+                let Expression::ConditionalExpression(c) = a.right else {
+                    unreachable!("checked above")
+                };
+                let c = c.unbox();
+                let oxc_ast::ast::AssignmentTarget::AssignmentTargetIdentifier(name) = a.left
+                else {
+                    unreachable!("checked above")
+                };
+                let assign = |this: &mut Self, value: Expression<'a>| {
+                    let target = oxc_ast::ast::AssignmentTarget::AssignmentTargetIdentifier(
+                        name.clone_in(&this.allocator),
+                    );
+                    let span = value.span();
+                    this.single(Expression::new_assignment_expression(
+                        span,
+                        oxc_ast::ast::AssignmentOperator::Assign,
+                        target,
+                        value,
+                        &this.ast,
+                    ))
+                };
+                self.changes.sequences += 1;
+                let then = assign(self, c.consequent);
+                let otherwise = assign(self, c.alternate);
+                out.push(Statement::new_if_statement(
+                    a.span,
+                    c.test,
+                    then,
+                    Some(otherwise),
+                    &self.ast,
+                ));
+            }
             // A lone string does nothing; as the first statement of a body it would read as a
             // directive.
             Expression::StringLiteral(_) if out.is_empty() => {}
@@ -312,6 +432,18 @@ impl<'a> Readable<'a> {
         }
     }
 
+    /// `return expr;` as one statement (an `if` branch), the sequences in it led out.
+    fn returning(&mut self, expr: Expression<'a>) -> Statement<'a> {
+        let span = expr.span();
+        let mut out = ArenaVec::new_in(&self.allocator);
+        self.expand(
+            Statement::new_return_statement(span, Some(expr), &self.ast),
+            &mut out,
+            false,
+        );
+        self.one_of(span, out)
+    }
+
     /// One statement for `expr` where only one fits (an `if` branch): a block when the
     /// expression becomes several.
     fn single(&mut self, expr: Expression<'a>) -> Statement<'a> {
@@ -329,12 +461,53 @@ impl<'a> Readable<'a> {
     }
 }
 
+/// `c ? (a, b) : d`, or a conditional whose branch is one of those: the branches hold
+/// sequences that statements could take apart.
+fn has_sequence_branch(expr: &Expression<'_>) -> bool {
+    match expr {
+        Expression::ConditionalExpression(c) => [&c.consequent, &c.alternate]
+            .iter()
+            .any(|b| matches!(b, Expression::SequenceExpression(_)) || has_sequence_branch(b)),
+        _ => false,
+    }
+}
+
 impl<'a> VisitMut<'a> for Readable<'a> {
+    /// `() => (a, b)` → `() => { a; return b; }`, and the same for a conditional body whose
+    /// branches hold sequences.
+    fn visit_arrow_function_expression(
+        &mut self,
+        it: &mut oxc_ast::ast::ArrowFunctionExpression<'a>,
+    ) {
+        if self.transforms.sequences
+            && it.get_expression().is_some_and(|e| {
+                matches!(e, Expression::SequenceExpression(_)) || has_sequence_branch(e)
+            })
+        {
+            let span = it.body.span();
+            let expr = it
+                .get_expression_mut()
+                .expect("checked above")
+                .take_in(&self.allocator);
+            let statements = ArenaVec::from_value_in(
+                Statement::new_return_statement(span, Some(expr), &self.ast),
+                &self.allocator,
+            );
+            it.body = oxc_ast::ast::ArrowFunctionBody::new_function_body(
+                span,
+                ArenaVec::new_in(&self.allocator),
+                statements,
+                &self.ast,
+            );
+        }
+        walk_mut::walk_arrow_function_expression(self, it);
+    }
+
     fn visit_statements(&mut self, it: &mut ArenaVec<'a, Statement<'a>>) {
         let old = std::mem::replace(it, ArenaVec::new_in(&self.allocator));
         for mut stmt in old {
             walk_mut::walk_statement(self, &mut stmt);
-            self.expand(stmt, it);
+            self.expand(stmt, it, true);
         }
     }
 
@@ -344,7 +517,7 @@ impl<'a> VisitMut<'a> for Readable<'a> {
         let span = it.span();
         let stmt = std::mem::replace(it, Statement::new_empty_statement(span, &self.ast));
         let mut out = ArenaVec::new_in(&self.allocator);
-        self.expand(stmt, &mut out);
+        self.expand(stmt, &mut out, false);
         *it = self.one_of(span, out);
     }
 
@@ -377,4 +550,30 @@ impl<'a> VisitMut<'a> for Readable<'a> {
             _ => {}
         }
     }
+}
+
+/// A bundle file's own code (webpack's runtime, esbuild's helpers and the code it joined)
+/// with `transforms` applied and formatted, as the module files are; the text unchanged when
+/// it does not parse as a script (it did before the unbundler's edits, which keep that).
+pub(crate) fn clean_file(text: &str, transforms: Transforms) -> String {
+    let allocator = Allocator::default();
+    let parsed = oxc_parser::Parser::new(&allocator, text, oxc_span::SourceType::script())
+        .with_options(oxc_parser::ParseOptions {
+            allow_return_outside_function: true,
+            preserve_parens: false,
+            ..oxc_parser::ParseOptions::default()
+        })
+        .parse();
+    if parsed.diagnostics.errors().next().is_some() {
+        return text.to_owned();
+    }
+    let mut program = parsed.program;
+    let binds_undefined = oxc_semantic::SemanticBuilder::new()
+        .build(&program)
+        .semantic
+        .scoping()
+        .symbol_names()
+        .any(|n| n == "undefined");
+    apply(&mut program.body, &allocator, transforms, binds_undefined);
+    oxc_codegen::Codegen::new().build(&program).code
 }

@@ -31,7 +31,7 @@ fn build(bundler: &str, app: &str, out: &Path) -> Value {
         .unwrap();
     assert!(setup.success(), "tools/bundlers/setup.sh failed");
     let mut node = Command::new("node");
-    if bundler == "webpack4" {
+    if bundler.starts_with("webpack4") {
         // webpack 4 hashes with md4, which node 17 and later only offer through this flag.
         node.arg("--openssl-legacy-provider");
     }
@@ -138,7 +138,15 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
             .collect();
         assert!(initial.len() >= 3, "{bundler}: runtime, packages and app");
         let page = |dir: &Path| -> Vec<PathBuf> { initial.iter().map(|f| dir.join(f)).collect() };
-        (run_in_browser(&page(&bundle)), run_in_browser(&page(&out)))
+        let original = run_in_browser(&page(&bundle));
+        assert_eq!(
+            run_in_browser(&page(&out)),
+            original,
+            "{bundler}: the unbundled files, loaded by a page, behave as the bundle's"
+        );
+        // The entry runs the page's files itself (`index.js`), with no browser around it.
+        assert_eq!(manifest["entry"], "index.js", "{bundler}");
+        (original, run_node(&out.join("index.js")))
     } else {
         (
             run_node(&files[0]),
@@ -319,6 +327,60 @@ fn a_webpack_5_browser_bundle_in_four_files_runs_the_same_unbundled() {
 #[test]
 fn a_webpack_4_browser_bundle_in_four_files_runs_the_same_unbundled() {
     unbundle_runs_like_the_bundle("webpack4-web");
+}
+
+#[test]
+fn a_webpack_4_browser_bundle_with_hashed_module_ids_runs_the_same_unbundled() {
+    // `{mBYv: function (t, r, n) {...}, "+2uE": ...}`: keys a minifier leaves unquoted.
+    let texts = unbundle_runs_like_the("webpack4-web-hashed", "cjs");
+    assert!(
+        texts.iter().any(|(id, _)| id.contains(['+', '/'])),
+        "{:?}",
+        texts.iter().map(|(id, _)| id).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_browser_bundle_given_runtime_last_runs_its_page_in_that_order() {
+    // A page may load its chunks before the runtime; the async chunk stays the runtime's.
+    let dir = scratch("runtime-last");
+    let bundle = dir.join("bundle");
+    let stats = build("webpack5-web", "cjs", &bundle);
+    let strings = |key: &str| -> Vec<String> {
+        stats[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (initial, all) = (strings("initial"), strings("files"));
+    let mut order: Vec<String> = initial[1..].iter().rev().cloned().collect();
+    order.push(initial[0].clone());
+    order.extend(all.iter().filter(|f| !initial.contains(f)).cloned());
+    let out = dir.join("out");
+    let mut args = vec!["unbundle".to_owned()];
+    args.extend(order.iter().map(|f| bundle.join(f).display().to_string()));
+    args.extend(["-o".to_owned(), out.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let ran = super::pilotfish(&args, b"");
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let page = std::fs::read_to_string(out.join("index.js")).unwrap();
+    let loaded: Vec<String> = order[..initial.len()]
+        .iter()
+        .map(|f| format!("{f:?}"))
+        .collect();
+    assert!(
+        page.contains(&format!("const SCRIPTS = [{}];", loaded.join(", "))),
+        "{page}"
+    );
+    let page_files: Vec<PathBuf> = initial.iter().map(|f| bundle.join(f)).collect();
+    assert_eq!(run_node(&out.join("index.js")), run_in_browser(&page_files));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

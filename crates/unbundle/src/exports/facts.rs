@@ -28,6 +28,7 @@ pub(crate) fn facts(
         wrapper,
         bound: &bindings.bound,
         functions: &bindings.functions,
+        values: &bindings.values,
         good: FxHashMap::default(),
         escapes: FxHashSet::default(),
         assigned: FxHashMap::default(),
@@ -85,6 +86,11 @@ pub(super) struct Bindings<'s> {
     pub(super) bound: FxHashMap<SymbolId, String>,
     /// Function declarations of the module's scope never assigned → whether they use `this`.
     functions: FxHashMap<SymbolId, bool>,
+    /// Variables of the module's scope holding a function from their declaration on, never
+    /// assigned (`const f = () => ...`) → whether it uses `this`. Not hoisted: before the
+    /// declaration runs they hold nothing callable, and a call throws with or without a
+    /// receiver.
+    values: FxHashMap<SymbolId, bool>,
     depth: usize,
 }
 
@@ -99,6 +105,7 @@ impl<'s> Bindings<'s> {
             wrapper,
             bound: FxHashMap::default(),
             functions: FxHashMap::default(),
+            values: FxHashMap::default(),
             depth: 0,
         };
         bindings.visit_program(program);
@@ -120,6 +127,25 @@ impl<'a> Visit<'a> for Bindings<'_> {
                 .any(|r| r.is_write())
         {
             self.bound.insert(symbol, id);
+        }
+        if self.depth == 1
+            && let Some(binding) = it.id.get_binding_identifier()
+            && let Some(symbol) = binding.symbol_id.get()
+            && self.scoping.symbol_scope_id(symbol) == self.wrapper.scope
+            && !self
+                .scoping
+                .get_resolved_references(symbol)
+                .any(|r| r.is_write())
+            && self.scoping.symbol_redeclarations(symbol).is_empty()
+        {
+            let uses_this = match it.init.as_ref().map(Expression::without_parentheses) {
+                Some(Expression::ArrowFunctionExpression(_)) => Some(false),
+                Some(Expression::FunctionExpression(f)) => Some(refs::function_uses_this(f)),
+                _ => None,
+            };
+            if let Some(uses_this) = uses_this {
+                self.values.insert(symbol, uses_this);
+            }
         }
         walk::walk_variable_declarator(self, it);
     }
@@ -160,6 +186,7 @@ struct Uses<'s> {
     wrapper: Wrapper,
     bound: &'s FxHashMap<SymbolId, String>,
     functions: &'s FxHashMap<SymbolId, bool>,
+    values: &'s FxHashMap<SymbolId, bool>,
     /// References of a bound variable (or of `exports`) that only name an export.
     good: FxHashMap<SymbolId, usize>,
     escapes: FxHashSet<String>,
@@ -217,7 +244,9 @@ impl Uses<'_> {
             }
             Expression::Identifier(i) => {
                 let symbol = self.reference_symbol(i)?;
-                (self.functions.get(&symbol) == Some(&false)).then_some(true)
+                (self.functions.get(&symbol) == Some(&false)
+                    || self.values.get(&symbol) == Some(&false))
+                .then_some(true)
             }
             Expression::AssignmentExpression(a) => self.value_kind(&a.right),
             _ => None,
@@ -245,6 +274,13 @@ impl<'a> Visit<'a> for Uses<'_> {
             && (self.bound.contains_key(&symbol) || Some(symbol) == self.wrapper.exports)
         {
             self.good_use(symbol);
+            // Whether a module is an ES module is read from this mark.
+            if it.property.name == "__esModule" {
+                match self.bound.get(&symbol) {
+                    Some(id) => self.facts.marks_read.push(id.clone()),
+                    None => self.facts.reads_own_mark = true,
+                }
+            }
         }
         walk::walk_static_member_expression(self, it);
     }
@@ -326,6 +362,14 @@ impl<'a> Visit<'a> for Uses<'_> {
             && (self.bound.contains_key(&symbol) || Some(symbol) == self.wrapper.exports)
         {
             self.good_use(symbol);
+            if let Some(id) = self.bound.get(&symbol)
+                && self.is_require_helper(&it.callee, "n")
+            {
+                self.facts.marks_read.push(id.clone());
+            }
+            if Some(symbol) == self.wrapper.exports && self.depth == self.top {
+                self.facts.marks = true;
+            }
         }
         // `Object.defineProperty(exports, "__esModule", {value: true})`, as tsc writes it.
         if let Expression::StaticMemberExpression(m) = it.callee.without_parentheses()
@@ -352,7 +396,8 @@ impl<'a> Visit<'a> for Uses<'_> {
             self.good_use(symbol);
             for (name, value) in getters(o) {
                 self.facts.getters.push(name.to_owned());
-                if let Some(value) = value.and_then(|v| self.reference_symbol(v))
+                let value = value.and_then(|v| self.reference_symbol(v));
+                if let Some(value) = value
                     && let Some(&this) = self.functions.get(&value)
                 {
                     // Only those at the top level become plain exports; webpack puts them
@@ -361,6 +406,10 @@ impl<'a> Visit<'a> for Uses<'_> {
                     if !this {
                         self.facts.receiver_free.push(name.to_owned());
                     }
+                } else if let Some(value) = value
+                    && self.values.get(&value) == Some(&false)
+                {
+                    self.facts.receiver_free.push(name.to_owned());
                 }
             }
         }
@@ -376,10 +425,16 @@ impl<'a> Visit<'a> for Uses<'_> {
         {
             self.good_use(symbol);
             self.facts.getters.push(name.value.to_string());
-            if let Some(value) = getter
+            let value = getter
                 .as_expression()
                 .and_then(getter_value)
-                .and_then(|v| self.reference_symbol(v))
+                .and_then(|v| self.reference_symbol(v));
+            if let Some(value) = value
+                && self.values.get(&value) == Some(&false)
+            {
+                self.facts.receiver_free.push(name.value.to_string());
+            }
+            if let Some(value) = value
                 && let Some(&this) = self.functions.get(&value)
             {
                 self.facts.defines = true;

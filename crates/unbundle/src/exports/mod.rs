@@ -18,9 +18,11 @@
 //!   a plain property takes) and the module itself uses its `exports` only by name.
 
 mod facts;
+mod helpers;
 mod rewrite;
 
 pub(crate) use facts::{facts, function_declarations};
+pub(crate) use helpers::rewrite as rewrite_helpers;
 pub(crate) use rewrite::{plain_exports, rewrite_calls};
 
 use rustc_hash::FxHashSet;
@@ -41,6 +43,12 @@ pub(crate) struct Facts {
     pub(crate) calls: Vec<(String, String)>,
     /// The module has a `require.d` getter of a function declaration at its top level.
     pub(crate) defines: bool,
+    /// The module marks itself an ES module at its top level (`require.r(exports)`).
+    pub(crate) marks: bool,
+    /// Modules whose ES module mark this module reads (`require.n(x)`, `x.__esModule`).
+    pub(crate) marks_read: Vec<String>,
+    /// The module reads its own mark (`exports.__esModule`).
+    pub(crate) reads_own_mark: bool,
 }
 
 /// What the second pass may do.
@@ -50,12 +58,16 @@ pub(crate) struct Plan {
     pub(crate) calls: FxHashSet<(String, String)>,
     /// Modules whose `require.d` getters of function declarations become plain exports.
     pub(crate) plain_exports: FxHashSet<String>,
+    /// Modules whose `require.r(exports)` nothing can observe: it goes.
+    pub(crate) unmarked: FxHashSet<String>,
 }
 
 impl Plan {
     /// Whether module `id`, with `facts`, has anything to rewrite in the second pass.
     pub(crate) fn touches(&self, id: &str, facts: &Facts) -> bool {
-        self.plain_exports.contains(id) || facts.calls.iter().any(|c| self.calls.contains(c))
+        self.plain_exports.contains(id)
+            || self.unmarked.contains(id)
+            || facts.calls.iter().any(|c| self.calls.contains(c))
     }
 }
 
@@ -64,10 +76,15 @@ pub(crate) fn plan<'f>(
     modules: impl Iterator<Item = (&'f str, &'f Facts)> + Clone,
     calls: bool,
     plain_exports: bool,
+    helpers: bool,
 ) -> Plan {
     let escaped: FxHashSet<&str> = modules
         .clone()
         .flat_map(|(_, f)| f.escapes.iter().map(String::as_str))
+        .collect();
+    let read: FxHashSet<&str> = modules
+        .clone()
+        .flat_map(|(_, f)| f.marks_read.iter().map(String::as_str))
         .collect();
     let mut plan = Plan::default();
     for (id, facts) in modules {
@@ -84,6 +101,11 @@ pub(crate) fn plan<'f>(
         }
         if plain_exports && fixed && facts.defines {
             plan.plain_exports.insert(id.to_owned());
+        }
+        // Its mark (`__esModule`, and `Symbol.toStringTag` "Module") is seen only by code
+        // that reads it by name or holds the exports object itself.
+        if helpers && fixed && facts.marks && !facts.reads_own_mark && !read.contains(id) {
+            plan.unmarked.insert(id.to_owned());
         }
     }
     plan
