@@ -383,7 +383,7 @@ impl<'a> Readable<'a> {
                 };
                 let assign = |this: &mut Self, value: Expression<'a>| {
                     let target = oxc_ast::ast::AssignmentTarget::AssignmentTargetIdentifier(
-                        name.clone_in(&this.allocator),
+                        name.clone_in(this.allocator),
                     );
                     let span = value.span();
                     this.single(Expression::new_assignment_expression(

@@ -3,8 +3,9 @@
 //! case is a small bundle in esbuild's minified shape, unbundled, and run with node before and
 //! after: both must print the same.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
+
+use common::run_both;
 
 /// esbuild's helpers as it minifies them: `E` is `__esm`, `X` is `__export`.
 const HELPERS: &str = "var E=(f,r)=>()=>(f&&(r=f(f=0)),r);var X=(t,a)=>{for(var n in a)Object.defineProperty(t,n,{get:a[n],enumerable:!0})};";
@@ -32,58 +33,6 @@ fn unbundled(name: &str, code: &str) -> (Vec<String>, Vec<(String, String)>) {
         .collect();
     let files = out.files.into_iter().map(|f| (f.path, f.text)).collect();
     (moved, files)
-}
-
-/// Runs the bundle `text` and the unbundled `out` with node, each written under a scratch
-/// folder named after `name`: what each printed, and how it exited.
-fn run_both(name: &str, text: &str, out: &unbundle::Output) -> (Run, Run) {
-    let dir = std::env::temp_dir().join(format!("pilotfish-esm-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("out")).unwrap();
-    std::fs::write(dir.join("main.js"), text).unwrap();
-    for file in &out.files {
-        let path = dir.join("out").join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
-    let runs = (node(&dir.join("main.js")), node(&dir.join("out/main.js")));
-    let _ = std::fs::remove_dir_all(&dir);
-    runs
-}
-
-/// Standard output, standard error (without the scratch folder's paths) and exit status.
-type Run = (String, String, Option<i32>);
-
-/// What node prints running `file`, and how it exits. Node comes from the machine, or from
-/// the project's own installer (which the bundler tests use too), run once.
-fn node(file: &Path) -> Run {
-    static INSTALLED: std::sync::Once = std::sync::Once::new();
-    INSTALLED.call_once(|| {
-        let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers/setup.sh");
-        let ran = Command::new("bash")
-            .arg(&setup)
-            .output()
-            .expect("bash runs");
-        assert!(
-            ran.status.success(),
-            "{} failed: {}",
-            setup.display(),
-            String::from_utf8_lossy(&ran.stderr)
-        );
-    });
-    let out = Command::new("node")
-        .arg(file)
-        .output()
-        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr)
-            .lines()
-            .filter(|l| !l.contains("pilotfish-esm-"))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        out.status.code(),
-    )
 }
 
 fn text<'f>(files: &'f [(String, String)], path: &str) -> &'f str {
