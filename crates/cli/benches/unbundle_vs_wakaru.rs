@@ -1,14 +1,26 @@
 //! What is measured: `pilotfish unbundle` against wakaru (`@wakaru/cli --unpack`, the fastest
-//! peer, Rust on swc) on the same bundles in the same run, each as a whole process, the two
-//! alternated run by run: median wall time, median CPU time (user and system: wall time less
-//! waiting, mostly for the disk the output goes to) and peak resident memory. The bundles are built
-//! from registry packages by the pinned bundlers in `tools/bundlers` (the test app, the
-//! 22-package `big` app minified by webpack 5 and by esbuild, the `esm-packages` app, whose
-//! ES modules esbuild wraps, minified by esbuild, and the `huge` app, `big` with TypeScript
-//! and Babel, unminified: about 20 MB) and kept under `target/unbundle-bench/`
-//! between runs. Every pilotfish output is run by node and must print what its bundle prints.
+//! peer, Rust on swc) on the same bundles in the same run, side by side:
 //!
-//! Run with `cargo bench -p cli --bench unbundle_vs_wakaru`.
+//! - **modules recovered**: pilotfish's manifest entries; wakaru's module files (every file
+//!   it writes but the bundle's own file names);
+//! - **runs**: the output, run by node, prints what the bundle prints and exits the same
+//!   (pilotfish: `node OUT/ENTRY`; wakaru: node on its `entry.js`, or the file named like
+//!   the bundle's first, with ES module syntax detected, since wakaru writes `import`s). A
+//!   browser bundle's original runs in `tools/bundlers/browser.js`, its page's files in order;
+//! - **junk per 1,000 statements** in the output's JavaScript (`unbundle::junk`: sequences,
+//!   `(0, x.f)()` calls, webpack helper calls, `!0`/`!1`, declarations of several variables,
+//!   `void 0`), pilotfish's loader and page files left out (they are not the bundle's code);
+//! - **time**: each tool as a whole process, the two alternated run by run: median wall
+//!   time, median CPU time (user and system) and peak resident memory.
+//!
+//! The bundles are built from registry packages by the pinned bundlers in `tools/bundlers`
+//! (the test apps `cjs` and `esm` by every bundler, browser bundles in several files among
+//! them; the 22-package `big` app minified by webpack 5 and by esbuild; the `esm-packages`
+//! app, whose ES modules esbuild wraps; and the `huge` app, `big` with TypeScript and Babel,
+//! unminified: about 20 MB) and kept under `target/unbundle-bench/` between runs.
+//!
+//! Run with `cargo bench -p cli --bench unbundle_vs_wakaru` (`-- --quick` for one timed run
+//! each and without the 20 MB bundle).
 
 use std::{
     path::{Path, PathBuf},
@@ -16,8 +28,25 @@ use std::{
 };
 
 use test_utils::measure;
+use unbundle::junk::Junk;
 
 const RUNS: usize = 5;
+
+const BUNDLES: [(&str, &str); 13] = [
+    ("webpack5", "cjs"),
+    ("webpack4", "cjs"),
+    ("webpack5-web", "cjs"),
+    ("webpack4-web", "cjs"),
+    ("webpack4-web-hashed", "cjs"),
+    ("esbuild", "cjs"),
+    ("webpack5", "esm"),
+    ("webpack4-web", "esm"),
+    ("esbuild", "esm"),
+    ("webpack5", "big"),
+    ("esbuild", "big"),
+    ("esbuild", "esm-packages"),
+    ("webpack5-plain", "huge"),
+];
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -31,14 +60,24 @@ fn setup(script: &str) {
     assert!(status.success(), "{script} failed");
 }
 
-/// Builds `app` with `bundler` once; its files in load order.
-fn bundle(bundler: &str, app: &str) -> Vec<PathBuf> {
+/// A bundle built once: its files in load order and those a page loads (browser bundles).
+struct Bundle {
+    files: Vec<PathBuf>,
+    page: Option<Vec<PathBuf>>,
+}
+
+fn bundle(bundler: &str, app: &str) -> Bundle {
     let out = repo()
         .join("target/unbundle-bench")
         .join(format!("{app}-{bundler}"));
     let stats = out.join("stats.json");
     if !stats.exists() {
-        let built = Command::new("node")
+        let mut node = Command::new("node");
+        if bundler.starts_with("webpack4") {
+            // webpack 4 hashes with md4, which node 17 and later only offer through this flag.
+            node.arg("--openssl-legacy-provider");
+        }
+        let built = node
             .arg(repo().join("tools/bundlers/build.js"))
             .args([bundler, app])
             .arg(&out)
@@ -48,101 +87,262 @@ fn bundle(bundler: &str, app: &str) -> Vec<PathBuf> {
     }
     let stats: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
-    stats["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| out.join(f.as_str().unwrap()))
-        .collect()
+    let list = |key: &str| -> Vec<PathBuf> {
+        stats[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| out.join(f.as_str().unwrap()))
+            .collect()
+    };
+    Bundle {
+        files: list("files"),
+        page: bundler.contains("-web").then(|| list("initial")),
+    }
 }
 
-fn node_output(file: &Path) -> String {
-    let out = Command::new("node").arg(file).output().unwrap();
-    String::from_utf8(out.stdout).unwrap()
+/// Standard output and exit status of `node ARGS...`, run from an unrelated folder.
+fn node(args: &[&Path]) -> (String, Option<i32>) {
+    let out = Command::new("node")
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code(),
+    )
+}
+
+/// What the bundle prints, and how it exits.
+fn original(bundle: &Bundle) -> (String, Option<i32>) {
+    match &bundle.page {
+        Some(page) => {
+            let browser = repo().join("tools/bundlers/browser.js");
+            let mut args: Vec<&Path> = vec![&browser];
+            args.extend(page.iter().map(PathBuf::as_path));
+            node(&args)
+        }
+        None => node(&[&bundle.files[0]]),
+    }
+}
+
+/// The `.js` files under `dir`.
+fn js_files(dir: &Path, into: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            js_files(&path, into);
+        } else if path.extension().is_some_and(|e| e == "js" || e == "mjs") {
+            into.push(path);
+        }
+    }
+}
+
+/// The junk in `files`, and how many did not parse.
+fn junk(files: &[PathBuf]) -> (Junk, usize) {
+    let mut total = Junk::default();
+    let mut broken = 0;
+    for file in files {
+        match unbundle::junk::count(&std::fs::read_to_string(file).unwrap_or_default()) {
+            Ok(j) => total += j,
+            Err(_) => broken += 1,
+        }
+    }
+    (total, broken)
+}
+
+/// What one tool's output is worth.
+#[derive(Default)]
+struct Quality {
+    modules: usize,
+    runs: bool,
+    junk: Junk,
+    broken: usize,
+}
+
+fn ours(out: &Path, bundle: &Bundle) -> Quality {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("unbundle.json")).unwrap()).unwrap();
+    let entry = out.join(manifest["entry"].as_str().unwrap());
+    let mut files = Vec::new();
+    js_files(out, &mut files);
+    // The loader and the page are pilotfish's, not the bundle's code.
+    files.retain(|f| {
+        let loader = f.file_name().is_some_and(|n| n == "unbundle-loader.js");
+        let page = bundle.page.is_some() && *f == entry;
+        !loader && !page
+    });
+    let (junk, broken) = junk(&files);
+    Quality {
+        modules: manifest["modules"].as_array().unwrap().len(),
+        runs: node(&[&entry]) == original(bundle),
+        junk,
+        broken,
+    }
+}
+
+fn theirs(out: &Path, bundle: &Bundle) -> Quality {
+    let mut files = Vec::new();
+    js_files(out, &mut files);
+    let names: Vec<_> = bundle.files.iter().filter_map(|f| f.file_name()).collect();
+    let modules = files
+        .iter()
+        .filter(|f| f.file_name().is_some_and(|n| !names.contains(&n)))
+        .count();
+    let entry = [out.join("entry.js"), out.join(names[0])]
+        .into_iter()
+        .find(|f| f.exists());
+    let runs = entry.is_some_and(|entry| {
+        let flag = PathBuf::from("--experimental-detect-module");
+        node(&[&flag, &entry]) == original(bundle)
+    });
+    let (junk, broken) = junk(&files);
+    Quality {
+        modules,
+        runs,
+        junk,
+        broken,
+    }
 }
 
 fn main() {
     measure::serve_if_helper();
+    let quick = std::env::args().any(|a| a == "--quick");
     setup("tools/bundlers/setup.sh");
-    setup("tools/bundlers/apps/huge/setup.sh");
+    if !quick {
+        setup("tools/bundlers/apps/huge/setup.sh");
+    }
     setup("tools/wakaru/setup.sh");
     let pilotfish = PathBuf::from(env!("CARGO_BIN_EXE_pilotfish"));
     let wakaru = repo().join("tools/wakaru/node_modules/.bin/wakaru");
     let scratch =
         std::env::temp_dir().join(format!("pilotfish-unbundle-bench-{}", std::process::id()));
     println!(
-        "bundle                     size     pilotfish            wakaru               speed-up"
+        "{:<26} {:>8}  {:>15} {:>15}  {:>5} {:>5}  {:>13}  {:>18} {:>18}  speed-up",
+        "bundle",
+        "size",
+        "modules (p/w)",
+        "of the bundler",
+        "runs",
+        "",
+        "junk/1,000",
+        "pilotfish",
+        "wakaru"
     );
-    for (bundler, app) in [
-        ("webpack5", "cjs"),
-        ("webpack5", "big"),
-        ("esbuild", "big"),
-        ("esbuild", "esm-packages"),
-        ("webpack5-plain", "huge"),
-    ] {
-        let files = bundle(bundler, app);
-        let size: u64 = files
+    let (mut all_ours, mut all_theirs) = (Junk::default(), Junk::default());
+    let (mut time_ours, mut time_theirs) = (0.0, 0.0);
+    let (mut runs_ours, mut runs_theirs, mut count) = (0, 0, 0);
+    for (bundler, app) in BUNDLES {
+        if quick && app == "huge" {
+            continue;
+        }
+        let bundle = bundle(bundler, app);
+        let size: u64 = bundle
+            .files
             .iter()
             .map(|f| std::fs::metadata(f).unwrap().len())
             .sum();
-        let file_args: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-        let (mut our_cpu, mut their_cpu) = (Vec::new(), Vec::new());
+        let file_args: Vec<String> = bundle
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect();
+        let (mut our_wall, mut their_wall) = (Vec::new(), Vec::new());
         let (mut our_peak, mut their_peak) = (0, 0);
-        let mut module_files = 0;
+        let (mut ours_q, mut theirs_q) = (Quality::default(), Quality::default());
         // The 20 MB bundle takes wakaru minutes a run.
-        let runs = if app == "huge" { 3 } else { RUNS };
+        let runs = if quick {
+            1
+        } else if app == "huge" {
+            3
+        } else {
+            RUNS
+        };
         for run in 0..runs {
             let out = scratch.join(format!("pilotfish-{app}-{bundler}-{run}"));
+            let out_arg = out.display().to_string();
             let mut args: Vec<&str> = vec!["unbundle"];
             args.extend(file_args.iter().map(String::as_str));
-            let out_arg = out.display().to_string();
             args.extend(["-o", &out_arg]);
             let cost = measure::cost(&pilotfish, &args, None);
-            ours.push(cost.wall_ns);
-            our_cpu.push(cost.cpu_ns);
+            our_wall.push(cost.wall_ns);
             our_peak = our_peak.max(cost.peak_kb);
-            if run == 0 {
-                let entry = out.join(files[0].file_name().unwrap());
-                assert_eq!(
-                    node_output(&entry),
-                    node_output(&files[0]),
-                    "{app}/{bundler}: the output runs as the bundle"
-                );
-                module_files = std::fs::read_dir(out.join("modules")).map_or(0, |d| d.count());
-            }
-            let _ = std::fs::remove_dir_all(&out);
             let theirs_out = scratch.join(format!("wakaru-{app}-{bundler}-{run}"));
             let theirs_arg = theirs_out.display().to_string();
             let mut args = vec!["--unpack", "-o", &theirs_arg];
-            args.push(&file_args[0]);
+            args.extend(file_args.iter().map(String::as_str));
             let cost = measure::cost(&wakaru, &args, None);
-            theirs.push(cost.wall_ns);
-            their_cpu.push(cost.cpu_ns);
+            their_wall.push(cost.wall_ns);
             their_peak = their_peak.max(cost.peak_kb);
+            if run == 0 {
+                ours_q = ours(&out, &bundle);
+                theirs_q = theirs(&theirs_out, &bundle);
+            }
+            let _ = std::fs::remove_dir_all(&out);
             let _ = std::fs::remove_dir_all(&theirs_out);
         }
-        let (a, b) = (measure::median(ours), measure::median(theirs));
-        let (ca, cb) = (measure::median(our_cpu), measure::median(their_cpu));
+        let (a, b) = (measure::median(our_wall), measure::median(their_wall));
+        let stats: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(bundle.files[0].with_file_name("stats.json")).unwrap(),
+        )
+        .unwrap();
+        let emitted = stats["modules"].as_array().map_or(0, Vec::len);
+        let yes = |b: bool| if b { "yes" } else { "NO" };
         println!(
-            "{:<24} {:>6.2} MB  {:>8.1} ms {:>6.1} MB  {:>8.1} ms {:>6.1} MB  {:>6.1}x  ({module_files} entries under modules/)",
+            "{:<26} {:>5.2} MB  {:>7}/{:<7} {:>15}  {:>5} {:>5}  {:>6.1}/{:<6.1}  {:>8.1} ms {:>5.0} MB {:>8.1} ms {:>5.0} MB  {:>6.1}x",
             format!("{app}, {bundler}"),
             size as f64 / 1e6,
+            ours_q.modules,
+            theirs_q.modules,
+            emitted,
+            yes(ours_q.runs),
+            yes(theirs_q.runs),
+            ours_q.junk.per_thousand(),
+            theirs_q.junk.per_thousand(),
             a / 1e6,
             our_peak as f64 / 1024.0,
             b / 1e6,
             their_peak as f64 / 1024.0,
             b / a
         );
+        if ours_q.broken + theirs_q.broken > 0 {
+            println!(
+                "{:<26} files that do not parse: pilotfish {}, wakaru {}",
+                "", ours_q.broken, theirs_q.broken
+            );
+        }
+        all_ours += ours_q.junk;
+        all_theirs += theirs_q.junk;
+        time_ours += a;
+        time_theirs += b;
+        runs_ours += usize::from(ours_q.runs);
+        runs_theirs += usize::from(theirs_q.runs);
+        count += 1;
+    }
+    println!();
+    for (who, junk, runs) in [
+        ("pilotfish", all_ours, runs_ours),
+        ("wakaru", all_theirs, runs_theirs),
+    ] {
         println!(
-            "{:<34} CPU {:>8.1} ms {:>9} {:>8.1} ms {:>9} {:>6.1}x  (user + system time)",
-            "",
-            ca / 1e6,
-            "",
-            cb / 1e6,
-            "",
-            cb / ca
+            "{who:<10} outputs that run {runs}/{count}; junk {:.1} per 1,000 statements ({} statements: {} sequences, {} (0, x.f)() calls, {} helper calls, {} !0/!1, {} multi-variable declarations, {} void 0)",
+            junk.per_thousand(),
+            junk.statements,
+            junk.sequences,
+            junk.receiverless_calls,
+            junk.helper_calls,
+            junk.booleans,
+            junk.declarations,
+            junk.void0
         );
     }
+    println!(
+        "junk, pilotfish against wakaru: {:.2}x; time over all bundles: pilotfish {:.0} ms, wakaru {:.0} ms ({:.1}x faster)",
+        all_ours.per_thousand() / all_theirs.per_thousand().max(f64::MIN_POSITIVE),
+        time_ours / 1e6,
+        time_theirs / 1e6,
+        time_theirs / time_ours
+    );
     let _ = std::fs::remove_dir_all(&scratch);
 }

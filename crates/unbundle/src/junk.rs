@@ -10,8 +10,8 @@
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    CallExpression, Expression, ForStatementInit, SequenceExpression, Statement, UnaryExpression,
-    UnaryOperator, VariableDeclaration,
+    CallExpression, Expression, ForStatementInit, SequenceExpression, Statement,
+    TaggedTemplateExpression, UnaryExpression, UnaryOperator, VariableDeclaration,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_parser::{ParseOptions, Parser};
@@ -25,7 +25,7 @@ pub struct Junk {
     pub statements: usize,
     /// `a, b` anywhere but in a `(0, x.f)` callee.
     pub sequences: usize,
-    /// `(0, x.f)(...)`: a call made without a receiver.
+    /// `(0, x.f)(...)` (or a template tagged so): a call made without a receiver.
     pub receiverless_calls: usize,
     /// Calls of webpack's helpers: `require.d(...)`, `.r`, `.n`, `.t` on a name.
     pub helper_calls: usize,
@@ -119,6 +119,20 @@ impl<'a> Visit<'a> for Counter {
             self.junk.statements += 1;
         }
         walk::walk_statement(self, it);
+    }
+
+    fn visit_tagged_template_expression(&mut self, it: &TaggedTemplateExpression<'a>) {
+        if is_receiverless(&it.tag) {
+            self.junk.receiverless_calls += 1;
+            if let Expression::SequenceExpression(s) = it.tag.without_parentheses() {
+                for e in &s.expressions {
+                    self.visit_expression(e);
+                }
+            }
+            self.visit_template_literal(&it.quasi);
+            return;
+        }
+        walk::walk_tagged_template_expression(self, it);
     }
 
     fn visit_sequence_expression(&mut self, it: &SequenceExpression<'a>) {

@@ -44,7 +44,26 @@ pub(crate) fn is_require_helper(
 pub(crate) fn getter_value<'o, 'a>(
     getter: &'o Expression<'a>,
 ) -> Option<&'o IdentifierReference<'a>> {
-    let returned = match getter.without_parentheses() {
+    match getter_returns(getter)? {
+        Expression::Identifier(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// The property of another object a getter returns: `() => x.f`, `function () { return x.f;
+/// }` (a re-export, as webpack and tsc write them).
+pub(crate) fn getter_member<'o, 'a>(
+    getter: &'o Expression<'a>,
+) -> Option<&'o oxc_ast::ast::StaticMemberExpression<'a>> {
+    match getter_returns(getter)? {
+        Expression::StaticMemberExpression(m) => Some(m),
+        _ => None,
+    }
+}
+
+/// What a getter of no parameters returns, when its body is only that.
+fn getter_returns<'o, 'a>(getter: &'o Expression<'a>) -> Option<&'o Expression<'a>> {
+    match getter.without_parentheses() {
         Expression::ArrowFunctionExpression(f) if f.is_expression() => f.get_expression(),
         Expression::FunctionExpression(f) if f.params.items.is_empty() => {
             match f.body.as_ref()?.statements.as_slice() {
@@ -52,10 +71,6 @@ pub(crate) fn getter_value<'o, 'a>(
                 _ => None,
             }
         }
-        _ => None,
-    }?;
-    match returned {
-        Expression::Identifier(i) => Some(i),
         _ => None,
     }
 }

@@ -172,3 +172,29 @@ fn sequences_come_apart_in_the_order_they_ran() {
     // label would then name the block.
     assert!(entry.contains("l: for ("), "{entry}");
 }
+
+#[test]
+fn re_exports_are_as_receiver_free_as_what_they_re_export() {
+    // tsc's `export { f, tag, self } from "./one"`: getters returning module 1's exports;
+    // module 3 re-exports module 2's again. `self` reads `this`.
+    let files = unbundled(
+        "re-exports",
+        &bundle(
+            "1:(e,t)=>{Object.defineProperty(t,\"__esModule\",{value:!0}),t.f=function(e){return e+1},t.tag=function(e){return e.join(\"|\")},t.self=function(){return void 0===this?\"none\":\"some\"}},\
+             2:(e,t,r)=>{Object.defineProperty(t,\"__esModule\",{value:!0});var n=r(1);Object.defineProperty(t,\"f\",{enumerable:!0,get:function(){return n.f}}),Object.defineProperty(t,\"tag\",{enumerable:!0,get:function(){return n.tag}}),Object.defineProperty(t,\"self\",{enumerable:!0,get:function(){return n.self}})},\
+             3:(e,t,r)=>{r.r(t),r.d(t,{f:()=>n.f,self:()=>n.self});var n=r(2)},\
+             9:(e,t,r)=>{const a=r(2),b=r(3);console.log((0,a.f)(1),(0,a.tag)`x${1}y`,(0,b.f)(2),(0,a.self)(),(0,b.self)())}",
+        ),
+        "2 x|y 3 none none\n",
+    );
+    let entry = file(&files, "9");
+    for plain in [
+        "a.f(1)",
+        "a.tag`",
+        "b.f(2)",
+        "(0, a.self)()",
+        "(0, b.self)()",
+    ] {
+        assert!(entry.contains(plain), "{plain}: {entry}");
+    }
+}

@@ -4,8 +4,8 @@
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,
     CallExpression, Expression, Function, IdentifierReference, ObjectExpression,
-    ObjectPropertyKind, PropertyKey, Statement, StaticMemberExpression, UnaryExpression,
-    UnaryOperator, UpdateExpression, VariableDeclarator,
+    ObjectPropertyKind, PropertyKey, Statement, StaticMemberExpression, TaggedTemplateExpression,
+    UnaryExpression, UnaryOperator, UpdateExpression, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
@@ -221,6 +221,81 @@ impl Uses<'_> {
         self.wrapper.exports.is_some() && self.symbol(expr) == self.wrapper.exports
     }
 
+    /// `Object.defineProperty(exports, "name", {enumerable: true, get: GETTER})` with only
+    /// those two properties: the name and the getter.
+    fn defined_getter<'a, 'c>(
+        &self,
+        it: &'c CallExpression<'a>,
+    ) -> Option<(&'c str, &'c Expression<'a>)> {
+        let Expression::StaticMemberExpression(m) = it.callee.without_parentheses() else {
+            return None;
+        };
+        let [
+            Argument::Identifier(target),
+            Argument::StringLiteral(key),
+            Argument::ObjectExpression(descriptor),
+        ] = it.arguments.as_slice()
+        else {
+            return None;
+        };
+        let is_object = matches!(&m.object, Expression::Identifier(o) if o.name == "Object" && self.reference_symbol(o).is_none());
+        if m.property.name != "defineProperty"
+            || !is_object
+            || self.wrapper.exports.is_none()
+            || self.reference_symbol(target) != self.wrapper.exports
+            || descriptor.properties.len() != 2
+        {
+            return None;
+        }
+        let mut getter = None;
+        for property in &descriptor.properties {
+            let ObjectPropertyKind::ObjectProperty(p) = property else {
+                return None;
+            };
+            match p.key.static_name().as_deref() {
+                Some("enumerable") if !p.computed => {}
+                Some("get") if !p.computed && !p.method => getter = Some(&p.value),
+                _ => return None,
+            }
+        }
+        Some((key.value.as_str(), getter?))
+    }
+
+    /// A getter that returns `x.theirs`, `x` bound to a module: a re-export.
+    fn reexport(&mut self, name: &str, getter: &Expression<'_>) {
+        if let Some(m) = refs::getter_member(getter)
+            && let Some(from) = self.bound_module(&m.object)
+        {
+            self.facts
+                .reexports
+                .push((name.to_owned(), from.clone(), m.property.name.to_string()));
+        }
+    }
+
+    /// A getter that returns one of the module's own functions (see `Bindings`).
+    fn getter(&mut self, name: &str, getter: &Expression<'_>) {
+        self.reexport(name, getter);
+        if let Some(value) = getter_value(getter).and_then(|v| self.reference_symbol(v))
+            && (self.functions.get(&value) == Some(&false)
+                || self.values.get(&value) == Some(&false))
+        {
+            self.facts.receiver_free.push(name.to_owned());
+        }
+    }
+
+    /// Notes a callee `(0, x.f)` with `x` bound to a module.
+    fn receiverless(&mut self, callee: &Expression<'_>) {
+        if let Expression::SequenceExpression(s) = callee.without_parentheses()
+            && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
+            && first.is_number_literal()
+            && let Some(id) = self.bound_module(&m.object)
+        {
+            self.facts
+                .calls
+                .push((id.clone(), m.property.name.to_string()));
+        }
+    }
+
     /// `require.NAME` with the module's require parameter.
     fn is_require_helper(&self, expr: &Expression<'_>, name: &str) -> bool {
         refs::is_require_helper(self.scoping, self.wrapper.require, expr, name)
@@ -344,17 +419,14 @@ impl<'a> Visit<'a> for Uses<'_> {
         walk::walk_unary_expression(self, it);
     }
 
+    fn visit_tagged_template_expression(&mut self, it: &TaggedTemplateExpression<'a>) {
+        // ``(0, x.f)`...` ``: a call without a receiver, as below.
+        self.receiverless(&it.tag);
+        walk::walk_tagged_template_expression(self, it);
+    }
+
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
-        // `(0, x.f)(...)`
-        if let Expression::SequenceExpression(s) = it.callee.without_parentheses()
-            && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
-            && first.is_number_literal()
-            && let Some(id) = self.bound_module(&m.object)
-        {
-            self.facts
-                .calls
-                .push((id.clone(), m.property.name.to_string()));
-        }
+        self.receiverless(&it.callee);
         // `require.n(x)` reads `x.default` or `x`; `require.r(exports)` marks it an ES module.
         if (self.is_require_helper(&it.callee, "n") || self.is_require_helper(&it.callee, "r"))
             && let [Argument::Identifier(i)] = it.arguments.as_slice()
@@ -386,6 +458,15 @@ impl<'a> Visit<'a> for Uses<'_> {
         {
             self.good_use(symbol);
         }
+        // `Object.defineProperty(exports, "f", {enumerable: true, get: function () { return
+        // x.f; }})`: tsc's re-export, a getter nothing can replace.
+        if let Some((name, getter)) = self.defined_getter(it) {
+            if let Some(exports) = self.wrapper.exports {
+                self.good_use(exports);
+            }
+            self.facts.getters.push(name.to_owned());
+            self.getter(name, getter);
+        }
         // `require.d(exports, {name: () => value, ...})`
         if self.is_require_helper(&it.callee, "d")
             && let [Argument::Identifier(target), Argument::ObjectExpression(o)] =
@@ -396,6 +477,13 @@ impl<'a> Visit<'a> for Uses<'_> {
             self.good_use(symbol);
             for (name, value) in getters(o) {
                 self.facts.getters.push(name.to_owned());
+                if let Some(ObjectPropertyKind::ObjectProperty(p)) = o
+                    .properties
+                    .iter()
+                    .find(|p| matches!(p, ObjectPropertyKind::ObjectProperty(p) if p.key.static_name().is_some_and(|k| k == name)))
+                {
+                    self.reexport(name, &p.value);
+                }
                 let value = value.and_then(|v| self.reference_symbol(v));
                 if let Some(value) = value
                     && let Some(&this) = self.functions.get(&value)
@@ -425,6 +513,9 @@ impl<'a> Visit<'a> for Uses<'_> {
         {
             self.good_use(symbol);
             self.facts.getters.push(name.value.to_string());
+            if let Some(getter) = getter.as_expression() {
+                self.reexport(&name.value, getter);
+            }
             let value = getter
                 .as_expression()
                 .and_then(getter_value)

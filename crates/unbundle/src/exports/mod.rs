@@ -49,6 +49,8 @@ pub(crate) struct Facts {
     pub(crate) marks_read: Vec<String>,
     /// The module reads its own mark (`exports.__esModule`).
     pub(crate) reads_own_mark: bool,
+    /// Exports whose getters return another module's export: (name, module id, its name).
+    pub(crate) reexports: Vec<(String, String, String)>,
 }
 
 /// What the second pass may do.
@@ -87,7 +89,7 @@ pub(crate) fn plan<'f>(
         .flat_map(|(_, f)| f.marks_read.iter().map(String::as_str))
         .collect();
     let mut plan = Plan::default();
-    for (id, facts) in modules {
+    for (id, facts) in modules.clone() {
         if facts.opaque {
             continue;
         }
@@ -106,6 +108,30 @@ pub(crate) fn plan<'f>(
         // that reads it by name or holds the exports object itself.
         if helpers && fixed && facts.marks && !facts.reads_own_mark && !read.contains(id) {
             plan.unmarked.insert(id.to_owned());
+        }
+    }
+    // A getter returning another module's export is as receiver-free as that export, through
+    // chains of re-exports.
+    if calls {
+        loop {
+            let mut more = Vec::new();
+            for (id, facts) in modules.clone() {
+                if facts.opaque {
+                    continue;
+                }
+                for (name, from, theirs) in &facts.reexports {
+                    let key = (id.to_owned(), name.clone());
+                    if !plan.calls.contains(&key)
+                        && plan.calls.contains(&(from.clone(), theirs.clone()))
+                    {
+                        more.push(key);
+                    }
+                }
+            }
+            if more.is_empty() {
+                break;
+            }
+            plan.calls.extend(more);
         }
     }
     plan

@@ -44,9 +44,10 @@ struct Calls<'s, 'a> {
     changed: usize,
 }
 
-impl<'a> VisitMut<'a> for Calls<'_, 'a> {
-    fn visit_call_expression(&mut self, it: &mut CallExpression<'a>) {
-        let mut callee = &mut it.callee;
+impl<'a> Calls<'_, 'a> {
+    /// `(0, x.f)` → `x.f` where the plan allows.
+    fn drop_zero(&mut self, callee: &mut Expression<'a>) {
+        let mut callee = callee;
         while let Expression::ParenthesizedExpression(p) = callee {
             callee = &mut p.expression;
         }
@@ -64,7 +65,21 @@ impl<'a> VisitMut<'a> for Calls<'_, 'a> {
             *callee = member;
             self.changed += 1;
         }
+    }
+}
+
+impl<'a> VisitMut<'a> for Calls<'_, 'a> {
+    fn visit_call_expression(&mut self, it: &mut CallExpression<'a>) {
+        self.drop_zero(&mut it.callee);
         walk_mut::walk_call_expression(self, it);
+    }
+
+    fn visit_tagged_template_expression(
+        &mut self,
+        it: &mut oxc_ast::ast::TaggedTemplateExpression<'a>,
+    ) {
+        self.drop_zero(&mut it.tag);
+        walk_mut::walk_tagged_template_expression(self, it);
     }
 }
 
