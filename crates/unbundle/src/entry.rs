@@ -159,7 +159,7 @@ pub(crate) fn find<'a>(
     // The loader's own parameters cannot also be passed in.
     if outer
         .iter()
-        .any(|n| crate::module::LOADER_PARAMETERS.contains(&n.as_str()))
+        .any(|n| crate::write::LOADER_PARAMETERS.contains(&n.as_str()))
     {
         return None;
     }

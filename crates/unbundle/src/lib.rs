@@ -23,10 +23,11 @@ pub mod junk;
 mod license;
 mod module;
 mod names;
-mod page;
 mod readable;
 mod refs;
 mod shape;
+mod syntax;
+mod write;
 
 pub use module::ModuleError;
 pub use readable::{Changes, Transforms};
@@ -38,6 +39,8 @@ use oxc_parser::Parser;
 use oxc_semantic::SemanticBuilder;
 use oxc_span::{SourceType, Span};
 use serde::Serialize;
+
+use write::{LOAD, LOADER, LOADER_FILE};
 
 /// One file of the bundle, as given (the runtime first, then its chunks).
 #[derive(Debug, Clone, Copy)]
@@ -115,11 +118,6 @@ pub enum UnbundleError {
     #[error(transparent)]
     Module(#[from] ModuleError),
 }
-
-/// The loader the output's bundle files require (see the module documentation).
-const LOADER: &str = include_str!("loader.js");
-pub(crate) const LOADER_FILE: &str = "unbundle-loader.js";
-const LOAD: &str = "__pilotfish_load";
 
 /// Module names and paths by id, kept by hand (the seed's id map):
 /// `{"12781": {"name": "stream", "path": "node/stream.js"}}`.
@@ -245,12 +243,15 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         path: LOADER_FILE.to_owned(),
         text: LOADER.to_owned(),
     });
-    let entry = match page::scripts(inputs, &chunks) {
+    let input_names: Vec<&str> = inputs.iter().map(|i| i.name).collect();
+    let entry = match write::page::scripts(&input_names, &chunks) {
         Some(scripts) => {
-            let page = page::file(&scripts, inputs);
-            let name = page.path.clone();
-            files.push(page);
-            name
+            let (path, text) = write::page::file(&scripts, &input_names);
+            files.push(OutputFile {
+                path: path.clone(),
+                text,
+            });
+            path
         }
         None => entry.name.to_owned(),
     };

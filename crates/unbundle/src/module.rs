@@ -24,25 +24,6 @@ pub(crate) const ESBUILD: [&str; 2] = ["exports", "module"];
 /// What the loader passes an esbuild ES module's file: its namespace object.
 pub(crate) const ESM: [&str; 1] = ["exports"];
 
-/// The parameters `loader.js` gives an esbuild module file (or entry) before the bundle's
-/// top-level names passed in (`COMMONJS` there): a bundle name passed in under one of these
-/// would clash with it.
-pub(crate) const LOADER_PARAMETERS: [&str; 7] = [
-    "exports",
-    "module",
-    "require",
-    "__node_module",
-    "__node_exports",
-    "__filename",
-    "__dirname",
-];
-
-/// The names under which the loader passes the bundle file's own `module`, `exports` and
-/// `require` (see `loader.js`): a module's free references to those are renamed to these.
-pub(crate) fn outer_name(name: &str) -> String {
-    format!("__node_{name}")
-}
-
 /// A module file's text.
 #[derive(Debug)]
 pub(crate) struct ModuleFile {
@@ -119,7 +100,7 @@ pub(crate) fn rewrite(
             .position(|p| *p == name)
             .and_then(|i| params.get(i).copied())
     };
-    let wrapper = crate::names::Wrapper {
+    let wrapper = crate::refs::Wrapper {
         require: position("require"),
         exports: position("exports"),
         module: position("module"),
@@ -143,7 +124,7 @@ pub(crate) fn rewrite(
         .chain(parameters)
         .map(|p| (*p).to_owned())
         .collect();
-    reserved.extend(parameters.iter().map(|p| outer_name(p)));
+    reserved.extend(parameters.iter().map(|p| crate::write::outer_name(p)));
     reserved.extend(["__filename", "__dirname"].map(str::to_owned));
     let reserved: Vec<&str> = reserved.iter().map(String::as_str).collect();
     let module_renames = crate::names::renames(
@@ -337,7 +318,7 @@ struct RenameOuter<'r, 'a> {
 impl<'a> VisitMut<'a> for RenameOuter<'_, 'a> {
     fn visit_identifier_reference(&mut self, it: &mut IdentifierReference<'a>) {
         if it.reference_id.get().is_some_and(|r| self.ids.contains(&r)) {
-            it.name = Ident::from_str_in(&outer_name(it.name.as_str()), &self.allocator);
+            it.name = Ident::from_str_in(&crate::write::outer_name(it.name.as_str()), &self.allocator);
         }
         walk_mut::walk_identifier_reference(self, it);
     }
@@ -347,7 +328,7 @@ impl<'a> VisitMut<'a> for RenameOuter<'_, 'a> {
 mod tests {
     #[test]
     fn the_loader_parameters_are_the_loaders() {
-        let list: Vec<String> = super::LOADER_PARAMETERS
+        let list: Vec<String> = crate::write::LOADER_PARAMETERS
             .iter()
             .map(|p| format!("{p:?}"))
             .collect();

@@ -11,8 +11,11 @@ use oxc_ast::ast::{
     Argument, AssignmentExpression, AssignmentTarget, Expression, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
-use oxc_semantic::{ScopeId, Scoping, SymbolId};
+use oxc_semantic::{Scoping, SymbolId};
 use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::refs::Wrapper;
+use crate::syntax::is_identifier;
 
 /// Module names by id.
 pub(crate) type ModuleNames = FxHashMap<String, String>;
@@ -24,93 +27,6 @@ pub(crate) fn revealed_by_esbuild(id: &str) -> Option<String> {
         .strip_prefix("require_")
         .or_else(|| id.strip_prefix("init_"))?;
     is_identifier(name).then(|| name.to_owned())
-}
-
-/// Whether `name` can follow a dot (`exports.NAME`): ASCII identifier characters; reserved
-/// words are allowed there.
-pub(crate) fn is_identifier_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-}
-
-/// Whether `name` can be a variable name (ASCII identifiers, no reserved words).
-pub(crate) fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    let Some(first) = chars.next() else {
-        return false;
-    };
-    (first.is_ascii_alphabetic() || first == '_' || first == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-        && !RESERVED.contains(&name)
-}
-
-const RESERVED: &[&str] = &[
-    "await",
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "enum",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "implements",
-    "import",
-    "in",
-    "instanceof",
-    "interface",
-    "let",
-    "new",
-    "null",
-    "package",
-    "private",
-    "protected",
-    "public",
-    "return",
-    "static",
-    "super",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "var",
-    "void",
-    "while",
-    "with",
-    "yield",
-    "arguments",
-    "eval",
-    "undefined",
-    "NaN",
-    "Infinity",
-];
-
-/// The module function's parameters, as symbols, and its scope.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Wrapper {
-    /// webpack's require parameter (calls `require(ID)`); `None` for esbuild, whose modules
-    /// call a top-level function named like the module (`require_x()`).
-    pub(crate) require: Option<SymbolId>,
-    pub(crate) exports: Option<SymbolId>,
-    pub(crate) module: Option<SymbolId>,
-    /// The function's own scope: only variables declared there take an export's name.
-    pub(crate) scope: ScopeId,
 }
 
 /// The renames for a module's variables: bound to named modules first, then exported under a
@@ -320,7 +236,7 @@ pub(crate) fn module_id(
     match (wrapper.require, symbol, arguments) {
         // webpack: `require(6462)` with the require parameter.
         (Some(require), Some(s), [Argument::NumericLiteral(n)]) if s == require => {
-            crate::shape::number_key(n.value)
+            crate::syntax::number_key(n.value)
         }
         (Some(require), Some(s), [Argument::StringLiteral(l)]) if s == require => {
             Some(l.value.to_string())

@@ -1,10 +1,11 @@
 //! What names in a module refer to, asked the same way everywhere: the symbol a reference (or
 //! a plain-name expression) resolves to, webpack's require helpers (`require.d`, ...), the
-//! variable a `require.d` getter returns, and whether code uses its function's own `this`.
+//! variable a `require.d` getter returns, whether code uses its function's own `this`, and the
+//! symbols of a module function's parameters ([`Wrapper`]).
 
 use oxc_ast::ast::{Expression, IdentifierReference, Statement};
 use oxc_ast_visit::{Visit, walk};
-use oxc_semantic::{Scoping, SymbolId};
+use oxc_semantic::{ScopeId, Scoping, SymbolId};
 use oxc_syntax::scope::ScopeFlags;
 
 /// The symbol `reference` resolves to; `None` for a global.
@@ -119,4 +120,16 @@ impl<'a> Visit<'a> for OwnThis {
         }
         walk::walk_call_expression(self, it);
     }
+}
+
+/// The module function's parameters, as symbols, and its scope.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wrapper {
+    /// webpack's require parameter (calls `require(ID)`); `None` for esbuild, whose modules
+    /// call a top-level function named like the module (`require_x()`).
+    pub(crate) require: Option<SymbolId>,
+    pub(crate) exports: Option<SymbolId>,
+    pub(crate) module: Option<SymbolId>,
+    /// The function's own scope: only variables declared there take an export's name.
+    pub(crate) scope: ScopeId,
 }

@@ -16,6 +16,8 @@ use oxc_span::{GetSpan, Span};
 use oxc_syntax::reference::ReferenceId;
 use oxc_syntax::scope::ScopeFlags;
 
+use crate::syntax::number_key;
+
 /// A module table found in one file.
 #[derive(Debug, Clone)]
 pub(crate) struct Table {
@@ -337,14 +339,6 @@ impl<'a> Visit<'a> for Finder {
     }
 }
 
-/// The property name a numeric key stands for, as the runtime looks it up: terser writes
-/// `3e3:` for the module the runtime asks for as `3000`. Ids are whole numbers; another number
-/// is not a module id.
-pub(crate) fn number_key(value: f64) -> Option<String> {
-    (value.fract() == 0.0 && (0.0..9.007_199_254_740_992e15).contains(&value))
-        .then(|| format!("{}", value as u64))
-}
-
 /// A literal table bound to `symbol`: its span, and whether it holds nothing but holes.
 fn bound_table(symbol: SymbolId, literal: &Expression<'_>) -> (SymbolId, Span, bool) {
     let empty = match literal.without_parentheses() {
@@ -573,7 +567,7 @@ fn external(expr: &Expression<'_>) -> Option<String> {
             }
         })
         .collect();
-    crate::names::is_identifier(&name).then_some(name)
+    crate::syntax::is_identifier(&name).then_some(name)
 }
 
 fn simple_params(params: &FormalParameters<'_>) -> bool {

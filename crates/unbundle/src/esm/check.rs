@@ -87,7 +87,7 @@ pub(super) fn settle(cx: &Context<'_, '_, '_>, order: &Order, candidates: &[bool
                     !own(u.symbol)
                         && ((!member_of.get(&u.symbol).is_some_and(|&other| valid[other])
                             && cx.uses.written(u.symbol))
-                            || crate::module::LOADER_PARAMETERS
+                            || crate::write::LOADER_PARAMETERS
                                 .contains(&cx.scoping.symbol_name(u.symbol)))
                 });
             if blocked {

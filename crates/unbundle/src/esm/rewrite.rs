@@ -102,7 +102,7 @@ fn namespaces(cx: &Context<'_, '_, '_>, valid: &[bool]) -> Vec<Option<String>> {
                 let id = cx.scoping.symbol_name(cx.wrapped[m].init);
                 let base = id
                     .strip_prefix("init_")
-                    .filter(|b| crate::names::is_identifier(b))
+                    .filter(|b| crate::syntax::is_identifier(b))
                     .unwrap_or(id);
                 let mut name = format!("{base}_exports");
                 let mut k = 2;
@@ -131,7 +131,7 @@ fn uses_elsewhere(
 ) -> Vec<(Span, String)> {
     let name = cx.scoping.symbol_name(symbol);
     let key = key_of(cx, m, symbol).unwrap_or(name);
-    let property = if crate::names::is_identifier_name(key) {
+    let property = if crate::syntax::is_identifier_name(key) {
         format!("{ns}.{key}")
     } else {
         format!(

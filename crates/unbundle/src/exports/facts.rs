@@ -13,7 +13,7 @@ use oxc_syntax::scope::ScopeFlags;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Facts;
-use crate::names::Wrapper;
+use crate::refs::Wrapper;
 use crate::refs::{self, getter_value};
 
 /// The facts of one module, whose function's scope and parameters `wrapper` gives.

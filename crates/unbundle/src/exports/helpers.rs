@@ -15,7 +15,7 @@ use oxc_parser::Parser;
 use oxc_semantic::Scoping;
 use oxc_span::SourceType;
 
-use crate::names::Wrapper;
+use crate::refs::Wrapper;
 use crate::refs;
 
 /// Rewrites the helper calls among `statements` (a module's top level); how many it rewrote.
@@ -122,7 +122,7 @@ fn plain_getters<'a>(
         names.push(match &p.key {
             PropertyKey::StaticIdentifier(k) => k.name.to_string(),
             PropertyKey::StringLiteral(s) => s.value.to_string(),
-            PropertyKey::NumericLiteral(n) => crate::shape::number_key(n.value)?,
+            PropertyKey::NumericLiteral(n) => crate::syntax::number_key(n.value)?,
             _ => return None,
         });
     }

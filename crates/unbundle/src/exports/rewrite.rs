@@ -13,7 +13,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Plan;
 use super::facts::Bindings;
-use crate::names::Wrapper;
+use crate::refs::Wrapper;
 use crate::refs::{self, getter_value};
 
 /// Drops the `0,` of `(0, x.f)(...)` calls the plan allows; how many it dropped.
@@ -114,7 +114,7 @@ pub(crate) fn plain_exports<'a>(
             ] = call.arguments.as_slice()
             && wrapper.exports.is_some()
             && refs::symbol_of(scoping, target) == wrapper.exports
-            && crate::names::is_identifier_name(name.value.as_str())
+            && crate::syntax::is_identifier_name(name.value.as_str())
             && let Some(value) = getter.as_expression().and_then(getter_value)
             && refs::symbol_of(scoping, value).is_some_and(|s| functions.contains(&s))
         {
@@ -189,7 +189,7 @@ pub(crate) fn plain_exports<'a>(
                     let name = match &p.key {
                         PropertyKey::StaticIdentifier(k) => Some(k.name.as_str()),
                         PropertyKey::StringLiteral(s)
-                            if crate::names::is_identifier_name(s.value.as_str()) =>
+                            if crate::syntax::is_identifier_name(s.value.as_str()) =>
                         {
                             Some(s.value.as_str())
                         }

@@ -4,7 +4,7 @@
 //! runs them (and stands in for the little of a browser webpack's chunk loading needs).
 
 use crate::shape::Chunk;
-use crate::{Input, LOADER_FILE, OutputFile};
+use super::LOADER_FILE;
 
 const PAGE: &str = include_str!("page.js");
 const SCRIPTS: &str = "/* the page's scripts */ []";
@@ -14,7 +14,7 @@ const SCRIPTS: &str = "/* the page's scripts */ []";
 /// chunk) when some chunk starts the program and it neither does nor is among the chunks
 /// those entries wait for; without any chunk that starts it (the runtime file holds the
 /// entries), every file is loaded.
-pub(crate) fn scripts<'a>(inputs: &[Input<'a>], chunks: &[Option<Chunk>]) -> Option<Vec<&'a str>> {
+pub(crate) fn scripts<'a>(inputs: &[&'a str], chunks: &[Option<Chunk>]) -> Option<Vec<&'a str>> {
     if chunks.iter().all(Option::is_none) {
         return None;
     }
@@ -34,25 +34,22 @@ pub(crate) fn scripts<'a>(inputs: &[Input<'a>], chunks: &[Option<Chunk>]) -> Opt
                 Some(chunk) => starting.is_empty() || needed(chunk),
                 None => true,
             })
-            .map(|(input, _)| input.name)
+            .map(|(input, _)| *input)
             .collect(),
     )
 }
 
-/// `index.js` (or a name no input file has), running `scripts` in order.
-pub(crate) fn file(scripts: &[&str], inputs: &[Input<'_>]) -> OutputFile {
+/// `index.js` (or a name no input file has), running `scripts` in order: its path and text.
+pub(crate) fn file(scripts: &[&str], inputs: &[&str]) -> (String, String) {
     let mut name = "index.js".to_owned();
-    while name == LOADER_FILE || inputs.iter().any(|i| i.name == name) {
+    while name == LOADER_FILE || inputs.contains(&name.as_str()) {
         name.insert_str(0, "page-");
     }
     let list: Vec<String> = scripts
         .iter()
         .map(|s| serde_json::to_string(s).expect("a string serializes"))
         .collect();
-    OutputFile {
-        path: name,
-        text: PAGE.replace(SCRIPTS, &format!("[{}]", list.join(", "))),
-    }
+    (name, PAGE.replace(SCRIPTS, &format!("[{}]", list.join(", "))))
 }
 
 #[cfg(test)]
@@ -68,13 +65,10 @@ mod tests {
         })
     }
 
-    fn inputs(names: &[&'static str]) -> Vec<Input<'static>> {
-        names.iter().map(|name| Input { name, text: "" }).collect()
-    }
 
     #[test]
     fn the_page_loads_the_runtime_and_the_chunks_the_entry_waits_for_but_not_async_chunks() {
-        let files = inputs(&["runtime.js", "vendors.js", "main.js", "3.js"]);
+        let files = ["runtime.js", "vendors.js", "main.js", "3.js"];
         let chunks = [
             None,
             chunk(&["2"], false, &[]),
@@ -89,7 +83,7 @@ mod tests {
 
     #[test]
     fn any_order_is_kept_and_without_a_starting_chunk_every_file_loads() {
-        let files = inputs(&["main.js", "vendors.js", "runtime.js"]);
+        let files = ["main.js", "vendors.js", "runtime.js"];
         let chunks = [chunk(&["0"], false, &[]), chunk(&["2"], false, &[]), None];
         assert_eq!(
             scripts(&files, &chunks).unwrap(),
@@ -100,9 +94,9 @@ mod tests {
 
     #[test]
     fn the_entry_file_takes_a_name_no_input_has() {
-        let files = inputs(&["index.js", "1.js"]);
+        let files = ["index.js", "1.js"];
         let page = file(&["index.js", "1.js"], &files);
-        assert_eq!(page.path, "page-index.js");
+        assert_eq!(page.0, "page-index.js");
         assert!(
             page.text
                 .contains(r#"const SCRIPTS = ["index.js", "1.js"];"#)

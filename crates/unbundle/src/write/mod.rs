@@ -1,0 +1,29 @@
+//! What the output holds besides the module files: the loader that runs them for the
+//! bundle's runtime (`loader.js`, written as `unbundle-loader.js`), the names it passes, and
+//! for a bundle made for a web page the entry that runs the page's files ([`page`]).
+
+pub(crate) mod page;
+
+/// The loader the output's bundle files require (see the module documentation).
+pub(crate) const LOADER: &str = include_str!("loader.js");
+pub(crate) const LOADER_FILE: &str = "unbundle-loader.js";
+pub(crate) const LOAD: &str = "__pilotfish_load";
+
+/// The parameters `loader.js` gives an esbuild module file (or entry) before the bundle's
+/// top-level names passed in (`COMMONJS` there): a bundle name passed in under one of these
+/// would clash with it.
+pub(crate) const LOADER_PARAMETERS: [&str; 7] = [
+    "exports",
+    "module",
+    "require",
+    "__node_module",
+    "__node_exports",
+    "__filename",
+    "__dirname",
+];
+
+/// The names under which the loader passes the bundle file's own `module`, `exports` and
+/// `require` (see `loader.js`): a module's free references to those are renamed to these.
+pub(crate) fn outer_name(name: &str) -> String {
+    format!("__node_{name}")
+}
