@@ -318,21 +318,9 @@ struct RenameOuter<'r, 'a> {
 impl<'a> VisitMut<'a> for RenameOuter<'_, 'a> {
     fn visit_identifier_reference(&mut self, it: &mut IdentifierReference<'a>) {
         if it.reference_id.get().is_some_and(|r| self.ids.contains(&r)) {
-            it.name = Ident::from_str_in(&crate::write::outer_name(it.name.as_str()), &self.allocator);
+            it.name =
+                Ident::from_str_in(&crate::write::outer_name(it.name.as_str()), &self.allocator);
         }
         walk_mut::walk_identifier_reference(self, it);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_loader_parameters_are_the_loaders() {
-        let list: Vec<String> = crate::write::LOADER_PARAMETERS
-            .iter()
-            .map(|p| format!("{p:?}"))
-            .collect();
-        let line = format!("const COMMONJS = [{}];", list.join(", "));
-        assert!(include_str!("loader.js").contains(&line), "{line}");
     }
 }

@@ -15,8 +15,8 @@ use oxc_parser::Parser;
 use oxc_semantic::Scoping;
 use oxc_span::SourceType;
 
-use crate::refs::Wrapper;
 use crate::refs;
+use crate::refs::Wrapper;
 
 /// Rewrites the helper calls among `statements` (a module's top level); how many it rewrote.
 /// `unmarked` when the module's ES module mark can go.

@@ -27,3 +27,16 @@ pub(crate) const LOADER_PARAMETERS: [&str; 7] = [
 pub(crate) fn outer_name(name: &str) -> String {
     format!("__node_{name}")
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_loader_parameters_are_the_loaders() {
+        let list: Vec<String> = super::LOADER_PARAMETERS
+            .iter()
+            .map(|p| format!("{p:?}"))
+            .collect();
+        let line = format!("const COMMONJS = [{}];", list.join(", "));
+        assert!(super::LOADER.contains(&line), "{line}");
+    }
+}

@@ -3,8 +3,8 @@
 //! files from the async chunks the runtime loads itself; [`file`] writes `index.js`, which
 //! runs them (and stands in for the little of a browser webpack's chunk loading needs).
 
-use crate::shape::Chunk;
 use super::LOADER_FILE;
+use crate::shape::Chunk;
 
 const PAGE: &str = include_str!("page.js");
 const SCRIPTS: &str = "/* the page's scripts */ []";
@@ -49,7 +49,10 @@ pub(crate) fn file(scripts: &[&str], inputs: &[&str]) -> (String, String) {
         .iter()
         .map(|s| serde_json::to_string(s).expect("a string serializes"))
         .collect();
-    (name, PAGE.replace(SCRIPTS, &format!("[{}]", list.join(", "))))
+    (
+        name,
+        PAGE.replace(SCRIPTS, &format!("[{}]", list.join(", "))),
+    )
 }
 
 #[cfg(test)]
@@ -64,7 +67,6 @@ mod tests {
             needs: strings(needs),
         })
     }
-
 
     #[test]
     fn the_page_loads_the_runtime_and_the_chunks_the_entry_waits_for_but_not_async_chunks() {
@@ -97,9 +99,6 @@ mod tests {
         let files = ["index.js", "1.js"];
         let page = file(&["index.js", "1.js"], &files);
         assert_eq!(page.0, "page-index.js");
-        assert!(
-            page.text
-                .contains(r#"const SCRIPTS = ["index.js", "1.js"];"#)
-        );
+        assert!(page.1.contains(r#"const SCRIPTS = ["index.js", "1.js"];"#));
     }
 }
