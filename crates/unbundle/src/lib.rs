@@ -15,22 +15,18 @@
 //! assert!(one.contains("module.exports = require(2) + 1"), "{one}");
 //! ```
 
-mod entry;
-mod esbuild;
-mod esm;
-mod exports;
 pub mod junk;
-mod license;
 mod module;
-mod names;
-mod readable;
+mod name;
+mod recognize;
 mod refs;
-mod shape;
+mod split;
 mod syntax;
+mod transform;
 mod write;
 
 pub use module::ModuleError;
-pub use readable::{Changes, Transforms};
+pub use transform::{Changes, Transforms};
 
 use std::borrow::Cow;
 
@@ -173,7 +169,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     }
     // Module names: the map's, then those the bundle reveals.
     let mut modules = Vec::with_capacity(jobs.len());
-    let mut module_names = names::ModuleNames::default();
+    let mut module_names = name::ModuleNames::default();
     for job in &jobs {
         let name = names
             .get(&job.id)
@@ -200,12 +196,12 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut results = rewrite_all(&jobs, &every, transforms, &module_names, None);
     // The second pass, for the modules the transforms that depend on other modules touch.
     if transforms.calls || transforms.plain_exports || transforms.helpers {
-        let facts: Vec<(&str, &exports::Facts)> = jobs
+        let facts: Vec<(&str, &transform::exports::Facts)> = jobs
             .iter()
             .zip(&results)
             .filter_map(|(job, r)| r.as_ref().ok().map(|f| (job.id.as_str(), &f.facts)))
             .collect();
-        let plan = exports::plan(
+        let plan = transform::exports::plan(
             facts.iter().copied(),
             transforms.calls,
             transforms.plain_exports,
@@ -277,7 +273,7 @@ fn split_file<'a>(
     names: &Names,
     transforms: Transforms,
     notes: &mut Vec<String>,
-) -> Result<(OutputFile, Vec<Job<'a>>, Option<shape::Chunk>), UnbundleError> {
+) -> Result<(OutputFile, Vec<Job<'a>>, Option<recognize::webpack::Chunk>), UnbundleError> {
     let allocator = Allocator::default();
     // A bundle for node is a CommonJS file, where a top-level `return` is allowed.
     let parsed = Parser::new(&allocator, input.text, SourceType::script())
@@ -297,19 +293,20 @@ fn split_file<'a>(
     let scoping = semantic.scoping();
     let source = |span: Span| &input.text[span.start as usize..span.end as usize];
     // A package's license comment kept inside a module names it.
-    let licensed = |span: Span| license::package_in(input.text, &program.comments, span);
+    let licensed = |span: Span| name::license::package_in(input.text, &program.comments, span);
     // What replaces what in the file, in order.
     let mut edits: Vec<(Span, String)> = Vec::new();
     let mut jobs = Vec::new();
     let entry;
     // esbuild's ES modules moved into files: what the rest of the bundle's text must change.
-    let mut moved = esm::Moved::default();
+    let mut moved = split::esm::Moved::default();
     let mut chunk = None;
-    let table =
-        shape::find_table(&program, scoping).map_err(|span| UnbundleError::UnknownTable {
+    let table = recognize::webpack::find_table(&program, scoping).map_err(|span| {
+        UnbundleError::UnknownTable {
             file: input.name.to_owned(),
             line: 1 + input.text[..span.start as usize].matches('\n').count(),
-        })?;
+        }
+    })?;
     if let Some(table) = table {
         chunk = table.chunk.clone();
         // webpack in development keys modules by their paths.
@@ -333,23 +330,23 @@ fn split_file<'a>(
             .require
             .and_then(|r| scoping.get_reference(r).symbol_id())
             .and_then(|require| {
-                let found = entry::find(
+                let found = split::entry::find(
                     &program,
                     scoping,
                     input.text,
-                    &entry::Bundler::Webpack {
+                    &split::entry::Bundler::Webpack {
                         require,
                         table: table.span,
                     },
                 )?;
                 Some((found, Some(scoping.symbol_name(require).to_owned())))
             });
-    } else if let Some(esbuild::Found {
+    } else if let Some(split::esbuild::Found {
         modules: found,
         spans: wrappers,
         moved: planned,
         stayed,
-    }) = esbuild::find_modules(&program, scoping, input.text)
+    }) = split::esbuild::find_modules(&program, scoping, input.text)
     {
         moved = planned;
         if !stayed.is_empty() {
@@ -390,7 +387,7 @@ fn split_file<'a>(
                 },
                 strict: false,
                 parameters: &module::ESBUILD,
-                revealed: names::revealed_by_esbuild(&m.id).or_else(|| licensed(m.span)),
+                revealed: name::revealed_by_esbuild(&m.id).or_else(|| licensed(m.span)),
             });
         }
         let strict = program
@@ -414,22 +411,22 @@ fn split_file<'a>(
                 source: Cow::Owned(m.source.clone()),
                 strict,
                 parameters: &module::ESM,
-                revealed: names::revealed_by_esbuild(&m.id).or_else(|| licensed(m.function)),
+                revealed: name::revealed_by_esbuild(&m.id).or_else(|| licensed(m.function)),
             });
         }
         edits.extend(moved.edits.iter().cloned());
         edits.sort_by_key(|(s, _)| (s.start, s.end));
-        entry = entry::find(
+        entry = split::entry::find(
             &program,
             scoping,
             input.text,
-            &entry::Bundler::Esbuild {
+            &split::entry::Bundler::Esbuild {
                 modules: &wrappers,
                 moved: &moved,
             },
         )
         .map(|e| (e, None));
-    } else if shape::find_runtime(&program).is_some() {
+    } else if recognize::webpack::find_runtime(&program).is_some() {
         // webpack's runtime alone, its table filled by the chunks that follow: it stays as
         // it is.
         entry = None;
@@ -495,7 +492,7 @@ fn split_file<'a>(
     moved.splice_into(&mut text, input.text, at, input.text.len());
     let file = OutputFile {
         path: input.name.to_owned(),
-        text: readable::clean_file(&text, transforms),
+        text: transform::clean_file(&text, transforms),
     };
     Ok((file, jobs, chunk))
 }
@@ -542,8 +539,8 @@ fn rewrite_all(
     jobs: &[Job<'_>],
     which: &[usize],
     transforms: Transforms,
-    names: &names::ModuleNames,
-    plan: Option<&exports::Plan>,
+    names: &name::ModuleNames,
+    plan: Option<&transform::exports::Plan>,
 ) -> Vec<Result<module::ModuleFile, ModuleError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -588,9 +585,9 @@ fn prelude_position(program: &oxc_ast::ast::Program<'_>) -> usize {
 
 /// The loader's table: each id with its module file, in the table's own order (arrays keep
 /// their holes).
-fn table_literal(table: &shape::Table, path_of: &dyn Fn(&str) -> String) -> String {
+fn table_literal(table: &recognize::webpack::Table, path_of: &dyn Fn(&str) -> String) -> String {
     match table.kind {
-        shape::TableKind::Object => {
+        recognize::webpack::TableKind::Object => {
             let entries: Vec<String> = table
                 .modules
                 .iter()
@@ -604,7 +601,7 @@ fn table_literal(table: &shape::Table, path_of: &dyn Fn(&str) -> String) -> Stri
                 .collect();
             format!("{{{}\n}}", entries.join(","))
         }
-        shape::TableKind::Array { len } => {
+        recognize::webpack::TableKind::Array { len } => {
             let mut slots = vec![String::new(); len];
             for m in &table.modules {
                 let index: usize = m.id.parse().expect("array ids are indices");

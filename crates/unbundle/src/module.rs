@@ -29,12 +29,12 @@ pub(crate) const ESM: [&str; 1] = ["exports"];
 pub(crate) struct ModuleFile {
     pub(crate) text: String,
     /// What the readability transforms changed.
-    pub(crate) changes: crate::readable::Changes,
+    pub(crate) changes: crate::transform::Changes,
     /// Parameters left with their minified names because the new name would have been
     /// shadowed or would have captured another binding.
     pub(crate) kept: Vec<String>,
     /// What the first pass learned for the transforms that depend on other modules.
-    pub(crate) facts: crate::exports::Facts,
+    pub(crate) facts: crate::transform::exports::Facts,
 }
 
 /// Why a module function could not be rewritten.
@@ -53,9 +53,9 @@ pub(crate) fn rewrite(
     source: &str,
     strict: bool,
     parameters: &[&'static str],
-    transforms: crate::readable::Transforms,
-    names: &crate::names::ModuleNames,
-    plan: Option<&crate::exports::Plan>,
+    transforms: crate::transform::Transforms,
+    names: &crate::name::ModuleNames,
+    plan: Option<&crate::transform::exports::Plan>,
 ) -> Result<ModuleFile, ModuleError> {
     let error = |message: String| ModuleError {
         id: id.to_owned(),
@@ -108,13 +108,13 @@ pub(crate) fn rewrite(
     };
     let facts =
         if plan.is_none() && (transforms.calls || transforms.plain_exports || transforms.helpers) {
-            crate::exports::facts(&program, scoping, wrapper)
+            crate::transform::exports::facts(&program, scoping, wrapper)
         } else {
-            crate::exports::Facts::default()
+            crate::transform::exports::Facts::default()
         };
     let plain_functions = match plan {
         Some(plan) if plan.plain_exports.contains(id) => {
-            crate::exports::function_declarations(&program, scoping, wrapper)
+            crate::transform::exports::function_declarations(&program, scoping, wrapper)
         }
         _ => Default::default(),
     };
@@ -127,7 +127,7 @@ pub(crate) fn rewrite(
     reserved.extend(parameters.iter().map(|p| crate::write::outer_name(p)));
     reserved.extend(["__filename", "__dirname"].map(str::to_owned));
     let reserved: Vec<&str> = reserved.iter().map(String::as_str).collect();
-    let module_renames = crate::names::renames(
+    let module_renames = crate::name::renames(
         &program,
         scoping,
         wrapper,
@@ -153,9 +153,13 @@ pub(crate) fn rewrite(
     }
     .visit_program(&mut program);
     let calls = match plan {
-        Some(plan) => {
-            crate::exports::rewrite_calls(&mut program, &allocator, &scoping, wrapper, plan)
-        }
+        Some(plan) => crate::transform::exports::rewrite_calls(
+            &mut program,
+            &allocator,
+            &scoping,
+            wrapper,
+            plan,
+        ),
         None => 0,
     };
 
@@ -167,10 +171,10 @@ pub(crate) fn rewrite(
     program.directives.clear();
     program.body = body.1;
     let mut changes =
-        crate::readable::apply(&mut program.body, &allocator, transforms, binds_undefined);
+        crate::transform::apply(&mut program.body, &allocator, transforms, binds_undefined);
     changes.calls = calls;
     if !plain_functions.is_empty() {
-        changes.plain_exports = crate::exports::plain_exports(
+        changes.plain_exports = crate::transform::exports::plain_exports(
             &mut program.body,
             &allocator,
             &scoping,
@@ -180,7 +184,7 @@ pub(crate) fn rewrite(
     }
     if transforms.helpers {
         let unmarked = plan.is_some_and(|p| p.unmarked.contains(id));
-        changes.helpers = crate::exports::rewrite_helpers(
+        changes.helpers = crate::transform::exports::rewrite_helpers(
             &mut program.body,
             &allocator,
             &scoping,

@@ -4,7 +4,7 @@
 //! runs them (and stands in for the little of a browser webpack's chunk loading needs).
 
 use super::LOADER_FILE;
-use crate::shape::Chunk;
+use crate::recognize::webpack::Chunk;
 
 const PAGE: &str = include_str!("page.js");
 const SCRIPTS: &str = "/* the page's scripts */ []";

@@ -37,7 +37,7 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::entry::{Node, Unit};
+use crate::split::units::{Node, Unit};
 use order::{Order, Owner};
 pub(crate) use uses::TopLevel;
 use uses::Use;
@@ -145,7 +145,7 @@ pub(crate) fn plan(
     if helpers.is_empty() {
         return Moved::default();
     }
-    let units = crate::entry::units(&program.body);
+    let units = crate::split::units::units(&program.body);
     let wrapped = find::wrapped(&units, scoping, helpers);
     if wrapped.is_empty() {
         return Moved::default();

@@ -13,7 +13,7 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::{GetSpan, Span};
 use rustc_hash::FxHashSet;
 
-use crate::entry::{Node, Unit};
+use crate::split::units::{Node, Unit};
 
 /// A call of the `__esm` helper bound to a top-level variable.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ pub(crate) struct Hoisted {
 /// Top-level variables holding esbuild's `__esm` helper: a function of two parameters whose
 /// body assigns `0` to the first (`fn = 0`, so that the module function runs once).
 pub(crate) fn helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
-    crate::esbuild::two_parameter_functions(program)
+    crate::recognize::esbuild::two_parameter_functions(program)
         .filter(|(_, init, first)| assigns_zero(init, first))
         .map(|(symbol, ..)| symbol)
         .collect()

@@ -30,6 +30,8 @@ use oxc_ast::ast::{
     BinaryOperator, Expression, LogicalOperator, Statement, UnaryOperator, VariableDeclaration,
 };
 use oxc_ast::builder::AstBuilder;
+
+pub(crate) mod exports;
 use oxc_ast_visit::{VisitMut, walk_mut};
 use oxc_span::{GetSpan, SPAN};
 

@@ -120,7 +120,7 @@ impl<'a> Visit<'a> for Bindings<'_> {
             && let Some(symbol) = binding.symbol_id.get()
             && let Expression::Identifier(callee) = &call.callee
             && let Some(id) =
-                crate::names::module_id(self.scoping, self.wrapper, callee, &call.arguments)
+                crate::name::module_id(self.scoping, self.wrapper, callee, &call.arguments)
             && !self
                 .scoping
                 .get_resolved_references(symbol)

@@ -1,15 +1,8 @@
-//! Finds the CommonJS modules of an esbuild bundle by shape: esbuild wraps each CommonJS file
+//! Recognizes an esbuild bundle's CommonJS modules by shape: esbuild wraps each CommonJS file
 //! in a call of its `__commonJS` helper (minified to any name), a function of two parameters
 //! that returns a function creating `{exports: {}}` on first call. The wrapped function
 //! (`(exports, module) => {...}`, or a method keyed by the file's path when not minified) is
-//! the module. Its wrapped ES modules are [`crate::esm`]'s; both are planned from one pass
-//! over the bundle's uses of its top-level names ([`TopLevel`]).
-//!
-//! Unlike webpack's, these modules reach each other and esbuild's helpers through the bundle's
-//! top-level variables (`var a = require_a();`), so each module records which top-level names
-//! it uses; the loader passes their values in. A module that uses a top-level name that is
-//! assigned anywhere cannot be moved out (an assignment would land on a copy, or the copy
-//! would miss one) and stays in the bundle.
+//! the module. What moves into files is planned in [`crate::split::esbuild`].
 
 use oxc_ast::ast::{
     Argument, CallExpression, Expression, ObjectExpression, ObjectPropertyKind, Program,
@@ -20,28 +13,8 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::FxHashSet;
 
-use crate::esm::{Moved, TopLevel};
-
-/// One CommonJS module of an esbuild bundle.
-#[derive(Debug, Clone)]
-pub(crate) struct EsModule {
-    /// The variable it is bound to (`require_foo`, or a minified name), else its position.
-    pub(crate) id: String,
-    /// The source path esbuild keyed it by, when the bundle is not minified.
-    pub(crate) source_path: Option<String>,
-    /// The module function's span in the file.
-    pub(crate) span: Span,
-    /// Top-level names of the bundle the module uses, in first-use order.
-    pub(crate) outer: Vec<String>,
-    /// The function is a method (`"path"(exports, module) {...}`): its span holds no
-    /// `function` keyword.
-    pub(crate) method: bool,
-}
-
-/// The esbuild modules of `program`, if it has any: its CommonJS modules, the spans of every
-/// wrapped function (those that stay in the bundle too), in order, and what moving its
-/// wrapped ES modules into files changes (see [`crate::esm`]).
-pub(crate) fn find_modules(program: &Program<'_>, scoping: &Scoping, text: &str) -> Option<Found> {
+/// The module functions wrapped by esbuild's `__commonJS` helper in `program`, in order.
+pub(crate) fn commonjs_modules(program: &Program<'_>, scoping: &Scoping) -> Vec<Wrapped> {
     let helpers = commonjs_helpers(program);
     let mut finder = Calls {
         scoping,
@@ -54,55 +27,7 @@ pub(crate) fn find_modules(program: &Program<'_>, scoping: &Scoping, text: &str)
     }
     let mut found = finder.found;
     found.sort_by_key(|f| f.span.start);
-    let esm_helpers = crate::esm::helpers(program);
-    if found.is_empty() && esm_helpers.is_empty() {
-        return None;
-    }
-    // One pass over the program finds every use of a top-level name, for both kinds of
-    // module.
-    let uses = TopLevel::collect(program, scoping);
-    let bound: Vec<(Span, Option<SymbolId>)> = found
-        .iter()
-        .map(|f| (f.span, f.bound.as_ref().and_then(|b| b.1)))
-        .collect();
-    let moved = crate::esm::plan(program, scoping, text, &esm_helpers, &uses, &bound);
-    let spans: Vec<Span> = found.iter().map(|f| f.span).collect();
-    let mut modules = Vec::new();
-    let mut stayed = Vec::new();
-    for (n, f) in found.into_iter().enumerate() {
-        let id = f
-            .bound
-            .as_ref()
-            .map_or_else(|| format!("commonjs{n}"), |b| b.0.clone());
-        match outer_names(scoping, &uses, &moved, f.span) {
-            Some(outer) => modules.push(EsModule {
-                id,
-                source_path: f.source_path,
-                span: f.span,
-                outer,
-                method: f.method,
-            }),
-            None => stayed.push(id),
-        }
-    }
-    Some(Found {
-        modules,
-        spans,
-        moved,
-        stayed,
-    })
-}
-
-/// What [`find_modules`] finds.
-pub(crate) struct Found {
-    /// The CommonJS modules that move into files.
-    pub(crate) modules: Vec<EsModule>,
-    /// The spans of every CommonJS module function, in order.
-    pub(crate) spans: Vec<Span>,
-    /// What moving the wrapped ES modules changes.
-    pub(crate) moved: Moved,
-    /// The CommonJS modules that stay in the bundle (they use an assigned top-level name).
-    pub(crate) stayed: Vec<String>,
+    found
 }
 
 /// Top-level variables holding esbuild's `__commonJS` helper: `(cb, mod) => () => ...` whose
@@ -163,20 +88,22 @@ fn creates_exports_object(expr: &Expression<'_>) -> bool {
 }
 
 /// A call of the `__commonJS` helper with a module function.
-struct Call {
-    span: Span,
+pub(crate) struct Wrapped {
+    /// The module function's span.
+    pub(crate) span: Span,
     /// The variable the call is bound to.
-    bound: Option<(String, Option<SymbolId>)>,
+    pub(crate) bound: Option<(String, Option<SymbolId>)>,
     /// The source path, when given as a method key.
-    source_path: Option<String>,
-    method: bool,
+    pub(crate) source_path: Option<String>,
+    /// The function is a method (`"path"(exports, module) {...}`).
+    pub(crate) method: bool,
 }
 
 /// Calls of a helper with a module function.
 struct Calls<'s> {
     scoping: &'s Scoping,
     helpers: &'s FxHashSet<SymbolId>,
-    found: Vec<Call>,
+    found: Vec<Wrapped>,
     /// The variable being declared, while its initializer is visited.
     bound_to: Option<(String, Option<SymbolId>)>,
 }
@@ -201,7 +128,7 @@ impl<'a> Visit<'a> for Calls<'_> {
             let bound = self.bound_to.take();
             match argument {
                 Argument::ArrowFunctionExpression(f) if f.params.items.len() <= 2 => {
-                    self.found.push(Call {
+                    self.found.push(Wrapped {
                         span: f.span,
                         bound,
                         source_path: None,
@@ -209,7 +136,7 @@ impl<'a> Visit<'a> for Calls<'_> {
                     });
                 }
                 Argument::FunctionExpression(f) if f.params.items.len() <= 2 => {
-                    self.found.push(Call {
+                    self.found.push(Wrapped {
                         span: f.span,
                         bound,
                         source_path: None,
@@ -226,7 +153,7 @@ impl<'a> Visit<'a> for Calls<'_> {
                             PropertyKey::StringLiteral(s) => Some(s.value.to_string()),
                             _ => None,
                         };
-                        self.found.push(Call {
+                        self.found.push(Wrapped {
                             span: f.span,
                             bound,
                             source_path: path,
@@ -239,33 +166,4 @@ impl<'a> Visit<'a> for Calls<'_> {
         }
         walk::walk_call_expression(self, it);
     }
-}
-
-/// The bundle's top-level names the module function at `span` uses, in first-use order (a
-/// name moved into an ES module's file is used through that module's namespace object), or
-/// `None` when one of them is assigned anywhere (in the module, or by code esbuild hoisted out
-/// of an ES module, such as an `__esm` initializer): it cannot be passed in as a value.
-fn outer_names(
-    scoping: &Scoping,
-    uses: &TopLevel,
-    moved: &Moved,
-    span: Span,
-) -> Option<Vec<String>> {
-    let mut names: Vec<String> = Vec::new();
-    let mut seen: FxHashSet<SymbolId> = FxHashSet::default();
-    for u in uses.within(span) {
-        if !seen.insert(u.symbol) {
-            continue;
-        }
-        if !moved.is_member(u.symbol) && uses.written(u.symbol) {
-            return None;
-        }
-        let name = moved
-            .name_of(u.symbol)
-            .unwrap_or_else(|| scoping.symbol_name(u.symbol));
-        if !names.iter().any(|n| n == name) {
-            names.push(name.to_owned());
-        }
-    }
-    Some(names)
 }

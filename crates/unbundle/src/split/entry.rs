@@ -20,13 +20,15 @@
 
 use oxc_ast::ast::{
     ArrowFunctionExpression, AssignmentExpression, Expression, Function, FunctionBody,
-    IdentifierReference, Program, ReturnStatement, Statement, VariableDeclarator,
+    IdentifierReference, Program, ReturnStatement, Statement,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
-use oxc_span::{GetSpan, Span};
+use oxc_span::Span;
 use oxc_syntax::scope::{ScopeFlags, ScopeId};
 use rustc_hash::FxHashMap;
+
+use crate::split::units::{Node, Unit, units};
 
 /// The entry module found at the end of a body.
 #[derive(Debug, Clone)]
@@ -53,7 +55,7 @@ pub(crate) enum Bundler<'s> {
     /// wrapped ES modules move as `moved` says.
     Esbuild {
         modules: &'s [Span],
-        moved: &'s crate::esm::Moved,
+        moved: &'s crate::split::esm::Moved,
     },
 }
 
@@ -208,35 +210,7 @@ pub(crate) fn find<'a>(
     })
 }
 
-/// One unit of the body.
-pub(crate) struct Unit<'n, 'a> {
-    pub(crate) node: Node<'n, 'a>,
-    /// A declarator that follows another in its declaration.
-    pub(crate) after_declarator: bool,
-    /// Where replacing the units from this one on starts: the statement's start for its
-    /// first unit (taking the declaration's keyword along).
-    pub(crate) start: u32,
-    /// The end of the statement holding the unit.
-    pub(crate) statement_end: u32,
-}
-
-pub(crate) enum Node<'n, 'a> {
-    Statement(&'n Statement<'a>),
-    /// An element of a sequence statement.
-    Element(&'n Expression<'a>),
-    /// A declarator and its declaration's keyword.
-    Declarator(&'n VariableDeclarator<'a>, &'static str),
-}
-
 impl<'a> Node<'_, 'a> {
-    pub(crate) fn span(&self) -> Span {
-        match self {
-            Node::Statement(s) => s.span(),
-            Node::Element(e) => e.span(),
-            Node::Declarator(d, _) => d.span,
-        }
-    }
-
     fn visit(&self, v: &mut Uses<'_>) {
         match self {
             Node::Statement(s) => v.visit_statement(s),
@@ -360,70 +334,13 @@ fn body_of<'n, 'a>(
     Some((&body.statements, strict))
 }
 
-pub(crate) fn units<'n, 'a>(statements: &'n [Statement<'a>]) -> Vec<Unit<'n, 'a>> {
-    let mut units = Vec::new();
-    for statement in statements {
-        let statement_end = statement.span().end;
-        match statement {
-            Statement::ExpressionStatement(s) => {
-                if let Expression::SequenceExpression(seq) = &s.expression {
-                    for (i, e) in seq.expressions.iter().enumerate() {
-                        units.push(Unit {
-                            node: Node::Element(e),
-                            after_declarator: false,
-                            start: if i == 0 {
-                                statement.span().start
-                            } else {
-                                e.span().start
-                            },
-                            statement_end,
-                        });
-                    }
-                    continue;
-                }
-            }
-            Statement::VariableDeclaration(d) => {
-                let keyword = match d.kind {
-                    oxc_ast::ast::VariableDeclarationKind::Var => Some("var"),
-                    oxc_ast::ast::VariableDeclarationKind::Let => Some("let"),
-                    oxc_ast::ast::VariableDeclarationKind::Const => Some("const"),
-                    _ => None,
-                };
-                if let Some(keyword) = keyword {
-                    for (i, declarator) in d.declarations.iter().enumerate() {
-                        units.push(Unit {
-                            node: Node::Declarator(declarator, keyword),
-                            after_declarator: i > 0,
-                            start: if i == 0 {
-                                statement.span().start
-                            } else {
-                                declarator.span.start
-                            },
-                            statement_end,
-                        });
-                    }
-                    continue;
-                }
-            }
-            _ => {}
-        }
-        units.push(Unit {
-            node: Node::Statement(statement),
-            after_declarator: false,
-            start: statement.span().start,
-            statement_end,
-        });
-    }
-    units
-}
-
 /// References from each unit to names of the body's scope, and units that cannot be in the
 /// entry.
 struct Uses<'s> {
     scoping: &'s Scoping,
     scope: ScopeId,
     require: Option<SymbolId>,
-    moved: Option<&'s crate::esm::Moved>,
+    moved: Option<&'s crate::split::esm::Moved>,
     /// (unit, namespace) for each use of a name moved into an ES module's file.
     namespaces: Vec<(usize, String)>,
     unit: usize,
