@@ -77,11 +77,16 @@ pub(crate) fn run(args: Args) -> Result<()> {
         let entry = args.out.join(&output.manifest.entry);
         let run = if args.files.len() == 1 {
             format!("run it with `node {}`", entry.display())
-        } else {
-            // A browser bundle's page loads every file itself; a node bundle's runtime loads
-            // its chunks.
+        } else if inputs.iter().all(|i| i.name != output.manifest.entry) {
+            // A browser bundle's entry is the page: it runs the page's files in order.
             format!(
-                "run it as the bundle ran: `node {}`, or a page loading the same files in the same order",
+                "run it with `node {}`, which runs the page's files in order as the page did (or load the same files in a page)",
+                entry.display()
+            )
+        } else {
+            // A node bundle's runtime loads its chunks.
+            format!(
+                "run it as the bundle ran: `node {}`",
                 entry.display()
             )
         };
@@ -93,7 +98,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         );
         let c = output.changes;
         println!(
-            "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module, {} (0, x.f) calls given their receiver, {} getters made plain exports",
+            "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module, {} (0, x.f) calls given their receiver, {} getters made plain exports, {} webpack helper calls written out",
             c.sequences,
             c.logical,
             c.conditional,
@@ -103,7 +108,8 @@ pub(crate) fn run(args: Args) -> Result<()> {
             c.export_names,
             c.module_names,
             c.calls,
-            c.plain_exports
+            c.plain_exports,
+            c.helpers
         );
         for note in &output.notes {
             println!("note: {note}");
