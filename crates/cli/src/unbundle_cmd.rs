@@ -85,10 +85,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
             )
         } else {
             // A node bundle's runtime loads its chunks.
-            format!(
-                "run it as the bundle ran: `node {}`",
-                entry.display()
-            )
+            format!("run it as the bundle ran: `node {}`", entry.display())
         };
         println!(
             "{}: {} modules from {} file(s); {run}",

@@ -98,6 +98,23 @@ struct Counter {
     junk: Junk,
 }
 
+impl Counter {
+    /// Counts `callee` when it is `(0, x.f)`, and visits its parts (not the sequence itself,
+    /// which is not counted twice); whether it was.
+    fn receiverless(&mut self, callee: &Expression<'_>) -> bool {
+        if !is_receiverless(callee) {
+            return false;
+        }
+        self.junk.receiverless_calls += 1;
+        if let Expression::SequenceExpression(s) = callee.without_parentheses() {
+            for e in &s.expressions {
+                self.visit_expression(e);
+            }
+        }
+        true
+    }
+}
+
 /// `(0, x.f)`: the callee of a call without a receiver.
 fn is_receiverless(expr: &Expression<'_>) -> bool {
     match expr.without_parentheses() {
@@ -122,13 +139,7 @@ impl<'a> Visit<'a> for Counter {
     }
 
     fn visit_tagged_template_expression(&mut self, it: &TaggedTemplateExpression<'a>) {
-        if is_receiverless(&it.tag) {
-            self.junk.receiverless_calls += 1;
-            if let Expression::SequenceExpression(s) = it.tag.without_parentheses() {
-                for e in &s.expressions {
-                    self.visit_expression(e);
-                }
-            }
+        if self.receiverless(&it.tag) {
             self.visit_template_literal(&it.quasi);
             return;
         }
@@ -141,14 +152,7 @@ impl<'a> Visit<'a> for Counter {
     }
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
-        if is_receiverless(&it.callee) {
-            self.junk.receiverless_calls += 1;
-            // The callee's own parts, not the sequence itself.
-            if let Expression::SequenceExpression(s) = it.callee.without_parentheses() {
-                for e in &s.expressions {
-                    self.visit_expression(e);
-                }
-            }
+        if self.receiverless(&it.callee) {
             for argument in &it.arguments {
                 self.visit_argument(argument);
             }

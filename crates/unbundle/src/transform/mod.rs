@@ -337,20 +337,5 @@ pub(crate) fn clean_file(text: &str, transforms: Transforms) -> String {
 fn only(name: &str, text: &str) -> String {
     let mut transforms = Transforms::NONE;
     assert!(transforms.switch_on(name), "{name} is a transform");
-    let allocator = Allocator::default();
-    let mut program = oxc_parser::Parser::new(&allocator, text, oxc_span::SourceType::script())
-        .with_options(oxc_parser::ParseOptions {
-            preserve_parens: false,
-            ..oxc_parser::ParseOptions::default()
-        })
-        .parse()
-        .program;
-    let binds_undefined = oxc_semantic::SemanticBuilder::new()
-        .build(&program)
-        .semantic
-        .scoping()
-        .symbol_names()
-        .any(|n| n == "undefined");
-    apply(&mut program.body, &allocator, transforms, binds_undefined);
-    oxc_codegen::Codegen::new().build(&program).code
+    clean_file(text, transforms)
 }
