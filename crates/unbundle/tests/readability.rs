@@ -158,9 +158,11 @@ fn sequences_come_apart_in_the_order_they_ran() {
              try{throw console.log(\"t\"),new Error(\"e\")}catch(c){console.log(c.message)}\
              switch(console.log(\"s\"),k){case 1:console.log(\"one\")}\
              l:for(console.log(\"label\"),k=0;k<2;k++)for(;;)continue l;\
+             if(k&&(console.log(\"and\"),q))console.log(\"then\");\
+             if(!(console.log(\"not\"),0))console.log(\"so\");\
              console.log(f(1),f(0),g(1),h,q)}",
         ),
-        "init\nin\na\nh\nq\nt\ne\ns\none\nlabel\nyes\nno\ng\n1 2 2 3 5\n",
+        "init\nin\na\nh\nq\nt\ne\ns\none\nlabel\nand\nthen\nnot\nso\nyes\nno\ng\n1 2 2 3 5\n",
     );
     let entry = file(&files, "9");
     assert_eq!(

@@ -247,7 +247,10 @@ impl<'a> Readable<'a> {
             // A lone string does nothing; as the first statement of a body it would read as a
             // directive.
             Expression::StringLiteral(_) if out.is_empty() => {}
-            other => {
+            mut other => {
+                if self.transforms.sequences {
+                    self.lead_out(&mut other, out);
+                }
                 let span = other.span();
                 out.push(Statement::new_expression_statement(span, other, &self.ast));
             }

@@ -13,7 +13,7 @@
 use oxc_allocator::{CloneIn, TakeIn, Vec as ArenaVec};
 use oxc_ast::ast::{
     ArrowFunctionBody, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator,
-    AssignmentTarget, Expression, Statement,
+    AssignmentTarget, Expression, LogicalOperator, Statement, UnaryOperator,
 };
 use oxc_span::GetSpan;
 
@@ -53,6 +53,27 @@ impl<'a> Readable<'a> {
             }
             Statement::IfStatement(mut i) => {
                 self.lead_out(&mut i.test, out);
+                // `if (a && (b, c)) S` → `if (a) { b; if (c) S }`: `b` ran exactly when `a`
+                // held. With an `else`, the `else` would need writing twice: it stays.
+                let and_then_sequence = matches!(&i.test, Expression::LogicalExpression(l)
+                    if l.operator == LogicalOperator::And
+                        && matches!(l.right, Expression::SequenceExpression(_)));
+                if i.alternate.is_none() && and_then_sequence {
+                    let i = i.unbox();
+                    let Expression::LogicalExpression(l) = i.test else {
+                        unreachable!("checked above")
+                    };
+                    let l = l.unbox();
+                    let inner =
+                        Statement::new_if_statement(i.span, l.right, i.consequent, None, &self.ast);
+                    let mut then = ArenaVec::new_in(&self.allocator);
+                    self.expand(inner, &mut then, true);
+                    let then = Statement::new_block_statement(i.span, then, &self.ast);
+                    out.push(Statement::new_if_statement(
+                        i.span, l.left, then, None, &self.ast,
+                    ));
+                    return;
+                }
                 out.push(Statement::IfStatement(i));
             }
             Statement::ThrowStatement(mut t) => {
@@ -163,20 +184,25 @@ impl<'a> Readable<'a> {
         );
     }
 
-    /// When `expr` is a sequence, moves all but its last part out in front, as statements of
-    /// their own, and leaves the last part in its place.
-    fn lead_out(&mut self, expr: &mut Expression<'a>, out: &mut ArenaVec<'a, Statement<'a>>) {
-        if !matches!(expr, Expression::SequenceExpression(_)) {
-            return;
-        }
-        let Expression::SequenceExpression(seq) = expr.take_in(&self.allocator) else {
-            unreachable!("matched above")
-        };
-        let mut parts = seq.unbox().expressions;
-        *expr = parts.pop().expect("a sequence has parts");
-        self.changes.sequences += 1;
-        for part in parts {
-            self.expression_statements(part, out);
+    /// Moves a sequence that `expr` evaluates before anything else (`expr` itself, or the
+    /// first operand down a chain of them: `!(a, b)`, `(a, b) === c`, `(a, b).f()`) out in
+    /// front, as statements of its own, leaving its last part in its place; again while one
+    /// leads.
+    pub(super) fn lead_out(
+        &mut self,
+        expr: &mut Expression<'a>,
+        out: &mut ArenaVec<'a, Statement<'a>>,
+    ) {
+        while let Some(first) = first_evaluated_sequence(expr) {
+            let Expression::SequenceExpression(seq) = first.take_in(&self.allocator) else {
+                unreachable!("found a sequence")
+            };
+            let mut parts = seq.unbox().expressions;
+            *first = parts.pop().expect("a sequence has parts");
+            self.changes.sequences += 1;
+            for part in parts {
+                self.expression_statements(part, out);
+            }
         }
     }
 
@@ -199,6 +225,30 @@ pub(super) fn assigns_a_sequence(a: &AssignmentExpression<'_>) -> bool {
     matches!(a.left, AssignmentTarget::AssignmentTargetIdentifier(_))
         && (matches!(a.right, Expression::SequenceExpression(_))
             || a.operator == AssignmentOperator::Assign && has_sequence_branch(&a.right))
+}
+
+/// The sequence `expr` evaluates before anything else, if any: `expr` itself, or down the
+/// operand each expression evaluates first (a unary operand, but not `delete`'s, which a
+/// sequence keeps from deleting; a binary or logical left side; a conditional's test; a
+/// member's object, also as a callee). A callee that is itself a sequence stays: `(0, x.f)()`
+/// calls without a receiver, `x.f()` would not.
+fn first_evaluated_sequence<'e, 'a>(
+    expr: &'e mut Expression<'a>,
+) -> Option<&'e mut Expression<'a>> {
+    if matches!(expr, Expression::SequenceExpression(_)) {
+        return Some(expr);
+    }
+    let first = match expr {
+        Expression::UnaryExpression(u) if u.operator != UnaryOperator::Delete => &mut u.argument,
+        Expression::BinaryExpression(b) => &mut b.left,
+        Expression::LogicalExpression(l) => &mut l.left,
+        Expression::ConditionalExpression(c) => &mut c.test,
+        Expression::StaticMemberExpression(m) => &mut m.object,
+        Expression::ComputedMemberExpression(m) => &mut m.object,
+        Expression::CallExpression(c) if c.callee.is_member_expression() => &mut c.callee,
+        _ => return None,
+    };
+    first_evaluated_sequence(first)
 }
 
 /// `c ? (a, b) : d`, or a conditional whose branch is one of those: the branches hold
@@ -240,6 +290,10 @@ mod tests {
                 "if (c) {\n\ta();\n\tx = 1;\n} else x = 2;\n",
             ),
             ("f=()=>(a(),b);", "f = () => {\n\ta();\n\treturn b;\n};\n"),
+            ("if(!(a(),b))c();", "a();\nif (!b) c();\n"),
+            ("return (a(),b).f(),1;", "a();\nb.f();\nreturn 1;\n"),
+            ("if((a(),b)===c&&d)e();", "a();\nif (b === c && d) e();\n"),
+            ("if(a&&(b(),c))d();", "if (a) {\n\tb();\n\tif (c) d();\n}\n"),
         ] {
             assert_eq!(only("sequences", text), expected, "{text}");
         }
@@ -259,6 +313,14 @@ mod tests {
             ("for(;a(),b;)c();", "for (; a(), b;) c();\n"),
             // `+=` reads `x` first.
             ("x+=c?(a(),1):2;", "x += c ? (a(), 1) : 2;\n"),
+            // Without a receiver, and a delete that deletes nothing.
+            ("if((0,x.f)())a();", "if ((0, x.f)()) a();\n"),
+            ("if(delete(a(),b.c))d();", "if (delete (a(), b.c)) d();\n"),
+            // An `else` would have to be written twice.
+            (
+                "if(a&&(b(),c))d();else e();",
+                "if (a && (b(), c)) d();\nelse e();\n",
+            ),
         ] {
             assert_eq!(only("sequences", text), expected, "{text}");
         }
