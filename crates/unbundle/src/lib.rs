@@ -71,8 +71,9 @@ pub struct Output {
 /// `unbundle.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Manifest {
-    /// The file to run: the bundle's first file, or for a bundle of JSONP chunks (made for a
-    /// web page) `index.js`, which runs the page's files in order.
+    /// The file to run: the bundle's runtime (its first file that is not a chunk), or for a
+    /// bundle of JSONP chunks (made for a web page) `index.js`, which runs the page's files in
+    /// order.
     pub entry: String,
     pub modules: Vec<ManifestModule>,
 }
@@ -146,18 +147,18 @@ pub fn unbundle(inputs: &[Input<'_>]) -> Result<Output, UnbundleError> {
 /// [`unbundle`] with options.
 pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, UnbundleError> {
     let names = &options.names;
-    let Some(entry) = inputs.first() else {
+    if inputs.is_empty() {
         return Err(UnbundleError::NoInput);
-    };
+    }
     let mut files = Vec::new();
     let mut jobs = Vec::new();
     let mut notes = Vec::new();
-    let mut chunks = Vec::new();
+    let mut roles = Vec::new();
     for input in inputs {
-        let (file, found, chunk) = split::split_file(input, names, options.transforms, &mut notes)?;
+        let (file, found, role) = split::split_file(input, names, options.transforms, &mut notes)?;
         files.push(file);
         jobs.extend(found);
-        chunks.push(chunk);
+        roles.push(role);
     }
     let mut paths: rustc_hash::FxHashMap<&str, &str> = rustc_hash::FxHashMap::default();
     for job in &jobs {
@@ -242,6 +243,20 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         text: LOADER.to_owned(),
     });
     let input_names: Vec<&str> = inputs.iter().map(|i| i.name).collect();
+    let chunks: Vec<Option<recognize::webpack::Chunk>> = roles
+        .iter()
+        .map(|r| match r {
+            split::Role::Jsonp(chunk) => Some(chunk.clone()),
+            _ => None,
+        })
+        .collect();
+    // The file to run: the page for JSONP chunks, else the first that runs the program (node
+    // chunks may be given before their runtime).
+    let runs = inputs
+        .iter()
+        .zip(&roles)
+        .find(|(_, role)| matches!(role, split::Role::Runs))
+        .map_or(&inputs[0], |(input, _)| input);
     let entry = match write::page::scripts(&input_names, &chunks) {
         Some(scripts) => {
             let (path, text) = write::page::file(&scripts, &input_names);
@@ -251,7 +266,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             });
             path
         }
-        None => entry.name.to_owned(),
+        None => runs.name.to_owned(),
     };
     let manifest = Manifest { entry, modules };
     files.push(OutputFile {

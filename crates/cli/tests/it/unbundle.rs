@@ -645,3 +645,41 @@ fn transforms_keep_the_order_and_results_of_every_call() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_node_bundle_given_its_chunk_first_runs_from_its_runtime() {
+    let dir = scratch("chunk-first");
+    let bundle = dir.join("bundle");
+    let stats = build("webpack5", "cjs", &bundle);
+    let mut files: Vec<PathBuf> = stats["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| bundle.join(f.as_str().unwrap()))
+        .collect();
+    assert!(files.len() >= 2, "a runtime and a chunk: {files:?}");
+    files.reverse();
+    let out = dir.join("out");
+    let mut args = vec!["unbundle".to_owned()];
+    args.extend(files.iter().map(|f| f.display().to_string()));
+    args.extend([
+        "-o".to_owned(),
+        out.display().to_string(),
+        "--format".to_owned(),
+        "json".to_owned(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let ran = super::pilotfish(&args, b"");
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let manifest: Value = serde_json::from_slice(&ran.stdout).unwrap();
+    assert_eq!(manifest["entry"], "main.js");
+    assert_eq!(
+        run_node(&out.join("main.js")),
+        run_node(&bundle.join("main.js"))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

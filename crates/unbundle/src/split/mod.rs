@@ -22,13 +22,13 @@ use crate::{
 /// One bundle file: its text with the modules replaced by the loader's, and the modules to
 /// rewrite (their text borrowed from the file where it can be); what the reader should know
 /// (modules left in the file, and why) goes to `notes`.
-/// The third part is what a JSONP chunk's push says of it, when the file is one.
+/// The third part is what the file is to the others ([`Role`]).
 pub(crate) fn split_file<'a>(
     input: &Input<'a>,
     names: &Names,
     transforms: Transforms,
     notes: &mut Vec<String>,
-) -> Result<(OutputFile, Vec<Job<'a>>, Option<recognize::webpack::Chunk>), UnbundleError> {
+) -> Result<(OutputFile, Vec<Job<'a>>, Role), UnbundleError> {
     let allocator = Allocator::default();
     // A bundle for node is a CommonJS file, where a top-level `return` is allowed.
     let parsed = Parser::new(&allocator, input.text, SourceType::script())
@@ -56,6 +56,7 @@ pub(crate) fn split_file<'a>(
     // esbuild's ES modules moved into files: what the rest of the bundle's text must change.
     let mut moved = esm::Moved::default();
     let mut chunk = None;
+    let mut node_chunk = false;
     let table = recognize::webpack::find_table(&program, scoping).map_err(|span| {
         UnbundleError::UnknownTable {
             file: input.name.to_owned(),
@@ -64,6 +65,8 @@ pub(crate) fn split_file<'a>(
     })?;
     if let Some(table) = table {
         chunk = table.chunk.clone();
+        // `exports.modules = {...}` with no runtime: a chunk its runtime `require()`s.
+        node_chunk = table.require.is_none() && table.chunk.is_none();
         // webpack in development keys modules by their paths.
         let path_of = |id: &str| module_path(id, is_path(id).then_some(id), names);
         edits.push((
@@ -249,7 +252,12 @@ pub(crate) fn split_file<'a>(
         path: input.name.to_owned(),
         text: transform::clean_file(&text, transforms),
     };
-    Ok((file, jobs, chunk))
+    let role = match (chunk, node_chunk) {
+        (Some(chunk), _) => Role::Jsonp(chunk),
+        (None, true) => Role::NodeChunk,
+        (None, false) => Role::Runs,
+    };
+    Ok((file, jobs, role))
 }
 
 /// The loader's stand-in for an esbuild CommonJS module function (or entry): the module file,
@@ -270,6 +278,16 @@ fn esm_call(path: &str, namespace: &str, outer: &[String]) -> String {
 fn passed_in(outer: &[String]) -> String {
     let names: Vec<String> = outer.iter().map(|n| format!("{n:?}")).collect();
     format!("[{}], () => [{}]", names.join(", "), outer.join(", "))
+}
+
+/// What a bundle file is to the others.
+pub(crate) enum Role {
+    /// It runs the program, or starts to: webpack's runtime, an esbuild bundle.
+    Runs,
+    /// A chunk for node (`exports.modules = {...}`), which its runtime `require()`s.
+    NodeChunk,
+    /// A JSONP chunk, with what its push says of it: a page loads it, or the runtime does.
+    Jsonp(recognize::webpack::Chunk),
 }
 
 /// One module to rewrite.
