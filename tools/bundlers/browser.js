@@ -4,10 +4,14 @@
 //
 // This is a FAKE browser: `self`, `window` and a `document` that knows only what webpack's
 // chunk loading asks of it (create a script element, append it to the head, call its
-// onload or onerror). The scripts themselves are real files run by node, and each is loaded
-// with `require`, so an unbundled output's files find their loader beside them.
+// onload or onerror). The scripts themselves are real files run by node, each with the global
+// object as its `this` (as a page's scripts have `window`) and its own file's `require`, so an
+// unbundled output's files find their loader beside them.
 'use strict';
+const fs = require('node:fs');
+const Module = require('node:module');
 const path = require('node:path');
+const vm = require('node:vm');
 
 const files = process.argv.slice(2).map((f) => path.resolve(f));
 if (files.length === 0) {
@@ -15,6 +19,15 @@ if (files.length === 0) {
   process.exit(2);
 }
 const base = path.dirname(files[0]);
+
+// One script, as a page runs it.
+function run(file) {
+  const own = new Module(file, module);
+  own.filename = file;
+  own.paths = Module._nodeModulePaths(path.dirname(file));
+  const script = vm.compileFunction(fs.readFileSync(file, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname'], { filename: file });
+  script.call(globalThis, own.exports, Module.createRequire(file), own, file, path.dirname(file));
+}
 
 function script() {
   const attributes = {};
@@ -32,7 +45,7 @@ const head = {
     setImmediate(() => {
       let event = 'load';
       try {
-        require(path.resolve(base, element.src));
+        run(path.resolve(base, element.src));
       } catch (error) {
         console.error(`browser.js: ${element.src}: ${error.message}`);
         event = 'error';
@@ -56,4 +69,4 @@ globalThis.document = {
   getElementsByTagName() { return []; },
   querySelector() { return null; },
 };
-for (const file of files) require(file);
+for (const file of files) run(file);

@@ -683,3 +683,60 @@ fn a_node_bundle_given_its_chunk_first_runs_from_its_runtime() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn jsonp_chunks_pushed_through_any_global_spelling_run_the_same_unbundled() {
+    // webpack writes `self.webpackChunk` (5) and `window.webpackJsonp` (4); configured
+    // otherwise (`output.globalObject`) it writes `this` or `globalThis`. Each spelling,
+    // swapped into every file of the real bundles, must be found and run the same.
+    for (bundler, global) in [("webpack5-web", "self."), ("webpack4-web", "window.")] {
+        let dir = scratch(&format!("spelling-{bundler}"));
+        let bundle = dir.join("bundle");
+        let stats = build(bundler, "cjs", &bundle);
+        let names = |key: &str| -> Vec<String> {
+            stats[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.as_str().unwrap().to_owned())
+                .collect()
+        };
+        let (files, initial) = (names("files"), names("initial"));
+        for spelling in ["globalThis.", "this."] {
+            let respelled = dir.join(spelling.trim_end_matches('.'));
+            std::fs::create_dir_all(&respelled).unwrap();
+            for file in &files {
+                let text = std::fs::read_to_string(bundle.join(file)).unwrap();
+                assert!(text.contains(global), "{bundler}: {file} uses {global}");
+                std::fs::write(respelled.join(file), text.replace(global, spelling)).unwrap();
+            }
+            let out = respelled.join("out");
+            let mut args = vec!["unbundle".to_owned()];
+            args.extend(
+                files
+                    .iter()
+                    .map(|f| respelled.join(f).display().to_string()),
+            );
+            args.extend(["-o".to_owned(), out.display().to_string()]);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let ran = super::pilotfish(&args, b"");
+            assert!(
+                ran.status.success(),
+                "{bundler} {spelling}: {}",
+                String::from_utf8_lossy(&ran.stderr)
+            );
+            let page: Vec<PathBuf> = initial.iter().map(|f| respelled.join(f)).collect();
+            let original = run_in_browser(&page);
+            assert!(
+                original.0.contains("total  15"),
+                "{bundler} {spelling}: {original:?}"
+            );
+            assert_eq!(
+                run_node(&out.join("index.js")),
+                original,
+                "{bundler} {spelling}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

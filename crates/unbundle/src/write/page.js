@@ -5,8 +5,11 @@
 // the global object, and `document` makes script elements whose files it runs when they are
 // added to the page (the async chunks, found beside this file).
 "use strict";
+const fs = require("fs");
+const Module = require("module");
 const path = require("path");
 const url = require("url");
+const vm = require("vm");
 
 const SCRIPTS = /* the page's scripts */ [];
 
@@ -23,13 +26,20 @@ function element(tag) {
   };
 }
 
-// Runs a script as its tag would, with `document.currentScript` naming it meanwhile (webpack
-// finds its public path from it when the bundle asks it to).
+// Runs a script as its tag would: with the global object as its `this` (a page's scripts see
+// `window` there), and `document.currentScript` naming it meanwhile (webpack finds its public
+// path from it when the bundle asks it to). It also gets the CommonJS names of its file, which
+// the unbundled files use to find their loader.
 function run(file, tag) {
   const previous = document.currentScript;
   document.currentScript = tag;
   try {
-    require(file);
+    const own = new Module(file, module);
+    own.filename = file;
+    own.paths = Module._nodeModulePaths(path.dirname(file));
+    const source = fs.readFileSync(file, "utf8").replace(/^#!.*/, "");
+    const script = vm.compileFunction(source, ["exports", "require", "module", "__filename", "__dirname"], { filename: file });
+    script.call(globalThis, own.exports, Module.createRequire(file), own, file, path.dirname(file));
   } finally {
     document.currentScript = previous;
   }
