@@ -560,9 +560,12 @@ fn what_is_not_a_bundle_is_refused_and_nothing_is_written() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Random programs full of the minifier's shapes (sequences, `&&`/`||`/`??` and `?:` as
-/// statements, several declarators, `!0`, `void 0`), each call logged in order: the
-/// unbundled module must log the same calls in the same order and return the same value.
+/// Random programs full of the minifier's shapes (sequences, also leading what a `throw`, a
+/// `switch`, a loop head, a declaration, a `!` or a comparison evaluates first, in arrow
+/// bodies and in the branches of returned and assigned conditionals; `&&`/`||`/`??` and `?:`
+/// as statements and in `if` tests, several declarators, `!0`, `void 0`), each call logged in
+/// order: the unbundled module must log the same calls in the same order and return the same
+/// value.
 #[test]
 fn transforms_keep_the_order_and_results_of_every_call() {
     struct Gen(u64);
@@ -575,7 +578,7 @@ fn transforms_keep_the_order_and_results_of_every_call() {
             (self.0 >> 33) % n
         }
         fn expr(&mut self, depth: u32) -> String {
-            let pick = if depth == 0 { 0 } else { self.next(9) };
+            let pick = if depth == 0 { 0 } else { self.next(11) };
             let n = self.next(20);
             match pick {
                 0 | 1 => format!("g({n})"),
@@ -590,11 +593,53 @@ fn transforms_keep_the_order_and_results_of_every_call() {
                     self.expr(depth - 1)
                 ),
                 7 => ["!0", "!1"][self.next(2) as usize].to_owned(),
+                8 => format!("!({}, {})", self.expr(depth - 1), self.expr(depth - 1)),
+                9 => format!(
+                    "(({}, {}) === {})",
+                    self.expr(depth - 1),
+                    self.expr(depth - 1),
+                    self.expr(depth - 1)
+                ),
                 _ => "void 0".to_owned(),
             }
         }
         fn statement(&mut self) -> String {
-            match self.next(6) {
+            match self.next(14) {
+                6 => format!(
+                    "try {{ throw ({}, {}); }} catch (c) {{ L.push(\"c\" + String(c)); }}",
+                    self.expr(2),
+                    self.expr(2)
+                ),
+                7 => format!(
+                    "switch ({}, {}) {{ case 0: g(91); break; case null: g(92); }}",
+                    self.expr(2),
+                    self.expr(2)
+                ),
+                8 => format!(
+                    "for ({}, x = 0; x < 1; x++) {};",
+                    self.expr(2),
+                    self.expr(1)
+                ),
+                9 => format!("for (var k in ({}, {{ a: 1 }})) g(93);", self.expr(2)),
+                10 => format!("var y = ({}, {}); x = y;", self.expr(2), self.expr(2)),
+                11 => format!(
+                    "var h = () => ({}, {}); x = h();",
+                    self.expr(2),
+                    self.expr(2)
+                ),
+                12 => format!(
+                    "if ({} && ({}, {})) g(94);",
+                    self.expr(1),
+                    self.expr(2),
+                    self.expr(2)
+                ),
+                13 => format!(
+                    "x = {} ? ({}, {}) : {};",
+                    self.expr(1),
+                    self.expr(2),
+                    self.expr(2),
+                    self.expr(2)
+                ),
                 0 => format!("{};", self.expr(3)),
                 1 => format!(
                     "if ({}, {}) g(90); else {};",
