@@ -3,7 +3,9 @@
 // webpack4-web for browsers (JSONP chunks: the runtime, the packages and the app each in a
 // file of their own, and an async chunk loaded by a script tag; run them with browser.js), or
 // webpack4-web-hashed (webpack4-web with HashedModuleIdsPlugin's ids, `mBYv` and `"+2uE"`,
-// as many webpack 4 apps were built), webpack5-plain (not minified), webpack5-dev (development mode: modules keyed by their
+// as many webpack 4 apps were built), webpack5-web-inline-runtime and
+// webpack4-web-inline-runtime (the runtime inside the app's file, not a file of its own),
+// webpack5-plain (not minified), webpack5-dev (development mode: modules keyed by their
 // paths), webpack5-licenses (minified, packages' license comments kept where they are rather
 // than moved to a separate file).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
@@ -17,7 +19,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -29,7 +31,7 @@ const appOptions = fs.existsSync(path.join(appDir, 'build.json'))
 const outDir = path.resolve(out);
 fs.mkdirSync(outDir, { recursive: true });
 
-function webpackBuild(webpack, web, plain, dev, licenses, hashed) {
+function webpackBuild(webpack, web, plain, dev, licenses, hashed, inlineRuntime) {
   const config = {
     mode: dev ? 'development' : 'production',
     target: web ? 'web' : 'node',
@@ -55,7 +57,7 @@ function webpackBuild(webpack, web, plain, dev, licenses, hashed) {
     // Scripts are found beside the page, not by webpack's guess from `document.currentScript`.
     config.output.publicPath = '';
     Object.assign(config.optimization, {
-      runtimeChunk: 'single',
+      ...(inlineRuntime ? {} : { runtimeChunk: 'single' }),
       splitChunks: { chunks: 'initial', minSize: 0, cacheGroups: { vendors: { test: /node_modules/, name: 'vendors', enforce: true } } },
     });
   }
@@ -81,16 +83,18 @@ function webpackBuild(webpack, web, plain, dev, licenses, hashed) {
   });
 }
 
-if (['webpack5', 'webpack5-web', 'webpack5-plain', 'webpack5-dev', 'webpack5-licenses'].includes(bundler)) {
+if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain', 'webpack5-dev', 'webpack5-licenses'].includes(bundler)) {
   webpackBuild(
     require('webpack'),
-    bundler.endsWith('-web'),
+    bundler.includes('-web'),
     bundler.endsWith('-plain'),
     bundler.endsWith('-dev'),
     bundler.endsWith('-licenses'),
+    false,
+    bundler.endsWith('-inline-runtime'),
   );
-} else if (bundler === 'webpack4' || bundler === 'webpack4-web' || bundler === 'webpack4-web-hashed') {
-  webpackBuild(require('webpack4'), bundler !== 'webpack4', false, false, false, bundler.endsWith('-hashed'));
+} else if (['webpack4', 'webpack4-web', 'webpack4-web-hashed', 'webpack4-web-inline-runtime'].includes(bundler)) {
+  webpackBuild(require('webpack4'), bundler !== 'webpack4', false, false, false, bundler.endsWith('-hashed'), bundler.endsWith('-inline-runtime'));
 } else if (bundler === 'esbuild' || bundler === 'esbuild-plain') {
   const result = require('esbuild').buildSync({
     entryPoints: [entry],
@@ -111,6 +115,6 @@ if (['webpack5', 'webpack5-web', 'webpack5-plain', 'webpack5-dev', 'webpack5-lic
     JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild or esbuild-plain`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild or esbuild-plain`);
   process.exit(2);
 }

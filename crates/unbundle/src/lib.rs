@@ -255,9 +255,16 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let runs = inputs
         .iter()
         .zip(&roles)
-        .find(|(_, role)| matches!(role, split::Role::Runs))
+        .find(|(_, role)| matches!(role, split::Role::Runs { .. }))
         .map_or(&inputs[0], |(input, _)| input);
-    let entry = match write::page::scripts(&input_names, &chunks) {
+    let waited_for: Vec<String> = roles
+        .iter()
+        .flat_map(|r| match r {
+            split::Role::Runs { waits_for } => waits_for.clone(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let entry = match write::page::scripts(&input_names, &chunks, &waited_for) {
         Some(scripts) => {
             let (path, text) = write::page::file(&scripts, &input_names);
             files.push(OutputFile {

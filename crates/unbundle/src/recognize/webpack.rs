@@ -32,6 +32,9 @@ pub(crate) struct Table {
     pub(crate) require: Option<ReferenceId>,
     /// What the JSONP push holding the table says of its chunk, when a push holds it.
     pub(crate) chunk: Option<Chunk>,
+    /// The chunks the runtime around the table waits for before it runs its entry (see
+    /// [`deferred_chunks`]).
+    pub(crate) waits_for: Vec<String>,
 }
 
 /// A JSONP chunk file's own account of itself: `push([[ids], {...}, entries])`.
@@ -125,6 +128,14 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
             .iter()
             .find(|(span, _)| *span == table.span)
             .map(|(_, chunk)| chunk.clone());
+        if runtime {
+            table.waits_for = finder
+                .deferred
+                .iter()
+                .filter(|(call, _)| !(table.span.start <= call.start && call.end <= table.span.end))
+                .flat_map(|(_, ids)| ids.iter().cloned())
+                .collect();
+        }
         table
     }))
 }
@@ -151,6 +162,8 @@ struct Finder {
     chunk_tables: Vec<Span>,
     /// The JSONP pushes among them, by their table.
     jsonp: Vec<(Span, Chunk)>,
+    /// Calls that defer the entry until chunks are loaded, and those chunks.
+    deferred: Vec<(Span, Vec<String>)>,
     /// Whether the file calls a module function the way webpack's runtime does.
     runtime: bool,
     /// The require function such a call passes, when it is the function making the call.
@@ -172,6 +185,7 @@ impl Finder {
             found: Vec::new(),
             chunk_tables: Vec::new(),
             jsonp: Vec::new(),
+            deferred: Vec::new(),
             runtime: false,
             require: None,
             functions: Vec::new(),
@@ -225,6 +239,7 @@ impl<'a> Visit<'a> for Finder {
                 modules,
                 require: None,
                 chunk: None,
+                waits_for: Vec::new(),
             });
         }
         walk::walk_object_expression(self, it);
@@ -241,6 +256,7 @@ impl<'a> Visit<'a> for Finder {
                 modules,
                 require: None,
                 chunk: None,
+                waits_for: Vec::new(),
             });
         }
         walk::walk_array_expression(self, it);
@@ -258,6 +274,9 @@ impl<'a> Visit<'a> for Finder {
     }
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        if let Some(ids) = deferred_chunks(it) {
+            self.deferred.push((it.span, ids));
+        }
         match &it.callee {
             // `(self.webpackChunk = ...).push([[ids], {...}])`: a JSONP chunk.
             Expression::StaticMemberExpression(m) if m.property.name == "push" => {
@@ -410,6 +429,32 @@ fn jsonp_chunk(push: &ArrayExpression<'_>) -> Chunk {
         _ => {}
     }
     chunk
+}
+
+/// The chunks a runtime that holds its own entry waits for, from the call that defers the
+/// entry: webpack 5's `r.O(void 0, [96], () => r(123))` and webpack 4's `i.push([22, 1, 2])`
+/// (module 22 once chunks 1 and 2 are loaded). Only calls outside the module table count (a
+/// module may push arrays of numbers too).
+fn deferred_chunks(it: &CallExpression<'_>) -> Option<Vec<String>> {
+    let Expression::StaticMemberExpression(m) = it.callee.without_parentheses() else {
+        return None;
+    };
+    let arguments: Vec<&Expression<'_>> = it
+        .arguments
+        .iter()
+        .filter_map(|a| a.as_expression())
+        .collect();
+    match (m.property.name.as_str(), arguments.as_slice()) {
+        ("O", [first, ids, ..]) if first.is_undefined() || first.is_void_0() => {
+            let ids = literal_ids(ids);
+            (!ids.is_empty()).then_some(ids)
+        }
+        ("push", [Expression::ArrayExpression(a)]) if a.elements.len() >= 2 => {
+            let ids = literal_ids_of(a);
+            (ids.len() >= 2).then(|| ids[1..].to_vec())
+        }
+        _ => None,
+    }
 }
 
 /// The numbers and strings of an array literal of nothing else, as ids.

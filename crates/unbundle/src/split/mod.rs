@@ -57,6 +57,7 @@ pub(crate) fn split_file<'a>(
     let mut moved = esm::Moved::default();
     let mut chunk = None;
     let mut node_chunk = false;
+    let mut waits_for = Vec::new();
     let table = recognize::webpack::find_table(&program, scoping).map_err(|span| {
         UnbundleError::UnknownTable {
             file: input.name.to_owned(),
@@ -65,6 +66,7 @@ pub(crate) fn split_file<'a>(
     })?;
     if let Some(table) = table {
         chunk = table.chunk.clone();
+        waits_for = table.waits_for.clone();
         // `exports.modules = {...}` with no runtime: a chunk its runtime `require()`s.
         node_chunk = table.require.is_none() && table.chunk.is_none();
         // webpack in development keys modules by their paths.
@@ -255,7 +257,7 @@ pub(crate) fn split_file<'a>(
     let role = match (chunk, node_chunk) {
         (Some(chunk), _) => Role::Jsonp(chunk),
         (None, true) => Role::NodeChunk,
-        (None, false) => Role::Runs,
+        (None, false) => Role::Runs { waits_for },
     };
     Ok((file, jobs, role))
 }
@@ -282,8 +284,9 @@ fn passed_in(outer: &[String]) -> String {
 
 /// What a bundle file is to the others.
 pub(crate) enum Role {
-    /// It runs the program, or starts to: webpack's runtime, an esbuild bundle.
-    Runs,
+    /// It runs the program, or starts to: webpack's runtime, an esbuild bundle; with the
+    /// chunks a runtime that holds its entry waits for.
+    Runs { waits_for: Vec<String> },
     /// A chunk for node (`exports.modules = {...}`), which its runtime `require()`s.
     NodeChunk,
     /// A JSONP chunk, with what its push says of it: a page loads it, or the runtime does.

@@ -11,27 +11,32 @@ const SCRIPTS: &str = "/* the page's scripts */ []";
 
 /// The files the page loads, in the order given, when the bundle has JSONP chunks (`None`
 /// otherwise: its first file runs the rest itself). A chunk is left to the runtime (an async
-/// chunk) when some chunk starts the program and it neither does nor is among the chunks
-/// those entries wait for; without any chunk that starts it (the runtime file holds the
-/// entries), every file is loaded.
-pub(crate) fn scripts<'a>(inputs: &[&'a str], chunks: &[Option<Chunk>]) -> Option<Vec<&'a str>> {
+/// chunk) when something says what starts the program (a chunk's push, or a runtime that
+/// holds its entry and names the chunks it waits for: `waited_for`) and the chunk neither
+/// starts it nor is waited for; when nothing says so, every file is loaded.
+pub(crate) fn scripts<'a>(
+    inputs: &[&'a str],
+    chunks: &[Option<Chunk>],
+    waited_for: &[String],
+) -> Option<Vec<&'a str>> {
     if chunks.iter().all(Option::is_none) {
         return None;
     }
     let starting: Vec<&Chunk> = chunks.iter().flatten().filter(|c| c.starts).collect();
+    let known = !starting.is_empty() || !waited_for.is_empty();
     let needed = |c: &Chunk| {
         c.starts
             || c.ids.is_empty()
             || c.ids
                 .iter()
-                .any(|id| starting.iter().any(|s| s.needs.contains(id)))
+                .any(|id| waited_for.contains(id) || starting.iter().any(|s| s.needs.contains(id)))
     };
     Some(
         inputs
             .iter()
             .zip(chunks)
             .filter(|(_, chunk)| match chunk {
-                Some(chunk) => starting.is_empty() || needed(chunk),
+                Some(chunk) => !known || needed(chunk),
                 None => true,
             })
             .map(|(input, _)| *input)
@@ -78,8 +83,22 @@ mod tests {
             chunk(&["3"], false, &[]),
         ];
         assert_eq!(
-            scripts(&files, &chunks).unwrap(),
+            scripts(&files, &chunks, &[]).unwrap(),
             ["runtime.js", "vendors.js", "main.js"]
+        );
+    }
+
+    #[test]
+    fn a_runtime_holding_its_entry_says_which_chunks_the_page_loads() {
+        let files = ["vendors.js", "main.js", "245.js"];
+        let chunks = [
+            chunk(&["96"], false, &[]),
+            None,
+            chunk(&["245"], false, &[]),
+        ];
+        assert_eq!(
+            scripts(&files, &chunks, &["96".to_owned()]).unwrap(),
+            ["vendors.js", "main.js"]
         );
     }
 
@@ -88,10 +107,10 @@ mod tests {
         let files = ["main.js", "vendors.js", "runtime.js"];
         let chunks = [chunk(&["0"], false, &[]), chunk(&["2"], false, &[]), None];
         assert_eq!(
-            scripts(&files, &chunks).unwrap(),
+            scripts(&files, &chunks, &[]).unwrap(),
             ["main.js", "vendors.js", "runtime.js"]
         );
-        assert_eq!(scripts(&files[..1], &[None]), None);
+        assert_eq!(scripts(&files[..1], &[None], &[]), None);
     }
 
     #[test]
