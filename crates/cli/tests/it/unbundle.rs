@@ -65,6 +65,27 @@ fn unbundle_into(file: &Path, out: &Path, extra: &[&str]) -> std::process::Outpu
     super::pilotfish(&args, b"")
 }
 
+/// `pilotfish unbundle FILES... -o OUT --format json`, which must succeed: the manifest it
+/// prints (also written as `OUT/unbundle.json`).
+fn unbundle_files(files: &[PathBuf], out: &Path) -> Value {
+    let mut args = vec!["unbundle".to_owned()];
+    args.extend(files.iter().map(|f| f.display().to_string()));
+    args.extend([
+        "-o".to_owned(),
+        out.display().to_string(),
+        "--format".to_owned(),
+        "json".to_owned(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let ran = super::pilotfish(&args, b"");
+    assert!(
+        ran.status.success(),
+        "unbundle failed: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    serde_json::from_slice(&ran.stdout).unwrap()
+}
+
 /// Runs `node FILE` from an unrelated folder: standard output and exit status.
 fn run_node(file: &Path) -> (String, Option<i32>) {
     run(Command::new("node").arg(file), file)
@@ -105,22 +126,7 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
         .map(|f| bundle.join(f.as_str().unwrap()))
         .collect();
     let out = dir.join("out");
-    let mut args = vec!["unbundle".to_owned()];
-    args.extend(files.iter().map(|f| f.display().to_string()));
-    args.extend([
-        "-o".to_owned(),
-        out.display().to_string(),
-        "--format".to_owned(),
-        "json".to_owned(),
-    ]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let ran = super::pilotfish(&args, b"");
-    assert!(
-        ran.status.success(),
-        "unbundle failed: {}",
-        String::from_utf8_lossy(&ran.stderr)
-    );
-    let manifest: Value = serde_json::from_slice(&ran.stdout).unwrap();
+    let manifest = unbundle_files(&files, &out);
     assert_eq!(
         manifest,
         serde_json::from_str::<Value>(&std::fs::read_to_string(out.join("unbundle.json")).unwrap())
@@ -382,16 +388,8 @@ fn a_browser_bundle_given_runtime_last_runs_its_page_in_that_order() {
     order.push(initial[0].clone());
     order.extend(all.iter().filter(|f| !initial.contains(f)).cloned());
     let out = dir.join("out");
-    let mut args = vec!["unbundle".to_owned()];
-    args.extend(order.iter().map(|f| bundle.join(f).display().to_string()));
-    args.extend(["-o".to_owned(), out.display().to_string()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let ran = super::pilotfish(&args, b"");
-    assert!(
-        ran.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ran.stderr)
-    );
+    let paths: Vec<PathBuf> = order.iter().map(|f| bundle.join(f)).collect();
+    unbundle_files(&paths, &out);
     let page = std::fs::read_to_string(out.join("index.js")).unwrap();
     let loaded: Vec<String> = order[..initial.len()]
         .iter()
@@ -724,22 +722,7 @@ fn a_node_bundle_given_its_chunk_first_runs_from_its_runtime() {
     assert!(files.len() >= 2, "a runtime and a chunk: {files:?}");
     files.reverse();
     let out = dir.join("out");
-    let mut args = vec!["unbundle".to_owned()];
-    args.extend(files.iter().map(|f| f.display().to_string()));
-    args.extend([
-        "-o".to_owned(),
-        out.display().to_string(),
-        "--format".to_owned(),
-        "json".to_owned(),
-    ]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let ran = super::pilotfish(&args, b"");
-    assert!(
-        ran.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ran.stderr)
-    );
-    let manifest: Value = serde_json::from_slice(&ran.stdout).unwrap();
+    let manifest = unbundle_files(&files, &out);
     assert_eq!(manifest["entry"], "main.js");
     assert_eq!(
         run_node(&out.join("main.js")),
@@ -775,20 +758,8 @@ fn jsonp_chunks_pushed_through_any_global_spelling_run_the_same_unbundled() {
                 std::fs::write(respelled.join(file), text.replace(global, spelling)).unwrap();
             }
             let out = respelled.join("out");
-            let mut args = vec!["unbundle".to_owned()];
-            args.extend(
-                files
-                    .iter()
-                    .map(|f| respelled.join(f).display().to_string()),
-            );
-            args.extend(["-o".to_owned(), out.display().to_string()]);
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let ran = super::pilotfish(&args, b"");
-            assert!(
-                ran.status.success(),
-                "{bundler} {spelling}: {}",
-                String::from_utf8_lossy(&ran.stderr)
-            );
+            let paths: Vec<PathBuf> = files.iter().map(|f| respelled.join(f)).collect();
+            unbundle_files(&paths, &out);
             let page: Vec<PathBuf> = initial.iter().map(|f| respelled.join(f)).collect();
             let original = run_in_browser(&page);
             assert!(
