@@ -772,15 +772,17 @@ impl Server {
                     message
                 }
             };
+            // Kept before the answer goes out: an editor may ask `pilotfish/inspect` for this
+            // request as soon as it has the answer.
+            if let Some((trace, answers)) = recorded {
+                last.record((path, text, offset), trace, answers, &pipeline);
+            }
             if flavor == Flavor::Panel {
                 let _ = out.send(json!({"jsonrpc": "2.0", "method": "PanelSolutionsDone",
                     "params": {"panelId": panel_id, "status": "OK"}}));
             }
             if let Some(message) = message {
                 let _ = out.send(message);
-            }
-            if let Some((trace, answers)) = recorded {
-                last.record((path, text, offset), trace, answers, &pipeline);
             }
             update_status(&out, &status, |s| s.busy = s.busy.saturating_sub(1));
             lock(&latencies).push(arrived.elapsed());
