@@ -47,7 +47,7 @@ pub struct Transforms {
     pub declarations: bool,
     pub booleans: bool,
     pub void0: bool,
-    /// `exports.Name = a` renames `a` to `Name` (see `names.rs` for when).
+    /// `exports.Name = a` renames `a` to `Name` (see `name/` for when).
     pub export_names: bool,
     /// `(0, x.f)(...)` → `x.f(...)` (see `exports/` for when).
     pub calls: bool,
