@@ -49,6 +49,16 @@ fn build(bundler: &str, app: &str, out: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap()
 }
 
+/// A file list of a build's stats (`files`, `initial`): names in load order.
+fn listed(stats: &Value, key: &str) -> Vec<String> {
+    stats[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// A webpack 5 bundle (minified as terser does it) of one module, 7, with `body`; its runtime
 /// then runs `main` (`r(7)` runs the module).
 fn one_module_bundle(body: &str, main: &str) -> String {
@@ -119,11 +129,9 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
     let dir = scratch(&format!("{app}-{bundler}"));
     let bundle = dir.join("bundle");
     let stats = build(bundler, app, &bundle);
-    let files: Vec<PathBuf> = stats["files"]
-        .as_array()
-        .unwrap()
+    let files: Vec<PathBuf> = listed(&stats, "files")
         .iter()
-        .map(|f| bundle.join(f.as_str().unwrap()))
+        .map(|f| bundle.join(f))
         .collect();
     let out = dir.join("out");
     let manifest = unbundle_files(&files, &out);
@@ -136,12 +144,7 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
     let web = bundler.contains("-web");
     let (original, unbundled) = if web {
         // A page's script tags, in order; the async chunk is loaded by the runtime.
-        let initial: Vec<&str> = stats["initial"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f.as_str().unwrap())
-            .collect();
+        let initial = listed(&stats, "initial");
         assert!(
             initial.len() >= 2,
             "{bundler}: packages and app, and the runtime"
@@ -375,15 +378,7 @@ fn a_browser_bundle_given_runtime_last_runs_its_page_in_that_order() {
     let dir = scratch("runtime-last");
     let bundle = dir.join("bundle");
     let stats = build("webpack5-web", "cjs", &bundle);
-    let strings = |key: &str| -> Vec<String> {
-        stats[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f.as_str().unwrap().to_owned())
-            .collect()
-    };
-    let (initial, all) = (strings("initial"), strings("files"));
+    let (initial, all) = (listed(&stats, "initial"), listed(&stats, "files"));
     let mut order: Vec<String> = initial[1..].iter().rev().cloned().collect();
     order.push(initial[0].clone());
     order.extend(all.iter().filter(|f| !initial.contains(f)).cloned());
@@ -713,11 +708,9 @@ fn a_node_bundle_given_its_chunk_first_runs_from_its_runtime() {
     let dir = scratch("chunk-first");
     let bundle = dir.join("bundle");
     let stats = build("webpack5", "cjs", &bundle);
-    let mut files: Vec<PathBuf> = stats["files"]
-        .as_array()
-        .unwrap()
+    let mut files: Vec<PathBuf> = listed(&stats, "files")
         .iter()
-        .map(|f| bundle.join(f.as_str().unwrap()))
+        .map(|f| bundle.join(f))
         .collect();
     assert!(files.len() >= 2, "a runtime and a chunk: {files:?}");
     files.reverse();
@@ -740,15 +733,7 @@ fn jsonp_chunks_pushed_through_any_global_spelling_run_the_same_unbundled() {
         let dir = scratch(&format!("spelling-{bundler}"));
         let bundle = dir.join("bundle");
         let stats = build(bundler, "cjs", &bundle);
-        let names = |key: &str| -> Vec<String> {
-            stats[key]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f.as_str().unwrap().to_owned())
-                .collect()
-        };
-        let (files, initial) = (names("files"), names("initial"));
+        let (files, initial) = (listed(&stats, "files"), listed(&stats, "initial"));
         for spelling in ["globalThis.", "this."] {
             let respelled = dir.join(spelling.trim_end_matches('.'));
             std::fs::create_dir_all(&respelled).unwrap();
