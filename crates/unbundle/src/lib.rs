@@ -243,28 +243,14 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         text: LOADER.to_owned(),
     });
     let input_names: Vec<&str> = inputs.iter().map(|i| i.name).collect();
-    let chunks: Vec<Option<recognize::webpack::Chunk>> = roles
-        .iter()
-        .map(|r| match r {
-            split::Role::Jsonp(chunk) => Some(chunk.clone()),
-            _ => None,
-        })
-        .collect();
     // The file to run: the page for JSONP chunks, else the first that runs the program (node
     // chunks may be given before their runtime).
     let runs = inputs
         .iter()
         .zip(&roles)
-        .find(|(_, role)| matches!(role, split::Role::Runs { .. }))
+        .find(|(_, role)| matches!(role, recognize::Role::Runs { .. }))
         .map_or(&inputs[0], |(input, _)| input);
-    let waited_for: Vec<String> = roles
-        .iter()
-        .flat_map(|r| match r {
-            split::Role::Runs { waits_for } => waits_for.clone(),
-            _ => Vec::new(),
-        })
-        .collect();
-    let entry = match write::page::scripts(&input_names, &chunks, &waited_for) {
+    let entry = match write::page::scripts(&input_names, &roles) {
         Some(scripts) => {
             let (path, text) = write::page::file(&scripts, &input_names);
             files.push(OutputFile {

@@ -4,3 +4,14 @@
 
 pub(crate) mod esbuild;
 pub(crate) mod webpack;
+
+/// What a bundle file is to the others.
+pub(crate) enum Role {
+    /// It runs the program, or starts to: webpack's runtime, an esbuild bundle; with the
+    /// chunks a runtime that holds its entry waits for.
+    Runs { waits_for: Vec<String> },
+    /// A chunk for node (`exports.modules = {...}`), which its runtime `require()`s.
+    NodeChunk,
+    /// A JSONP chunk, with what its push says of it: a page loads it, or the runtime does.
+    Jsonp(webpack::Chunk),
+}

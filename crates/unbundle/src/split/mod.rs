@@ -22,13 +22,13 @@ use crate::{
 /// One bundle file: its text with the modules replaced by the loader's, and the modules to
 /// rewrite (their text borrowed from the file where it can be); what the reader should know
 /// (modules left in the file, and why) goes to `notes`.
-/// The third part is what the file is to the others ([`Role`]).
+/// The third part is what the file is to the others ([`recognize::Role`]).
 pub(crate) fn split_file<'a>(
     input: &Input<'a>,
     names: &Names,
     transforms: Transforms,
     notes: &mut Vec<String>,
-) -> Result<(OutputFile, Vec<Job<'a>>, Role), UnbundleError> {
+) -> Result<(OutputFile, Vec<Job<'a>>, recognize::Role), UnbundleError> {
     let allocator = Allocator::default();
     // A bundle for node is a CommonJS file, where a top-level `return` is allowed.
     let parsed = Parser::new(&allocator, input.text, SourceType::script())
@@ -255,9 +255,9 @@ pub(crate) fn split_file<'a>(
         text: transform::clean_file(&text, transforms),
     };
     let role = match (chunk, node_chunk) {
-        (Some(chunk), _) => Role::Jsonp(chunk),
-        (None, true) => Role::NodeChunk,
-        (None, false) => Role::Runs { waits_for },
+        (Some(chunk), _) => recognize::Role::Jsonp(chunk),
+        (None, true) => recognize::Role::NodeChunk,
+        (None, false) => recognize::Role::Runs { waits_for },
     };
     Ok((file, jobs, role))
 }
@@ -280,17 +280,6 @@ fn esm_call(path: &str, namespace: &str, outer: &[String]) -> String {
 fn passed_in(outer: &[String]) -> String {
     let names: Vec<String> = outer.iter().map(|n| format!("{n:?}")).collect();
     format!("[{}], () => [{}]", names.join(", "), outer.join(", "))
-}
-
-/// What a bundle file is to the others.
-pub(crate) enum Role {
-    /// It runs the program, or starts to: webpack's runtime, an esbuild bundle; with the
-    /// chunks a runtime that holds its entry waits for.
-    Runs { waits_for: Vec<String> },
-    /// A chunk for node (`exports.modules = {...}`), which its runtime `require()`s.
-    NodeChunk,
-    /// A JSONP chunk, with what its push says of it: a page loads it, or the runtime does.
-    Jsonp(recognize::webpack::Chunk),
 }
 
 /// One module to rewrite.

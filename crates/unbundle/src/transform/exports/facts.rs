@@ -272,13 +272,24 @@ impl Uses<'_> {
         }
     }
 
-    /// A getter that returns one of the module's own functions (see `Bindings`).
-    fn getter(&mut self, name: &str, getter: &Expression<'_>) {
+    /// What export `name`, defined by `getter` (which nothing can replace), is: a re-export,
+    /// or one of the module's own functions, which the getter returns the same at every
+    /// moment (or nothing callable yet). `webpack` for webpack's `require.d`, whose getters
+    /// of function declarations `plain_exports` may turn into plain exports.
+    fn getter(&mut self, name: &str, getter: &Expression<'_>, webpack: bool) {
+        self.facts.getters.push(name.to_owned());
         self.reexport(name, getter);
-        if let Some(value) = getter_value(getter).and_then(|v| self.reference_symbol(v))
-            && (self.functions.get(&value) == Some(&false)
-                || self.values.get(&value) == Some(&false))
-        {
+        let Some(value) = getter_value(getter).and_then(|v| self.reference_symbol(v)) else {
+            return;
+        };
+        if let Some(&this) = self.functions.get(&value) {
+            // Only those at the top level become plain exports; webpack puts them nowhere
+            // else.
+            self.facts.defines |= webpack;
+            if !this {
+                self.facts.receiver_free.push(name.to_owned());
+            }
+        } else if self.values.get(&value) == Some(&false) {
             self.facts.receiver_free.push(name.to_owned());
         }
     }
@@ -464,8 +475,7 @@ impl<'a> Visit<'a> for Uses<'_> {
             if let Some(exports) = self.wrapper.exports {
                 self.good_use(exports);
             }
-            self.facts.getters.push(name.to_owned());
-            self.getter(name, getter);
+            self.getter(name, getter, false);
         }
         // `require.d(exports, {name: () => value, ...})`
         if self.is_require_helper(&it.callee, "d")
@@ -475,30 +485,8 @@ impl<'a> Visit<'a> for Uses<'_> {
             && Some(symbol) == self.wrapper.exports
         {
             self.good_use(symbol);
-            for (name, value) in getters(o) {
-                self.facts.getters.push(name.to_owned());
-                if let Some(ObjectPropertyKind::ObjectProperty(p)) = o
-                    .properties
-                    .iter()
-                    .find(|p| matches!(p, ObjectPropertyKind::ObjectProperty(p) if p.key.static_name().is_some_and(|k| k == name)))
-                {
-                    self.reexport(name, &p.value);
-                }
-                let value = value.and_then(|v| self.reference_symbol(v));
-                if let Some(value) = value
-                    && let Some(&this) = self.functions.get(&value)
-                {
-                    // Only those at the top level become plain exports; webpack puts them
-                    // nowhere else.
-                    self.facts.defines = true;
-                    if !this {
-                        self.facts.receiver_free.push(name.to_owned());
-                    }
-                } else if let Some(value) = value
-                    && self.values.get(&value) == Some(&false)
-                {
-                    self.facts.receiver_free.push(name.to_owned());
-                }
+            for (name, getter) in getters(o) {
+                self.getter(name, getter, true);
             }
         }
         // webpack 4: `require.d(exports, "name", function () { return value; })`
@@ -512,26 +500,9 @@ impl<'a> Visit<'a> for Uses<'_> {
             && Some(symbol) == self.wrapper.exports
         {
             self.good_use(symbol);
-            self.facts.getters.push(name.value.to_string());
-            if let Some(getter) = getter.as_expression() {
-                self.reexport(&name.value, getter);
-            }
-            let value = getter
-                .as_expression()
-                .and_then(getter_value)
-                .and_then(|v| self.reference_symbol(v));
-            if let Some(value) = value
-                && self.values.get(&value) == Some(&false)
-            {
-                self.facts.receiver_free.push(name.value.to_string());
-            }
-            if let Some(value) = value
-                && let Some(&this) = self.functions.get(&value)
-            {
-                self.facts.defines = true;
-                if !this {
-                    self.facts.receiver_free.push(name.value.to_string());
-                }
+            match getter.as_expression() {
+                Some(getter) => self.getter(&name.value, getter, true),
+                None => self.facts.getters.push(name.value.to_string()),
             }
         }
         walk::walk_call_expression(self, it);
@@ -544,10 +515,10 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 }
 
-/// The getters of a `require.d` object: each name, and the variable its arrow returns.
+/// The getters of a `require.d` object: each name, and its getter.
 fn getters<'o, 'a>(
     o: &'o ObjectExpression<'a>,
-) -> impl Iterator<Item = (&'o str, Option<&'o IdentifierReference<'a>>)> {
+) -> impl Iterator<Item = (&'o str, &'o Expression<'a>)> {
     o.properties.iter().filter_map(|p| {
         let ObjectPropertyKind::ObjectProperty(p) = p else {
             return None;
@@ -557,7 +528,7 @@ fn getters<'o, 'a>(
             PropertyKey::StringLiteral(s) => s.value.as_str(),
             _ => return None,
         };
-        Some((name, getter_value(&p.value)))
+        Some((name, &p.value))
     })
 }
 
