@@ -1,16 +1,20 @@
-//! `pilotfish agent TASK`: seed 004's loop. The model's tool calls are run in the workspace
-//! and their results sent back, until it answers without calling a tool or the round limit is
-//! reached. `--undo` restores what the last run changed.
+//! `pilotfish agent TASK`: seed 004's loop (`agent::run`) on a terminal. The model's tool calls
+//! are run in the workspace (`host::tools`) and their results sent back, until it answers
+//! without calling a tool or the round limit is reached. `--undo` restores what the last run
+//! changed.
 
-use std::{io::Write, path::PathBuf};
+use std::{
+    io::{BufRead, IsTerminal, Write},
+    path::PathBuf,
+};
 
-use agent::tools::Spec;
+use agent::{
+    conversation::ToolCall,
+    run::{Approvals, Decision, Event, Loop, Observer, Stop},
+};
 use anyhow::{Context, Result, bail};
-use backends::chat::{ChatMessage, ToolSpec};
-use chat::Files;
+use host::{mcp_tools::McpTools, tools::Workspace};
 use serde_json::json;
-
-use crate::agent_tools::{Approval, Workspace, undo};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -26,7 +30,8 @@ pub(crate) struct Args {
     /// The most tool-call rounds.
     #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..))]
     max_rounds: u32,
-    /// Approve every terminal command (otherwise asked on a terminal, declined elsewhere).
+    /// Approve every terminal command and MCP tool call (otherwise asked on a terminal,
+    /// declined elsewhere).
     #[arg(long)]
     yes: bool,
     /// Revert the file changes of the last agent run in this workspace.
@@ -47,16 +52,19 @@ pub(crate) struct Args {
     /// The prompt's limit in tokens; a tool result takes at most half of it.
     #[arg(long, default_value_t = 64_000)]
     max_tokens: usize,
+    /// Start no MCP server, not even those of the workspace's `.vscode/mcp.json`.
+    #[arg(long)]
+    no_mcp: bool,
     #[command(flatten)]
-    model: crate::chat_send::ChatModelArgs,
+    model: host::chat_model::ChatModelArgs,
 }
 
 /// Prints the run's events as the contract says: words and one line per call, or JSON lines.
-struct Events {
+struct Printer {
     json: bool,
 }
 
-impl Events {
+impl Printer {
     fn emit(&self, value: serde_json::Value, text: impl FnOnce() -> String) {
         let mut out = std::io::stdout().lock();
         let _ = if self.json {
@@ -65,6 +73,69 @@ impl Events {
             writeln!(out, "{}", text())
         };
         let _ = out.flush();
+    }
+}
+
+impl Observer for Printer {
+    fn event(&mut self, event: Event<'_>) {
+        match event {
+            Event::Text(piece) if !self.json => {
+                print!("{piece}");
+                let _ = std::io::stdout().flush();
+            }
+            Event::Text(_) => {}
+            Event::Answer(answer) if self.json => {
+                if !answer.content.is_empty() {
+                    self.emit(json!({"type": "assistant", "text": answer.content}), String::new);
+                }
+            }
+            Event::Answer(answer) => {
+                if !answer.content.is_empty() && !answer.content.ends_with('\n') {
+                    println!();
+                }
+            }
+            Event::ToolStart(call) => self.emit(
+                json!({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments}),
+                || format!("→ {}({})", call.name, short(&call.arguments, 120)),
+            ),
+            Event::ToolEnd(call, outcome) => self.emit(
+                json!({"type": "tool_result", "id": call.id, "name": call.name, "ok": outcome.ok, "content": outcome.content}),
+                || {
+                    format!(
+                        "  {} {}",
+                        if outcome.ok { "ok" } else { "refused:" },
+                        short(&outcome.content, 160)
+                    )
+                },
+            ),
+            Event::Note(note) => eprintln!("pilotfish: note: {note}"),
+        }
+    }
+}
+
+/// Approval on the terminal: `--yes` approves all; otherwise the user is asked when standard
+/// input is a terminal, and nothing is approved when it is not.
+struct Terminal {
+    yes: bool,
+}
+
+impl Approvals for Terminal {
+    fn ask(&mut self, _call: &ToolCall, question: &str) -> Decision {
+        if self.yes {
+            return Decision::Allow;
+        }
+        if !std::io::stdin().is_terminal() {
+            return Decision::Reject;
+        }
+        eprint!("pilotfish: {question}? [y/N] ");
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        let _ = std::io::stdin().lock().read_line(&mut answer);
+        if matches!(answer.trim(), "y" | "Y" | "yes") {
+            Decision::Allow
+        } else {
+            Decision::Reject
+        }
     }
 }
 
@@ -79,7 +150,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
             .to_path_buf(),
     };
     if args.undo {
-        for line in undo(&root)? {
+        for line in host::journal::undo(&root)? {
             println!("{line}");
         }
         return Ok(());
@@ -87,306 +158,84 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let task = args.task.clone().unwrap_or_default();
     let loaded = args.model.load()?;
     let backend = args.model.backend_from(&loaded)?;
-    let approval = if args.yes {
-        Approval::All
-    } else {
-        Approval::Ask
-    };
     let Some(profile) = agent::tools::Profile::parse(&args.tools) else {
         bail!("--tools {} is not seed004 or copilot", args.tools);
     };
-    let mut ws = Workspace::open(&root, approval, &loaded.agent)?;
+    let mut ws = Workspace::open(&root, &loaded.agent)?;
     ws.profile = profile;
-
-    // The customizations render as for a chat; the system message becomes the agent's.
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let chat_ws = chat::Workspace {
-        folders: vec![ws.root.clone()],
-        user_settings: home
-            .as_ref()
-            .map(|h| h.join(".config/Code/User/settings.json")),
-        home,
-        workspace_file: None,
-    };
-    let found = chat::discover(&crate::chat_cmd::CustomizationFiles, &chat_ws);
-    let custom = match &args.agent {
-        Some(name) => Some(
-            found
-                .agents
-                .iter()
-                .find(|a| a.name == *name)
-                .with_context(|| format!("there is no agent named {name} in this workspace"))?
-                .clone(),
+    if !args.no_mcp {
+        let mcp = McpTools::start(&ws.root, &[]);
+        ws = ws.with_mcp(mcp);
+        for problem in ws.mcp_problems() {
+            eprintln!("pilotfish: note: {problem}");
+        }
+    }
+    let template = match &args.system_prompt {
+        Some(p) => Some(
+            std::fs::read_to_string(p)
+                .with_context(|| format!("could not read {}", p.display()))?,
         ),
         None => None,
     };
-    let offered: Vec<Spec> = agent::tools::specs_for(profile)
-        .into_iter()
-        .filter(|s| {
-            custom
-                .as_ref()
-                .is_none_or(|a| a.tools.is_empty() || a.tools.iter().any(|t| t == s.name))
-        })
-        .collect();
-    let names: Vec<&str> = offered.iter().map(|s| s.name).collect();
-    let template = match &args.system_prompt {
-        Some(p) => crate::chat_cmd::CustomizationFiles
-            .read_text(p)
-            .map_err(|e| anyhow::anyhow!("{} {e}", p.display()))?,
-        None => agent::system_prompt::DEFAULT.to_owned(),
-    };
     let tokenizer =
         tokenizer::Tokenizer::by_name("o200k_base", None).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let request = chat::ChatRequest {
-        message: task.clone(),
-        agent: args.agent.clone(),
-        attachments: Vec::new(),
-        history: Vec::new(),
-        language: None,
-        labels: Vec::new(),
-        max_tokens: args.max_tokens,
-        history_tokens: args.max_tokens / 2,
-    };
-    let prompt = chat::render(&found, &request, &tokenizer)?;
-    let mut messages = crate::chat_send::wire_messages(&prompt);
-    if custom.is_none()
-        && let Some(system) = messages.iter_mut().find(|m| m.role == "system")
-    {
-        // pilotfish's agent prompt takes the place of the chat base message; the instructions
-        // the dry run shows after it stay.
-        let base = prompt.messages[0]
-            .parts
-            .first()
-            .map(|p| p.text.clone())
-            .unwrap_or_default();
-        let rest = system
-            .content
-            .strip_prefix(&base)
-            .unwrap_or(&system.content)
-            .to_owned();
-        system.content = format!("{}{rest}", agent::system_prompt::render(&template, &names));
-    }
-    if let Some(facts) = crate::agent_tools::preferences()
-        && let Some(system) = messages.iter_mut().find(|m| m.role == "system")
-    {
-        system.content.push_str(&format!(
-            "\n\n<userPreferences>\nWhat the user asked you to remember in earlier runs:\n{facts}</userPreferences>"
-        ));
-    }
-    let tools = tool_specs(&offered);
-    let events = Events {
+    let catalogue = ws.catalogue();
+    let setup = host::setup::prepare(
+        &host::setup::Request {
+            root: &ws.root,
+            task: &task,
+            agent: args.agent.as_deref(),
+            template: template.as_deref(),
+            catalogue: &catalogue,
+            max_tokens: args.max_tokens,
+            chat: false,
+        },
+        &tokenizer,
+    )?;
+    let cancel = ws.cancel_flag();
+    let mut model = host::chat_model::ChatModel::new(backend, cancel.clone())?;
+    let mut printer = Printer {
         json: args.format == "json",
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("could not start the async runtime")?;
-    let mut run = Run {
-        runtime: &runtime,
-        backend: &backend,
-        ws: &mut ws,
-        events: &events,
-        agents: &found.agents,
+    let count = |text: &str| tokenizer.count(text);
+    let mut messages = setup.messages;
+    let stop = Loop {
+        model: &mut model,
+        tools: &mut ws,
+        approvals: &mut Terminal { yes: args.yes },
+        observer: &mut printer,
+        cancel: &cancel,
+        subagents: &setup.subagents,
+        catalogue: &catalogue,
         // A tool result takes at most half the budget (about three characters a token).
         result_chars: args.max_tokens / 2 * 3,
         max_tokens: args.max_tokens,
-        tokenizer: &tokenizer,
+        count: &count,
+    }
+    .run(&mut messages, &setup.offered, args.max_rounds)
+    .map_err(|e| {
+        anyhow::anyhow!("{e} (edits made so far stay; `pilotfish agent --undo` reverts them)")
+    })?;
+    let (rounds, reason) = match stop {
+        Stop::Answered { rounds, cut: false } => {
+            (rounds, "the model answered without calling a tool")
+        }
+        // Why the run ends, for the user: small models often answer in words at once.
+        Stop::Answered { rounds, cut: true } => (
+            rounds,
+            "the model answered without calling a tool, and its answer was cut at the length limit (max_tokens in [chat])",
+        ),
+        Stop::RoundLimit { rounds } => bail!(
+            "the round limit ({rounds}) was hit before the model finished; raise --max-rounds, or `pilotfish agent --undo` to revert"
+        ),
+        Stop::Cancelled { rounds } => (rounds, "cancelled"),
     };
-    let (rounds, reason) = run.rounds(&mut messages, &tools, args.max_rounds, true)?;
-    events.emit(
+    printer.emit(
         json!({"type": "done", "rounds": rounds, "reason": reason}),
         || format!("─── done in {rounds} round(s): {reason} ───"),
     );
     Ok(())
 }
-
-fn tool_specs(offered: &[Spec]) -> Vec<ToolSpec> {
-    offered
-        .iter()
-        .map(|s| ToolSpec {
-            name: s.name.to_owned(),
-            description: s.description.to_owned(),
-            parameters: s.parameters.clone(),
-        })
-        .collect()
-}
-
-/// One agent run's parts, shared by the main loop and its subagents.
-struct Run<'a> {
-    runtime: &'a tokio::runtime::Runtime,
-    backend: &'a backends::chat::ChatBackend,
-    ws: &'a mut Workspace,
-    events: &'a Events,
-    agents: &'a [chat::discover::Agent],
-    result_chars: usize,
-    /// The prompt's budget in tokens; older rounds are dropped to stay under it.
-    max_tokens: usize,
-    tokenizer: &'a tokenizer::Tokenizer,
-}
-
-impl Run<'_> {
-    /// Rounds until the model answers without a tool call; returns how many it took. The
-    /// model's final words are the last assistant message.
-    fn rounds(
-        &mut self,
-        messages: &mut Vec<ChatMessage>,
-        tools: &[ToolSpec],
-        max_rounds: u32,
-        main: bool,
-    ) -> Result<(u32, &'static str)> {
-        // Token counts of the messages so far, so a round counts only what it added.
-        let mut counts: Vec<usize> = Vec::new();
-        for round in 1..=max_rounds {
-            self.fit(messages, &mut counts);
-            let json = self.events.json;
-            let answer = self
-                .runtime
-                .block_on(self.backend.chat(messages, tools, |piece| {
-                    if !json {
-                        print!("{piece}");
-                        let _ = std::io::stdout().flush();
-                    }
-                }))
-                .map_err(|e| anyhow::anyhow!("the model server failed in round {round}: {e} (edits made so far stay; `pilotfish agent --undo` reverts them)"))?;
-            if json && !answer.content.is_empty() {
-                self.events.emit(
-                    json!({"type": "assistant", "text": answer.content}),
-                    String::new,
-                );
-            } else if !answer.content.is_empty() && !answer.content.ends_with('\n') {
-                println!();
-            }
-            messages.push(ChatMessage {
-                role: "assistant".into(),
-                content: answer.content.clone(),
-                tool_calls: answer.tool_calls.clone(),
-                tool_call_id: None,
-            });
-            if answer.tool_calls.is_empty() {
-                // Why the run ends, for the user: small models often answer in words at once.
-                let reason = if answer.finish_reason.as_deref() == Some("length") {
-                    "the model answered without calling a tool, and its answer was cut at the length limit (max_tokens in [chat])"
-                } else {
-                    "the model answered without calling a tool"
-                };
-                return Ok((round, reason));
-            }
-            for call in &answer.tool_calls {
-                self.events.emit(
-                    json!({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments}),
-                    || format!("→ {}({})", call.name, short(&call.arguments, 120)),
-                );
-                let outcome = if call.name == "runSubagent" {
-                    self.subagent(&call.arguments, main)
-                } else {
-                    self.ws.run(&call.name, &call.arguments)
-                };
-                let content = agent::budget::cut_middle(&outcome.content, self.result_chars);
-                self.events.emit(
-                    json!({"type": "tool_result", "id": call.id, "name": call.name, "ok": outcome.ok, "content": content}),
-                    || format!("  {} {}", if outcome.ok { "ok" } else { "refused:" }, short(&content, 160)),
-                );
-                messages.push(ChatMessage {
-                    role: "tool".into(),
-                    content,
-                    tool_calls: Vec::new(),
-                    tool_call_id: Some(call.id.clone()),
-                });
-            }
-        }
-        bail!(
-            "the round limit ({max_rounds}) was hit before the model finished; raise --max-rounds, or `pilotfish agent --undo` to revert"
-        )
-    }
-
-    /// Drops the oldest whole rounds when the conversation outgrows the budget, and says so
-    /// (to the model, in a note where they were, and to the user on standard error).
-    fn fit(&self, messages: &mut Vec<ChatMessage>, counts: &mut Vec<usize>) {
-        let count = |m: &ChatMessage| {
-            // A chat model's per-message overhead, as the chat prompt counts it.
-            3 + self.tokenizer.count(&m.content)
-                + m.tool_calls
-                    .iter()
-                    .map(|c| self.tokenizer.count(&c.arguments) + 3)
-                    .sum::<usize>()
-        };
-        counts.truncate(messages.len());
-        while counts.len() < messages.len() {
-            counts.push(count(&messages[counts.len()]));
-        }
-        let roles: Vec<&str> = messages.iter().map(|m| m.role.as_str()).collect();
-        let rounds = agent::history::rounds_to_drop(&roles, counts, self.max_tokens);
-        if rounds == 0 {
-            return;
-        }
-        let range = agent::history::dropped_range(&roles, rounds);
-        let start = range.start;
-        let calls: Vec<String> = messages[range.clone()]
-            .iter()
-            .flat_map(|m| m.tool_calls.iter().map(|c| c.name.clone()))
-            .collect();
-        messages.drain(range.clone());
-        counts.drain(range);
-        let note = format!(
-            "{rounds} earlier tool round(s) ({}) were dropped to keep the conversation within {} tokens; call the tools again for anything you still need from them",
-            calls.join(", "),
-            self.max_tokens
-        );
-        eprintln!("pilotfish: note: {note}");
-        let note = ChatMessage::new("user", &format!("[pilotfish] {note}"));
-        counts.insert(start, count(&note));
-        messages.insert(start, note);
-    }
-
-    /// `runSubagent`: the custom agent's body as the system prompt, its `tools` as its tools
-    /// (never another subagent), the prompt as the task; its final answer is the result.
-    fn subagent(&mut self, arguments: &str, main: bool) -> crate::agent_tools::Outcome {
-        use crate::agent_tools::Outcome;
-        let failed = |content: String| Outcome { ok: false, content };
-        let a = match agent::tools::parse("runSubagent", arguments) {
-            Ok(agent::tools::Call::RunSubagent(a)) => a,
-            Ok(_) => return failed("runSubagent's arguments were not understood".into()),
-            Err(e) => return failed(e),
-        };
-        if !main {
-            return failed("a subagent cannot start another subagent".into());
-        }
-        let Some(found) = self.agents.iter().find(|x| x.name == a.agent_name) else {
-            let names: Vec<&str> = self.agents.iter().map(|x| x.name.as_str()).collect();
-            return failed(format!(
-                "there is no agent named {}; the workspace's agents are: {}",
-                a.agent_name,
-                if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                }
-            ));
-        };
-        let offered: Vec<Spec> = agent::tools::specs_for(self.ws.profile)
-            .into_iter()
-            .filter(|s| s.name != "runSubagent")
-            .filter(|s| found.tools.is_empty() || found.tools.iter().any(|t| t == s.name))
-            .collect();
-        let mut messages = vec![
-            ChatMessage::new("system", &found.body),
-            ChatMessage::new("user", &a.prompt),
-        ];
-        match self.rounds(&mut messages, &tool_specs(&offered), SUBAGENT_ROUNDS, false) {
-            Ok(_) => Outcome {
-                ok: true,
-                content: messages
-                    .last()
-                    .map(|m| m.content.clone())
-                    .unwrap_or_default(),
-            },
-            Err(e) => failed(format!("the subagent {} did not finish: {e:#}", found.name)),
-        }
-    }
-}
-
-/// The most rounds a subagent may take.
-const SUBAGENT_ROUNDS: u32 = 15;
 
 /// The first line of a text, cut to `max` characters.
 fn short(text: &str, max: usize) -> String {

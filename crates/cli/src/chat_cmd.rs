@@ -2,64 +2,17 @@
 //! workspace has, which apply to a file, what is wrong with them, and the exact chat messages
 //! they produce. The file-system side of the `chat` crate lives here.
 
-use std::path::{Path, PathBuf};
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+};
 
 use anyhow::{Context, Result, bail};
 use chat::{
     Customizations, Workspace,
-    files::{Entry, EntryKind, Files, FsError, text_of},
+    files::Files,
     render::{Attachment, ChatRequest, Turn},
 };
-
-/// Customization files from disk: sizes capped, binaries and symbolic-link loops reported.
-pub(crate) struct CustomizationFiles;
-
-fn fs_error(e: &std::io::Error) -> FsError {
-    match (e.kind(), e.raw_os_error()) {
-        (std::io::ErrorKind::NotFound, _) => FsError::NotFound,
-        // ELOOP: too many levels of symbolic links.
-        (_, Some(40)) => FsError::SymlinkLoop,
-        (std::io::ErrorKind::IsADirectory, _) => FsError::IsDirectory,
-        (std::io::ErrorKind::NotADirectory, _) => FsError::NotDirectory,
-        _ => FsError::Unreadable(e.to_string()),
-    }
-}
-
-impl Files for CustomizationFiles {
-    fn read_text(&self, path: &Path) -> Result<String, FsError> {
-        let meta = std::fs::metadata(path).map_err(|e| fs_error(&e))?;
-        if meta.is_dir() {
-            return Err(FsError::IsDirectory);
-        }
-        if meta.len() > 1 << 20 {
-            return Err(FsError::TooLarge(meta.len()));
-        }
-        text_of(&std::fs::read(path).map_err(|e| fs_error(&e))?)
-    }
-
-    fn list(&self, dir: &Path) -> Result<Vec<Entry>, FsError> {
-        let meta = std::fs::metadata(dir).map_err(|e| fs_error(&e))?;
-        if !meta.is_dir() {
-            return Err(FsError::NotDirectory);
-        }
-        let mut out = Vec::new();
-        for entry in std::fs::read_dir(dir).map_err(|e| fs_error(&e))? {
-            let Ok(entry) = entry else { continue };
-            let name = entry.file_name().to_string_lossy().into_owned();
-            // Follow links; one that cannot be followed is listed as a file so that reading
-            // it reports why.
-            let kind = match std::fs::metadata(entry.path()) {
-                Ok(m) if m.is_dir() => EntryKind::Dir,
-                Ok(m) if m.is_file() => EntryKind::File,
-                Ok(_) => EntryKind::Other,
-                Err(e) if e.raw_os_error() == Some(40) => EntryKind::File,
-                Err(_) => EntryKind::Other,
-            };
-            out.push(Entry { name, kind });
-        }
-        Ok(out)
-    }
-}
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct WorkspaceArgs {
@@ -146,7 +99,7 @@ fn absolute(p: &Path) -> Result<PathBuf> {
 
 pub(crate) fn customizations(args: CustomizationsArgs) -> Result<()> {
     let ws = args.workspace.workspace()?;
-    let found = chat::discover(&CustomizationFiles, &ws);
+    let found = chat::discover(&host::customizations::DiskFiles, &ws);
     let files: Vec<PathBuf> = args
         .files
         .iter()
@@ -271,7 +224,7 @@ pub(crate) struct ChatArgs {
     #[arg(long, value_name = "NAME")]
     session: Option<String>,
     #[command(flatten)]
-    model: crate::chat_send::ChatModelArgs,
+    model: host::chat_model::ChatModelArgs,
     /// Invoke an agent: its body becomes the system message.
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
@@ -313,7 +266,7 @@ fn attachment(spec: &str) -> Result<Attachment> {
         _ => (spec, None),
     };
     let path = absolute(Path::new(path))?;
-    let text = CustomizationFiles
+    let text = host::customizations::DiskFiles
         .read_text(&path)
         .map_err(|e| anyhow::anyhow!("{} {e}", path.display()))?;
     if let Some((from, to)) = selection {
@@ -342,11 +295,15 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
     let mut session = args
         .session
         .as_deref()
-        .map(crate::chat_send::Session::open)
+        .map(host::sessions::Session::open)
         .transpose()?;
     let ws = args.workspace.workspace()?;
-    let found = chat::discover(&CustomizationFiles, &ws);
-    let message = expand_prompt_file(&ws.folders, &args.message, args.prompt.as_deref())?;
+    let found = chat::discover(&host::customizations::DiskFiles, &ws);
+    let message = host::customizations::expand_prompt_file(
+        &ws.folders,
+        &args.message,
+        args.prompt.as_deref(),
+    )?;
     // `#file:PATH` in the message attaches the file, as Copilot's chat does; relative paths
     // are from the first workspace folder.
     let mut files = args.files.clone();
@@ -378,7 +335,7 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
     let mut root_files = Vec::new();
     for folder in &ws.folders {
         for name in chat::labels::INDICATORS {
-            if let Ok(text) = CustomizationFiles.read_text(&folder.join(name)) {
+            if let Ok(text) = host::customizations::DiskFiles.read_text(&folder.join(name)) {
                 root_files.push(((*name).to_owned(), text));
             }
         }
@@ -400,7 +357,7 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
         for n in &prompt.notes {
             eprintln!("note: {n}");
         }
-        let answer = crate::chat_send::send(backend, &prompt)?;
+        let answer = send(backend, &prompt)?;
         if let Some(s) = &mut session {
             s.append(Turn {
                 user: message.clone(),
@@ -464,57 +421,32 @@ fn file_references(message: &str) -> Vec<String> {
         .collect()
 }
 
-/// The message with a prompt file's text before it: `--prompt NAME`, or a message starting
-/// with `/NAME`. Prompt files are `.github/prompts/NAME.prompt.md` in a workspace folder.
-fn expand_prompt_file(folders: &[PathBuf], message: &str, named: Option<&str>) -> Result<String> {
-    let (name, rest) = match named {
-        Some(n) => (n.to_owned(), message.to_owned()),
-        None => match message.strip_prefix('/') {
-            Some(m)
-                if m.split_whitespace()
-                    .next()
-                    .is_some_and(|n| !n.contains('/')) =>
-            {
-                let name = m.split_whitespace().next().unwrap_or_default();
-                (name.to_owned(), m[name.len()..].trim_start().to_owned())
-            }
-            _ => return Ok(message.to_owned()),
-        },
-    };
-    let mut available = Vec::new();
-    for folder in folders {
-        let dir = folder.join(".github/prompts");
-        let path = dir.join(format!("{name}.prompt.md"));
-        if let Ok(text) = CustomizationFiles.read_text(&path) {
-            let body = match chat::frontmatter::split(&text) {
-                Ok((_, body)) => body.trim().to_owned(),
-                Err(e) => bail!(
-                    "the prompt file {} has a broken header: {e}",
-                    path.display()
-                ),
-            };
-            return Ok(if rest.trim().is_empty() {
-                body
-            } else {
-                format!("{body}\n\n{rest}")
-            });
+/// Sends the prompt and streams the answer to standard output; returns the answer.
+fn send(backend: &backends::chat::ChatBackend, prompt: &chat::ChatPrompt) -> Result<String> {
+    let messages = host::chat_model::wire_messages(prompt);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the async runtime")?;
+    let mut stdout = std::io::stdout().lock();
+    let mut write_error = None;
+    let answer = runtime.block_on(backend.chat(&messages, &[], |piece| {
+        if write_error.is_none()
+            && let Err(e) = stdout
+                .write_all(piece.as_bytes())
+                .and_then(|_| stdout.flush())
+        {
+            write_error = Some(e);
         }
-        if let Ok(entries) = std::fs::read_dir(&dir) {
-            available.extend(entries.flatten().filter_map(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .strip_suffix(".prompt.md")
-                    .map(str::to_owned)
-            }));
-        }
+    }))?;
+    if let Some(e) = write_error {
+        return Err(e.into());
     }
-    available.sort();
-    bail!(
-        "there is no prompt file {name}.prompt.md in .github/prompts{}",
-        if available.is_empty() {
-            String::new()
-        } else {
-            format!(" (there are: {})", available.join(", "))
-        }
-    )
+    if !answer.content.ends_with('\n') {
+        writeln!(stdout)?;
+    }
+    if answer.finish_reason.as_deref() == Some("length") {
+        eprintln!("note: the answer was cut at the model's length limit (max_tokens in [chat])");
+    }
+    Ok(answer.content)
 }

@@ -19,7 +19,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     request: Option<PathBuf>,
     #[command(flatten)]
-    overrides: crate::config::Overrides,
+    overrides: host::config::Overrides,
     /// Tokens to generate at most (default: the configuration's, 64).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     max_tokens: Option<u32>,
@@ -54,7 +54,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     if !matches!(args.format.as_str(), "text" | "json") {
         bail!("--format {} is not text or json", args.format);
     }
-    let (mut config, _) = crate::config::load(&args.overrides)?;
+    let (mut config, _) = host::config::load(&args.overrides)?;
     if let Some(m) = &args.multiline {
         config.completion.multiline = m.clone();
     }

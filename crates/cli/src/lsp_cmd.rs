@@ -11,12 +11,12 @@ use std::{
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::config::{BackendConfig, CompletionConfig, Loaded};
+use host::config::{BackendConfig, CompletionConfig, Loaded};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     #[command(flatten)]
-    overrides: crate::config::Overrides,
+    overrides: host::config::Overrides,
     /// Accepted and ignored: standard input and output are the only transport, and editors
     /// pass this flag by habit.
     #[arg(long)]
@@ -42,7 +42,7 @@ fn configure(
         if let Some(over) = settings.get(key).and_then(Value::as_object) {
             for (k, v) in over {
                 target[k] = v.clone();
-                origins.insert(format!("{key}.{k}"), crate::config::EDITOR.to_owned());
+                origins.insert(format!("{key}.{k}"), host::config::EDITOR.to_owned());
             }
         }
     }
@@ -50,7 +50,7 @@ fn configure(
         serde_json::from_value(backend).context("the `backend` settings are not valid")?;
     let completion: CompletionConfig =
         serde_json::from_value(completion).context("the `completion` settings are not valid")?;
-    crate::config::settle_server(&mut backend, &mut origins)?;
+    host::config::settle_server(&mut backend, &mut origins)?;
     let mut settings = completion.settings(backend.max_tokens)?;
     settings.fim = backend.fim_mode()?;
     backend.backend()?;
@@ -100,10 +100,10 @@ fn excluder() -> impl Fn(&str) -> bool + Send + Sync {
             let rules = cache
                 .entry(dir.to_path_buf())
                 // A broken pattern file excludes nothing here; `pilotfish prompt` reports it.
-                .or_insert_with(|| crate::exclusion::load(dir).ok().flatten());
+                .or_insert_with(|| host::exclusion::load(dir).ok().flatten());
             rules
                 .as_ref()
-                .is_some_and(|r| crate::exclusion::is_excluded(r, dir, &path.to_string_lossy()))
+                .is_some_and(|r| host::exclusion::is_excluded(r, dir, &path.to_string_lossy()))
         })
     }
 }
@@ -152,7 +152,7 @@ fn folder_files(excluded: Arc<dyn Fn(&str) -> bool + Send + Sync>) -> lsp::Works
 
 pub(crate) fn run(args: Args) -> Result<()> {
     let _ = args.stdio;
-    let (loaded, _) = crate::config::load(&args.overrides)?;
+    let (loaded, _) = host::config::load(&args.overrides)?;
     // One managed model server (`gguf`) for the whole session, started now and replaced when
     // the editor's settings name another model. Starting it here, on the main thread, also
     // matters on Linux: the server is told to end with the thread that started it, and the

@@ -1,14 +1,11 @@
 //! `pilotfish`: the command line. It parses arguments, reads files and prints; every decision
 //! about prompts is made in the library crates.
 
+mod acp_cmd;
 mod agent_cmd;
-mod agent_shell;
-mod agent_tools;
 mod chat_cmd;
-mod chat_send;
 mod complete;
-mod config;
-mod exclusion;
+mod config_cmd;
 mod gguf;
 mod lsp_cmd;
 mod managed;
@@ -38,7 +35,7 @@ enum Command {
     Tokens(tokens::Args),
     /// The configuration: `pilotfish config check` shows it and tries the server.
     #[command(subcommand)]
-    Config(config::Command),
+    Config(config_cmd::Command),
     /// Ask a model server for a completion at a cursor position and print it.
     Complete(complete::Args),
     /// Show the prompt that would be sent for a cursor position, and what went into it.
@@ -52,6 +49,9 @@ enum Command {
     /// Run an agent on a task in the workspace: the model reads, searches, edits and runs
     /// commands through tools until it is done (`--undo` reverts the last run's edits).
     Agent(agent_cmd::Args),
+    /// Serve the agent to an editor: an Agent Client Protocol agent on standard input and
+    /// output (Zed, JetBrains, Neovim, Emacs).
+    Acp(acp_cmd::Args),
     /// Serve completions to an editor: a language server on standard input and output.
     Lsp(lsp_cmd::Args),
     /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
@@ -64,9 +64,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // A command whose output goes into `head` or a pager that quits early must stop quietly,
-    // as other command-line tools do, not panic on the closed pipe. The language server keeps
+    // as other command-line tools do, not panic on the closed pipe. The language server and the ACP agent keep
     // Rust's default (the signal ignored) and ends its loop on the write error instead.
-    if !matches!(cli.command, Command::Lsp(_)) {
+    if !matches!(cli.command, Command::Lsp(_) | Command::Acp(_)) {
         stop_quietly_on_closed_pipe();
     }
     let result = match cli.command {
@@ -74,11 +74,12 @@ fn main() -> ExitCode {
         Command::Snippets(args) => snippets::run(args),
         Command::Prompt(args) => prompt_cmd::run(args),
         Command::Complete(args) => complete::run(args),
-        Command::Config(command) => config::run(command),
+        Command::Config(command) => config_cmd::run(command),
         Command::Lsp(args) => lsp_cmd::run(args),
         Command::Customizations(args) => chat_cmd::customizations(args),
         Command::Chat(args) => chat_cmd::run_chat(args),
         Command::Agent(args) => agent_cmd::run(args),
+        Command::Acp(args) => acp_cmd::run(args),
         Command::Unbundle(args) => unbundle_cmd::run(args),
     };
     match result {

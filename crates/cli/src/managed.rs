@@ -13,10 +13,9 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
-use crate::{
-    config::BackendConfig,
-    gguf::{GgufError, Header, read_header, show_bytes},
-};
+use host::config::BackendConfig;
+
+use crate::gguf::{GgufError, Header, read_header, show_bytes};
 
 /// The context a managed server gets when the file does not say its trained length.
 pub(crate) const DEFAULT_CONTEXT: u32 = 4096;

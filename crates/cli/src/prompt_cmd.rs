@@ -178,7 +178,7 @@ pub(crate) fn workspace_excluding(
     if let Some(f) = &files
         && let Some(rules) = &f.exclusions
     {
-        dropped = crate::exclusion::apply(rules, &f.root, request)?;
+        dropped = host::exclusion::apply(rules, &f.root, request)?;
     }
     Ok((files, dropped))
 }

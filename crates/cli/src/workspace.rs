@@ -164,7 +164,7 @@ pub(crate) struct DiskFiles {
 impl DiskFiles {
     pub(crate) fn new(root: &str) -> anyhow::Result<DiskFiles> {
         let root = PathBuf::from(root);
-        let exclusions = crate::exclusion::load(&root)?;
+        let exclusions = host::exclusion::load(&root)?;
         Ok(DiskFiles { root, exclusions })
     }
 }
@@ -178,7 +178,7 @@ impl syntax::WorkspaceFiles for DiskFiles {
             return None;
         }
         if let Some(rules) = &self.exclusions
-            && crate::exclusion::is_excluded(rules, &self.root, path)
+            && host::exclusion::is_excluded(rules, &self.root, path)
         {
             return None;
         }

@@ -12,7 +12,7 @@ use prompt::request::RequestJson;
 const IGNORE_FILES: &[&str] = &[".copilotignore", ".pilotfishignore"];
 
 /// The exclusions of a workspace, if it has any.
-pub(crate) fn load(root: &Path) -> Result<Option<Gitignore>> {
+pub fn load(root: &Path) -> Result<Option<Gitignore>> {
     let mut builder = GitignoreBuilder::new(root);
     let mut any = false;
     for name in IGNORE_FILES {
@@ -36,7 +36,7 @@ pub(crate) fn load(root: &Path) -> Result<Option<Gitignore>> {
 }
 
 /// Whether a workspace-relative or absolute `path` is excluded.
-pub(crate) fn is_excluded(rules: &Gitignore, root: &Path, path: &str) -> bool {
+pub fn is_excluded(rules: &Gitignore, root: &Path, path: &str) -> bool {
     let full = if Path::new(path).is_absolute() {
         Path::new(path).to_path_buf()
     } else {
@@ -50,11 +50,7 @@ pub(crate) fn is_excluded(rules: &Gitignore, root: &Path, path: &str) -> bool {
 
 /// Applies the exclusions to a request: an excluded document is an error (nothing may be
 /// sent), excluded open tabs and recent edits are dropped. Returns what was dropped.
-pub(crate) fn apply(
-    rules: &Gitignore,
-    root: &Path,
-    request: &mut RequestJson,
-) -> Result<Vec<String>> {
+pub fn apply(rules: &Gitignore, root: &Path, request: &mut RequestJson) -> Result<Vec<String>> {
     if is_excluded(rules, root, &request.document.path) {
         bail!(
             "{} is excluded by the workspace's .copilotignore: nothing about it is sent to a model",

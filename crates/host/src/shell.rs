@@ -1,19 +1,24 @@
 //! The agent's terminal: one shell per run whose folder and variables survive between
 //! commands, and background commands whose output is kept for `get_terminal_output`.
 
+use std::os::unix::process::CommandExt;
 use std::{
     io::{BufRead, BufReader, Read, Write},
     path::{Path, PathBuf},
     process::{Child, ChildStdin, Command, Stdio},
-    sync::{Arc, Mutex, mpsc},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+        mpsc,
+    },
     time::Duration,
 };
 
 /// Output kept per command, in bytes; more is cut in the middle.
-pub(crate) const OUTPUT_LIMIT: usize = 16 * 1024;
+pub const OUTPUT_LIMIT: usize = 16 * 1024;
 
 /// The run's persistent shell.
-pub(crate) struct Shell {
+pub struct Shell {
     root: PathBuf,
     live: Option<Live>,
     next: u64,
@@ -33,14 +38,24 @@ struct Background {
 }
 
 /// What a command did.
-pub(crate) struct Ran {
-    pub(crate) output: String,
+#[derive(Debug)]
+pub struct Ran {
+    pub output: String,
     /// `None`: it did not finish in time (the shell was restarted).
-    pub(crate) status: Option<i32>,
+    pub status: Option<i32>,
+}
+
+impl std::fmt::Debug for Shell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shell")
+            .field("root", &self.root)
+            .field("background", &self.background.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Shell {
-    pub(crate) fn new(root: &Path) -> Shell {
+    pub fn new(root: &Path) -> Shell {
         Shell {
             root: root.to_path_buf(),
             live: None,
@@ -50,8 +65,10 @@ impl Shell {
     }
 
     fn start(&self) -> std::io::Result<Live> {
+        // Its own process group, so a command it started is stopped with it.
         let mut child = Command::new("bash")
             .args(["--noprofile", "--norc"])
+            .process_group(0)
             .current_dir(&self.root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -83,8 +100,14 @@ impl Shell {
         })
     }
 
-    /// Runs `command` in the shell and waits for it, at most `limit`.
-    pub(crate) fn run(&mut self, command: &str, limit: Duration) -> std::io::Result<Ran> {
+    /// Runs `command` in the shell and waits for it, at most `limit`, or until `cancel` is
+    /// set; either way the shell and what it started are stopped.
+    pub fn run(
+        &mut self,
+        command: &str,
+        limit: Duration,
+        cancel: &AtomicBool,
+    ) -> std::io::Result<Ran> {
         if self.live.is_none() {
             self.live = Some(self.start()?);
         }
@@ -101,7 +124,14 @@ impl Shell {
         let mut output = String::new();
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match live.lines.recv_timeout(left) {
+            // Short waits, so a cancel is seen at once.
+            let wait = left.min(Duration::from_millis(50));
+            let stop = left.is_zero() || cancel.load(Ordering::SeqCst);
+            match if stop {
+                Err(mpsc::RecvTimeoutError::Timeout)
+            } else {
+                live.lines.recv_timeout(wait)
+            } {
                 Ok(line) => {
                     if let Some(status) = line.trim_end().strip_prefix(&format!("{marker} ")) {
                         let output = output.strip_suffix('\n').unwrap_or(&output).to_owned();
@@ -114,11 +144,11 @@ impl Shell {
                         output.push_str(&line);
                     }
                 }
+                Err(mpsc::RecvTimeoutError::Timeout) if !stop => {}
                 Err(_) => {
-                    // Too slow, or the shell exited: a fresh one for the next command.
+                    // Too slow, cancelled, or the shell exited: a fresh one for the next command.
                     if let Some(mut dead) = self.live.take() {
-                        let _ = dead.child.kill();
-                        let _ = dead.child.wait();
+                        kill_group(&mut dead.child);
                     }
                     return Ok(Ran {
                         output: cap(&output),
@@ -130,8 +160,8 @@ impl Shell {
     }
 
     /// Starts `command` in the background, in the shell's current folder; returns its id.
-    pub(crate) fn spawn(&mut self, command: &str) -> std::io::Result<String> {
-        let folder = match self.run("pwd", Duration::from_secs(5)) {
+    pub fn spawn(&mut self, command: &str) -> std::io::Result<String> {
+        let folder = match self.run("pwd", Duration::from_secs(5), &AtomicBool::new(false)) {
             Ok(Ran {
                 output,
                 status: Some(0),
@@ -140,6 +170,7 @@ impl Shell {
         };
         let mut child = Command::new("bash")
             .args(["--noprofile", "--norc", "-c", command])
+            .process_group(0)
             .current_dir(folder)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -186,7 +217,7 @@ impl Shell {
     }
 
     /// What a background command printed so far, and whether it still runs.
-    pub(crate) fn output(&mut self, id: &str) -> Option<(String, Option<i32>, bool)> {
+    pub fn output(&mut self, id: &str) -> Option<(String, Option<i32>, bool)> {
         let b = self.background.iter_mut().find(|b| b.id == id)?;
         let text = String::from_utf8_lossy(&b.output.lock().unwrap_or_else(|e| e.into_inner()))
             .into_owned();
@@ -197,7 +228,7 @@ impl Shell {
         Some((cap(&text), code, running))
     }
 
-    pub(crate) fn ids(&self) -> Vec<String> {
+    pub fn ids(&self) -> Vec<String> {
         self.background.iter().map(|b| b.id.clone()).collect()
     }
 }
@@ -206,14 +237,24 @@ impl Drop for Shell {
     /// Background commands end with the run.
     fn drop(&mut self) {
         for b in &mut self.background {
-            let _ = b.child.kill();
-            let _ = b.child.wait();
+            kill_group(&mut b.child);
         }
         if let Some(live) = &mut self.live {
-            let _ = live.child.kill();
-            let _ = live.child.wait();
+            kill_group(&mut live.child);
         }
     }
+}
+
+/// Stops a child started in its own process group, with everything it started.
+fn kill_group(child: &mut Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: signals the process group this module created for the child.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 fn cap(text: &str) -> String {

@@ -14,41 +14,41 @@ use serde::{Deserialize, Serialize};
 /// The whole file. Every field is optional.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Config {
+pub struct Config {
     #[serde(default)]
-    pub(crate) backend: BackendConfig,
+    pub backend: BackendConfig,
     #[serde(default)]
-    pub(crate) completion: CompletionConfig,
+    pub completion: CompletionConfig,
     #[serde(default)]
-    pub(crate) chat: crate::chat_send::ChatConfig,
+    pub chat: crate::chat_model::ChatConfig,
     #[serde(default)]
-    pub(crate) agent: crate::agent_tools::AgentConfig,
+    pub agent: crate::tools::AgentConfig,
 }
 
 /// `[completion]`: how the ghost-text pipeline behaves around the model.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
-pub(crate) struct CompletionConfig {
+pub struct CompletionConfig {
     /// The context strategy: `outline` (pilotfish's default), `copilot` or `copilot-legacy`.
-    pub(crate) strategy: String,
+    pub strategy: String,
     /// `copilot` (several lines at the start of an empty block), `never` or `always`.
-    pub(crate) multiline: String,
+    pub multiline: String,
     /// `fixed` (Copilot's) or `predictive` (seed 001's, from the contextual filter's score).
-    pub(crate) debounce: String,
+    pub debounce: String,
     /// The fixed wait, in milliseconds.
-    pub(crate) debounce_ms: f64,
+    pub debounce_ms: f64,
     /// Suppress requests the contextual filter expects to be rejected.
-    pub(crate) contextual_filter: bool,
-    pub(crate) filter_threshold: f64,
-    pub(crate) cache: bool,
+    pub contextual_filter: bool,
+    pub filter_threshold: f64,
+    pub cache: bool,
     /// Attempts after the first when the server was unreachable or busy.
-    pub(crate) retries: u32,
+    pub retries: u32,
     /// The prompt's budget (prefix, context and suffix). Default: Copilot's 7,692, or less
     /// when the server's context cannot hold that and the answer.
-    pub(crate) max_prompt_tokens: Option<u32>,
+    pub max_prompt_tokens: Option<u32>,
     /// The language server sends a document's prompt ahead when it is opened, so that a
     /// llama.cpp server has read it before the first keystroke.
-    pub(crate) warm: bool,
+    pub warm: bool,
 }
 
 impl Default for CompletionConfig {
@@ -71,7 +71,7 @@ impl Default for CompletionConfig {
 
 impl CompletionConfig {
     /// The pipeline's settings, with `max_tokens` from the backend section.
-    pub(crate) fn settings(&self, max_tokens: u32) -> Result<ghost::Settings> {
+    pub fn settings(&self, max_tokens: u32) -> Result<ghost::Settings> {
         let multiline = match self.multiline.as_str() {
             "copilot" => ghost::Multiline::Copilot,
             "never" => ghost::Multiline::Never,
@@ -128,19 +128,19 @@ impl CompletionConfig {
 
 /// The configuration in force: the file's, then the environment's and the flags' overrides.
 #[derive(Debug, Clone)]
-pub(crate) struct Loaded {
-    pub(crate) backend: BackendConfig,
-    pub(crate) completion: CompletionConfig,
-    pub(crate) chat: crate::chat_send::ChatConfig,
-    pub(crate) agent: crate::agent_tools::AgentConfig,
+pub struct Loaded {
+    pub backend: BackendConfig,
+    pub completion: CompletionConfig,
+    pub chat: crate::chat_model::ChatConfig,
+    pub agent: crate::tools::AgentConfig,
     /// Where each setting that is not a default came from (`section.key` → a flag, a variable
     /// or the file), for `config check` and for error messages that blame the right place.
-    pub(crate) origins: BTreeMap<String, String>,
+    pub origins: BTreeMap<String, String>,
 }
 
 impl Loaded {
     /// Where `section.key` came from: a flag, a variable, the file, or the default.
-    pub(crate) fn origin(&self, key: &str) -> &str {
+    pub fn origin(&self, key: &str) -> &str {
         self.origins.get(key).map_or("default", String::as_str)
     }
 }
@@ -148,41 +148,41 @@ impl Loaded {
 /// `[backend]`: the model server.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
-pub(crate) struct BackendConfig {
+pub struct BackendConfig {
     /// llama-infill, llama-completion, openai-completions, openai-chat, ollama, ollama-raw or
     /// codestral.
-    pub(crate) kind: String,
+    pub kind: String,
     /// The server's base URL, with or without `/v1`; default: where the kind's server listens
     /// unless told otherwise.
-    pub(crate) endpoint: Option<String>,
-    pub(crate) model: Option<String>,
+    pub endpoint: Option<String>,
+    pub model: Option<String>,
     /// For backends that take one prompt string.
-    pub(crate) fim_template: Option<String>,
+    pub fim_template: Option<String>,
     /// `auto` (fill-in-the-middle where the server says the model has it, else prefix-only),
     /// `on` or `off`.
-    pub(crate) fim: String,
+    pub fim: String,
     /// The name of an environment variable that holds the API key.
-    pub(crate) api_key_env: Option<String>,
+    pub api_key_env: Option<String>,
     /// A command whose standard output is the API key (`pass show mistral`).
-    pub(crate) api_key_command: Option<String>,
+    pub api_key_command: Option<String>,
     /// The key itself; prefer `api_key_env` or `api_key_command` to keep it out of the file.
-    pub(crate) api_key: Option<String>,
-    pub(crate) connect_timeout_seconds: f64,
-    pub(crate) timeout_seconds: f64,
+    pub api_key: Option<String>,
+    pub connect_timeout_seconds: f64,
+    pub timeout_seconds: f64,
     /// The longest wait for the first text of an answer. Default: 4 seconds in the language
     /// server (a suggestion that late is useless), none beyond `timeout_seconds` on the
     /// command line.
-    pub(crate) first_token_timeout_seconds: Option<f64>,
-    pub(crate) max_tokens: u32,
+    pub first_token_timeout_seconds: Option<f64>,
+    pub max_tokens: u32,
     /// The model's context size in its own tokens, where the server does not say it (or to
     /// ask Ollama for more than its default of 2,048).
-    pub(crate) context_size: Option<u32>,
+    pub context_size: Option<u32>,
     /// A GGUF model file: pilotfish starts llama-server for it on a free loopback port, and
     /// `endpoint` becomes that server's (`crate::managed`).
-    pub(crate) gguf: Option<PathBuf>,
+    pub gguf: Option<PathBuf>,
     /// Where `fim_template` came from, to blame the right place when it does not fit.
     #[serde(skip)]
-    pub(crate) fim_template_origin: Option<String>,
+    pub fim_template_origin: Option<String>,
 }
 
 impl Default for BackendConfig {
@@ -209,32 +209,32 @@ impl Default for BackendConfig {
 
 /// Command-line settings that win over the file for one run.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub(crate) struct Overrides {
+pub struct Overrides {
     /// The configuration file (default: $PILOTFISH_CONFIG, else
     /// $XDG_CONFIG_HOME/pilotfish/config.toml, else ~/.config/pilotfish/config.toml).
     #[arg(long, value_name = "FILE")]
-    pub(crate) config: Option<PathBuf>,
+    pub config: Option<PathBuf>,
     /// llama-infill, llama-completion, openai-completions, openai-chat, ollama, ollama-raw or
     /// codestral.
     #[arg(long)]
-    pub(crate) backend: Option<String>,
+    pub backend: Option<String>,
     /// The server's base URL.
     #[arg(long)]
-    pub(crate) endpoint: Option<String>,
+    pub endpoint: Option<String>,
     /// The model name, for servers that serve several.
     #[arg(long)]
-    pub(crate) model: Option<String>,
+    pub model: Option<String>,
     /// The FIM template, for backends that take one prompt string (llama-completion).
     #[arg(long, value_name = "TEMPLATE")]
-    pub(crate) fim_template: Option<String>,
+    pub fim_template: Option<String>,
     /// auto (fill-in-the-middle where the model has it, else the code before the cursor
     /// continued), on or off.
     #[arg(long, value_name = "MODE")]
-    pub(crate) fim: Option<String>,
+    pub fim: Option<String>,
     /// A GGUF model file: pilotfish starts llama-server for it and stops it at the end
     /// (instead of --endpoint).
     #[arg(long, value_name = "FILE")]
-    pub(crate) gguf: Option<PathBuf>,
+    pub gguf: Option<PathBuf>,
 }
 
 /// Where the configuration is read from, and whether that was asked for explicitly.
@@ -253,7 +253,7 @@ fn config_path(explicit: Option<&PathBuf>) -> (Option<PathBuf>, bool) {
 
 /// The configuration in force: the file (if any), then environment variables
 /// (PILOTFISH_BACKEND, PILOTFISH_ENDPOINT, PILOTFISH_MODEL), then the command line.
-pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
+pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
     let (path, explicit) = config_path(overrides.config.as_ref());
     let mut origins = BTreeMap::new();
     let file = match &path {
@@ -364,7 +364,7 @@ pub(crate) fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
 }
 
 /// Where the editor's settings come in, for [`settle_server`].
-pub(crate) const EDITOR: &str = "the editor's settings";
+pub const EDITOR: &str = "the editor's settings";
 
 /// How specific a setting's origin is: a later layer (the file, the environment, the command
 /// line, the editor) overrides an earlier one.
@@ -384,7 +384,7 @@ fn layer(origin: &str) -> u8 {
 /// an endpoint in the file. A managed server speaks llama.cpp: a kind that does not, set
 /// less specifically than the model, gives way to llama-infill; set as specifically, it is
 /// refused.
-pub(crate) fn settle_server(
+pub fn settle_server(
     config: &mut BackendConfig,
     origins: &mut BTreeMap<String, String>,
 ) -> Result<()> {
@@ -442,13 +442,13 @@ const KINDS: &str = "llama-infill, llama-completion, openai-completions, openai-
 
 impl BackendConfig {
     /// The kind of server, or an error naming the ones there are.
-    pub(crate) fn kind(&self) -> Result<Kind> {
+    pub fn kind(&self) -> Result<Kind> {
         Kind::parse(&self.kind)
             .ok_or_else(|| anyhow::anyhow!("unknown backend `{}`: use {KINDS}", self.kind))
     }
 
     /// Fill-in-the-middle, prefix-only, or as the server says.
-    pub(crate) fn fim_mode(&self) -> Result<ghost::FimMode> {
+    pub fn fim_mode(&self) -> Result<ghost::FimMode> {
         ghost::FimMode::parse(&self.fim).ok_or_else(|| {
             anyhow::anyhow!(
                 "fim `{}` is not one of auto, on, off (auto: fill-in-the-middle where the server says the model has it)",
@@ -458,7 +458,7 @@ impl BackendConfig {
     }
 
     /// The base URL in force: the one set, else where this kind of server listens.
-    pub(crate) fn endpoint(&self) -> Result<String> {
+    pub fn endpoint(&self) -> Result<String> {
         Ok(match &self.endpoint {
             Some(e) => e.clone(),
             None => self.kind()?.default_endpoint().to_owned(),
@@ -466,7 +466,7 @@ impl BackendConfig {
     }
 
     /// The backend this configuration describes, after checking that its parts fit together.
-    pub(crate) fn backend(&self) -> Result<Backend> {
+    pub fn backend(&self) -> Result<Backend> {
         let kind = self.kind()?;
         let endpoint = self.endpoint()?;
         if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
@@ -586,208 +586,4 @@ impl BackendConfig {
 
 /// How long `config check` and the first request of a session wait for a server to describe
 /// itself: a server that takes longer is reported, not waited for.
-pub(crate) const PROBE_LIMIT: Duration = Duration::from_secs(3);
-
-#[derive(Debug, clap::Subcommand)]
-pub(crate) enum Command {
-    /// Show the configuration in force, where each setting came from, and try the server.
-    Check(Overrides),
-}
-
-pub(crate) fn run(command: Command) -> Result<()> {
-    let Command::Check(overrides) = command;
-    let (loaded, path) = load(&overrides)?;
-    match &path {
-        Some(p) => println!("configuration: {}", p.display()),
-        None => println!("configuration: none found, using the defaults"),
-    }
-    let b = &loaded.backend;
-    let completion = toml::Table::try_from(&loaded.completion)?;
-    let mut backend_table = toml::Table::try_from(b)?;
-    // Settings left unset are shown with what they mean.
-    if b.gguf.is_none() {
-        backend_table.insert("endpoint".into(), toml::Value::String(b.endpoint()?));
-    }
-    let unset = |key: &str| match key {
-        "model" => "(the server's)",
-        "fim_template" => "(none: the server does FIM)",
-        "fim" => "auto",
-        "api_key_env" | "api_key_command" | "api_key" => "(none)",
-        "first_token_timeout_seconds" => "(command line: none; language server: 4)",
-        "context_size" => "(the server's, else none)",
-        "endpoint" => "(the managed llama-server's, below)",
-        "gguf" => "(none: a server already running)",
-        "max_prompt_tokens" => "(7692, or what the server's context leaves)",
-        _ => "(unset)",
-    };
-    for (section, table, keys) in [
-        ("backend", &backend_table, BACKEND_KEYS),
-        ("completion", &completion, COMPLETION_KEYS),
-    ] {
-        println!("[{section}]");
-        for key in keys {
-            let origin = loaded.origin(&format!("{section}.{key}"));
-            let value = match table.get(*key) {
-                Some(_) if *key == "api_key" => "(set, hidden)".to_owned(),
-                Some(v) => show_value(v),
-                None => unset(key).to_owned(),
-            };
-            println!("  {key:<28} {value:<40} {origin}");
-        }
-    }
-    let mut b = b.clone();
-    let managed = crate::managed::start_for(&mut b)?;
-    if let Some(m) = &managed {
-        let plan = &m.plan;
-        println!("managed server");
-        println!("  binary                       {}", plan.binary.display());
-        println!("  model                        {}", plan.model.display());
-        println!(
-            "  trained context              {}",
-            plan.trained
-                .map_or("(not in the file)".to_owned(), |n| format!("{n} tokens"))
-        );
-        println!("  context                      {} tokens", plan.context);
-        println!("  address                      {}", m.url);
-        println!("  log                          {}", m.log.display());
-        println!("  stops                        when pilotfish exits");
-    }
-    let b = &b;
-    let backend = b.backend()?;
-    let kind = backend.kind;
-    let mut warnings = Vec::new();
-    if kind == Kind::Codestral && backend.api_key.is_none() {
-        warnings.push(
-            "Codestral needs an API key: set api_key_env = \"MISTRAL_API_KEY\" (or api_key_command) in [backend]".to_owned(),
-        );
-    }
-    if !warnings.is_empty() {
-        // Without its key, Codestral would only refuse: there is nothing to ask yet.
-        println!("server: not asked");
-        for w in &warnings {
-            println!("warning: {w}");
-        }
-        return Ok(());
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let info = runtime
-        .block_on(backend.server_info(PROBE_LIMIT))
-        .map_err(|e| anyhow::anyhow!("the server did not answer: {e}"))?;
-    println!("server");
-    println!("  asked                        {}", info.probed);
-    println!("  answered as                  {}", info.server);
-    println!(
-        "  model                        {}",
-        info.model.as_deref().unwrap_or("(not said)")
-    );
-    println!(
-        "  context size                 {}",
-        info.context_size
-            .map_or("(not said)".to_owned(), |n| format!("{n} tokens"))
-    );
-    if let Some(fim) = info.fim {
-        println!(
-            "  fill-in-the-middle           {}{}",
-            if fim { "yes" } else { "no" },
-            info.fim_evidence
-                .as_deref()
-                .map(|e| format!(" ({e})"))
-                .unwrap_or_default()
-        );
-    }
-    if let Some(chat) = info.chat_template {
-        let tools = match info.chat_tools {
-            Some(true) => ", with a place for tools",
-            Some(false) => ", without a place for tools (agent mode's tools do not reach it)",
-            None => "",
-        };
-        println!(
-            "  chat template                {}",
-            if chat {
-                format!("yes (an instruction-tuned model){tools}")
-            } else {
-                "none of its own (the server's default)".to_owned()
-            }
-        );
-    }
-    let shape = ghost::shape::choose(
-        b.fim_mode()?,
-        kind,
-        b.fim_template.as_deref(),
-        Some(&info),
-        None,
-    );
-    println!("completions");
-    println!("  request                      {}", shape.describe());
-    if !info.models.is_empty() {
-        println!("  models                       {}", info.models.join(", "));
-    }
-    if info.is_llama_cpp() && kind == Kind::OpenAiCompletions {
-        warnings.push(
-            ghost::LLAMA_SUFFIX_IGNORED
-                .trim_start_matches("warning: ")
-                .to_owned(),
-        );
-    }
-    if info.fim == Some(false) && shape.fim && kind != Kind::OpenAiChat {
-        warnings.push(format!(
-            "the model {} has no fill-in-the-middle, and fim = on asks for it: the server will refuse or ignore the code after the cursor; use fim = auto, or a FIM code model",
-            info.model.as_deref().unwrap_or("")
-        ));
-    }
-    if let Some(ctx) = info.context_size
-        && ctx <= b.max_tokens
-    {
-        warnings.push(format!(
-            "the server's context ({ctx} tokens) cannot hold max_tokens ({}) and a prompt",
-            b.max_tokens
-        ));
-    }
-    for w in &warnings {
-        println!("warning: {w}");
-    }
-    Ok(())
-}
-
-/// A setting's value as it would be written in the file.
-fn show_value(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => format!("{s:?}"),
-        toml::Value::Integer(n) => n.to_string(),
-        toml::Value::Float(f) => f.to_string(),
-        toml::Value::Boolean(b) => b.to_string(),
-        other => format!("{other:?}"),
-    }
-}
-
-const BACKEND_KEYS: &[&str] = &[
-    "kind",
-    "endpoint",
-    "gguf",
-    "model",
-    "fim_template",
-    "fim",
-    "api_key_env",
-    "api_key_command",
-    "api_key",
-    "connect_timeout_seconds",
-    "timeout_seconds",
-    "first_token_timeout_seconds",
-    "max_tokens",
-    "context_size",
-];
-
-const COMPLETION_KEYS: &[&str] = &[
-    "strategy",
-    "max_prompt_tokens",
-    "multiline",
-    "debounce",
-    "debounce_ms",
-    "contextual_filter",
-    "filter_threshold",
-    "cache",
-    "retries",
-    "warm",
-];
+pub const PROBE_LIMIT: Duration = Duration::from_secs(3);

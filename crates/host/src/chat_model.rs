@@ -1,36 +1,44 @@
-//! Sending a chat: the `[chat]` configuration, named sessions kept under the user's state
-//! folder, and the rendered prompt turned into the OpenAI wire format and streamed.
+//! The chat model: the `[chat]` configuration and the flags over it, the rendered prompt in the
+//! wire format, and the model the agent loop drives, streamed and stopped at once when the user
+//! cancels.
 
 use std::{
-    io::Write,
-    path::{Path, PathBuf},
+    path::PathBuf,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
     time::Duration,
 };
 
+use agent::{
+    conversation::{Answer, Message},
+    run::ModelError,
+};
 use anyhow::{Context, Result, bail};
-use backends::chat::{ChatBackend, ChatKind, ChatMessage, ToolCall};
-use chat::{Role, Turn};
+use backends::chat::{ChatBackend, ChatKind, ChatMessage, ToolCall, ToolSpec};
+use chat::Role;
 use serde::{Deserialize, Serialize};
 
 /// `[chat]`: the chat model.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
-pub(crate) struct ChatConfig {
+pub struct ChatConfig {
     /// `openai-chat` (`/v1/chat/completions`) or `ollama-chat` (`/api/chat`).
-    pub(crate) kind: String,
+    pub kind: String,
     /// Base URL, with or without `/v1`, or the full endpoint URL; default: where the kind's
     /// server listens.
-    pub(crate) endpoint: Option<String>,
-    pub(crate) model: Option<String>,
+    pub endpoint: Option<String>,
+    pub model: Option<String>,
     /// The name of an environment variable that holds the API key.
-    pub(crate) api_key_env: Option<String>,
-    pub(crate) connect_timeout_seconds: f64,
-    pub(crate) timeout_seconds: f64,
+    pub api_key_env: Option<String>,
+    pub connect_timeout_seconds: f64,
+    pub timeout_seconds: f64,
     /// Ollama's `num_ctx` (its default, 2,048, cuts long prompts silently).
-    pub(crate) context_size: Option<u32>,
-    pub(crate) temperature: Option<f32>,
+    pub context_size: Option<u32>,
+    pub temperature: Option<f32>,
     /// Tokens the answer may have.
-    pub(crate) max_tokens: Option<u32>,
+    pub max_tokens: Option<u32>,
 }
 
 impl Default for ChatConfig {
@@ -51,26 +59,26 @@ impl Default for ChatConfig {
 
 /// The chat model flags of the contract; they win over `[chat]`.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub(crate) struct ChatModelArgs {
+pub struct ChatModelArgs {
     /// openai-chat (default) or ollama-chat.
     #[arg(long, value_name = "NAME")]
-    pub(crate) backend: Option<String>,
+    pub backend: Option<String>,
     /// The server's base URL (`http://host:port`, `http://host:port/v1` or the full endpoint).
     #[arg(long, value_name = "URL")]
-    pub(crate) endpoint: Option<String>,
+    pub endpoint: Option<String>,
     #[arg(long, value_name = "NAME")]
-    pub(crate) model: Option<String>,
+    pub model: Option<String>,
     /// The name of an environment variable holding the API key (never the key itself).
     #[arg(long, value_name = "VAR")]
-    pub(crate) api_key_env: Option<String>,
+    pub api_key_env: Option<String>,
     /// The configuration file (default: as for `pilotfish complete`).
     #[arg(long, value_name = "FILE")]
-    pub(crate) config: Option<PathBuf>,
+    pub config: Option<PathBuf>,
 }
 
 impl ChatModelArgs {
     /// The configuration file in force.
-    pub(crate) fn load(&self) -> Result<crate::config::Loaded> {
+    pub fn load(&self) -> Result<crate::config::Loaded> {
         let overrides = crate::config::Overrides {
             config: self.config.clone(),
             ..Default::default()
@@ -79,11 +87,11 @@ impl ChatModelArgs {
     }
 
     /// The chat backend: `[chat]` from the configuration file, then these flags.
-    pub(crate) fn backend(&self) -> Result<ChatBackend> {
+    pub fn backend(&self) -> Result<ChatBackend> {
         self.backend_from(&self.load()?)
     }
 
-    pub(crate) fn backend_from(&self, loaded: &crate::config::Loaded) -> Result<ChatBackend> {
+    pub fn backend_from(&self, loaded: &crate::config::Loaded) -> Result<ChatBackend> {
         let mut c = loaded.chat.clone();
         if let Some(v) = &self.backend {
             c.kind = v.clone();
@@ -146,69 +154,10 @@ impl ChatModelArgs {
     }
 }
 
-/// A named conversation, stored as a JSON list of turns under the user's state folder
-/// (`$XDG_STATE_HOME/pilotfish/sessions`, else `~/.local/state/pilotfish/sessions`).
-#[derive(Debug)]
-pub(crate) struct Session {
-    path: PathBuf,
-    pub(crate) turns: Vec<Turn>,
-}
-
-impl Session {
-    pub(crate) fn open(name: &str) -> Result<Session> {
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            || name.starts_with('.')
-        {
-            bail!(
-                "session name `{name}` may use letters, digits, `-`, `_` and `.` only (it names a file)"
-            );
-        }
-        let base = std::env::var_os("XDG_STATE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local").join("state"))
-            })
-            .context("neither XDG_STATE_HOME nor HOME is set: nowhere to keep the session")?;
-        let path = base
-            .join("pilotfish")
-            .join("sessions")
-            .join(format!("{name}.json"));
-        let turns = match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text).with_context(|| {
-                format!(
-                    "the session file {} is not a list of turns; move it away to start the session anew",
-                    path.display()
-                )
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
-        };
-        Ok(Session { path, turns })
-    }
-
-    /// Adds a turn and writes the file whole (a new file renamed over the old, so a crash
-    /// never leaves half a session).
-    pub(crate) fn append(&mut self, turn: Turn) -> Result<()> {
-        self.turns.push(turn);
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("could not create {}", dir.display()))?;
-        let tmp = self.path.with_extension("json.tmp");
-        std::fs::write(&tmp, serde_json::to_string_pretty(&self.turns)?)
-            .with_context(|| format!("could not write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &self.path)
-            .with_context(|| format!("could not write {}", self.path.display()))?;
-        Ok(())
-    }
-}
-
 /// The rendered messages in the wire format. An earlier tool call (rendered as
 /// `name(arguments)` in an assistant message, its result in the tool message after it) becomes
 /// an assistant tool call and the tool message that answers it.
-pub(crate) fn wire_messages(prompt: &chat::ChatPrompt) -> Vec<ChatMessage> {
+pub fn wire_messages(prompt: &chat::ChatPrompt) -> Vec<ChatMessage> {
     let mut out: Vec<ChatMessage> = Vec::new();
     let mut calls = 0;
     for m in &prompt.messages {
@@ -245,32 +194,124 @@ pub(crate) fn wire_messages(prompt: &chat::ChatPrompt) -> Vec<ChatMessage> {
     out
 }
 
-/// Sends the prompt and streams the answer to standard output; returns the answer.
-pub(crate) fn send(backend: &ChatBackend, prompt: &chat::ChatPrompt) -> Result<String> {
-    let messages = wire_messages(prompt);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("could not start the async runtime")?;
-    let mut stdout = std::io::stdout().lock();
-    let mut write_error = None;
-    let answer = runtime.block_on(backend.chat(&messages, &[], |piece| {
-        if write_error.is_none()
-            && let Err(e) = stdout
-                .write_all(piece.as_bytes())
-                .and_then(|_| stdout.flush())
-        {
-            write_error = Some(e);
+/// The agent's messages in the backend's shape.
+fn to_wire(messages: &[Message]) -> Vec<ChatMessage> {
+    messages
+        .iter()
+        .map(|m| ChatMessage {
+            role: m.role.clone(),
+            content: m.content.clone(),
+            tool_calls: m
+                .tool_calls
+                .iter()
+                .map(|c| ToolCall {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    arguments: c.arguments.clone(),
+                })
+                .collect(),
+            tool_call_id: m.tool_call_id.clone(),
+        })
+        .collect()
+}
+
+/// The rendered messages as the agent loop holds them.
+pub fn agent_messages(prompt: &chat::ChatPrompt) -> Vec<Message> {
+    wire_messages(prompt)
+        .into_iter()
+        .map(|m| Message {
+            role: m.role,
+            content: m.content,
+            tool_calls: m
+                .tool_calls
+                .into_iter()
+                .map(|c| agent::conversation::ToolCall {
+                    id: c.id,
+                    name: c.name,
+                    arguments: c.arguments,
+                })
+                .collect(),
+            tool_call_id: m.tool_call_id,
+        })
+        .collect()
+}
+
+/// A chat backend as the agent loop's model: each request streamed on a runtime of its own and
+/// dropped (its connection closed) within a few milliseconds of `cancel` being set.
+pub struct ChatModel {
+    backend: ChatBackend,
+    runtime: tokio::runtime::Runtime,
+    cancel: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for ChatModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatModel")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChatModel {
+    pub fn new(backend: ChatBackend, cancel: Arc<AtomicBool>) -> Result<ChatModel> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("could not start the async runtime")?;
+        Ok(ChatModel {
+            backend,
+            runtime,
+            cancel,
+        })
+    }
+}
+
+impl agent::run::Model for ChatModel {
+    fn chat(
+        &mut self,
+        messages: &[Message],
+        tools: &[agent::conversation::ToolSpec],
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Answer, ModelError> {
+        let wire = to_wire(messages);
+        let tools: Vec<ToolSpec> = tools
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.name.clone(),
+                description: t.description.clone(),
+                parameters: t.parameters.clone(),
+            })
+            .collect();
+        let cancel = self.cancel.clone();
+        let backend = &self.backend;
+        let answer = self.runtime.block_on(async {
+            let request = backend.chat(&wire, &tools, |piece| on_text(piece));
+            let watch = async {
+                while !cancel.load(Ordering::SeqCst) {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            };
+            tokio::select! {
+                answer = request => Some(answer),
+                () = watch => None,
+            }
+        });
+        match answer {
+            None => Err(ModelError::Cancelled),
+            Some(Err(e)) => Err(ModelError::Failed(e.to_string())),
+            Some(Ok(a)) => Ok(Answer {
+                content: a.content,
+                tool_calls: a
+                    .tool_calls
+                    .into_iter()
+                    .map(|c| agent::conversation::ToolCall {
+                        id: c.id,
+                        name: c.name,
+                        arguments: c.arguments,
+                    })
+                    .collect(),
+                finish_reason: a.finish_reason,
+            }),
         }
-    }))?;
-    if let Some(e) = write_error {
-        return Err(e.into());
     }
-    if !answer.content.ends_with('\n') {
-        writeln!(stdout)?;
-    }
-    if answer.finish_reason.as_deref() == Some("length") {
-        eprintln!("note: the answer was cut at the model's length limit (max_tokens in [chat])");
-    }
-    Ok(answer.content)
 }

@@ -1,0 +1,161 @@
+//! What the editor does for the agent: file reads and writes through its `fs/*` methods (so the
+//! model sees unsaved buffers and edits land in the editor), and the user's approvals through
+//! `session/request_permission`, with `allow_always` and `reject_always` remembered for the
+//! session.
+
+use std::{
+    collections::BTreeSet,
+    path::Path,
+    sync::{Arc, Mutex, atomic::AtomicBool},
+    time::Duration,
+};
+
+use agent::{
+    conversation::ToolCall,
+    run::{Approvals, Decision},
+};
+use host::files::FileAccess;
+use serde_json::{Value, json};
+
+use crate::{
+    rpc::{Connection, Failure},
+    updates::describe,
+};
+
+/// How long the editor may take to read or write a file.
+const FILE_LIMIT: Duration = Duration::from_secs(30);
+/// How long a question may stay unanswered (the user may be away; a cancel ends it sooner).
+const QUESTION_LIMIT: Duration = Duration::from_secs(3600);
+
+/// The editor's file methods, each used when the editor offers it; the disk otherwise.
+pub(crate) struct ClientFiles {
+    pub(crate) conn: Arc<Connection>,
+    pub(crate) session: String,
+    pub(crate) read: bool,
+    pub(crate) write: bool,
+}
+
+impl FileAccess for ClientFiles {
+    fn read(&self, path: &Path) -> Result<String, String> {
+        if !self.read {
+            return host::files::read_disk(path);
+        }
+        if path.is_dir() {
+            return Err("is a folder: use list_dir".into());
+        }
+        let answer = self
+            .conn
+            .request(
+                "fs/read_text_file",
+                json!({"sessionId": self.session, "path": path.to_string_lossy()}),
+                FILE_LIMIT,
+                None,
+            )
+            .map_err(|e| format!("cannot be read: {e}"))?;
+        match answer["content"].as_str() {
+            Some(text) if text.contains('\0') => Err("is a binary file".into()),
+            Some(text) => Ok(text.to_owned()),
+            None => Err("cannot be read: the editor's answer had no `content`".into()),
+        }
+    }
+
+    fn write(&self, path: &Path, text: &str) -> Result<(), String> {
+        if !self.write {
+            return host::files::Disk.write(path, text);
+        }
+        self.conn
+            .request(
+                "fs/write_text_file",
+                json!({"sessionId": self.session, "path": path.to_string_lossy(), "content": text}),
+                FILE_LIMIT,
+                None,
+            )
+            .map(|_| ())
+            .map_err(|e| format!("could not be written: {e}"))
+    }
+
+    fn on_disk(&self) -> bool {
+        !self.write
+    }
+}
+
+/// What the user said "always" to in this session, by tool name.
+#[derive(Debug, Default)]
+pub(crate) struct Remembered {
+    pub(crate) allowed: BTreeSet<String>,
+    pub(crate) rejected: BTreeSet<String>,
+}
+
+/// The user, asked through the editor.
+pub(crate) struct Permissions {
+    pub(crate) conn: Arc<Connection>,
+    pub(crate) session: String,
+    pub(crate) root: std::path::PathBuf,
+    pub(crate) remembered: Arc<Mutex<Remembered>>,
+    pub(crate) cancel: Arc<AtomicBool>,
+}
+
+impl Approvals for Permissions {
+    fn ask(&mut self, call: &ToolCall, question: &str) -> Decision {
+        {
+            let r = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
+            if r.allowed.contains(&call.name) {
+                return Decision::Allow;
+            }
+            if r.rejected.contains(&call.name) {
+                return Decision::Reject;
+            }
+        }
+        let (title, kind, _) = describe(call, &self.root);
+        let options = json!([
+            {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
+            {"optionId": "allow_always", "name": format!("Always allow {}", call.name), "kind": "allow_always"},
+            {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+            {"optionId": "reject_always", "name": format!("Always reject {}", call.name), "kind": "reject_always"},
+        ]);
+        let params = json!({
+            "sessionId": self.session,
+            "toolCall": {"toolCallId": call.id, "title": title, "kind": kind, "status": "pending",
+                "rawInput": raw_input(&call.arguments),
+                "content": [{"type": "content", "content": {"type": "text", "text": question}}]},
+            "options": options,
+        });
+        let answer = self.conn.request(
+            "session/request_permission",
+            params,
+            QUESTION_LIMIT,
+            Some(&self.cancel),
+        );
+        let outcome = match answer {
+            Ok(v) => v,
+            Err(Failure::Cancelled) => return Decision::Cancelled,
+            Err(e) => {
+                eprintln!("pilotfish acp: no answer to a permission request: {e}");
+                return Decision::Reject;
+            }
+        };
+        let outcome = &outcome["outcome"];
+        if outcome["outcome"] == "cancelled" {
+            return Decision::Cancelled;
+        }
+        let mut r = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
+        match outcome["optionId"].as_str() {
+            Some("allow_once") => Decision::Allow,
+            Some("allow_always") => {
+                r.allowed.insert(call.name.clone());
+                Decision::Allow
+            }
+            Some("reject_always") => {
+                r.rejected.insert(call.name.clone());
+                Decision::Reject
+            }
+            // A refusal, or an answer this agent did not offer: nothing runs.
+            _ => Decision::Reject,
+        }
+    }
+}
+
+/// A call's arguments as JSON when they parse, as the text the model wrote otherwise.
+pub(crate) fn raw_input(arguments: &str) -> Value {
+    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()))
+}

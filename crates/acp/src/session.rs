@@ -1,0 +1,297 @@
+//! One ACP session: a workspace with its tools and MCP servers, the conversation so far, the
+//! mode (agent, or chat without tools), and the turn that runs a prompt through the agent loop.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
+};
+
+use agent::{
+    conversation::Message,
+    run::{Loop, Stop},
+};
+use host::{mcp_tools::McpTools, tools::Workspace};
+use serde_json::{Value, json};
+
+use crate::{
+    Options,
+    client::{ClientFiles, Permissions, Remembered},
+    rpc::{Connection, RpcError},
+    updates::Updates,
+};
+
+/// What the client said it can do, in `initialize`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ClientCaps {
+    pub(crate) read: bool,
+    pub(crate) write: bool,
+}
+
+/// A session as the server keeps it: the parts a cancel reaches without waiting for the turn.
+pub(crate) struct Handle {
+    pub(crate) id: String,
+    pub(crate) cancel: Arc<AtomicBool>,
+    pub(crate) running: AtomicBool,
+    /// `chat`: no tools.
+    pub(crate) chat: AtomicBool,
+    pub(crate) session: Mutex<Session>,
+}
+
+/// The parts a turn works on.
+pub(crate) struct Session {
+    ws: Workspace,
+    messages: Vec<Message>,
+    remembered: Arc<Mutex<Remembered>>,
+}
+
+/// The modes a session offers.
+pub(crate) fn modes(current: &str) -> Value {
+    json!({"currentModeId": current, "availableModes": [
+        {"id": "agent", "name": "Agent",
+         "description": "Reads, searches, edits and runs commands in the workspace through tools"},
+        {"id": "chat", "name": "Chat", "description": "Answers in words; no tool is offered"},
+    ]})
+}
+
+/// Starts a session in `cwd` with the MCP servers given and the workspace's own.
+pub(crate) fn open(
+    id: String,
+    params: &Value,
+    conn: &Arc<Connection>,
+    caps: ClientCaps,
+    options: &Options,
+) -> Result<Handle, RpcError> {
+    let Some(cwd) = params["cwd"].as_str() else {
+        return Err(RpcError::invalid_params(
+            "session/new needs `cwd`, the workspace folder",
+        ));
+    };
+    if !Path::new(cwd).is_absolute() {
+        return Err(RpcError::invalid_params(format!(
+            "cwd {cwd} is not an absolute path"
+        )));
+    }
+    let servers = mcp_servers(&params["mcpServers"])?;
+    let mut ws = Workspace::open(Path::new(cwd), &options.agent)
+        .map_err(|e| RpcError::invalid_params(format!("{e:#}")))?;
+    ws.profile = options.profile;
+    let files = ClientFiles {
+        conn: conn.clone(),
+        session: id.clone(),
+        read: caps.read,
+        write: caps.write,
+    };
+    ws = ws.with_files(Box::new(files));
+    let mcp = McpTools::start(&ws.root, &servers);
+    ws = ws.with_mcp(mcp);
+    for problem in ws.mcp_problems() {
+        eprintln!("pilotfish acp: {problem}");
+    }
+    Ok(Handle {
+        id,
+        cancel: ws.cancel_flag(),
+        running: AtomicBool::new(false),
+        chat: AtomicBool::new(false),
+        session: Mutex::new(Session {
+            ws,
+            messages: Vec::new(),
+            remembered: Arc::default(),
+        }),
+    })
+}
+
+/// `mcpServers` of `session/new`: stdio servers; others are refused, as `initialize` said.
+fn mcp_servers(list: &Value) -> Result<Vec<mcp::ServerSpec>, RpcError> {
+    let mut out = Vec::new();
+    for s in list.as_array().into_iter().flatten() {
+        let name = s["name"].as_str().unwrap_or_default().to_owned();
+        if let Some(kind) = s["type"].as_str()
+            && kind != "stdio"
+        {
+            return Err(RpcError::invalid_params(format!(
+                "the MCP server {name} is a {kind} server; pilotfish takes stdio servers only"
+            )));
+        }
+        let Some(command) = s["command"].as_str() else {
+            return Err(RpcError::invalid_params(format!(
+                "the MCP server {name} has no `command`"
+            )));
+        };
+        let args = s["args"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a.as_str().map(str::to_owned))
+            .collect();
+        let env = s["env"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| {
+                Some((
+                    v["name"].as_str()?.to_owned(),
+                    v["value"].as_str()?.to_owned(),
+                ))
+            })
+            .collect();
+        out.push(mcp::ServerSpec {
+            name,
+            command: command.to_owned(),
+            args,
+            env,
+        });
+    }
+    Ok(out)
+}
+
+/// The text of a prompt's content blocks: words as they are, embedded files as attachments,
+/// links to files named.
+fn prompt_text(blocks: &Value) -> Result<String, RpcError> {
+    let Some(blocks) = blocks.as_array() else {
+        return Err(RpcError::invalid_params(
+            "session/prompt needs `prompt`, a list of content blocks",
+        ));
+    };
+    let mut text = String::new();
+    for b in blocks {
+        match b["type"].as_str() {
+            Some("text") => text.push_str(b["text"].as_str().unwrap_or_default()),
+            Some("resource") => {
+                let r = &b["resource"];
+                if let Some(body) = r["text"].as_str() {
+                    text.push_str(&format!(
+                        "\n\n<attachment uri=\"{}\">\n{body}\n</attachment>\n",
+                        r["uri"].as_str().unwrap_or_default()
+                    ));
+                }
+            }
+            Some("resource_link") => text.push_str(&format!(
+                "\n[{}]({})",
+                b["name"].as_str().unwrap_or_default(),
+                b["uri"].as_str().unwrap_or_default()
+            )),
+            // Images and sound were not offered in `initialize`.
+            _ => {}
+        }
+    }
+    if text.trim().is_empty() {
+        return Err(RpcError::invalid_params("the prompt has no text"));
+    }
+    Ok(text)
+}
+
+/// Runs one prompt to its end; answers `{stopReason}`.
+pub(crate) fn prompt(
+    handle: &Handle,
+    params: &Value,
+    conn: &Arc<Connection>,
+    options: &Options,
+) -> Result<Value, RpcError> {
+    let text = prompt_text(&params["prompt"])?;
+    if handle.running.swap(true, Ordering::SeqCst) {
+        return Err(RpcError::invalid_params(
+            "a prompt is already running in this session; cancel it or wait for its end",
+        ));
+    }
+    handle.cancel.store(false, Ordering::SeqCst);
+    let result = turn(handle, &text, conn, options);
+    handle.running.store(false, Ordering::SeqCst);
+    result
+}
+
+fn turn(
+    handle: &Handle,
+    text: &str,
+    conn: &Arc<Connection>,
+    options: &Options,
+) -> Result<Value, RpcError> {
+    let mut guard = handle.session.lock().unwrap_or_else(|e| e.into_inner());
+    let session = &mut *guard;
+    let root: PathBuf = session.ws.root.clone();
+    // A prompt file is a slash command.
+    let task = host::customizations::expand_prompt_file(std::slice::from_ref(&root), text, None)
+        .map_err(|e| RpcError::invalid_params(format!("{e:#}")))?;
+    let chat = handle.chat.load(Ordering::SeqCst);
+    let tokenizer = tokenizer::Tokenizer::by_name("o200k_base", None)
+        .map_err(|e| RpcError::internal(e.to_string()))?;
+    let catalogue = session.ws.catalogue();
+    let setup = host::setup::prepare(
+        &host::setup::Request {
+            root: &root,
+            task: &task,
+            agent: None,
+            template: None,
+            catalogue: &catalogue,
+            max_tokens: options.max_tokens,
+            chat,
+        },
+        &tokenizer,
+    )
+    .map_err(|e| RpcError::internal(format!("{e:#}")))?;
+    if session.messages.is_empty() {
+        session.messages = setup.messages;
+    } else {
+        // Later turns go on from the conversation; the system message follows the mode.
+        if let (Some(first), Some(system)) = (
+            session.messages.first_mut(),
+            setup.messages.iter().find(|m| m.role == "system"),
+        ) && first.role == "system"
+        {
+            *first = system.clone();
+        }
+        session.messages.push(Message::new("user", &task));
+    }
+    let mut model =
+        host::chat_model::ChatModel::new(options.backend.clone(), handle.cancel.clone())
+            .map_err(|e| RpcError::internal(format!("{e:#}")))?;
+    let mut updates = Updates {
+        conn: conn.clone(),
+        session: handle.id.clone(),
+        root: root.clone(),
+    };
+    let mut approvals = Permissions {
+        conn: conn.clone(),
+        session: handle.id.clone(),
+        root,
+        remembered: session.remembered.clone(),
+        cancel: handle.cancel.clone(),
+    };
+    let count = |t: &str| tokenizer.count(t);
+    let stop = Loop {
+        model: &mut model,
+        tools: &mut session.ws,
+        approvals: &mut approvals,
+        observer: &mut updates,
+        cancel: &handle.cancel,
+        subagents: &setup.subagents,
+        catalogue: &catalogue,
+        result_chars: options.max_tokens / 2 * 3,
+        max_tokens: options.max_tokens,
+        count: &count,
+    }
+    .run(&mut session.messages, &setup.offered, options.max_rounds)
+    .map_err(|e| RpcError::internal(e.to_string()))?;
+    let reason = match stop {
+        Stop::Answered { .. } => "end_turn",
+        Stop::RoundLimit { .. } => "max_turn_requests",
+        Stop::Cancelled { .. } => "cancelled",
+    };
+    Ok(json!({ "stopReason": reason }))
+}
+
+/// The session's prompt files as slash commands.
+pub(crate) fn commands(handle: &Handle) -> Value {
+    let session = handle.session.lock().unwrap_or_else(|e| e.into_inner());
+    let list: Vec<Value> =
+        host::customizations::prompt_files(std::slice::from_ref(&session.ws.root))
+            .into_iter()
+            .map(|(name, description)| {
+                json!({"name": name, "description": description,
+                "input": {"hint": "what to add to the prompt file's text"}})
+            })
+            .collect();
+    json!({"sessionUpdate": "available_commands_update", "availableCommands": list})
+}

@@ -1,0 +1,40 @@
+//! `pilotfish acp`: serves the Agent Client Protocol on standard input and output
+//! (`crates/acp`), with the chat model and `[agent]` rules of the configuration.
+
+use anyhow::{Result, bail};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The most tool-call rounds of one prompt.
+    #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..))]
+    max_rounds: u32,
+    /// The tools offered: `seed004` or `copilot` (as for `pilotfish agent`).
+    #[arg(long, default_value = "seed004", value_name = "PROFILE")]
+    tools: String,
+    /// The prompt's limit in tokens; a tool result takes at most half of it.
+    #[arg(long, default_value_t = 64_000)]
+    max_tokens: usize,
+    #[command(flatten)]
+    model: host::chat_model::ChatModelArgs,
+}
+
+pub(crate) fn run(args: Args) -> Result<()> {
+    let loaded = args.model.load()?;
+    let backend = args.model.backend_from(&loaded)?;
+    let Some(profile) = agent::tools::Profile::parse(&args.tools) else {
+        bail!("--tools {} is not seed004 or copilot", args.tools);
+    };
+    let options = acp::Options {
+        backend,
+        agent: loaded.agent,
+        profile,
+        max_tokens: args.max_tokens,
+        max_rounds: args.max_rounds,
+    };
+    acp::serve(
+        std::io::stdin().lock(),
+        Box::new(std::io::stdout()),
+        options,
+    )?;
+    Ok(())
+}

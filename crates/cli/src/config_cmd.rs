@@ -1,0 +1,210 @@
+//! `pilotfish config check`: shows the configuration in force, where each setting came from,
+//! and tries the server it names.
+
+use anyhow::Result;
+use backends::Kind;
+use host::config::{Overrides, PROBE_LIMIT, load};
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum Command {
+    /// Show the configuration in force, where each setting came from, and try the server.
+    Check(Overrides),
+}
+
+pub(crate) fn run(command: Command) -> Result<()> {
+    let Command::Check(overrides) = command;
+    let (loaded, path) = load(&overrides)?;
+    match &path {
+        Some(p) => println!("configuration: {}", p.display()),
+        None => println!("configuration: none found, using the defaults"),
+    }
+    let b = &loaded.backend;
+    let completion = toml::Table::try_from(&loaded.completion)?;
+    let mut backend_table = toml::Table::try_from(b)?;
+    // Settings left unset are shown with what they mean.
+    if b.gguf.is_none() {
+        backend_table.insert("endpoint".into(), toml::Value::String(b.endpoint()?));
+    }
+    let unset = |key: &str| match key {
+        "model" => "(the server's)",
+        "fim_template" => "(none: the server does FIM)",
+        "fim" => "auto",
+        "api_key_env" | "api_key_command" | "api_key" => "(none)",
+        "first_token_timeout_seconds" => "(command line: none; language server: 4)",
+        "context_size" => "(the server's, else none)",
+        "endpoint" => "(the managed llama-server's, below)",
+        "gguf" => "(none: a server already running)",
+        "max_prompt_tokens" => "(7692, or what the server's context leaves)",
+        _ => "(unset)",
+    };
+    for (section, table, keys) in [
+        ("backend", &backend_table, BACKEND_KEYS),
+        ("completion", &completion, COMPLETION_KEYS),
+    ] {
+        println!("[{section}]");
+        for key in keys {
+            let origin = loaded.origin(&format!("{section}.{key}"));
+            let value = match table.get(*key) {
+                Some(_) if *key == "api_key" => "(set, hidden)".to_owned(),
+                Some(v) => show_value(v),
+                None => unset(key).to_owned(),
+            };
+            println!("  {key:<28} {value:<40} {origin}");
+        }
+    }
+    let mut b = b.clone();
+    let managed = crate::managed::start_for(&mut b)?;
+    if let Some(m) = &managed {
+        let plan = &m.plan;
+        println!("managed server");
+        println!("  binary                       {}", plan.binary.display());
+        println!("  model                        {}", plan.model.display());
+        println!(
+            "  trained context              {}",
+            plan.trained
+                .map_or("(not in the file)".to_owned(), |n| format!("{n} tokens"))
+        );
+        println!("  context                      {} tokens", plan.context);
+        println!("  address                      {}", m.url);
+        println!("  log                          {}", m.log.display());
+        println!("  stops                        when pilotfish exits");
+    }
+    let b = &b;
+    let backend = b.backend()?;
+    let kind = backend.kind;
+    let mut warnings = Vec::new();
+    if kind == Kind::Codestral && backend.api_key.is_none() {
+        warnings.push(
+            "Codestral needs an API key: set api_key_env = \"MISTRAL_API_KEY\" (or api_key_command) in [backend]".to_owned(),
+        );
+    }
+    if !warnings.is_empty() {
+        // Without its key, Codestral would only refuse: there is nothing to ask yet.
+        println!("server: not asked");
+        for w in &warnings {
+            println!("warning: {w}");
+        }
+        return Ok(());
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let info = runtime
+        .block_on(backend.server_info(PROBE_LIMIT))
+        .map_err(|e| anyhow::anyhow!("the server did not answer: {e}"))?;
+    println!("server");
+    println!("  asked                        {}", info.probed);
+    println!("  answered as                  {}", info.server);
+    println!(
+        "  model                        {}",
+        info.model.as_deref().unwrap_or("(not said)")
+    );
+    println!(
+        "  context size                 {}",
+        info.context_size
+            .map_or("(not said)".to_owned(), |n| format!("{n} tokens"))
+    );
+    if let Some(fim) = info.fim {
+        println!(
+            "  fill-in-the-middle           {}{}",
+            if fim { "yes" } else { "no" },
+            info.fim_evidence
+                .as_deref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default()
+        );
+    }
+    if let Some(chat) = info.chat_template {
+        let tools = match info.chat_tools {
+            Some(true) => ", with a place for tools",
+            Some(false) => ", without a place for tools (agent mode's tools do not reach it)",
+            None => "",
+        };
+        println!(
+            "  chat template                {}",
+            if chat {
+                format!("yes (an instruction-tuned model){tools}")
+            } else {
+                "none of its own (the server's default)".to_owned()
+            }
+        );
+    }
+    let shape = ghost::shape::choose(
+        b.fim_mode()?,
+        kind,
+        b.fim_template.as_deref(),
+        Some(&info),
+        None,
+    );
+    println!("completions");
+    println!("  request                      {}", shape.describe());
+    if !info.models.is_empty() {
+        println!("  models                       {}", info.models.join(", "));
+    }
+    if info.is_llama_cpp() && kind == Kind::OpenAiCompletions {
+        warnings.push(
+            ghost::LLAMA_SUFFIX_IGNORED
+                .trim_start_matches("warning: ")
+                .to_owned(),
+        );
+    }
+    if info.fim == Some(false) && shape.fim && kind != Kind::OpenAiChat {
+        warnings.push(format!(
+            "the model {} has no fill-in-the-middle, and fim = on asks for it: the server will refuse or ignore the code after the cursor; use fim = auto, or a FIM code model",
+            info.model.as_deref().unwrap_or("")
+        ));
+    }
+    if let Some(ctx) = info.context_size
+        && ctx <= b.max_tokens
+    {
+        warnings.push(format!(
+            "the server's context ({ctx} tokens) cannot hold max_tokens ({}) and a prompt",
+            b.max_tokens
+        ));
+    }
+    for w in &warnings {
+        println!("warning: {w}");
+    }
+    Ok(())
+}
+
+/// A setting's value as it would be written in the file.
+fn show_value(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Integer(n) => n.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+const BACKEND_KEYS: &[&str] = &[
+    "kind",
+    "endpoint",
+    "gguf",
+    "model",
+    "fim_template",
+    "fim",
+    "api_key_env",
+    "api_key_command",
+    "api_key",
+    "connect_timeout_seconds",
+    "timeout_seconds",
+    "first_token_timeout_seconds",
+    "max_tokens",
+    "context_size",
+];
+
+const COMPLETION_KEYS: &[&str] = &[
+    "strategy",
+    "max_prompt_tokens",
+    "multiline",
+    "debounce",
+    "debounce_ms",
+    "contextual_filter",
+    "filter_threshold",
+    "cache",
+    "retries",
+    "warm",
+];

@@ -1,0 +1,22 @@
+//! The agent's host side: everything between the pure agent loop and the outside world that
+//! more than one front end needs. The command line, the ACP agent and the language server share
+//! it: the configuration (`config`), the chat model and its wire format (`chat_model`), the
+//! workspace's tools with confinement, file access through the disk or an editor, the terminal
+//! and MCP servers (`tools`, `files`, `shell`, `mcp_tools`), the undo journal (`journal`), the
+//! customization files on disk (`customizations`), content exclusion (`exclusion`) and what
+//! outlives a run (`state`, `preferences`, `sessions`). The agent's first messages are built in
+//! `setup`.
+
+pub mod chat_model;
+pub mod config;
+pub mod customizations;
+pub mod exclusion;
+pub mod files;
+pub mod journal;
+pub mod mcp_tools;
+pub mod preferences;
+pub mod sessions;
+pub mod setup;
+pub mod shell;
+pub mod state;
+pub mod tools;

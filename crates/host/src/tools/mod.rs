@@ -1,0 +1,310 @@
+//! The agent's tools in a workspace, confined to it: every path is resolved (symbolic links
+//! followed) and refused outside the workspace or when `.copilotignore` names it; every file is
+//! journaled before the run first changes it, so `--undo` can restore it. What the model reads
+//! and writes goes through a [`FileAccess`] (the disk, or an editor's buffers); commands and
+//! MCP tools are judged by the user's rules before they run.
+
+mod checks;
+mod edit;
+mod read;
+mod search;
+mod terminal;
+
+use std::{
+    collections::BTreeMap,
+    path::{Component, Path, PathBuf},
+    sync::{Arc, atomic::AtomicBool},
+};
+
+use agent::{
+    conversation::{Outcome, ToolCall, ToolSpec},
+    run::Permission,
+    tools::{self, Call},
+};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    files::{Disk, FileAccess},
+    journal::{Journal, journal_path},
+    mcp_tools::McpTools,
+};
+
+/// A file this short is asked for whole when a lazy edit of it cannot be placed.
+const WHOLE_FILE_LINES: usize = 150;
+/// A workspace of at most this many bytes of text is given whole by `search_codebase`.
+const SMALL_WORKSPACE: usize = 20_000;
+
+/// `[agent]`: rules for terminal commands, judged on every sub-command; deny wins.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentConfig {
+    /// Command prefixes that run without asking, besides the read-only defaults.
+    pub allow: Vec<String>,
+    /// Command prefixes that never run, even with `--yes`.
+    pub deny: Vec<String>,
+    /// `get_errors`' checker per language id, `{file}` standing for the file (over the
+    /// defaults: py_compile, cargo check, tsc, go vet, node --check where installed).
+    pub checkers: BTreeMap<String, String>,
+}
+
+/// The workspace the tools act in.
+pub struct Workspace {
+    pub root: PathBuf,
+    excluded: Option<ignore::gitignore::Gitignore>,
+    journal: Journal,
+    journal_path: PathBuf,
+    allow: Vec<String>,
+    deny: Vec<String>,
+    checkers: BTreeMap<String, String>,
+    shell: crate::shell::Shell,
+    files: Box<dyn FileAccess>,
+    mcp: McpTools,
+    /// Set when the user cancels: a running command or MCP call stops.
+    cancel: Arc<AtomicBool>,
+    /// The tool set offered, which decides how calls are read.
+    pub profile: tools::Profile,
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace")
+            .field("root", &self.root)
+            .field("profile", &self.profile)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Workspace {
+    /// The workspace at `root`, reading and writing the disk, with the user's command rules.
+    pub fn open(root: &Path, rules: &AgentConfig) -> Result<Workspace> {
+        let root = std::fs::canonicalize(root)
+            .with_context(|| format!("workspace folder {} cannot be opened", root.display()))?;
+        let excluded = crate::exclusion::load(&root)?;
+        let journal_path = journal_path(&root)?;
+        Ok(Workspace {
+            shell: crate::shell::Shell::new(&root),
+            root,
+            excluded,
+            journal: Journal::default(),
+            journal_path,
+            allow: agent::commands::DEFAULT_ALLOW
+                .iter()
+                .map(|s| (*s).to_owned())
+                .chain(rules.allow.iter().cloned())
+                .collect(),
+            deny: rules.deny.clone(),
+            checkers: rules.checkers.clone(),
+            files: Box::new(Disk),
+            mcp: McpTools::default(),
+            cancel: Arc::new(AtomicBool::new(false)),
+            profile: tools::Profile::Seed004,
+        })
+    }
+
+    /// Reads and writes what the model sees through `files` (an editor's buffers) instead of
+    /// the disk.
+    pub fn with_files(mut self, files: Box<dyn FileAccess>) -> Workspace {
+        self.files = files;
+        self
+    }
+
+    /// Offers the tools of these MCP servers beside the built-in ones.
+    pub fn with_mcp(mut self, mcp: McpTools) -> Workspace {
+        self.mcp = mcp;
+        self
+    }
+
+    /// The flag that stops a running command or MCP call; the agent loop's cancel flag.
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        self.cancel.clone()
+    }
+
+    /// The built-in tools of the profile and the MCP servers' tools, as offered to a model.
+    pub fn catalogue(&self) -> Vec<ToolSpec> {
+        tools::specs_for(self.profile)
+            .iter()
+            .map(ToolSpec::from)
+            .chain(self.mcp.specs())
+            .collect()
+    }
+
+    /// Problems with the MCP servers (one that did not start, a tool name taken twice), for
+    /// the user.
+    pub fn mcp_problems(&self) -> &[String] {
+        self.mcp.problems()
+    }
+
+    /// The file a tool call names, if the call may touch it: inside the workspace once links
+    /// are followed, and not excluded.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, String> {
+        let given = Path::new(path);
+        let joined = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            self.root.join(given)
+        };
+        // Follow links on the part that exists; the rest must not climb out with `..`.
+        let mut existing = joined.clone();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            let Some(name) = existing.file_name() else {
+                break;
+            };
+            rest.push(name.to_owned());
+            if !existing.pop() {
+                break;
+            }
+        }
+        let mut real = std::fs::canonicalize(&existing)
+            .map_err(|e| format!("{path} cannot be reached: {e}"))?;
+        for part in rest.iter().rev() {
+            let p = Path::new(part);
+            if p.components()
+                .any(|c| matches!(c, Component::ParentDir | Component::RootDir))
+            {
+                return Err(format!("{path} is outside the workspace: refused"));
+            }
+            real.push(part);
+        }
+        if !real.starts_with(&self.root) {
+            return Err(format!(
+                "{path} is outside the workspace ({}): refused; only files inside it can be used",
+                self.root.display()
+            ));
+        }
+        if let Some(rules) = &self.excluded
+            && crate::exclusion::is_excluded(rules, &self.root, &real.to_string_lossy())
+        {
+            return Err(format!(
+                "{path} is excluded by the workspace's .copilotignore: it is not shown to the model"
+            ));
+        }
+        Ok(real)
+    }
+
+    /// A path as the model and the user see it: relative to the workspace.
+    pub fn shown(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// Runs one call (its permission settled).
+    fn dispatch(&mut self, name: &str, arguments: &str) -> Outcome {
+        if self.mcp.offers(name) {
+            return self.mcp.call(name, arguments, &self.cancel);
+        }
+        let call = match tools::parse_in(self.profile, name, arguments) {
+            Ok(c) => c,
+            Err(e) => return Outcome::failed(e),
+        };
+        match call {
+            Call::ReadFile(a) => self.read_file(
+                &a.file_path,
+                a.start_line_number_base_zero,
+                a.end_line_number_base_zero,
+            ),
+            Call::ListDir(a) => self.list_dir(&a.path),
+            Call::FileSearch(a) => self.file_search(&a.query),
+            Call::GrepSearch(a) => {
+                self.grep_search(&a.query, a.is_regexp, a.include_pattern.as_deref())
+            }
+            Call::EditFile(a) => {
+                let language = languages::detect_language_from_path(&a.file_path, "");
+                let lang = syntax::Lang::from_language_id(&language);
+                self.edit(&a.file_path, |old| match old {
+                    Some(old) => agent::edit::apply_lazy_edit_in(old, &a.code, lang).map_err(|e| {
+                        // A short file is cheap to send whole: the surest way past a misplaced edit.
+                        let lines = old.lines().count();
+                        if lines <= WHOLE_FILE_LINES {
+                            format!("{e}. The file has only {lines} lines: send its whole new text with edit_file and no `...existing code...` lines")
+                        } else {
+                            e.to_string()
+                        }
+                    }),
+                    None => Ok(a.code.clone()),
+                })
+            }
+            Call::ReplaceString(a) => self.edit(&a.file_path, |old| match old {
+                Some(old) => agent::edit::replace_string(old, &a.old_string, &a.new_string)
+                    .map_err(|e| e.to_string()),
+                None => Err("the file does not exist: create it with create_file".into()),
+            }),
+            Call::CreateFile(a) => self.edit(&a.file_path, |old| match old {
+                Some(_) => {
+                    Err("the file exists: edit it with edit_file or replace_string_in_file".into())
+                }
+                None => Ok(a.content.clone()),
+            }),
+            Call::RunInTerminal(a) => self.run_in_terminal(&a.command, a.is_background),
+            Call::GetTerminalOutput(a) => match self.shell.output(&a.id) {
+                Some((text, code, running)) => Outcome::done(format!(
+                    "{text}\n[{}]",
+                    if running {
+                        "still running".to_owned()
+                    } else {
+                        format!("exited with status {}", code.unwrap_or(-1))
+                    }
+                )),
+                None => Outcome::failed(format!(
+                    "there is no background command `{}`; the ids are: {}",
+                    a.id,
+                    self.shell.ids().join(", ")
+                )),
+            },
+            Call::UpdateUserPreferences(a) => match crate::preferences::remember(&a.facts) {
+                Ok(path) => Outcome::done(format!("remembered in {}", path.display())),
+                Err(e) => Outcome::failed(format!("the preferences could not be saved: {e:#}")),
+            },
+            Call::GetChangedFiles(a) => self.changed_files(&a.source_control_state),
+            Call::RunSubagent(_) => Outcome::failed("runSubagent is run by the agent loop"),
+            Call::SearchCodebase(a) => self.search_codebase(&a.query),
+            Call::MultiReplace(a) => self.multi_replace(&a.replacements),
+            Call::GetErrors(a) => {
+                let mut out = String::new();
+                for p in &a.file_paths {
+                    match self.resolve(p) {
+                        Ok(path) => out.push_str(&self.errors_of(&path)),
+                        Err(e) => out.push_str(&format!("{e}\n")),
+                    }
+                }
+                Outcome::done(out)
+            }
+        }
+    }
+}
+
+impl agent::run::Tools for Workspace {
+    fn permission(&mut self, call: &ToolCall) -> Permission {
+        if self.mcp.offers(&call.name) {
+            return Permission::Ask(format!(
+                "call {} with {}",
+                call.name,
+                agent::budget::cut_middle(&call.arguments, 400)
+            ));
+        }
+        match tools::parse_in(self.profile, &call.name, &call.arguments) {
+            Ok(Call::RunInTerminal(a)) => {
+                match agent::commands::judge(&a.command, &self.allow, &self.deny) {
+                    agent::commands::Verdict::Deny(why) => Permission::Refused(format!(
+                        "`{}` is refused by the user's rules ({why}); do not run it",
+                        a.command
+                    )),
+                    agent::commands::Verdict::Allow => Permission::Granted,
+                    agent::commands::Verdict::Ask => {
+                        Permission::Ask(format!("run `{}` ({})", a.command, a.explanation))
+                    }
+                }
+            }
+            // Reading and editing inside the workspace need no one's leave; a call that does
+            // not parse is answered by `run` with what was wrong.
+            _ => Permission::Granted,
+        }
+    }
+
+    fn run(&mut self, call: &ToolCall) -> Outcome {
+        self.dispatch(&call.name, &call.arguments)
+    }
+}

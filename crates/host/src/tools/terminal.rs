@@ -1,0 +1,45 @@
+//! `run_in_terminal`: the user's rules judged first, then the command run in the run's one
+//! shell, or in the background.
+
+use std::{sync::atomic::Ordering, time::Duration};
+
+use agent::conversation::Outcome;
+
+use super::Workspace;
+
+/// The longest a command may run.
+pub(super) const COMMAND_LIMIT: Duration = Duration::from_secs(120);
+
+impl Workspace {
+    /// Runs a command whose permission is settled (the loop asked the user if the rules
+    /// said to).
+    pub(super) fn run_in_terminal(&mut self, command: &str, background: bool) -> Outcome {
+        if background {
+            return match self.shell.spawn(command) {
+                Ok(id) => Outcome::done(format!(
+                    "started in the background; id: {id} (get_terminal_output shows its output)"
+                )),
+                Err(e) => Outcome::failed(format!("the command could not be started: {e}")),
+            };
+        }
+        match self.shell.run(command, COMMAND_LIMIT, &self.cancel) {
+            Ok(ran) => match ran.status {
+                Some(code) => Outcome {
+                    ok: code == 0,
+                    content: format!("{}\n[exit status {code}]", ran.output),
+                    diffs: Vec::new(),
+                },
+                None if self.cancel.load(Ordering::SeqCst) => Outcome::failed(format!(
+                    "{}\n[stopped: the user cancelled the turn]",
+                    ran.output
+                )),
+                None => Outcome::failed(format!(
+                    "{}\n[did not finish within {} s, or ended the shell; the shell was started afresh: run long processes with isBackground=true]",
+                    ran.output,
+                    COMMAND_LIMIT.as_secs()
+                )),
+            },
+            Err(e) => Outcome::failed(format!("the shell could not run the command: {e}")),
+        }
+    }
+}
