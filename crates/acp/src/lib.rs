@@ -180,6 +180,11 @@ impl Server {
     fn request(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
         match method {
             "initialize" => {
+                if !params["protocolVersion"].is_u64() {
+                    return Err(RpcError::invalid_params(
+                        "initialize needs `protocolVersion`, the protocol version the client speaks (1)",
+                    ));
+                }
                 let fs = &params["clientCapabilities"]["fs"];
                 *self.caps.lock().unwrap_or_else(|e| e.into_inner()) = ClientCaps {
                     read: fs["readTextFile"].as_bool().unwrap_or(false),

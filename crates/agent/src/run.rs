@@ -334,3 +334,6 @@ impl Loop<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,15 +1,24 @@
 //! `ScriptedChat`, a fake chat model: an HTTP/1.1 server on loopback that answers
 //! `/v1/chat/completions` with the turns a test scripts (words, or tool calls as a model would
 //! make them), streamed as OpenAI's server-sent events with the tool calls' arguments split in
-//! fragments. It keeps every request body. Named a fake: it plays a model's moves, it is not one.
+//! fragments. It keeps every request body. Turns can also stream their words slowly, in pieces,
+//! or stall after a few words (for cancellation), and it counts the stalled streams a client
+//! walked away from. Named a fake: it plays a model's moves, it is not one.
 
 use std::{
     collections::VecDeque,
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
 };
 
 use serde_json::{Value, json};
-use tokio::{io::AsyncWriteExt, net::TcpListener};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::{TcpListener, TcpStream},
+};
 
 use crate::scripted::{read_request, write_chunk};
 
@@ -22,6 +31,13 @@ pub enum Turn {
     Calls(String, Vec<(String, String)>),
     /// An HTTP error.
     Status(u16),
+    /// Some words, then silence with the stream left open, until the client closes the
+    /// connection or a minute passes (then the answer ends as if nothing had happened): a model
+    /// stalled mid-answer, for cancellation.
+    Stall(String),
+    /// An answer in words streamed in these pieces, one event each, with this pause before each
+    /// piece after the first, so that a client streaming the words shows them as several chunks.
+    Pieces(Vec<String>, Duration),
 }
 
 impl Turn {
@@ -39,7 +55,13 @@ pub struct ScriptedChat {
     pub url: String,
     /// Every request body received, in order.
     pub bodies: Arc<Mutex<Vec<Value>>>,
+    /// Stalled streams (`Turn::Stall`) whose client closed the connection before the stall ended.
+    pub abandoned: Arc<AtomicUsize>,
 }
+
+/// How long a `Turn::Stall` stays silent when nobody closes it.
+const STALL: Duration = Duration::from_secs(60);
+const EVENT_STREAM_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
 
 impl ScriptedChat {
     /// Plays `turns` in order, one per request; after the last, answers HTTP 500.
@@ -48,7 +70,9 @@ impl ScriptedChat {
         let url = format!("http://{}", listener.local_addr().unwrap());
         let queue = Arc::new(Mutex::new(VecDeque::from(turns)));
         let bodies = Arc::new(Mutex::new(Vec::new()));
+        let abandoned = Arc::new(AtomicUsize::new(0));
         let keep = bodies.clone();
+        let walked_away = abandoned.clone();
         tokio::spawn(async move {
             let mut calls = 0usize;
             while let Ok((mut socket, _)) = listener.accept().await {
@@ -71,6 +95,16 @@ impl ScriptedChat {
                         );
                         let _ = socket.write_all(head.as_bytes()).await;
                         let _ = socket.write_all(body.as_bytes()).await;
+                        continue;
+                    }
+                    // The slow turns are played on their own task, so that a request that comes
+                    // while one stalls (the next prompt after a cancel) is still answered.
+                    Turn::Stall(text) => {
+                        tokio::spawn(stall(socket, text, walked_away.clone()));
+                        continue;
+                    }
+                    Turn::Pieces(pieces, pause) => {
+                        tokio::spawn(pieces_slowly(socket, pieces, pause));
                         continue;
                     }
                     Turn::Text(text) => vec![
@@ -100,8 +134,11 @@ impl ScriptedChat {
                         events
                     }
                 };
-                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
-                if socket.write_all(head.as_bytes()).await.is_err() {
+                if socket
+                    .write_all(EVENT_STREAM_HEAD.as_bytes())
+                    .await
+                    .is_err()
+                {
                     continue;
                 }
                 for e in events {
@@ -111,6 +148,75 @@ impl ScriptedChat {
                 let _ = socket.write_all(b"0\r\n\r\n").await;
             }
         });
-        ScriptedChat { url, bodies }
+        ScriptedChat {
+            url,
+            bodies,
+            abandoned,
+        }
     }
+
+    /// How many stalled streams the client has closed so far.
+    pub fn abandoned(&self) -> usize {
+        self.abandoned.load(Ordering::SeqCst)
+    }
+}
+
+/// Plays `Turn::Stall`: the words, then silence until the client closes the connection (counted
+/// in `abandoned`) or `STALL` passes.
+async fn stall(mut socket: TcpStream, text: String, abandoned: Arc<AtomicUsize>) {
+    let first = json!({"choices": [{"delta": {"role": "assistant", "content": text}}]});
+    if socket
+        .write_all(EVENT_STREAM_HEAD.as_bytes())
+        .await
+        .is_err()
+        || write_chunk(&mut socket, &format!("data: {first}\n\n"))
+            .await
+            .is_err()
+    {
+        abandoned.fetch_add(1, Ordering::SeqCst);
+        return;
+    }
+    // The client has sent its whole request, so the next read ends only when it closes the
+    // connection (or fails when it resets it).
+    let mut byte = [0u8; 1];
+    if let Ok(read) = tokio::time::timeout(STALL, socket.read(&mut byte)).await {
+        if matches!(read, Ok(0) | Err(_)) {
+            abandoned.fetch_add(1, Ordering::SeqCst);
+        }
+        return;
+    }
+    let end = json!({"choices": [{"delta": {}, "finish_reason": "stop"}]});
+    let _ = write_chunk(&mut socket, &format!("data: {end}\n\ndata: [DONE]\n\n")).await;
+    let _ = socket.write_all(b"0\r\n\r\n").await;
+}
+
+/// Plays `Turn::Pieces`: one content event per piece, `pause` apart.
+async fn pieces_slowly(mut socket: TcpStream, pieces: Vec<String>, pause: Duration) {
+    if socket
+        .write_all(EVENT_STREAM_HEAD.as_bytes())
+        .await
+        .is_err()
+    {
+        return;
+    }
+    for (i, piece) in pieces.iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(pause).await;
+        }
+        let delta = if i == 0 {
+            json!({"role": "assistant", "content": piece})
+        } else {
+            json!({"content": piece})
+        };
+        let event = json!({"choices": [{"delta": delta}]});
+        if write_chunk(&mut socket, &format!("data: {event}\n\n"))
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+    let end = json!({"choices": [{"delta": {}, "finish_reason": "stop"}]});
+    let _ = write_chunk(&mut socket, &format!("data: {end}\n\ndata: [DONE]\n\n")).await;
+    let _ = socket.write_all(b"0\r\n\r\n").await;
 }

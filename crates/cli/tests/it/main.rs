@@ -2,6 +2,7 @@
 //! Bad input must give one clear error line on standard error and a non-zero exit, never a
 //! panic; `--batch` must answer every line in order and go on after a bad one.
 
+mod acp;
 mod agent;
 mod chat_send;
 mod ghost_text;

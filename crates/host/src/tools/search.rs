@@ -39,7 +39,9 @@ impl Workspace {
         let re = match regex::Regex::new(&pattern) {
             Ok(r) => r,
             Err(e) => {
-                return Outcome::failed(format!("`{query}` is not a valid regular expression: {e}"));
+                return Outcome::failed(format!(
+                    "`{query}` is not a valid regular expression: {e}"
+                ));
             }
         };
         let include =

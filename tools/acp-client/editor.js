@@ -1,0 +1,497 @@
+// A scripted editor for the acp tests: `node editor.js SCENARIO.json` starts an ACP agent,
+// plays the scenario's steps against it as a real client would (through the official ACP
+// TypeScript SDK), and prints one JSON transcript of everything that happened on standard output.
+//
+// The scenario (JSON):
+//   agent         {argv: [program, ...args], env: {NAME: value}, cwd}: the agent's command line;
+//                 env is added to this process's environment.
+//   capabilities  the clientCapabilities offered in `initialize`, e.g.
+//                 {fs: {readTextFile: true, writeTextFile: true}, terminal: false}.
+//   buffers       {absolute path: text}: the editor's unsaved buffers. `fs/read_text_file` serves a
+//                 buffer when there is one and the disk otherwise; `fs/write_text_file` records the
+//                 write and puts it in the buffer, never on disk, as an editor with the file open does.
+//   permissions   the answers to `session/request_permission`, in order: allow_once, allow_always,
+//                 reject_once, reject_always (the option of that kind is picked) or cancelled.
+//                 When the queue is empty the answer is cancelled and the record says unscripted.
+//   steps         played in order; each {do: NAME, ...}:
+//                   initialize      [protocolVersion]
+//                   new_session     cwd, [mcpServers]
+//                   load_session    [sessionId] (default the last session), cwd, [mcpServers]
+//                   prompt          text, [sessionId], [cancel_after_first_chunk], [cancel_after_ms],
+//                                   [close_stdin_after_first_chunk]
+//                   raw             line: written to the agent as it is. A line that is a request
+//                                   (with an id; use ids like "raw-1", which the SDK never uses) waits
+//                                   for the answer with that id; a line that is not JSON waits for an
+//                                   answer with id null; anything else waits wait_ms (default 0).
+//                   sleep           ms
+//                   close_stdin     ends the steps early
+//   timeouts      {step_ms (default 30000), exit_ms (default 10000), run_ms (default 120000)}
+//
+// The transcript: responses (every answer, with send time and milliseconds to the answer),
+// updates (every `session/update` a client accepts, in order, with the step it came in), permissions
+// (the options offered, the toolCall and the answer), fs (every fs/* call served), agent_requests
+// (every request the agent sent, served or not), stray_lines (stdout lines that are not JSON),
+// sdk_log (what the SDK complained about), errors, buffers (at the end), stderr, and exit (status,
+// signal, milliseconds from closing stdin to the exit, and whether the editor had to kill it).
+// A step that gets no answer in time, or a run that takes too long, is reported in errors and the
+// agent is killed: the editor never hangs.
+
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import * as acp from "@agentclientprotocol/sdk";
+
+const start = performance.now();
+const now = () => Math.round((performance.now() - start) * 10) / 10;
+
+if (process.argv.length !== 3) {
+  process.stderr.write("usage: node editor.js SCENARIO.json\n");
+  process.exit(2);
+}
+const scenario = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const timeouts = { step_ms: 30000, exit_ms: 10000, run_ms: 120000, ...(scenario.timeouts ?? {}) };
+const capabilities = scenario.capabilities ?? {
+  fs: { readTextFile: false, writeTextFile: false },
+  terminal: false,
+};
+const buffers = new Map(Object.entries(scenario.buffers ?? {}));
+const answers = [...(scenario.permissions ?? [])];
+
+const transcript = {
+  responses: [],
+  updates: [],
+  permissions: [],
+  fs: [],
+  agent_requests: [],
+  stray_lines: [],
+  sdk_log: [],
+  errors: [],
+  buffers: {},
+  stderr: "",
+  exit: null,
+};
+
+// The SDK reports messages it drops (a notification that fails the ACP schema, an answer to no
+// request) only through console.error; keeping them makes such drops visible to the tests.
+const consoleError = console.error;
+console.error = (...args) => {
+  transcript.sdk_log.push(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+  consoleError(...args);
+};
+
+// The agent process. Its stderr is kept (the tail, should it be large) for failure messages.
+const agentSpec = scenario.agent ?? {};
+const child = spawn(agentSpec.argv[0], agentSpec.argv.slice(1), {
+  cwd: agentSpec.cwd ?? process.cwd(),
+  env: { ...process.env, ...(agentSpec.env ?? {}) },
+  stdio: ["pipe", "pipe", "pipe"],
+});
+let stderr = "";
+child.stderr.on("data", (chunk) => {
+  stderr = (stderr + chunk.toString("utf8")).slice(-200000);
+});
+let exited = null;
+const exitedPromise = new Promise((resolve) => {
+  child.on("exit", (code, signal) => {
+    exited = { code, signal, at_ms: now() };
+    resolve();
+  });
+  child.on("error", (error) => {
+    transcript.errors.push(`the agent could not start: ${error.message}`);
+    exited = { code: null, signal: null, at_ms: now() };
+    resolve();
+  });
+});
+child.stdin.on("error", (error) => {
+  // Once the agent has exited, a failed write only repeats that; before, it is news.
+  if (!exited) transcript.errors.push(`writing to the agent failed: ${error.message}`);
+});
+
+let stdinClosedAt = null;
+function closeStdin() {
+  if (stdinClosedAt === null) {
+    stdinClosedAt = now();
+    child.stdin.end();
+  }
+}
+
+// Which step is being played: updates, permission requests and fs calls are tagged with it, so
+// a test can tell the turns of one session apart.
+let currentStep = -1;
+
+// Every line the agent writes is looked at here before the SDK sees it: lines that are not JSON,
+// every request the agent makes (even one the SDK would refuse), the number of session/update
+// notifications on the wire (to notice ones the SDK dropped), and answers to raw lines.
+const rawWaiters = [];
+let wireUpdates = 0;
+let pending = "";
+function watchLine(line) {
+  if (!line.trim()) return;
+  let message;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    transcript.stray_lines.push(line);
+    return;
+  }
+  if (message === null || typeof message !== "object" || Array.isArray(message)) {
+    transcript.stray_lines.push(line);
+    return;
+  }
+  if ("method" in message) {
+    if ("id" in message) {
+      transcript.agent_requests.push({ step: currentStep, at_ms: now(), method: message.method, params: message.params });
+    } else if (message.method === "session/update") {
+      wireUpdates += 1;
+    }
+    return;
+  }
+  if ("id" in message) {
+    const i = rawWaiters.findIndex((w) => JSON.stringify(w.id) === JSON.stringify(message.id));
+    if (i >= 0) {
+      const [waiter] = rawWaiters.splice(i, 1);
+      waiter.resolve(message);
+    }
+  }
+}
+// Once the SDK lets go of the stream (the connection closed), lines are still watched but no
+// longer handed on.
+let handingOn = true;
+const fromAgent = new ReadableStream({
+  start(controller) {
+    child.stdout.on("data", (chunk) => {
+      pending += chunk.toString("utf8");
+      const lines = pending.split("\n");
+      pending = lines.pop();
+      lines.forEach(watchLine);
+      if (handingOn) controller.enqueue(new Uint8Array(chunk));
+    });
+    child.stdout.on("end", () => {
+      watchLine(pending);
+      if (handingOn) {
+        handingOn = false;
+        controller.close();
+      }
+    });
+  },
+  cancel() {
+    handingOn = false;
+  },
+});
+const toAgent = new WritableStream({
+  write(chunk) {
+    return new Promise((resolve, reject) => {
+      if (stdinClosedAt !== null || exited) {
+        reject(new Error("the agent's standard input is closed"));
+        return;
+      }
+      child.stdin.write(chunk, (error) => (error ? reject(error) : resolve()));
+    });
+  },
+});
+
+// Waiters for the first agent_message_chunk of a session, for the cancel and close steps.
+const chunkWaiters = [];
+// Sessions whose turn the editor has cancelled: ACP says their permission requests are then
+// answered `cancelled`, whatever the queue holds.
+const cancelledSessions = new Set();
+let acceptedUpdates = 0;
+
+const app = acp
+  .client({ name: "pilotfish-scripted-editor" })
+  .onNotification(acp.methods.client.session.update, ({ params }) => {
+    acceptedUpdates += 1;
+    transcript.updates.push({ step: currentStep, at_ms: now(), sessionId: params.sessionId, update: params.update });
+    if (params.update.sessionUpdate === "agent_message_chunk") {
+      for (let i = chunkWaiters.length - 1; i >= 0; i--) {
+        if (chunkWaiters[i].sessionId === params.sessionId) chunkWaiters.splice(i, 1)[0].resolve();
+      }
+    }
+  })
+  .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+    let answer = cancelledSessions.has(params.sessionId) ? "cancelled" : answers.shift();
+    const unscripted = answer === undefined;
+    answer ??= "cancelled";
+    const record = {
+      step: currentStep,
+      at_ms: now(),
+      sessionId: params.sessionId,
+      toolCall: params.toolCall,
+      options: params.options,
+      answer,
+      unscripted,
+    };
+    transcript.permissions.push(record);
+    if (answer === "cancelled") return { outcome: { outcome: "cancelled" } };
+    const option = params.options.find((o) => o.kind === answer);
+    if (!option) {
+      transcript.errors.push(`permission request offered no ${answer} option; answered cancelled`);
+      record.answer = "cancelled";
+      return { outcome: { outcome: "cancelled" } };
+    }
+    record.optionId = option.optionId;
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
+  });
+
+// A client that did not offer a capability does not serve its methods: the SDK then answers
+// "method not found", and agent_requests still shows the attempt.
+if (capabilities.fs?.readTextFile) {
+  app.onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+    transcript.fs.push({
+      step: currentStep,
+      method: "fs/read_text_file",
+      path: params.path,
+      line: params.line ?? null,
+      limit: params.limit ?? null,
+    });
+    let text;
+    if (buffers.has(params.path)) {
+      text = buffers.get(params.path);
+    } else {
+      try {
+        text = readFileSync(params.path, "utf8");
+      } catch {
+        throw acp.RequestError.resourceNotFound(params.path);
+      }
+    }
+    // `line` counts from 1 and `limit` is a number of lines, as the ACP schema defines them.
+    if (params.line != null || params.limit != null) {
+      const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+      const first = Math.max((params.line ?? 1) - 1, 0);
+      const end = params.limit != null ? first + params.limit : lines.length;
+      text = lines.slice(first, end).join("");
+    }
+    return { content: text };
+  });
+}
+if (capabilities.fs?.writeTextFile) {
+  app.onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+    transcript.fs.push({ step: currentStep, method: "fs/write_text_file", path: params.path, content: params.content });
+    buffers.set(params.path, params.content);
+    return {};
+  });
+}
+
+// A step that waits too long means the agent is stuck: the run stops there rather than letting
+// every later step wait as long again.
+class Timeout extends Error {}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Timeout(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// Answers and notifications reach the SDK in wire order, but it hands notifications to their
+// handler a few promise turns later than it settles an answer. Waiting for the next turn of the
+// event loop lets the updates sent before an answer be recorded under the step they belong to.
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+function errorRecord(error) {
+  if (error instanceof acp.RequestError || (error && typeof error.code === "number")) {
+    return { code: error.code, message: error.message, data: error.data ?? null };
+  }
+  return { code: null, message: String(error?.message ?? error), data: null };
+}
+
+// Sends one request and records it; the record is placed when the request is sent, so responses
+// are in the order the steps asked.
+async function request(ctx, method, params, record = {}) {
+  Object.assign(record, { step: currentStep, method, params, sent_ms: now() });
+  transcript.responses.push(record);
+  try {
+    record.result = await withTimeout(ctx.request(method, params), timeouts.step_ms, method);
+  } catch (error) {
+    record.error = errorRecord(error);
+    if (error instanceof Timeout) throw error;
+  }
+  record.ms = Math.round((now() - record.sent_ms) * 10) / 10;
+  await settle();
+  return record;
+}
+
+let lastSession = null;
+
+async function prompt(ctx, step) {
+  const sessionId = step.sessionId ?? lastSession;
+  cancelledSessions.delete(sessionId);
+  const record = { step: currentStep, method: "session/prompt", sent_ms: now() };
+  record.params = { sessionId, prompt: [{ type: "text", text: step.text }] };
+  transcript.responses.push(record);
+  const firstChunk = new Promise((resolve) => chunkWaiters.push({ sessionId, resolve }));
+  const answer = ctx.request("session/prompt", record.params).then(
+    (result) => {
+      record.result = result;
+      record.ms = Math.round((now() - record.sent_ms) * 10) / 10;
+    },
+    (error) => {
+      record.error = errorRecord(error);
+      record.ms = Math.round((now() - record.sent_ms) * 10) / 10;
+    },
+  );
+  const cancel = async () => {
+    if (record.ms !== undefined || record.cancel_sent_ms !== undefined) return;
+    cancelledSessions.add(sessionId);
+    record.cancel_sent_ms = now();
+    await ctx.notify("session/cancel", { sessionId });
+  };
+  if (step.cancel_after_ms != null) {
+    setTimeout(() => void cancel().catch(() => {}), step.cancel_after_ms);
+  }
+  if (step.cancel_after_first_chunk || step.close_stdin_after_first_chunk) {
+    await withTimeout(Promise.race([firstChunk, answer]), timeouts.step_ms, "the first agent_message_chunk");
+    if (record.ms === undefined) {
+      if (step.close_stdin_after_first_chunk) {
+        record.stdin_closed_ms = now();
+        closeStdin();
+        return "stop";
+      }
+      await cancel();
+    }
+  }
+  await withTimeout(answer, timeouts.step_ms, "session/prompt");
+  if (record.cancel_sent_ms !== undefined) {
+    record.ms_after_cancel = Math.round((record.sent_ms + record.ms - record.cancel_sent_ms) * 10) / 10;
+  }
+  await settle();
+  return "next";
+}
+
+async function raw(step) {
+  const line = step.line;
+  let parsed;
+  let waitFor;
+  try {
+    parsed = JSON.parse(line);
+    if (parsed && typeof parsed === "object" && "method" in parsed && "id" in parsed) waitFor = { id: parsed.id };
+  } catch {
+    waitFor = { id: null };
+  }
+  const record = { step: currentStep, method: "raw", line, sent_ms: now() };
+  transcript.responses.push(record);
+  const answered = waitFor
+    ? new Promise((resolve) => rawWaiters.push({ id: waitFor.id, resolve }))
+    : new Promise((resolve) => setTimeout(() => resolve(null), step.wait_ms ?? 0));
+  await new Promise((resolve, reject) => {
+    if (stdinClosedAt !== null || exited) {
+      reject(new Error("the agent's standard input is closed"));
+      return;
+    }
+    child.stdin.write(`${line}\n`, (error) => (error ? reject(error) : resolve()));
+  });
+  const message = await withTimeout(answered, timeouts.step_ms, `raw line ${JSON.stringify(line)}`);
+  if (message) {
+    record.id = message.id;
+    if ("result" in message) record.result = message.result;
+    if ("error" in message) record.error = message.error;
+  }
+  record.ms = Math.round((now() - record.sent_ms) * 10) / 10;
+  await settle();
+}
+
+async function play(ctx, step) {
+  switch (step.do) {
+    case "initialize":
+      await request(ctx, "initialize", {
+        protocolVersion: step.protocolVersion ?? acp.PROTOCOL_VERSION,
+        clientCapabilities: capabilities,
+        clientInfo: { name: "pilotfish-scripted-editor", version: "1.0.0" },
+      });
+      return "next";
+    case "new_session": {
+      const record = await request(ctx, "session/new", { cwd: step.cwd, mcpServers: step.mcpServers ?? [] });
+      if (record.result?.sessionId) lastSession = record.result.sessionId;
+      return "next";
+    }
+    case "load_session": {
+      const params = { sessionId: step.sessionId ?? lastSession, cwd: step.cwd, mcpServers: step.mcpServers ?? [] };
+      const record = await request(ctx, "session/load", params);
+      if (!record.error) lastSession = params.sessionId;
+      return "next";
+    }
+    case "prompt":
+      return prompt(ctx, step);
+    case "raw":
+      await raw(step);
+      return "next";
+    case "sleep":
+      await new Promise((resolve) => setTimeout(resolve, step.ms ?? 0));
+      return "next";
+    case "close_stdin":
+      return "stop";
+    default:
+      throw new Error(`unknown step ${JSON.stringify(step.do)}`);
+  }
+}
+
+async function playAll(ctx) {
+  for (const [i, step] of (scenario.steps ?? []).entries()) {
+    currentStep = i;
+    if (exited) {
+      transcript.errors.push(`the agent exited before step ${i} (${step.do})`);
+      return;
+    }
+    try {
+      if ((await play(ctx, step)) === "stop") return;
+    } catch (error) {
+      transcript.errors.push(`step ${i} (${step.do}): ${error.message}`);
+      return;
+    }
+  }
+}
+
+let printed = false;
+function finish() {
+  if (printed) return;
+  printed = true;
+  transcript.buffers = Object.fromEntries(buffers);
+  transcript.stderr = stderr;
+  if (wireUpdates !== acceptedUpdates) {
+    transcript.errors.push(
+      `${wireUpdates - acceptedUpdates} session/update notification(s) failed the ACP v1 schema and were dropped by the SDK`,
+    );
+  }
+  process.stdout.write(`${JSON.stringify(transcript)}\n`, () => process.exit(0));
+}
+
+// The watchdog: whatever goes wrong, the agent is killed and the transcript printed.
+const watchdog = setTimeout(() => {
+  transcript.errors.push(`the run took longer than ${timeouts.run_ms} ms; the agent was killed`);
+  child.kill("SIGKILL");
+  transcript.exit = { code: null, signal: "SIGKILL", ms_after_stdin_closed: null, killed: true };
+  finish();
+}, timeouts.run_ms);
+
+let steps;
+try {
+  await app.connectWith(acp.ndJsonStream(toAgent, fromAgent), (ctx) => {
+    steps = playAll(ctx);
+    return steps;
+  });
+} catch (error) {
+  transcript.errors.push(`the connection closed: ${error?.message ?? error}`);
+}
+await steps;
+currentStep = -1;
+
+// Closing standard input is how an editor says goodbye; the agent must then end by itself.
+closeStdin();
+let killed = false;
+await Promise.race([exitedPromise, new Promise((resolve) => setTimeout(resolve, timeouts.exit_ms))]);
+if (!exited) {
+  // Reported in exit.killed rather than in errors, so that a test of something else does not
+  // fail for it.
+  killed = true;
+  child.kill("SIGKILL");
+  await exitedPromise;
+}
+transcript.exit = {
+  code: exited.code,
+  signal: exited.signal,
+  ms_after_stdin_closed: exited.at_ms >= stdinClosedAt ? Math.round((exited.at_ms - stdinClosedAt) * 10) / 10 : null,
+  before_stdin_closed: exited.at_ms < stdinClosedAt,
+  killed,
+};
+clearTimeout(watchdog);
+finish();
