@@ -263,7 +263,8 @@ fn a_cancelled_question_ends_the_turn_and_every_call_still_gets_an_answer() {
 
 #[test]
 fn how_runs_end() {
-    let cases: Vec<(Vec<Result<Answer, ModelError>>, u32, Result<Stop, Failed>)> = vec![
+    type Script = Vec<Result<Answer, ModelError>>;
+    let cases: Vec<(Script, u32, Result<Stop, Failed>)> = vec![
         (
             vec![Err(ModelError::Cancelled)],
             5,

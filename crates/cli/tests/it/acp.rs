@@ -1024,3 +1024,40 @@ fn paths_outside_the_workspace_and_ignored_files_are_refused_before_any_request(
         "not yours\n"
     );
 }
+
+/// One session with a real model: SmolLM2-135M-Instruct on the real llama-server (installed by
+/// `tools/smollm2.sh`), its answer streamed to the editor as it is made. A real model's words
+/// cannot be predicted, so this proves the path (a real server's stream becoming
+/// `agent_message_chunk`s and the turn ending), not the words.
+#[test]
+fn a_session_with_the_real_small_model_streams_its_answer() {
+    let server = test_utils::LlamaServer::smollm2(2048, &[]);
+    let dir = workspace("real-model");
+    // Short answers keep the test quick on two cores.
+    std::fs::create_dir_all(dir.join("config/pilotfish")).unwrap();
+    std::fs::write(
+        dir.join("config/pilotfish/config.toml"),
+        "[chat]\nmax_tokens = 40\ntemperature = 0.0\n",
+    )
+    .unwrap();
+    let mut s = scenario(
+        &dir,
+        &server.url,
+        vec![
+            initialize(),
+            new_session(&dir),
+            prompt("Say hello in one short sentence."),
+        ],
+    );
+    s["capabilities"] = offered(true);
+    let t = play(&dir, &s);
+    assert_clean(&t);
+    assert_eq!(stop_reason(&t, 0), "end_turn", "{}", why(&t));
+    let chunks = updates(&t, "agent_message_chunk");
+    assert!(
+        chunks.len() >= 2,
+        "a real model's answer arrives in pieces: {chunks:?}"
+    );
+    assert!(!said(&t, 2).trim().is_empty(), "{}", why(&t));
+    eprintln!("SmolLM2 over ACP said: {:?}", said(&t, 2));
+}

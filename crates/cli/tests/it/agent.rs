@@ -640,3 +640,77 @@ fn the_copilot_tool_profile() {
     assert!(names.contains(&"multi_replace_string_in_file") && names.contains(&"semantic_search"));
     assert!(!names.contains(&"edit_file"), "{names:?}");
 }
+
+/// The workspace's `.vscode/mcp.json` gives `pilotfish agent` a real MCP server's tools (the
+/// reference server from npm, installed by `tools/mcp-servers/setup.sh`) beside the built-in
+/// ones; a call is approved like a terminal command (`--yes` here, declined without it, as
+/// there is no terminal to ask on); a server that cannot start is reported and the run goes on.
+#[test]
+fn mcp_servers_of_the_workspace_give_the_agent_tools() {
+    test_utils::run_tool(
+        "mcp-servers/setup.sh",
+        "the agent calls an MCP server's tool",
+    );
+    let dir = repo("mcp");
+    let entry = std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../tools/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    ))
+    .unwrap();
+    std::fs::create_dir_all(dir.join("repo/.vscode")).unwrap();
+    std::fs::write(
+        dir.join("repo/.vscode/mcp.json"),
+        format!(
+            "{{\n  // the reference server, and one that is not installed\n  \"servers\": {{\n    \"everything\": {{\"type\": \"stdio\", \"command\": \"node\", \"args\": [{:?}, \"stdio\"]}},\n    \"missing\": {{\"command\": \"no-such-mcp-server-here\"}},\n  }}\n}}\n",
+            entry.display().to_string()
+        ),
+    )
+    .unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let echo = || Turn::call("mcp_everything_echo", json!({"message": "heron-7"}));
+    let model = runtime.block_on(ScriptedChat::start(vec![
+        echo(),
+        Turn::Text("done".into()),
+        echo(),
+        Turn::Text("done".into()),
+    ]));
+    let out = agent(&dir, &model.url, &["echo it", "--yes"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("no-such-mcp-server-here"), "{stderr}");
+    let bodies = model.bodies.lock().unwrap().clone();
+    let tools: Vec<&str> = bodies[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert!(tools.contains(&"mcp_everything_echo"), "{tools:?}");
+    assert!(tools.contains(&"read_file"), "{tools:?}");
+    let told = bodies[1]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(told.contains("Echo: heron-7"), "{told}");
+    // Without --yes and without a terminal, the call is declined and the server never sees it.
+    let out = agent(&dir, &model.url, &["echo it"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bodies = model.bodies.lock().unwrap().clone();
+    let told = bodies[3]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        told.contains("declined") && !told.contains("Echo: heron-7"),
+        "{told}"
+    );
+    // --no-mcp starts none.
+    let model = runtime.block_on(ScriptedChat::start(vec![Turn::Text("ok".into())]));
+    let out = agent(&dir, &model.url, &["hi", "--no-mcp"]);
+    assert!(out.status.success());
+    let bodies = model.bodies.lock().unwrap().clone();
+    assert!(!bodies[0].to_string().contains("mcp_everything_echo"));
+}
