@@ -33,6 +33,8 @@ pub(crate) struct ClientFiles {
     pub(crate) session: String,
     pub(crate) read: bool,
     pub(crate) write: bool,
+    /// The session's cancel flag: a cancel ends a wait for the editor at once.
+    pub(crate) cancel: Arc<AtomicBool>,
 }
 
 impl FileAccess for ClientFiles {
@@ -49,7 +51,7 @@ impl FileAccess for ClientFiles {
                 "fs/read_text_file",
                 json!({"sessionId": self.session, "path": path.to_string_lossy()}),
                 FILE_LIMIT,
-                None,
+                Some(&self.cancel),
             )
             .map_err(|e| format!("cannot be read: {e}"))?;
         match answer["content"].as_str() {
@@ -68,7 +70,7 @@ impl FileAccess for ClientFiles {
                 "fs/write_text_file",
                 json!({"sessionId": self.session, "path": path.to_string_lossy(), "content": text}),
                 FILE_LIMIT,
-                None,
+                Some(&self.cancel),
             )
             .map(|_| ())
             .map_err(|e| format!("could not be written: {e}"))

@@ -83,6 +83,7 @@ pub(crate) fn open(
         session: id.clone(),
         read: caps.read,
         write: caps.write,
+        cancel: ws.cancel_flag(),
     };
     ws = ws.with_files(Box::new(files));
     let mcp = McpTools::start(&ws.root, &servers);

@@ -215,6 +215,15 @@ fn to_wire(messages: &[Message]) -> Vec<ChatMessage> {
         .collect()
 }
 
+/// A tool call as the backend read it, as the agent loop holds it.
+fn from_wire(c: ToolCall) -> agent::conversation::ToolCall {
+    agent::conversation::ToolCall {
+        id: c.id,
+        name: c.name,
+        arguments: c.arguments,
+    }
+}
+
 /// The rendered messages as the agent loop holds them.
 pub fn agent_messages(prompt: &chat::ChatPrompt) -> Vec<Message> {
     wire_messages(prompt)
@@ -225,11 +234,7 @@ pub fn agent_messages(prompt: &chat::ChatPrompt) -> Vec<Message> {
             tool_calls: m
                 .tool_calls
                 .into_iter()
-                .map(|c| agent::conversation::ToolCall {
-                    id: c.id,
-                    name: c.name,
-                    arguments: c.arguments,
-                })
+                .map(from_wire)
                 .collect(),
             tool_call_id: m.tool_call_id,
         })
@@ -304,11 +309,7 @@ impl agent::run::Model for ChatModel {
                 tool_calls: a
                     .tool_calls
                     .into_iter()
-                    .map(|c| agent::conversation::ToolCall {
-                        id: c.id,
-                        name: c.name,
-                        arguments: c.arguments,
-                    })
+                    .map(from_wire)
                     .collect(),
                 finish_reason: a.finish_reason,
             }),

@@ -41,7 +41,6 @@ pub fn journal_path(root: &Path) -> Result<PathBuf> {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
     Ok(base
-        .join("pilotfish")
         .join("undo")
         .join(format!("{name}.json")))
 }
