@@ -231,11 +231,7 @@ pub fn agent_messages(prompt: &chat::ChatPrompt) -> Vec<Message> {
         .map(|m| Message {
             role: m.role,
             content: m.content,
-            tool_calls: m
-                .tool_calls
-                .into_iter()
-                .map(from_wire)
-                .collect(),
+            tool_calls: m.tool_calls.into_iter().map(from_wire).collect(),
             tool_call_id: m.tool_call_id,
         })
         .collect()
@@ -306,11 +302,7 @@ impl agent::run::Model for ChatModel {
             Some(Err(e)) => Err(ModelError::Failed(e.to_string())),
             Some(Ok(a)) => Ok(Answer {
                 content: a.content,
-                tool_calls: a
-                    .tool_calls
-                    .into_iter()
-                    .map(from_wire)
-                    .collect(),
+                tool_calls: a.tool_calls.into_iter().map(from_wire).collect(),
                 finish_reason: a.finish_reason,
             }),
         }

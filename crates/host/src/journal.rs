@@ -40,9 +40,7 @@ pub fn journal_path(root: &Path) -> Result<PathBuf> {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    Ok(base
-        .join("undo")
-        .join(format!("{name}.json")))
+    Ok(base.join("undo").join(format!("{name}.json")))
 }
 
 /// Restores the files the last run in `root` changed; returns what was restored.
