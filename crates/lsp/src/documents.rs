@@ -48,6 +48,8 @@ pub struct Documents {
     docs: HashMap<String, Document>,
     clock: u64,
     edited: VecDeque<String>,
+    /// Every edit, in order, for next edit suggestions.
+    pub edits: crate::edits::EditLog,
 }
 
 /// The path of a `file:` URI, percent-decoded; other URIs as they are.
@@ -90,6 +92,7 @@ impl Documents {
 
     pub fn close(&mut self, uri: &str) {
         self.docs.remove(uri);
+        self.edits.forget(uri);
         self.edited.retain(|u| u != uri);
     }
 
@@ -119,6 +122,12 @@ impl Documents {
             return Err(ChangeError::NotOpen(uri.to_owned()));
         };
         let mut text = doc.text.clone();
+        // The edits, recorded once all changes applied; the text before the first, only when
+        // the log has no text of this document yet (copying it on every keystroke would cost
+        // the document's size each time).
+        let mut log = Vec::new();
+        let mut base = None;
+        let need_base = !self.edits.has(uri);
         for change in changes {
             let Some(new) = change.get("text").and_then(Value::as_str) else {
                 return Err(ChangeError::Malformed(uri.to_owned()));
@@ -138,10 +147,35 @@ impl Documents {
                     };
                     let (start, end) = (at("start")?, at("end")?);
                     let (start, end) = (start.min(end), start.max(end));
+                    let units = tokenizer::utf16::utf16_len;
+                    let edit = nes::request::EditJson {
+                        uri: uri.to_owned(),
+                        start: units(&text[..start]),
+                        end: units(&text[..end]),
+                        text: new.to_owned(),
+                    };
+                    if need_base && base.is_none() {
+                        base = Some(text.clone());
+                    }
+                    log.push(edit);
                     text.replace_range(start..end, new);
                 }
-                _ => text = new.to_owned(),
+                _ => {
+                    if let Some(edit) = crate::edits::whole_text_edit(uri, &text, new) {
+                        if need_base && base.is_none() {
+                            base = Some(text.clone());
+                        }
+                        log.push(edit);
+                    }
+                    text = new.to_owned();
+                }
             }
+        }
+        if let Some(base) = &base {
+            self.edits.start(uri, &doc.language_id, base);
+        }
+        for edit in log {
+            self.edits.record(uri, edit, text.len());
         }
         let old = std::mem::replace(&mut doc.text, text);
         doc.version = version;

@@ -10,6 +10,7 @@
 //! pipeline does blocks the message loop.
 
 pub mod documents;
+pub mod edits;
 pub mod position;
 mod server;
 pub mod transport;
