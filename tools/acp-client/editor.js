@@ -474,6 +474,10 @@ try {
 }
 await steps;
 currentStep = -1;
+// Messages that arrived with the last answer are dispatched by the SDK on later turns of the
+// event loop; they are given that time before the agent is told goodbye, as an editor that
+// goes on running would.
+await new Promise((resolve) => setTimeout(resolve, 50));
 
 // Closing standard input is how an editor says goodbye; the agent must then end by itself.
 closeStdin();
@@ -494,4 +498,8 @@ transcript.exit = {
   killed,
 };
 clearTimeout(watchdog);
+// The same for what came just before the agent exited.
+for (let waited = 0; acceptedUpdates < wireUpdates && waited < 500; waited += 10) {
+  await new Promise((resolve) => setTimeout(resolve, 10));
+}
 finish();
