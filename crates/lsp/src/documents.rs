@@ -128,6 +128,8 @@ impl Documents {
         let mut log = Vec::new();
         let mut base = None;
         let need_base = !self.edits.has(uri);
+        // A document too large for the history costs nothing more per keystroke.
+        let logged = doc.text.len() <= crate::edits::MAX_DOCUMENT_BYTES;
         for change in changes {
             let Some(new) = change.get("text").and_then(Value::as_str) else {
                 return Err(ChangeError::Malformed(uri.to_owned()));
@@ -147,21 +149,22 @@ impl Documents {
                     };
                     let (start, end) = (at("start")?, at("end")?);
                     let (start, end) = (start.min(end), start.max(end));
-                    let units = tokenizer::utf16::utf16_len;
-                    let edit = nes::request::EditJson {
-                        uri: uri.to_owned(),
-                        start: units(&text[..start]),
-                        end: units(&text[..end]),
-                        text: new.to_owned(),
-                    };
-                    if need_base && base.is_none() {
-                        base = Some(text.clone());
+                    if logged {
+                        let units = tokenizer::utf16::utf16_len;
+                        if need_base && base.is_none() {
+                            base = Some(text.clone());
+                        }
+                        log.push(nes::request::EditJson {
+                            uri: uri.to_owned(),
+                            start: units(&text[..start]),
+                            end: units(&text[..end]),
+                            text: new.to_owned(),
+                        });
                     }
-                    log.push(edit);
                     text.replace_range(start..end, new);
                 }
                 _ => {
-                    if let Some(edit) = crate::edits::whole_text_edit(uri, &text, new) {
+                    if logged && let Some(edit) = crate::edits::whole_text_edit(uri, &text, new) {
                         if need_base && base.is_none() {
                             base = Some(text.clone());
                         }
@@ -170,6 +173,10 @@ impl Documents {
                     text = new.to_owned();
                 }
             }
+        }
+        if !logged {
+            // Its kept history would miss these edits.
+            self.edits.forget(uri);
         }
         if let Some(base) = &base {
             self.edits.start(uri, &doc.language_id, base);

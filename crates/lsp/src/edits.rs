@@ -13,7 +13,7 @@ const MAX_EDITS: usize = 200;
 /// Documents whose history is kept (the most recently edited).
 const MAX_DOCUMENTS: usize = 20;
 /// Larger documents keep no history (their text would be copied on every request).
-const MAX_DOCUMENT_BYTES: usize = 1 << 20;
+pub(crate) const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 
 /// See the module's documentation.
 #[derive(Debug, Default, Clone)]
@@ -110,20 +110,7 @@ pub fn whole_text_edit(uri: &str, old: &str, new: &str) -> Option<EditJson> {
     if old == new {
         return None;
     }
-    let prefix = old
-        .char_indices()
-        .zip(new.chars())
-        .take_while(|((_, a), b)| a == b)
-        .last()
-        .map_or(0, |((i, a), _)| i + a.len_utf8());
-    let (old_rest, new_rest) = (&old[prefix..], &new[prefix..]);
-    let suffix = old_rest
-        .chars()
-        .rev()
-        .zip(new_rest.chars().rev())
-        .take_while(|(a, b)| a == b)
-        .map(|(a, _)| a.len_utf8())
-        .sum::<usize>();
+    let (prefix, suffix) = nes::ends::common_ends(old, new);
     let units = tokenizer::utf16::utf16_len;
     Some(EditJson {
         uri: uri.to_owned(),

@@ -2,5 +2,6 @@
 //! for the edit they will make next, and the model's answer made a minimal edit. `request` is
 //! the contract's JSON, `history` what each document went through.
 
+pub mod ends;
 pub mod history;
 pub mod request;
