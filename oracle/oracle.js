@@ -45,6 +45,7 @@ const libParseBlock = require(path.join(libPrompt, 'parseBlock.js'));
 const { CompletionsCache } = require(path.join(libSrc, 'ghostText', 'completionsCache.js'));
 const openai = require(path.join(libSrc, 'openai', 'openai.js'));
 const { URI } = require(path.join(dist, 'util', 'vs', 'base', 'common', 'uri.js'));
+const nes = require('./nes.js');
 
 const SEVERITY = { error: 0, warning: 1, information: 2, hint: 3 };
 
@@ -300,6 +301,9 @@ const ops = {
     const chosen = tabs.truncateDocs(docs, fileUri(req.path), req.languageId, req.maxFiles);
     return Array.from(chosen.values()).map(d => ({ path: d.relativePath, text: d.source }));
   },
+  // Next edit suggestions through chat-lib's createNESProvider, offline (see nes.js).
+  nes_request: req => nes.nesRequest(req),
+  nes_edit: req => nes.nesEdit(req),
 };
 
 // Text that chat-lib cuts with JavaScript's UTF-16 `slice` can end in half a surrogate pair.

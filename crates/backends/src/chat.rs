@@ -270,13 +270,31 @@ impl ChatBackend {
         &self,
         messages: &[ChatMessage],
         tools: &[ToolSpec],
+        on_text: impl FnMut(&str),
+    ) -> Result<ChatAnswer, BackendError> {
+        self.chat_with(messages, tools, &Value::Null, on_text).await
+    }
+
+    /// [`ChatBackend::chat`] with more fields in the request body (`extra`'s, when it is an
+    /// object), such as a `prediction` of the output.
+    pub async fn chat_with(
+        &self,
+        messages: &[ChatMessage],
+        tools: &[ToolSpec],
+        extra: &Value,
         mut on_text: impl FnMut(&str),
     ) -> Result<ChatAnswer, BackendError> {
         let url = self.url();
+        let mut body = self.body(messages, tools, true);
+        if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+            for (k, v) in extra {
+                body.insert(k.clone(), v.clone());
+            }
+        }
         let mut builder = self
             .client
             .post(&url)
-            .json(&self.body(messages, tools, true))
+            .json(&body)
             .timeout(self.total_timeout);
         if let Some(key) = &self.api_key {
             builder = builder.bearer_auth(key);

@@ -161,12 +161,14 @@ pub(crate) fn run(args: Args) -> Result<()> {
     // Refuse a broken configuration now, with the fix, rather than at the first keystroke.
     configure(&loaded, &Value::Null, &managed)?;
     let excluded: Arc<dyn Fn(&str) -> bool + Send + Sync> = Arc::new(excluder());
+    let next_edit = next_edit_model(&loaded)?;
     let slot = managed.clone();
     let config = lsp::ServerConfig {
         configure: Arc::new(move |v| configure(&loaded, v, &slot).map_err(|e| format!("{e:#}"))),
         excluded: excluded.clone(),
         files: folder_files(excluded),
         version: env!("CARGO_PKG_VERSION").to_owned(),
+        next_edit: Some(next_edit),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -179,4 +181,33 @@ pub(crate) fn run(args: Args) -> Result<()> {
     // `exit` runs no destructors: the model server is stopped here.
     drop(managed.lock().unwrap_or_else(|e| e.into_inner()).take());
     std::process::exit(if clean { 0 } else { 1 });
+}
+
+/// Where next edits are asked for: `[next_edit] endpoint`, else the `[chat]` model's server, through its chat endpoint
+/// (Copilot's prompt) or llama.cpp's completion endpoint (`[next_edit] strategy = "sweep"`).
+fn next_edit_model(loaded: &host::config::Loaded) -> Result<lsp::NextEditConfig> {
+    // Without a chat endpoint of its own, the completions' server is asked (a llama-server
+    // serves both).
+    let mut loaded = loaded.next_edit.apply_to(loaded);
+    if loaded.chat.endpoint.is_none() && loaded.backend.gguf.is_none() {
+        loaded.chat.endpoint = Some(loaded.backend.endpoint()?);
+    }
+    let chat = host::chat_model::ChatModelArgs::default().backend_from(&loaded)?;
+    let strategy = loaded.next_edit.strategy.clone();
+    let model = if strategy == "sweep" {
+        ghost::next_edit::Model::Completion(
+            backends::Backend::new(
+                backends::Kind::LlamaCppCompletion,
+                &chat.endpoint,
+                std::time::Duration::from_secs(3),
+                chat.total_timeout,
+            )
+            .map_err(|e| anyhow::anyhow!("{e}"))?,
+            chat.max_tokens
+                .unwrap_or(ghost::next_edit::MAX_ANSWER_TOKENS),
+        )
+    } else {
+        ghost::next_edit::Model::Chat(chat)
+    };
+    Ok(lsp::NextEditConfig { model, strategy })
 }

@@ -9,6 +9,7 @@ mod config_cmd;
 mod gguf;
 mod lsp_cmd;
 mod managed;
+mod next_edit_cmd;
 mod prompt_cmd;
 mod snippets;
 mod tokens;
@@ -52,6 +53,9 @@ enum Command {
     /// Serve the agent to an editor: an Agent Client Protocol agent on standard input and
     /// output (Zed, JetBrains, Neovim, Emacs).
     Acp(acp_cmd::Args),
+    /// Suggest the edit the user will make next, from the edits they just made (a request as
+    /// JSON; `--dry-run` shows what would be sent).
+    NextEdit(next_edit_cmd::Args),
     /// Serve completions to an editor: a language server on standard input and output.
     Lsp(lsp_cmd::Args),
     /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Command::Chat(args) => chat_cmd::run_chat(args),
         Command::Agent(args) => agent_cmd::run(args),
         Command::Acp(args) => acp_cmd::run(args),
+        Command::NextEdit(args) => next_edit_cmd::run(args),
         Command::Unbundle(args) => unbundle_cmd::run(args),
     };
     match result {

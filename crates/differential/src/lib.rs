@@ -14,6 +14,8 @@ use std::{
 
 use serde_json::Value;
 
+pub mod nes_cases;
+
 /// The repository root (two levels above this crate).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

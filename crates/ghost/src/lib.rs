@@ -13,6 +13,7 @@ mod clean;
 mod fit;
 pub mod inspect;
 pub mod multiline;
+pub mod next_edit;
 mod outcome;
 pub mod shape;
 mod stream;

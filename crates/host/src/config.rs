@@ -23,6 +23,46 @@ pub struct Config {
     pub chat: crate::chat_model::ChatConfig,
     #[serde(default)]
     pub agent: crate::tools::AgentConfig,
+    #[serde(default)]
+    pub next_edit: NextEditConfig,
+}
+
+/// `[next_edit]`: next edit suggestions. They go to the `[chat]` model's server unless
+/// `endpoint` names another (a next-edit model often runs beside the chat model).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NextEditConfig {
+    /// `copilot` (Copilot's prompt, to the chat endpoint) or `sweep` (the format open
+    /// next-edit models are trained on, to llama-server's completion endpoint).
+    pub strategy: String,
+    /// The server's base URL, instead of `[chat] endpoint`.
+    pub endpoint: Option<String>,
+    /// The model's name, instead of `[chat] model`.
+    pub model: Option<String>,
+}
+
+impl Default for NextEditConfig {
+    fn default() -> NextEditConfig {
+        NextEditConfig {
+            strategy: "copilot".into(),
+            endpoint: None,
+            model: None,
+        }
+    }
+}
+
+impl NextEditConfig {
+    /// The configuration with `[next_edit]`'s server and model in place of `[chat]`'s.
+    pub fn apply_to(&self, loaded: &Loaded) -> Loaded {
+        let mut loaded = loaded.clone();
+        if let Some(e) = &self.endpoint {
+            loaded.chat.endpoint = Some(e.clone());
+        }
+        if let Some(m) = &self.model {
+            loaded.chat.model = Some(m.clone());
+        }
+        loaded
+    }
 }
 
 /// `[completion]`: how the ghost-text pipeline behaves around the model.
@@ -133,6 +173,7 @@ pub struct Loaded {
     pub completion: CompletionConfig,
     pub chat: crate::chat_model::ChatConfig,
     pub agent: crate::tools::AgentConfig,
+    pub next_edit: NextEditConfig,
     /// Where each setting that is not a default came from (`section.key` → a flag, a variable
     /// or the file), for `config check` and for error messages that blame the right place.
     pub origins: BTreeMap<String, String>,
@@ -294,6 +335,13 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
     let completion = file.completion;
     let chat = file.chat;
     let agent = file.agent;
+    let next_edit = file.next_edit;
+    if !matches!(next_edit.strategy.as_str(), "copilot" | "sweep") {
+        bail!(
+            "strategy `{}` in [next_edit] is not copilot or sweep",
+            next_edit.strategy
+        );
+    }
     let mut config = file.backend;
     if let Some(p) = &path
         && config.fim_template.is_some()
@@ -357,6 +405,7 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
             completion,
             chat,
             agent,
+            next_edit,
             origins,
         },
         used,

@@ -54,6 +54,7 @@ fn config(url: &str, debounce: bool) -> lsp::ServerConfig {
         excluded: Arc::new(|_| false),
         files: lsp::no_files(),
         version: "bench".into(),
+        next_edit: None,
     }
 }
 

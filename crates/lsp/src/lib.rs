@@ -15,4 +15,4 @@ pub mod position;
 mod server;
 pub mod transport;
 
-pub use server::{Configure, ServerConfig, WorkspaceReader, no_files, serve};
+pub use server::{Configure, NextEditConfig, ServerConfig, WorkspaceReader, no_files, serve};

@@ -23,7 +23,10 @@ use crate::{
 
 mod inspect;
 mod items;
+mod next_edit;
 mod status;
+
+pub use next_edit::NextEditConfig;
 
 use items::{Placement, copilot_item, copilot_items, empty_result, inline_items};
 use status::{StatusState, report_failure, update_status};
@@ -53,6 +56,9 @@ pub struct ServerConfig {
     /// document that are not open; `None` where nothing may or can be read.
     pub files: WorkspaceReader,
     pub version: String,
+    /// Where next edit suggestions are asked for; `None` answers `copilotInlineEdit` with no
+    /// edits.
+    pub next_edit: Option<NextEditConfig>,
 }
 
 /// See [`ServerConfig::files`].
@@ -150,6 +156,8 @@ struct Server {
     /// The last completion's prompt and request, for `pilotfish/inspect`.
     last: Arc<inspect::LastRequest>,
     user: String,
+    /// Next edits shown, by uuid, until accepted or rejected.
+    shown_edits: Arc<Mutex<HashMap<String, Value>>>,
 }
 
 /// Serves one client on `input` and `output` until `exit` or the end of input. Returns whether
@@ -201,6 +209,7 @@ where
         latencies: Arc::new(Mutex::new(Latencies::default())),
         last: Arc::default(),
         user: std::env::var("USER").unwrap_or_else(|_| "local".to_owned()),
+        shown_edits: Arc::default(),
     };
     let mut decoder = Decoder::default();
     let mut buf = vec![0u8; 64 << 10];
@@ -334,10 +343,16 @@ impl Server {
             ),
             "workspace/executeCommand" => {
                 if params["command"] == "github.copilot.didAcceptCompletionItem" {
-                    self.pipeline.record_decision(true);
+                    let next_edit = params["arguments"][0]
+                        .as_str()
+                        .and_then(|u| lock(&self.shown_edits).remove(u));
+                    if next_edit.is_none() {
+                        self.pipeline.record_decision(true);
+                    }
                 }
                 self.respond(id, Value::Null);
             }
+            "textDocument/copilotInlineEdit" => self.next_edit(id, &params),
             "pilotfish/inspect" => self.inspect(id, &params),
             "pilotfish/stats" => {
                 let stats = serde_json::to_value(self.pipeline.stats()).unwrap_or_default();
@@ -432,7 +447,16 @@ impl Server {
                     self.reconfigure(settings);
                 }
             }
-            "textDocument/didShowCompletion" => {}
+            "textDocument/didShowCompletion" | "textDocument/didShowInlineEdit" => {}
+            // A next edit the user turned down (or that was left unshown): forgotten.
+            "textDocument/didRejectInlineEdit" | "textDocument/reportCachedInlineEdit" => {
+                if let Some(uuid) = params["item"]["command"]["arguments"][0]
+                    .as_str()
+                    .or(params["uuid"].as_str())
+                {
+                    lock(&self.shown_edits).remove(uuid);
+                }
+            }
             "textDocument/didPartiallyAcceptCompletion" => self.pipeline.record_decision(true),
             "$/cancelRequest" => {
                 let id = &params["id"];

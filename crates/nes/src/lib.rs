@@ -4,4 +4,7 @@
 
 pub mod ends;
 pub mod history;
+pub mod minimal;
+pub mod prompt;
 pub mod request;
+pub mod strategies;

@@ -18,6 +18,10 @@ pub struct Request {
     pub viewed: Vec<RangeJson>,
     #[serde(default)]
     pub options: Options,
+    /// The URI of the workspace folder that holds the cursor's document, if any: Copilot shows
+    /// the current file's path relative to it, as VS Code does for a file in a folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace_root: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,7 +62,7 @@ pub struct RangeJson {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
-    /// `copilot` (Copilot's own prompt, the default) or `zeta` (the format open next-edit
+    /// `copilot` (Copilot's own prompt, the default) or `sweep` (the format open next-edit
     /// models are trained on).
     pub strategy: String,
     pub max_prompt_tokens: Option<usize>,
@@ -104,7 +108,7 @@ pub enum RequestError {
     },
     #[error("the document {0} is given twice")]
     DuplicateDocument(String),
-    #[error("unknown strategy `{0}`: use copilot or zeta")]
+    #[error("unknown strategy `{0}`: use copilot or sweep")]
     UnknownStrategy(String),
 }
 
@@ -120,12 +124,13 @@ pub struct Replayed {
     pub options: Options,
     /// Which document each edit touched, in order (for the order of files in the history).
     pub edit_order: Vec<usize>,
+    pub workspace_root: Option<String>,
 }
 
 impl Request {
     /// Checks the request and replays its edits.
     pub fn replay(&self) -> Result<Replayed, RequestError> {
-        if !matches!(self.options.strategy.as_str(), "copilot" | "zeta") {
+        if !matches!(self.options.strategy.as_str(), "copilot" | "sweep") {
             return Err(RequestError::UnknownStrategy(self.options.strategy.clone()));
         }
         let mut documents: Vec<History> = Vec::new();
@@ -184,6 +189,7 @@ impl Request {
             viewed: self.viewed.clone(),
             options: self.options.clone(),
             edit_order,
+            workspace_root: self.workspace_root.clone(),
         })
     }
 }

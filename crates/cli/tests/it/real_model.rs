@@ -277,3 +277,54 @@ fn the_language_server_warms_the_cache_on_open_then_completes_with_a_real_model(
     );
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// A next edit request: `Point` renamed `Point3D` in its class, the cursor on a later use.
+fn rename_request(strategy: &str) -> String {
+    let text = "export class Point {\n  constructor(public x: number, public y: number) {}\n}\n\nconst p = new Point(3, 4);\nconsole.log(p.x);\n";
+    let cursor = text.find("new Point(").unwrap() + "new Point".len();
+    serde_json::json!({
+        "documents": [{"uri": "file:///ws/point.ts", "language_id": "typescript", "text": text}],
+        "edits": [{"uri": "file:///ws/point.ts", "start": 18, "end": 18, "text": "3D"}],
+        "cursor": {"uri": "file:///ws/point.ts", "offset": cursor + 2},
+        "options": {"strategy": strategy},
+    })
+    .to_string()
+}
+
+#[test]
+fn next_edit_asks_a_real_model_with_both_strategies() {
+    let server = LlamaServer::smollm2(CONTEXT, &[]);
+    let home = home("next-edit");
+    let config = short_answers(&home);
+    for strategy in ["copilot", "sweep"] {
+        let request = home.join(format!("{strategy}.json"));
+        std::fs::write(&request, rename_request(strategy)).unwrap();
+        let out = run(
+            &home,
+            &repo(),
+            &[
+                "next-edit",
+                "--request",
+                request.to_str().unwrap(),
+                "--endpoint",
+                &server.url,
+                "--config",
+                &config,
+            ],
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{strategy}: {stderr}");
+        // Whatever the model wrote, the answer is the contract's shape, and any edit lies in
+        // the document as it is now.
+        let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+        let edits = v["edits"].as_array().expect("an edits array");
+        assert!(edits.len() <= 1, "{strategy}: {v}");
+        for e in edits {
+            let (s, t) = (e["start"].as_u64().unwrap(), e["end"].as_u64().unwrap());
+            assert!(s <= t && t <= 140, "{strategy}: {v}");
+            assert_eq!(e["uri"], "file:///ws/point.ts");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&home);
+}

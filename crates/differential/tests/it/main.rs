@@ -5,6 +5,7 @@
 mod blocks;
 mod elision;
 mod markers;
+mod nes;
 mod postprocess;
 mod prompts;
 mod snippets;

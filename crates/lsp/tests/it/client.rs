@@ -50,6 +50,7 @@ pub(crate) fn config(url: &str) -> lsp::ServerConfig {
         excluded: Arc::new(|path: &str| path.contains("secret")),
         files: lsp::no_files(),
         version: "test".into(),
+        next_edit: None,
     }
 }
 

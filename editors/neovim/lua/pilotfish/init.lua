@@ -1,5 +1,5 @@
 --- pilotfish for Neovim: starts `pilotfish lsp` for your buffers and shows its inline
---- completions as ghost text while you type.
+--- completions as ghost text while you type, and its next edit suggestions (`pilotfish.nes`).
 ---
 --- Neovim 0.12 and later have an inline-completion UI of their own (`vim.lsp.inline_completion`),
 --- which this plugin turns on. Neovim 0.11 has none, so the plugin draws the suggestion itself
@@ -30,15 +30,19 @@ M.config = {
   native = true,
   -- The highlight group of the ghost text.
   hl_group = 'Comment',
+  -- Next edit suggestions (see `pilotfish.nes`): `{ enabled = false }` turns them off.
+  next_edit = {},
 }
 
 -- Per buffer: the suggestions shown, which one, and where they were asked for.
 local shown = {}
 local timers = {}
 
-local function client_for(buf)
+--- The pilotfish client of `buf` (also for `pilotfish.nes`).
+function M.client_for(buf)
   return vim.lsp.get_clients({ bufnr = buf, name = 'pilotfish' })[1]
 end
+local client_for = M.client_for
 
 -- A position's character (in the client's encoding) as a byte column of `line`.
 local function byte_col(line, character, encoding)
@@ -288,6 +292,7 @@ local function attach(buf)
     cmd = M.config.cmd,
     root_dir = vim.fs.root(buf, M.config.root_markers) or vim.fs.dirname(name),
   }, { bufnr = buf })
+  require('pilotfish.nes').attach(buf)
   if native() then
     vim.lsp.inline_completion.enable(true, { bufnr = buf })
     return
@@ -323,6 +328,7 @@ end
 --- Starts the server for every buffer with a file (or of `filetypes`) and maps the keys.
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', M.config, opts or {})
+  require('pilotfish.nes').setup(M.config.next_edit)
   local keys = M.config.keys
   if native() then
     map(keys.accept, function()

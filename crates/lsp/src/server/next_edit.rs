@@ -1,0 +1,164 @@
+//! `textDocument/copilotInlineEdit`: Copilot's next edit suggestions, as its language server
+//! serves them. The request is built from the edit log (`crate::edits`) and the document at the
+//! cursor, debounced, superseded by a newer request for the same document, sent through
+//! `ghost::next_edit`, and answered only if the document has not changed meanwhile.
+
+use std::time::Duration;
+
+use nes::request::{CursorJson, DocumentJson, Request};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+use super::{INVALID_PARAMS, Located, REQUEST_CANCELLED, Server, Stop, lock};
+use crate::position::to_position;
+
+/// How long a request waits for the next keystroke before asking the model.
+const DEBOUNCE: Duration = Duration::from_millis(75);
+
+/// Where a next edit is sent, set by the server's caller.
+#[derive(Debug, Clone)]
+pub struct NextEditConfig {
+    pub model: ghost::next_edit::Model,
+    /// `copilot` or `sweep`.
+    pub strategy: String,
+}
+
+/// The answer with no suggestion.
+fn no_edits() -> Value {
+    json!({ "edits": [] })
+}
+
+impl Server {
+    pub(super) fn next_edit(&mut self, id: Value, params: &Value) {
+        self.stop_warming();
+        let Located { uri, offset, stale } = match self.locate(params) {
+            Ok(l) => l,
+            Err(message) => return self.send_error(id, INVALID_PARAMS, &message),
+        };
+        let Some(config) = self.config.next_edit.clone() else {
+            return self.respond(id, no_edits());
+        };
+        let document = self.docs.get(&uri).expect("located");
+        if stale || (self.config.excluded)(&document.path) {
+            return self.respond(id, no_edits());
+        }
+        let (mut documents, edits) = self.docs.edits.snapshot();
+        // Excluded files never leave the machine, not even as another file's history.
+        documents.retain(|d| !(self.config.excluded)(&crate::documents::uri_to_path(&d.uri)));
+        let edits: Vec<_> = edits
+            .into_iter()
+            .filter(|e| documents.iter().any(|d| d.uri == e.uri))
+            .collect();
+        if !documents.iter().any(|d| d.uri == uri) {
+            documents.push(DocumentJson {
+                uri: uri.clone(),
+                language_id: document.language_id.clone(),
+                text: document.text.clone(),
+            });
+        }
+        let request = Request {
+            documents,
+            edits,
+            cursor: CursorJson {
+                uri: uri.clone(),
+                offset: tokenizer::utf16::utf16_len(&document.text[..offset]),
+            },
+            viewed: Vec::new(),
+            options: nes::request::Options {
+                strategy: config.strategy.clone(),
+                max_prompt_tokens: None,
+            },
+            workspace_root: self.folder_of(&document.path).map(|f| file_uri(&f)),
+        };
+        let text = document.text.clone();
+        let version = document.version;
+        let key = format!("nes:{uri}");
+        if let Some(previous) = self.pending.remove(&key) {
+            let _ = previous.stop.send(Stop::Superseded);
+        }
+        let (stop_tx, stop_rx) = oneshot::channel();
+        self.pending.insert(
+            key,
+            super::Pending {
+                id: id.clone(),
+                stop: stop_tx,
+            },
+        );
+        let out = self.out.clone();
+        let encoding = self.encoding;
+        let uuid = format!("nes-{}", self.next_uuid);
+        self.next_uuid += 1;
+        let shown = self.shown_edits.clone();
+        tokio::spawn(async move {
+            let work = async {
+                tokio::time::sleep(DEBOUNCE).await;
+                ghost::next_edit::suggest(&request, &config.model).await
+            };
+            let outcome = tokio::select! {
+                biased;
+                stop = stop_rx => Err(stop.unwrap_or(Stop::Superseded)),
+                outcome = work => Ok(outcome),
+            };
+            let result = match outcome {
+                Err(Stop::Cancelled) => {
+                    let _ = out.send(json!({"jsonrpc": "2.0", "id": id,
+                        "error": {"code": REQUEST_CANCELLED, "message": "cancelled"}}));
+                    return;
+                }
+                Err(Stop::Superseded) => no_edits(),
+                Ok(Err(e)) => {
+                    let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
+                        "params": {"type": 1, "message": format!("pilotfish: next edit: {e}")}}));
+                    no_edits()
+                }
+                Ok(Ok(next)) => match next.suggestion().cloned() {
+                    Some(s) => {
+                        let edit = placed(&s, &text, encoding, &uri, version, &uuid);
+                        lock(&shown).insert(uuid.clone(), edit.clone());
+                        json!({ "edits": [edit] })
+                    }
+                    None => no_edits(),
+                },
+            };
+            let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+        });
+    }
+}
+
+/// A suggestion in Copilot's shape: the text, the document and version it applies to, the
+/// range it replaces, and the command an editor runs when it is accepted.
+fn placed(
+    s: &nes::prompt::Suggestion,
+    text: &str,
+    encoding: crate::position::Encoding,
+    uri: &str,
+    version: i64,
+    uuid: &str,
+) -> Value {
+    let byte = |units: usize| nes::history::byte_offset(text, units).unwrap_or(text.len());
+    let (sl, sc) = to_position(text, byte(s.start), encoding);
+    let (el, ec) = to_position(text, byte(s.end), encoding);
+    json!({
+        "text": s.text,
+        "textDocument": {"uri": uri, "version": version},
+        "range": {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}},
+        "command": {"title": "Accept next edit", "command": "github.copilot.didAcceptCompletionItem",
+            "arguments": [uuid]},
+    })
+}
+
+/// A `file://` URI for an absolute path, with the bytes a URI path may not hold escaped.
+fn file_uri(path: &str) -> String {
+    let mut out = String::from("file://");
+    if !path.starts_with('/') {
+        out.push('/');
+    }
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
