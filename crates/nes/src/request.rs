@@ -193,3 +193,89 @@ impl Request {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn parse(json: &str) -> Result<Replayed, String> {
+        let r: Request = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        r.replay().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn bad_requests_say_what_is_wrong() {
+        let doc = r#""documents": [{"uri": "u", "text": "a😀b"}]"#;
+        let cases = [
+            (
+                format!(r#"{{{doc}, "edits": [{{"uri": "v", "start": 0, "end": 0, "text": ""}}], "cursor": {{"uri": "u", "offset": 0}}}}"#),
+                "edit 0 names v, which is not among the documents",
+            ),
+            (
+                format!(r#"{{{doc}, "edits": [{{"uri": "u", "start": 3, "end": 9, "text": ""}}], "cursor": {{"uri": "u", "offset": 0}}}}"#),
+                "edit 0 of u replaces [3, 9), outside the document's 4 UTF-16 units at that moment",
+            ),
+            (
+                format!(r#"{{{doc}, "edits": [{{"uri": "u", "start": 2, "end": 2, "text": "x"}}], "cursor": {{"uri": "u", "offset": 0}}}}"#),
+                "edit 0 of u splits a character (a surrogate pair) at 2",
+            ),
+            (
+                format!(r#"{{{doc}, "cursor": {{"uri": "u", "offset": 5}}}}"#),
+                "the cursor's offset 5 is past the end of u (4 UTF-16 units)",
+            ),
+            (
+                format!(r#"{{{doc}, "cursor": {{"uri": "w", "offset": 0}}}}"#),
+                "the cursor names w, which is not among the documents",
+            ),
+            (
+                format!(r#"{{{doc}, "cursor": {{"uri": "u", "offset": 0}}, "options": {{"strategy": "zeta"}}}}"#),
+                "unknown strategy `zeta`: use copilot or sweep",
+            ),
+            (
+                r#"{"documents": [{"uri": "u", "text": ""}, {"uri": "u", "text": ""}], "cursor": {"uri": "u", "offset": 0}}"#.to_owned(),
+                "the document u is given twice",
+            ),
+        ];
+        for (json, want) in cases {
+            assert_eq!(parse(&json).err().as_deref(), Some(want), "{json}");
+        }
+        assert!(
+            parse(r#"{"documents": [], "cursor": {"uri": "u", "offset": 0}, "extra": 1}"#)
+                .unwrap_err()
+                .contains("unknown field `extra`")
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// Any offsets, in range or not, inside a surrogate pair or not: the request is refused
+        /// with an error or replayed, and both strategies then build and read answers without
+        /// a panic.
+        #[test]
+        fn any_offsets_are_refused_or_replayed(
+            text in "(a|😀|\n|\r\n|é| )*",
+            edits in proptest::collection::vec((0usize..30, 0usize..30, "(x|😀|\n)*"), 0..8),
+            cursor in 0usize..30,
+            strategy in prop_oneof![Just("copilot"), Just("sweep")],
+            answer in "(a|x|😀|\n| )*",
+        ) {
+            let request = Request {
+                documents: vec![DocumentJson { uri: "file:///w/a.rs".into(), language_id: "rust".into(), text }],
+                edits: edits
+                    .into_iter()
+                    .map(|(start, end, text)| EditJson { uri: "file:///w/a.rs".into(), start, end, text })
+                    .collect(),
+                cursor: CursorJson { uri: "file:///w/a.rs".into(), offset: cursor },
+                options: Options { strategy: strategy.into(), max_prompt_tokens: None },
+                ..Request::default()
+            };
+            if let Ok(replayed) = request.replay()
+                && let Ok(prompt) = crate::strategies::build(&replayed)
+            {
+                let _ = crate::strategies::suggest(&replayed, &prompt, &answer);
+            }
+        }
+    }
+}

@@ -206,7 +206,10 @@ pub(crate) fn recent_edits(replayed: &Replayed, doc: usize) -> (Units, Vec<Strin
         Some((b, _)) => b.clone(),
         None => units(&replayed.documents[doc].text),
     };
-    (base, groups.into_iter().skip(kept).map(|(_, e)| e).collect())
+    (
+        base,
+        groups.into_iter().skip(kept).map(|(_, e)| e).collect(),
+    )
 }
 
 /// Where the library puts the cursor when the editor's selection is at the very start of the
