@@ -51,7 +51,16 @@ pub(crate) fn run(args: Args) -> Result<()> {
             request.options.strategy = s.clone();
         }
         if args.dry_run {
-            return Ok(dry_run(&request, args.model.model.as_deref())?);
+            // The model a real run would ask: the flag, else `[next_edit]`'s, else `[chat]`'s.
+            let name = match &args.model.model {
+                Some(m) => Some(m.clone()),
+                None => args
+                    .model
+                    .load()
+                    .ok()
+                    .and_then(|l| l.next_edit.apply_to(&l).chat.model),
+            };
+            return Ok(dry_run(&request, name.as_deref())?);
         }
         if let Some(path) = &args.answer {
             let given = std::fs::read_to_string(path)

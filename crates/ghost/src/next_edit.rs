@@ -23,18 +23,24 @@ pub enum Model {
 /// Why no suggestion could be asked for.
 #[derive(Debug, thiserror::Error)]
 pub enum NextEditError {
-    #[error("{0}")]
+    #[error(transparent)]
     Request(#[from] RequestError),
+    // The cause is in the message, so it is not also the error's source: a chain printed with
+    // `{:#}` would say it twice.
     #[error("the model server failed: {0}")]
-    Backend(#[from] BackendError),
-    #[error(
-        "the {strategy} strategy needs a {needs} endpoint: give --backend {backend} (or the matching [next_edit] kind)"
-    )]
+    Backend(BackendError),
+    #[error("the {strategy} strategy needs a {needs} endpoint (the --backend kind {backend})")]
     WrongModel {
         strategy: String,
         needs: &'static str,
         backend: &'static str,
     },
+}
+
+impl From<BackendError> for NextEditError {
+    fn from(e: BackendError) -> NextEditError {
+        NextEditError::Backend(e)
+    }
 }
 
 /// What a request gave: nothing sent, and why; or the prompt sent, the model's answer, and the

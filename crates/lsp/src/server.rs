@@ -405,12 +405,19 @@ impl Server {
                 if let Err(e) = self.docs.change(&uri, version, &changes, self.encoding) {
                     self.log(1, &e.to_string());
                 }
+                // A next edit asked for the text before this change would be about text that
+                // is gone: it is answered with no edits now.
+                if let Some(p) = self.pending.remove(&format!("nes:{uri}")) {
+                    let _ = p.stop.send(Stop::Superseded);
+                }
             }
             "textDocument/didClose" => {
                 if let Some(uri) = params["textDocument"]["uri"].as_str() {
                     self.docs.close(uri);
-                    if let Some(p) = self.pending.remove(uri) {
-                        let _ = p.stop.send(Stop::Superseded);
+                    for key in [uri.to_owned(), format!("nes:{uri}")] {
+                        if let Some(p) = self.pending.remove(&key) {
+                            let _ = p.stop.send(Stop::Superseded);
+                        }
                     }
                     self.pipeline.cancel_document(&uri_to_path(uri));
                 }

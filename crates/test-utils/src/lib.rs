@@ -1,8 +1,10 @@
 //! Test helpers: whole-process measurements for benchmarks ([`measure`]), a real `llama-server` (built by `tools/llama-server.sh`, with a tiny
 //! random-weight code model, or SmolLM2-135M-Instruct from `tools/smollm2.sh` for a model
 //! that answers in words) started on a free loopback port, and a scripted model server
-//! ([`scripted`], a named fake) for answers a test must know in advance.
+//! ([`scripted`], a named fake) for answers a test must know in advance; [`fake_next_edit`] is
+//! the same for next edit suggestions.
 
+pub mod fake_next_edit;
 pub mod measure;
 pub mod scripted;
 pub mod scripted_chat;

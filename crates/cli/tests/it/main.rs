@@ -7,6 +7,7 @@ mod agent;
 mod chat_send;
 mod ghost_text;
 mod managed;
+mod next_edit;
 mod real_model;
 mod servers;
 mod unbundle;

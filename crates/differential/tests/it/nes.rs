@@ -26,9 +26,10 @@ const ANSWER_CASES_PER_KIND: usize = 7;
 const MORE_ANSWERS_PER_CASE: usize = 8;
 /// Seeds of the answer cases start here, so that they are not the prompt cases again.
 const ANSWER_SEEDS: u64 = 10_000;
-/// Answers pilotfish reads differently from chat-lib on purpose: a refusal, or text with no
-/// line of code in common with the window. chat-lib puts such text in place of the window's
-/// lines; pilotfish suggests nothing (`is_junk` in `nes::strategies::copilot`). For these
+/// Answers pilotfish reads differently from chat-lib on purpose: a refusal, nothing at all,
+/// or text that shares no word with the window. chat-lib puts such text in place of the window's
+/// lines; pilotfish suggests nothing (`is_junk` in `nes::strategies::copilot`). (A fenced
+/// answer is compared with chat-lib's edit of the same answer without its fences.) For these
 /// answers pilotfish may suggest nothing where chat-lib makes an edit, but an edit it does
 /// suggest must be chat-lib's.
 const DECLINED: &[&str] = &["junk", "empty"];
@@ -190,6 +191,20 @@ fn nes_answers_become_copilots_edits() {
                 );
                 continue;
             }
+        };
+        // A fenced answer is read without its fences (`unfenced` in the strategy): pilotfish's
+        // edit must be the one chat-lib makes of the same answer unfenced, the `rename` one.
+        let theirs = if *label == "fenced" {
+            match asked
+                .iter()
+                .position(|(j, l, _)| j == i && *l == "rename")
+                .map(|k| &results[k])
+            {
+                Some(Ok(v)) => v,
+                _ => theirs,
+            }
+        } else {
+            theirs
         };
         let counted = chatlib_edits.entry(label).or_default();
         counted.0 += 1;

@@ -12,6 +12,9 @@ use tokio::sync::oneshot;
 use super::{INVALID_PARAMS, Located, REQUEST_CANCELLED, Server, Stop, lock};
 use crate::position::to_position;
 
+/// How many suggestions are remembered for their acceptance.
+const MAX_SHOWN: usize = 64;
+
 /// How long a request waits for the next keystroke before asking the model.
 const DEBOUNCE: Duration = Duration::from_millis(75);
 
@@ -86,7 +89,8 @@ impl Server {
         );
         let out = self.out.clone();
         let encoding = self.encoding;
-        let uuid = format!("nes-{}", self.next_uuid);
+        let serial = self.next_uuid;
+        let uuid = format!("nes-{serial}");
         self.next_uuid += 1;
         let shown = self.shown_edits.clone();
         tokio::spawn(async move {
@@ -114,7 +118,18 @@ impl Server {
                 Ok(Ok(next)) => match next.suggestion().cloned() {
                     Some(s) => {
                         let edit = placed(&s, &text, encoding, &uri, version, &uuid);
-                        lock(&shown).insert(uuid.clone(), edit.clone());
+                        let mut shown = lock(&shown);
+                        // Suggestions an editor replaced without saying so are never accepted
+                        // or rejected: only the most recent are kept.
+                        if shown.len() >= MAX_SHOWN {
+                            let newest = serial;
+                            shown.retain(|k, _| {
+                                k.strip_prefix("nes-")
+                                    .and_then(|n| n.parse::<u64>().ok())
+                                    .is_some_and(|n| n + (MAX_SHOWN as u64) > newest)
+                            });
+                        }
+                        shown.insert(uuid.clone(), edit.clone());
                         json!({ "edits": [edit] })
                     }
                     None => no_edits(),

@@ -4,5 +4,6 @@
 
 mod client;
 mod inspect;
+mod next_edit;
 mod protocol;
 mod robustness;

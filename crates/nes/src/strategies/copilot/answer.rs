@@ -54,6 +54,7 @@ pub(crate) fn suggest(replayed: &Replayed, prompt: &Prompt, answer: &str) -> Opt
             }
         })
         .collect();
+    let answer_lines = unfenced(&window, answer_lines);
     if is_junk(&window, &answer_lines) {
         return None;
     }
@@ -85,9 +86,38 @@ pub(crate) fn suggest(replayed: &Replayed, prompt: &Prompt, answer: &str) -> Opt
     None
 }
 
+/// The answer without a code fence around it, when the window itself has none. Copilot's
+/// default model answers bare lines, and its library would insert a fence line into the code;
+/// a chat model (a local one above all) often fences its answer, so pilotfish reads it as the
+/// library reads its fenced format (`copilot-nes-xtab`'s): a first line of three backticks and
+/// a language name, and a last line of three backticks, are dropped.
+fn unfenced(window: &[&[u16]], mut lines: Vec<Units>) -> Vec<Units> {
+    let fence = |l: &[u16]| {
+        let l = string(l);
+        l.strip_prefix("```")
+            .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_lowercase()))
+    };
+    if window
+        .iter()
+        .any(|l| string(l).trim_start().starts_with("```"))
+    {
+        return lines;
+    }
+    // A final line break leaves one empty line after the closing fence.
+    let closing = match lines.len() {
+        n if n >= 2 && lines[n - 1].is_empty() => n - 2,
+        n => n.saturating_sub(1),
+    };
+    if lines.len() >= 2 && closing > 0 && fence(&lines[0]) && string(&lines[closing]) == "```" {
+        lines.truncate(closing);
+        lines.remove(0);
+    }
+    lines
+}
+
 /// Whether the answer is not a rewrite of the window at all: the refusal the system message
-/// asks for, or, for a window with code on two lines or more, text that shares no word (of
-/// three letters or more) with it. Copilot's library would put such text in place of the
+/// asks for, nothing but blank lines for a window with code, or, for a window with code on two
+/// lines or more, text that shares no word (of three letters or more) with it. Copilot's library would put such text in place of the
 /// window's lines; pilotfish's one departure from it here is to suggest nothing instead.
 fn is_junk(window: &[&[u16]], answer: &[Units]) -> bool {
     let refusal = units("Sorry, I can't assist with that.");
@@ -98,7 +128,10 @@ fn is_junk(window: &[&[u16]], answer: &[Units]) -> bool {
     let theirs: std::collections::HashSet<String> =
         window.iter().flat_map(|l| words(&string(l))).collect();
     let ours: Vec<String> = answer.iter().flat_map(|l| words(&string(l))).collect();
-    code >= 2 && !ours.is_empty() && ours.iter().all(|w| !theirs.contains(w))
+    // Nothing at all where the window has code: the model stopped at once.
+    let nothing = answer.iter().all(|l| is_blank(l));
+    (code >= 1 && nothing)
+        || (code >= 2 && !ours.is_empty() && ours.iter().all(|w| !theirs.contains(w)))
 }
 
 /// The words of a line: runs of letters, digits and underscores, three or more long.
@@ -419,6 +452,7 @@ fn line_diff(old: &[&[u16]], new: &[&[u16]]) -> Vec<(Span, Span)> {
     }
     report(-1, -1, &mut diffs);
     diffs.reverse();
+    let diffs = shift_diffs(&a, &b, old, new, diffs);
     let diffs = join_short_gaps(&a, diffs);
     // Aligned lines that differ only in white space are changes too.
     let mut out: Vec<(Span, Span)> = diffs;
@@ -442,6 +476,154 @@ fn line_diff(old: &[&[u16]], new: &[&[u16]]) -> Vec<(Span, Span)> {
         joined.push((o, nw));
     }
     joined
+}
+
+/// VS Code's first clean-up of a line diff: insertions and deletions slid left, then right,
+/// over equal lines, joining their neighbours where they meet, twice; then each slid to
+/// where the indentation around it is least.
+fn shift_diffs(
+    a: &[&[u16]],
+    b: &[&[u16]],
+    old: &[&[u16]],
+    new: &[&[u16]],
+    diffs: Vec<(Span, Span)>,
+) -> Vec<(Span, Span)> {
+    let diffs = join_by_shifting(a, b, old, new, diffs);
+    let mut diffs = join_by_shifting(a, b, old, new, diffs);
+    for i in 0..diffs.len() {
+        let prev = i.checked_sub(1).map(|p| diffs[p]);
+        let next = diffs.get(i + 1).copied();
+        let d = diffs[i];
+        let v1 = (
+            prev.map_or(0, |p| p.0.1 + 1),
+            next.map_or(old.len(), |n| n.0.0.saturating_sub(1)),
+        );
+        let v2 = (
+            prev.map_or(0, |p| p.1.1 + 1),
+            next.map_or(new.len(), |n| n.1.0.saturating_sub(1)),
+        );
+        if d.0.0 == d.0.1 {
+            diffs[i] = best_position(d, old, new, v1, v2);
+        } else if d.1.0 == d.1.1 {
+            let swapped = best_position((d.1, d.0), new, old, v2, v1);
+            diffs[i] = (swapped.1, swapped.0);
+        }
+    }
+    diffs
+}
+
+fn join_by_shifting(
+    a: &[&[u16]],
+    b: &[&[u16]],
+    old: &[&[u16]],
+    new: &[&[u16]],
+    diffs: Vec<(Span, Span)>,
+) -> Vec<(Span, Span)> {
+    if diffs.is_empty() {
+        return diffs;
+    }
+    let mut result = vec![diffs[0]];
+    for &d in &diffs[1..] {
+        let prev = *result.last().expect("not empty");
+        let mut cur = d;
+        if cur.0.0 == cur.0.1 || cur.1.0 == cur.1.1 {
+            let length = cur.0.0 - prev.0.1;
+            let mut k = 1;
+            while k <= length
+                && a[cur.0.0 - k] == a[cur.0.1 - k]
+                && b[cur.1.0 - k] == b[cur.1.1 - k]
+            {
+                k += 1;
+            }
+            k -= 1;
+            if k == length {
+                *result.last_mut().expect("not empty") =
+                    ((prev.0.0, cur.0.1 - length), (prev.1.0, cur.1.1 - length));
+                continue;
+            }
+            cur = ((cur.0.0 - k, cur.0.1 - k), (cur.1.0 - k, cur.1.1 - k));
+        }
+        result.push(cur);
+    }
+    let mut out = Vec::new();
+    for i in 0..result.len() - 1 {
+        let next = result[i + 1];
+        let mut cur = result[i];
+        if cur.0.0 == cur.0.1 || cur.1.0 == cur.1.1 {
+            let length = next.0.0 - cur.0.1;
+            let mut k = 0;
+            while k < length
+                && old[cur.0.0 + k] == old[cur.0.1 + k]
+                && new[cur.1.0 + k] == new[cur.1.1 + k]
+            {
+                k += 1;
+            }
+            if k == length {
+                result[i + 1] = ((cur.0.0 + length, next.0.1), (cur.1.0 + length, next.1.1));
+                continue;
+            }
+            if k > 0 {
+                cur = ((cur.0.0 + k, cur.0.1 + k), (cur.1.0 + k, cur.1.1 + k));
+            }
+        }
+        out.push(cur);
+    }
+    out.push(*result.last().expect("not empty"));
+    out
+}
+
+/// An insertion (empty on the `old` side) slid within the valid ranges to where the lines
+/// around it are least indented.
+fn best_position(
+    d: (Span, Span),
+    old: &[&[u16]],
+    new: &[&[u16]],
+    v1: Span,
+    v2: Span,
+) -> (Span, Span) {
+    let same = |x: usize, y: usize| new.get(x).is_some() && new.get(x) == new.get(y);
+    let mut before = 1;
+    while d.0.0 >= v1.0 + before
+        && d.1.0 >= v2.0 + before
+        && same(d.1.0 - before, d.1.1 - before)
+        && before < 100
+    {
+        before += 1;
+    }
+    before -= 1;
+    let mut after = 0;
+    while d.0.0 + after < v1.1
+        && d.1.1 + after < v2.1
+        && same(d.1.0 + after, d.1.1 + after)
+        && after < 100
+    {
+        after += 1;
+    }
+    if before == 0 && after == 0 {
+        return d;
+    }
+    let indent = |l: &[u16]| l.iter().take_while(|&&u| u == 32 || u == 9).count();
+    let score = |lines: &[&[u16]], at: usize| {
+        let above = if at == 0 { 0 } else { indent(lines[at - 1]) };
+        let below = if at == lines.len() {
+            0
+        } else {
+            indent(lines[at])
+        };
+        1000 - (above + below) as isize
+    };
+    let mut best = (0isize, -1isize);
+    for delta in -(before as isize)..=(after as isize) {
+        let s1 = (d.0.0 as isize + delta) as usize;
+        let s2 = (d.1.0 as isize + delta) as usize;
+        let e2 = (d.1.1 as isize + delta) as usize;
+        let sc = score(old, s1) + score(new, s2) + score(new, e2);
+        if sc > best.1 {
+            best = (delta, sc);
+        }
+    }
+    let m = |x: usize| (x as isize + best.0) as usize;
+    ((m(d.0.0), m(d.0.1)), (m(d.1.0), m(d.1.1)))
 }
 
 /// Diffs with almost nothing between them (four characters or fewer besides white space) are

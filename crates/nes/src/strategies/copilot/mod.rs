@@ -310,6 +310,67 @@ mod tests {
         }
     }
 
+    /// `Point` renamed `Point3D` in its class; the cursor on a later use.
+    fn rename() -> Replayed {
+        let text = "class Point {\n}\n\nconst a = 1;\nconst p = new Point();\n";
+        Request {
+            documents: vec![DocumentJson {
+                uri: "file:///ws/p.ts".into(),
+                language_id: "typescript".into(),
+                text: text.into(),
+            }],
+            edits: vec![EditJson {
+                uri: "file:///ws/p.ts".into(),
+                start: 11,
+                end: 11,
+                text: "3D".into(),
+            }],
+            cursor: CursorJson {
+                uri: "file:///ws/p.ts".into(),
+                offset: 42,
+            },
+            ..Request::default()
+        }
+        .replay()
+        .unwrap()
+    }
+
+    #[test]
+    fn answers_read_with_pilotfishs_two_departures() {
+        let replayed = rename();
+        let prompt = build(&replayed).unwrap();
+        let Body::Chat {
+            prediction: Some(window),
+            ..
+        } = &prompt.body
+        else {
+            panic!("a chat request")
+        };
+        let renamed = window.replace("new Point(", "new Point3D(");
+        let plain = suggest(&replayed, &prompt, &renamed).expect("the rename is suggested");
+        assert_eq!(plain.text, "3D");
+        // A fenced answer is read without its fences.
+        for fenced in [
+            format!("```ts\n{renamed}\n```"),
+            format!("```\n{renamed}\n```\n"),
+        ] {
+            assert_eq!(
+                suggest(&replayed, &prompt, &fenced),
+                Some(plain.clone()),
+                "{fenced:?}"
+            );
+        }
+        // Nothing, a refusal, or unrelated text: no suggestion.
+        for junk in [
+            "",
+            "\n\n",
+            "Sorry, I can't assist with that.",
+            "lorem ipsum dolor",
+        ] {
+            assert_eq!(suggest(&replayed, &prompt, junk), None, "{junk:?}");
+        }
+    }
+
     #[test]
     fn uri_paths_are_decoded() {
         assert_eq!(uri_path("file:///ws/src/a%20b.ts"), "/ws/src/a b.ts");
