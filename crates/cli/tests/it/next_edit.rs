@@ -703,3 +703,48 @@ fn the_neovim_plugin_shows_accepts_and_dismisses_a_next_edit() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The example `docs/next-edit.md` walks through gives what the page says: the dry run shows
+/// the current file by its path in the workspace folder, and the example answer is the edit the
+/// page prints.
+#[test]
+fn the_documented_example_gives_the_documented_edit() {
+    let dir = scratch("documented");
+    let config = config(&dir, "");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/next-edit");
+    let request = examples.join("rename.json");
+    let dry = json_of(&next_edit(
+        &["--request", request.to_str().unwrap(), "--dry-run"],
+        &config,
+        b"",
+    ));
+    let user = dry["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        user.contains("\ncurrent_file_path: src/point.ts\n"),
+        "{user}"
+    );
+    assert!(
+        user.contains("-export class Point {\n+export class Point3D {"),
+        "{user}"
+    );
+    let answer = examples.join("answer.txt");
+    let out = json_of(&next_edit(
+        &[
+            "--request",
+            request.to_str().unwrap(),
+            "--answer",
+            answer.to_str().unwrap(),
+        ],
+        &config,
+        b"",
+    ));
+    assert_eq!(
+        out,
+        json!({"edits": [{"uri": "file:///ws/src/point.ts", "start": 226, "end": 226, "text": "3D"}]})
+    );
+    let docs = std::fs::read_to_string(examples.join("../../docs/next-edit.md")).unwrap();
+    assert!(
+        docs.contains(r#"`{"edits": [{"uri": "file:///ws/src/point.ts", "start": 226, "end": 226, "text": "3D"}]}`"#),
+        "docs/next-edit.md prints the example's edit"
+    );
+}
