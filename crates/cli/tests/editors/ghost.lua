@@ -36,32 +36,10 @@ local function keys(k)
   vim.api.nvim_feedkeys(vim.keycode(k), 'm', false)
 end
 
--- Steps run one after another, each waiting (polling the main loop) until its condition holds.
-local steps = {}
-local function step(name, condition, action)
-  steps[#steps + 1] = { name = name, condition = condition, action = action }
-end
-local function run(i, waited)
-  local s = steps[i]
-  if not s then
-    return finish(nil)
-  end
-  if s.condition() then
-    results.steps[#results.steps + 1] = s.name
-    if s.action then
-      s.action()
-    end
-    return vim.defer_fn(function()
-      run(i + 1, 0)
-    end, 20)
-  end
-  if waited > 20000 then
-    return finish(s.name)
-  end
-  vim.defer_fn(function()
-    run(i, waited + 50)
-  end, 50)
-end
+-- The steps below run one after another, each once its condition holds (see steps.lua).
+local here = debug.getinfo(1, 'S').source:sub(2):match('(.*)/')
+local steps = dofile(here .. '/steps.lua').new(results, finish, { timeout = 20000, poll = 50 })
+local step = steps.step
 
 vim.cmd.edit(env.FILE)
 step('the server starts', function()
@@ -104,4 +82,4 @@ step('dismissed', function()
 end, function()
   results.after_dismiss = vim.api.nvim_get_current_line()
 end)
-run(1, 0)
+steps.run()

@@ -74,32 +74,10 @@ local function on_point(line)
   vim.api.nvim_win_set_cursor(0, { line, l:find('Point') - 1 })
 end
 
--- Steps run one after another, each waiting (polling the main loop) until its condition holds.
-local steps = {}
-local function step(name, condition, action)
-  steps[#steps + 1] = { name = name, condition = condition, action = action }
-end
-local function run(i, waited)
-  local s = steps[i]
-  if not s then
-    return finish(nil)
-  end
-  if s.condition() then
-    results.steps[#results.steps + 1] = s.name
-    if s.action then
-      s.action()
-    end
-    return vim.defer_fn(function()
-      run(i + 1, 0)
-    end, 20)
-  end
-  if waited > 15000 then
-    return finish(s.name)
-  end
-  vim.defer_fn(function()
-    run(i, waited + 25)
-  end, 25)
-end
+-- The steps below run one after another, each once its condition holds (see steps.lua).
+local here = debug.getinfo(1, 'S').source:sub(2):match('(.*)/')
+local steps = dofile(here .. '/steps.lua').new(results, finish, { timeout = 15000, poll = 25 })
+local step = steps.step
 
 vim.cmd.edit(env.FILE)
 step('the server starts', function()
@@ -156,4 +134,4 @@ step('and accepted', function()
 end, function()
   results.final = text()
 end)
-run(1, 0)
+steps.run()
