@@ -11,7 +11,10 @@
 //! so `text` works in code units throughout.
 
 mod answer;
+mod converge;
 mod edits;
+mod filters;
+mod line_diff;
 mod sections;
 mod text;
 mod tracker;
