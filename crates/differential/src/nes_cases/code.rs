@@ -81,18 +81,25 @@ impl Language {
         let expr = expression(rng, &a, &b);
         let local = ident(rng, self);
         match (self, rng.below(3)) {
-            (Language::TypeScript, 0) => format!("{indent}const {local} = {expr};"),
+            (_, 0) => self.declare(&indent, &local, &expr),
             (Language::TypeScript, 1) => format!("{indent}{a} = {expr};"),
             (Language::TypeScript, _) => format!("{indent}console.log({a}, {b});"),
-            (Language::Python, 0) => format!("{indent}{local} = {expr}"),
             (Language::Python, 1) => format!("{indent}{a} += {b}"),
             (Language::Python, _) => format!("{indent}print({a}, {b})"),
-            (Language::Rust, 0) => format!("{indent}let {local} = {expr};"),
             (Language::Rust, 1) => format!("{indent}{a} += {b};"),
             (Language::Rust, _) => format!("{indent}println!(\"{{}}\", {a});"),
-            (Language::Go, 0) => format!("{indent}{local} := {expr}"),
             (Language::Go, 1) => format!("{indent}{a} += {b}"),
             (Language::Go, _) => format!("{indent}fmt.Println({a}, {b})"),
+        }
+    }
+
+    /// A new local `name` set to `value`, at `indent`, as each language declares one.
+    pub fn declare(self, indent: &str, name: &str, value: &str) -> String {
+        match self {
+            Language::TypeScript => format!("{indent}const {name} = {value};"),
+            Language::Python => format!("{indent}{name} = {value}"),
+            Language::Rust => format!("{indent}let {name} = {value};"),
+            Language::Go => format!("{indent}{name} := {value}"),
         }
     }
 }
@@ -252,12 +259,7 @@ pub(super) fn function(rng: &mut Rng, language: Language, flavor: Flavor, lines:
         if rng.chance(flavor.multibyte) {
             let local = ident(rng, language);
             let text = rng.pick(MULTIBYTE);
-            lines.push(match language {
-                Language::TypeScript => format!("{i}const {local} = \"{text}\";"),
-                Language::Python => format!("{i}{local} = \"{text}\""),
-                Language::Rust => format!("{i}let {local} = \"{text}\";"),
-                Language::Go => format!("{i}{local} := \"{text}\""),
-            });
+            lines.push(language.declare(i, &local, &format!("\"{text}\"")));
             locals.push(local);
         } else if rng.chance(20) {
             let a = rng.pick_ref(&locals).clone();
@@ -276,12 +278,7 @@ pub(super) fn function(rng: &mut Rng, language: Language, flavor: Flavor, lines:
             let b = rng.pick_ref(&locals).clone();
             let local = ident(rng, language);
             let expr = expression(rng, &a, &b);
-            lines.push(match language {
-                Language::TypeScript => format!("{i}const {local} = {expr};"),
-                Language::Python => format!("{i}{local} = {expr}"),
-                Language::Rust => format!("{i}let {local} = {expr};"),
-                Language::Go => format!("{i}{local} := {expr}"),
-            });
+            lines.push(language.declare(i, &local, &expr));
             locals.push(local);
         }
     }
