@@ -291,19 +291,9 @@ impl ChatBackend {
                 body.insert(k.clone(), v.clone());
             }
         }
-        let mut builder = self
-            .client
-            .post(&url)
-            .json(&body)
-            .timeout(self.total_timeout);
-        if let Some(key) = &self.api_key {
-            builder = builder.bearer_auth(key);
-        }
-        let response = builder
-            .send()
-            .await
-            .map_err(|e| crate::transport_error(&url, self.total_timeout, e))?;
-        let (response, content_type) = crate::accepted(url.clone(), response).await?;
+        let key = self.api_key.as_deref();
+        let (response, content_type) =
+            crate::post::post(&self.client, &url, &body, self.total_timeout, key).await?;
         // A server that ignored `stream` answers with one JSON body.
         if content_type.starts_with("application/json") && self.kind == ChatKind::OpenAi {
             let bytes = read_limited(response, MAX_RESPONSE_BYTES)

@@ -13,6 +13,7 @@
 //! `suffix`, or raw), and Mistral's Codestral `/v1/fim/completions`.
 
 pub mod chat;
+mod post;
 pub mod server;
 pub mod sse;
 
@@ -432,16 +433,12 @@ impl Backend {
 
     async fn send(&self, body: &Value) -> Result<reqwest::Response, BackendError> {
         let url = self.url();
-        let mut builder = self
-            .client
-            .post(&url)
-            .json(body)
-            .timeout(self.total_timeout);
-        if let Some(key) = &self.api_key {
-            builder = builder.bearer_auth(key);
-        }
-        let response = builder.send().await.map_err(|e| self.transport_error(e))?;
-        Ok(accepted(url, response).await?.0)
+        let key = self.api_key.as_deref();
+        Ok(
+            post::post(&self.client, &url, body, self.total_timeout, key)
+                .await?
+                .0,
+        )
     }
 
     fn transport_error(&self, e: reqwest::Error) -> BackendError {

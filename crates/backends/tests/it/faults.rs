@@ -27,32 +27,10 @@ impl FaultyServer {
                 let parts = parts.clone();
                 let keep = keep.clone();
                 tokio::spawn(async move {
-                    // Read the request head and its body so the client is done writing.
-                    let mut request = Vec::new();
-                    let mut buf = [0u8; 4096];
-                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match socket.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => request.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    // Then the body, by its content-length.
-                    let head_end = request.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
-                    let head = String::from_utf8_lossy(&request[..head_end]).to_lowercase();
-                    let length = head
-                        .lines()
-                        .find_map(|l| {
-                            l.strip_prefix("content-length:")
-                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                        })
-                        .unwrap_or(0);
-                    while request.len() < head_end + length {
-                        match socket.read(&mut buf).await {
-                            Ok(0) | Err(_) => break,
-                            Ok(n) => request.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    *keep.lock().unwrap() = request[head_end..].to_vec();
+                    let Some(body) = read_request(&mut socket).await else {
+                        return;
+                    };
+                    *keep.lock().unwrap() = body;
                     for part in parts {
                         if socket.write_all(&part).await.is_err() {
                             return;
@@ -65,6 +43,35 @@ impl FaultyServer {
         });
         FaultyServer { url, last_request }
     }
+}
+
+/// Reads one request, its head and then its body by its content-length, so the client is done
+/// writing; gives back the body, or `None` when the client closed first.
+pub(crate) async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
+    let mut request = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+        match socket.read(&mut buf).await {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => request.extend_from_slice(&buf[..n]),
+        }
+    }
+    let head_end = request.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let head = String::from_utf8_lossy(&request[..head_end]).to_lowercase();
+    let length = head
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("content-length:")
+                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+        })
+        .unwrap_or(0);
+    while request.len() < head_end + length {
+        match socket.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => request.extend_from_slice(&buf[..n]),
+        }
+    }
+    Some(request[head_end..].to_vec())
 }
 
 pub(crate) fn head(status: &str, content_type: &str, length: Option<usize>) -> Vec<u8> {

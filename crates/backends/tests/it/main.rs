@@ -6,4 +6,5 @@
 mod chat;
 mod fakes;
 mod faults;
+mod keep_alive;
 mod llama;
