@@ -308,6 +308,10 @@ impl BackendError {
 pub struct Completion {
     /// One text per candidate.
     pub choices: Vec<String>,
+    /// Per candidate, whether the server stopped it at the token limit rather than where the
+    /// model ended it (llama.cpp's `stop_type: "limit"`, OpenAI's `finish_reason: "length"`,
+    /// Ollama's `done_reason: "length"`); false when the server does not say.
+    pub at_limit: Vec<bool>,
 }
 
 impl Backend {
@@ -465,29 +469,40 @@ impl Backend {
             url: self.url(),
             detail: e.to_string(),
         })?;
-        let choices = match self.kind {
-            Kind::LlamaCppInfill | Kind::LlamaCppCompletion => vec![
-                string_field(&value, "content")
-                    .ok_or_else(|| self.json_error("no `content` string"))?,
-            ],
-            Kind::OpenAiCompletions | Kind::OpenAiChat | Kind::Codestral => value["choices"]
-                .as_array()
-                .ok_or_else(|| self.json_error("no `choices` array"))?
-                .iter()
-                .map(|c| {
-                    string_field(c, "text")
-                        .or_else(|| string_field(&c["message"], "content"))
-                        .ok_or_else(|| {
-                            self.json_error("a choice without `text` or `message.content`")
-                        })
-                })
-                .collect::<Result<_, _>>()?,
-            Kind::Ollama | Kind::OllamaRaw => vec![
-                string_field(&value, "response")
-                    .ok_or_else(|| self.json_error("no `response` string"))?,
-            ],
+        let (choices, at_limit) = match self.kind {
+            Kind::LlamaCppInfill | Kind::LlamaCppCompletion => (
+                vec![
+                    string_field(&value, "content")
+                        .ok_or_else(|| self.json_error("no `content` string"))?,
+                ],
+                vec![value["stop_type"] == "limit" || value["stopped_limit"] == true],
+            ),
+            Kind::OpenAiCompletions | Kind::OpenAiChat | Kind::Codestral => {
+                let choices = value["choices"]
+                    .as_array()
+                    .ok_or_else(|| self.json_error("no `choices` array"))?;
+                let texts = choices
+                    .iter()
+                    .map(|c| {
+                        string_field(c, "text")
+                            .or_else(|| string_field(&c["message"], "content"))
+                            .ok_or_else(|| {
+                                self.json_error("a choice without `text` or `message.content`")
+                            })
+                    })
+                    .collect::<Result<_, _>>()?;
+                let limits = choices.iter().map(|c| c["finish_reason"] == "length");
+                (texts, limits.collect())
+            }
+            Kind::Ollama | Kind::OllamaRaw => (
+                vec![
+                    string_field(&value, "response")
+                        .ok_or_else(|| self.json_error("no `response` string"))?,
+                ],
+                vec![value["done_reason"] == "length"],
+            ),
         };
-        Ok(Completion { choices })
+        Ok(Completion { choices, at_limit })
     }
 
     /// Asks for a completion and hands each piece of text to `on_text` as it arrives. When

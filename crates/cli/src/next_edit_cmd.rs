@@ -78,6 +78,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
             chat
         };
         let next = runtime.block_on(suggest(&request, model))?;
+        if let ghost::next_edit::NextEdit::CutShort { .. } = next {
+            eprintln!("pilotfish: {}", ghost::next_edit::CUT_SHORT);
+        }
         Ok(json!({"edits": next.suggestion().into_iter().collect::<Vec<_>>()}))
     };
     if args.batch {

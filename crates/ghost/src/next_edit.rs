@@ -53,6 +53,13 @@ pub enum NextEdit {
         answer: String,
         suggestion: Option<Suggestion>,
     },
+    /// The model was stopped at its token limit before it finished rewriting the lines: the
+    /// rewrite is incomplete and would delete what it did not reach, so no suggestion is made
+    /// of it (Copilot's library, too, gives up on an answer that ends at the limit).
+    CutShort {
+        prompt: Prompt,
+        answer: String,
+    },
 }
 
 impl NextEdit {
@@ -60,10 +67,14 @@ impl NextEdit {
     pub fn suggestion(&self) -> Option<&Suggestion> {
         match self {
             NextEdit::Asked { suggestion, .. } => suggestion.as_ref(),
-            NextEdit::Skipped(_) => None,
+            NextEdit::Skipped(_) | NextEdit::CutShort { .. } => None,
         }
     }
 }
+
+/// What to tell a user whose model was stopped at its token limit.
+pub const CUT_SHORT: &str = "the model's answer reached its token limit before it finished \
+     rewriting the lines, so no edit is suggested; raise `max_tokens` in `[chat]` (1024 when unset)";
 
 /// The longest answer asked for when the configuration sets none: a window of a few dozen
 /// lines.
@@ -112,7 +123,7 @@ pub async fn suggest(request: &Request, model: &Model) -> Result<NextEdit, NextE
         Ok(p) => p,
         Err(skip) => return Ok(NextEdit::Skipped(skip)),
     };
-    let answer = match (&prompt.body, model) {
+    let (answer, at_limit) = match (&prompt.body, model) {
         (
             Body::Chat {
                 messages,
@@ -133,10 +144,11 @@ pub async fn suggest(request: &Request, model: &Model) -> Result<NextEdit, NextE
             if let Some(p) = prediction {
                 extra["prediction"] = json!({"type": "content", "content": p});
             }
-            backend
-                .chat_with(&messages, &[], &extra, |_| {})
-                .await?
-                .content
+            let answer = backend.chat_with(&messages, &[], &extra, |_| {}).await?;
+            (
+                answer.content,
+                answer.finish_reason.as_deref() == Some("length"),
+            )
         }
         (Body::Completion { prompt, stop }, Model::Completion(backend, max_tokens)) => {
             let req = backends::Request {
@@ -146,13 +158,12 @@ pub async fn suggest(request: &Request, model: &Model) -> Result<NextEdit, NextE
                 fim: false,
                 ..backends::Request::default()
             };
-            backend
-                .complete(&req)
-                .await?
-                .choices
-                .into_iter()
-                .next()
-                .unwrap_or_default()
+            let answer = backend.complete(&req).await?;
+            let at_limit = answer.at_limit.first().copied().unwrap_or(false);
+            (
+                answer.choices.into_iter().next().unwrap_or_default(),
+                at_limit,
+            )
         }
         (Body::Chat { .. }, Model::Completion(..)) => {
             return Err(NextEditError::WrongModel {
@@ -169,6 +180,9 @@ pub async fn suggest(request: &Request, model: &Model) -> Result<NextEdit, NextE
             });
         }
     };
+    if at_limit {
+        return Ok(NextEdit::CutShort { prompt, answer });
+    }
     let suggestion = nes::strategies::suggest(&replayed, &prompt, &answer);
     Ok(NextEdit::Asked {
         prompt,

@@ -40,6 +40,9 @@ pub enum Script {
     /// The first half of what `Replace` would answer, then the end of the body without the
     /// stream's own end (no `finish_reason`, no `[DONE]`, no `stop`).
     Cut(String, String),
+    /// The first half of what `Replace` would answer, ended as a server ends an answer it
+    /// stopped at the token limit (`finish_reason: "length"`, `stop_type: "limit"`).
+    AtLimit(String, String),
     /// The inner script, after this pause (a model that takes its time).
     Late(Duration, Box<Script>),
 }
@@ -156,7 +159,8 @@ async fn serve(
     let chat = path.ends_with("/chat/completions");
     let stream = body["stream"].as_bool().unwrap_or(false);
     let window = lines_to_rewrite(&path, &body);
-    let (answer, whole) = match script {
+    // The answer, whether its body or stream is whole, and whether it ended at the token limit.
+    let (answer, whole, at_limit) = match script {
         Script::Status(code) => {
             let text = format!("{{\"error\":\"fake {code}\"}}");
             let head = format!(
@@ -174,26 +178,24 @@ async fn serve(
             return;
         }
         Script::Late(..) => unreachable!("unwrapped above"),
-        Script::Replace(from, to) => (window.replace(&from, &to), true),
-        Script::Echo => (window, true),
-        Script::Text(text) => (text, true),
-        Script::Cut(from, to) => {
-            let full = window.replace(&from, &to);
-            let half = full.len() / 2;
-            let half = (0..=half)
-                .rev()
-                .find(|i| full.is_char_boundary(*i))
-                .unwrap_or(0);
-            (full[..half].to_owned(), false)
-        }
+        Script::Replace(from, to) => (window.replace(&from, &to), true, false),
+        Script::Echo => (window, true, false),
+        Script::Text(text) => (text, true, false),
+        Script::Cut(from, to) => (first_half(&window.replace(&from, &to)), false, false),
+        Script::AtLimit(from, to) => (first_half(&window.replace(&from, &to)), true, true),
+    };
+    let (finish, stop_type) = if at_limit {
+        ("length", "limit")
+    } else {
+        ("stop", "eos")
     };
     if !stream {
         // A body cut short is one whose length is not what the header said.
         let value = if chat {
             json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": answer},
-                "finish_reason": "stop"}]})
+                "finish_reason": finish}]})
         } else {
-            json!({"content": answer, "stop": true})
+            json!({"content": answer, "stop": true, "stop_type": stop_type})
         };
         let text = value.to_string();
         let length = if whole { text.len() } else { text.len() * 2 };
@@ -234,14 +236,24 @@ async fn serve(
         let end = if chat {
             format!(
                 "data: {}\n\ndata: [DONE]\n\n",
-                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
             )
         } else {
-            format!("data: {}\n\n", json!({"content": "", "stop": true}))
+            let end = json!({"content": "", "stop": true, "stop_type": stop_type});
+            format!("data: {end}\n\n")
         };
         let _ = write_chunk(&mut socket, &end).await;
     }
     let _ = socket.write_all(b"0\r\n\r\n").await;
+}
+
+/// The first half of `text`, cut on a character boundary.
+fn first_half(text: &str) -> String {
+    let half = (0..=text.len() / 2)
+        .rev()
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(0);
+    text[..half].to_owned()
 }
 
 /// Waits `pause`; true when the client closed the connection meanwhile. The client has sent its

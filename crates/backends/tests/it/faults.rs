@@ -312,3 +312,66 @@ fn base_urls_lose_a_trailing_v1_and_overflows_are_recognized() {
     assert!(!status(400, "model not found").is_context_overflow());
     assert!(!status(503, "context exceeded").is_context_overflow());
 }
+
+/// Whether each kind's server says it stopped an answer at the token limit, from the field it
+/// says it in.
+#[tokio::test]
+async fn an_answer_stopped_at_the_limit_is_known_for_every_kind() {
+    let cases: [(Kind, &str, bool); 8] = [
+        (
+            Kind::LlamaCppCompletion,
+            r#"{"content": "x", "stop_type": "limit"}"#,
+            true,
+        ),
+        (
+            Kind::LlamaCppCompletion,
+            r#"{"content": "x", "stop_type": "eos"}"#,
+            false,
+        ),
+        (
+            Kind::LlamaCppInfill,
+            r#"{"content": "x", "stopped_limit": true}"#,
+            true,
+        ),
+        (
+            Kind::OpenAiCompletions,
+            r#"{"choices": [{"text": "x", "finish_reason": "length"}]}"#,
+            true,
+        ),
+        (
+            Kind::OpenAiCompletions,
+            r#"{"choices": [{"text": "x", "finish_reason": "stop"}]}"#,
+            false,
+        ),
+        (
+            Kind::Codestral,
+            r#"{"choices": [{"message": {"content": "x"}, "finish_reason": "length"}]}"#,
+            true,
+        ),
+        (
+            Kind::Ollama,
+            r#"{"response": "x", "done_reason": "length"}"#,
+            true,
+        ),
+        (Kind::OllamaRaw, r#"{"response": "x"}"#, false),
+    ];
+    for (kind, body, at_limit) in cases {
+        let server = FaultyServer::start(
+            vec![
+                [
+                    head("200 OK", "application/json", Some(body.len())),
+                    body.as_bytes().to_vec(),
+                ]
+                .concat(),
+            ],
+            Duration::ZERO,
+        )
+        .await;
+        let answer = backend(kind, &server.url, Duration::from_secs(5))
+            .complete(&Request::default())
+            .await
+            .unwrap();
+        assert_eq!(answer.choices, vec!["x".to_owned()], "{kind:?} {body}");
+        assert_eq!(answer.at_limit, vec![at_limit], "{kind:?} {body}");
+    }
+}

@@ -401,6 +401,42 @@ fn answers_that_are_no_rewrite_give_no_edits() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An answer the server stopped at the token limit is an unfinished rewrite: no edit, with a
+/// note on standard error saying why and what to raise, for both strategies.
+#[test]
+fn an_answer_stopped_at_the_token_limit_gives_no_edit() {
+    let dir = scratch("limit");
+    let cfg = config(&dir, "");
+    let (_runtime, model) = fake(Script::Replace("Point(".into(), "Point3D(".into()));
+    for strategy in ["copilot", "sweep"] {
+        let request = rename_request(Some(strategy)).to_string();
+        let run = || {
+            next_edit(
+                &["--request", "-", "--endpoint", &model.url],
+                &cfg,
+                request.as_bytes(),
+            )
+        };
+        model.set(Script::Replace("Point(".into(), "Point3D(".into()));
+        let whole = run();
+        assert_eq!(
+            json_of(&whole)["edits"].as_array().unwrap().len(),
+            1,
+            "{strategy}"
+        );
+        model.set(Script::AtLimit("Point(".into(), "Point3D(".into()));
+        let cut = run();
+        assert_eq!(json_of(&cut), json!({"edits": []}), "{strategy}");
+        let err = String::from_utf8_lossy(&cut.stderr);
+        assert!(
+            err.contains("token limit") && err.contains("max_tokens"),
+            "{strategy}: {err}"
+        );
+    }
+    assert_eq!(model.requests(), 4);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A model that fails (HTTP 500, no answer within the configured time, a stream that ends
 /// before its end) is one clear line on standard error and exit code 1; in `--batch` it is the
 /// line's error and the next line is still answered.

@@ -115,6 +115,12 @@ impl Server {
                         "params": {"type": 1, "message": format!("pilotfish: next edit: {e}")}}));
                     no_edits()
                 }
+                Ok(Ok(ghost::next_edit::NextEdit::CutShort { .. })) => {
+                    let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
+                        "params": {"type": 3, "message": format!("pilotfish: next edit: {}",
+                            ghost::next_edit::CUT_SHORT)}}));
+                    no_edits()
+                }
                 Ok(Ok(next)) => match next.suggestion().cloned() {
                     Some(s) => {
                         let edit = placed(&s, &text, encoding, &uri, version, &uuid);

@@ -279,28 +279,32 @@ async fn superseded_and_cancelled_requests() {
     assert_eq!(edits(&answer).len(), 1, "{answer}");
 }
 
-/// A model that fails is said in the log, and the request gets no edits, not an error.
+/// A model that fails, or whose answer the server stopped at the token limit, is said in the
+/// log, and the request gets no edits, not an error.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_failing_model_is_logged_and_gets_no_edit() {
-    let model = FakeNextEditModel::start(Script::Status(500)).await;
-    let mut c = renamed(&model, "copilot", "utf-16").await;
-    let id = c
-        .request_id("textDocument/copilotInlineEdit", on_later_use(2, "utf-16"))
-        .await;
-    let mut seen = Vec::new();
-    let answer = c.response(id, &mut seen).await;
-    assert_eq!(answer["result"], json!({"edits": []}), "{answer}");
-    let logged = seen
-        .iter()
-        .filter(|m| m["method"] == "window/logMessage")
-        .map(|m| m["params"]["message"].as_str().unwrap_or_default())
-        .collect::<Vec<_>>();
-    assert!(
-        logged
+async fn a_failing_or_cut_answer_is_logged_and_gets_no_edit() {
+    let cut = Script::AtLimit("Point(".into(), "Point3D(".into());
+    for (script, says) in [(Script::Status(500), "500"), (cut, "token limit")] {
+        let model = FakeNextEditModel::start(script).await;
+        let mut c = renamed(&model, "copilot", "utf-16").await;
+        let id = c
+            .request_id("textDocument/copilotInlineEdit", on_later_use(2, "utf-16"))
+            .await;
+        let mut seen = Vec::new();
+        let answer = c.response(id, &mut seen).await;
+        assert_eq!(answer["result"], json!({"edits": []}), "{answer}");
+        let logged = seen
             .iter()
-            .any(|m| m.contains("next edit") && m.contains("500")),
-        "{seen:?}"
-    );
+            .filter(|m| m["method"] == "window/logMessage")
+            .map(|m| m["params"]["message"].as_str().unwrap_or_default())
+            .collect::<Vec<_>>();
+        assert!(
+            logged
+                .iter()
+                .any(|m| m.contains("next edit") && m.contains(says)),
+            "{seen:?}"
+        );
+    }
 }
 
 /// A document that changes while the model answers gets no edits (`docs/next-edit.md`): the
