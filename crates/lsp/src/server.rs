@@ -161,6 +161,8 @@ struct Server {
     user: String,
     /// Next edits shown, by uuid, until accepted or rejected.
     shown_edits: Arc<Mutex<HashMap<String, Value>>>,
+    /// The last suggestions shown for each document, which a cycling request starts with.
+    shown: Arc<Mutex<HashMap<String, completion::Shown>>>,
 }
 
 /// Serves one client on `input` and `output` until `exit` or the end of input. Returns whether
@@ -213,6 +215,7 @@ where
         last: Arc::default(),
         user: std::env::var("USER").unwrap_or_else(|_| "local".to_owned()),
         shown_edits: Arc::default(),
+        shown: Arc::default(),
     };
     let mut decoder = Decoder::default();
     let mut buf = vec![0u8; 64 << 10];

@@ -8,11 +8,12 @@
 //! for UTF-16 positions for them even when Neovim's client agreed on UTF-8.
 
 use std::{
+    collections::HashMap,
     sync::{Arc, Mutex},
     time::Instant,
 };
 
-use ghost::{Ask, Outcome, Pipeline, Trace};
+use ghost::{Ask, Outcome, Pipeline, Suggestion, Trace};
 use prompt::request::RequestJson;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
@@ -39,6 +40,13 @@ impl Flavor {
     }
 }
 
+/// The suggestions last shown for a document (Copilot's `getCompletions`), and where.
+pub(super) struct Shown {
+    version: i64,
+    offset: usize,
+    suggestions: Vec<Suggestion>,
+}
+
 /// What a completion task needs from the server, taken when the request arrives.
 struct Job {
     id: Value,
@@ -51,7 +59,14 @@ struct Job {
     path: String,
     text: String,
     offset: usize,
+    /// The version the answer names (the request's, else the document's).
     version: i64,
+    /// The document's version as the server has it.
+    doc_version: i64,
+    /// For cycling: the suggestions already shown at this cursor, which the answer starts
+    /// with (copilot.el takes the first as the one shown and steps to the second).
+    earlier: Vec<Suggestion>,
+    shown: Arc<Mutex<HashMap<String, Shown>>>,
     encoding: Encoding,
     uuid_base: u64,
     arrived: Instant,
@@ -139,13 +154,23 @@ impl Server {
         panel_id: Value,
     ) -> Job {
         let uuid_base = self.next_uuid;
-        self.next_uuid += u64::from(candidates);
+        // A cycling answer may also hold the one suggestion shown before.
+        self.next_uuid += u64::from(candidates) + 1;
         let request = self.request_json(&located.uri, located.offset);
         let document = self.docs.get(&located.uri).expect("located");
         let files = request
             .workspace_root
             .as_deref()
             .and_then(|root| (self.config.files)(root));
+        let earlier = match lock(&self.shown).get(&located.uri) {
+            Some(s)
+                if candidates > 1
+                    && (s.version, s.offset) == (document.version, located.offset) =>
+            {
+                s.suggestions.clone()
+            }
+            _ => Vec::new(),
+        };
         Job {
             id,
             uri: located.uri,
@@ -159,6 +184,9 @@ impl Server {
             offset: located.offset,
             // Copilot's plugins compare it with their own counter before they show an item.
             version: located.version.unwrap_or(document.version),
+            doc_version: document.version,
+            earlier,
+            shown: self.shown.clone(),
             encoding: flavor.encoding(self.encoding),
             uuid_base,
             arrived: Instant::now(),
@@ -281,7 +309,10 @@ impl Job {
         };
         match self.flavor {
             Flavor::Inline => Some(self.reply(inline_items(outcome, &place))),
-            Flavor::Copilot => Some(self.reply(copilot_items(outcome, &place))),
+            Flavor::Copilot => {
+                let suggestions = self.cycled(&outcome.suggestions);
+                Some(self.reply(copilot_items(&suggestions, &place)))
+            }
             Flavor::Panel => {
                 for (i, s) in outcome.suggestions.iter().enumerate() {
                     let item = copilot_item(s, &place, i);
@@ -293,6 +324,30 @@ impl Job {
                 None
             }
         }
+    }
+
+    /// Copilot's suggestions for this request: for the first request at a cursor, the
+    /// pipeline's, remembered as shown; for cycling, the ones shown there first, then the new
+    /// ones that differ from them.
+    fn cycled(&self, new: &[Suggestion]) -> Vec<Suggestion> {
+        if self.candidates == 1 {
+            if !new.is_empty() {
+                let shown = Shown {
+                    version: self.doc_version,
+                    offset: self.offset,
+                    suggestions: new.to_vec(),
+                };
+                lock(&self.shown).insert(self.uri.clone(), shown);
+            }
+            return new.to_vec();
+        }
+        let mut all = self.earlier.clone();
+        for s in new {
+            if !all.iter().any(|e| e.text == s.text) {
+                all.push(s.clone());
+            }
+        }
+        all
     }
 
     /// Logs why a request the pipeline served has no suggestion: it was not asked (and why),

@@ -96,9 +96,8 @@ pub(super) fn copilot_item(s: &Suggestion, place: &Placement<'_>, i: usize) -> V
     })
 }
 
-pub(super) fn copilot_items(outcome: &Outcome, place: &Placement<'_>) -> Value {
-    let items: Vec<Value> = outcome
-        .suggestions
+pub(super) fn copilot_items(suggestions: &[Suggestion], place: &Placement<'_>) -> Value {
+    let items: Vec<Value> = suggestions
         .iter()
         .enumerate()
         .map(|(i, s)| copilot_item(s, place, i))

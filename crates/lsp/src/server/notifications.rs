@@ -85,6 +85,7 @@ impl Server {
     fn did_close(&mut self, params: &Value) {
         if let Some(uri) = params["textDocument"]["uri"].as_str() {
             self.docs.close(uri);
+            lock(&self.shown).remove(uri);
             for key in [uri.to_owned(), format!("nes:{uri}")] {
                 if let Some(p) = self.pending.remove(&key) {
                     let _ = p.stop.send(Stop::Superseded);

@@ -339,3 +339,161 @@ async fn a_block_answer_ends_without_a_line_break() {
         "def add(a, b):\n    return a + b\n\nprint(add(1, 2))\n"
     );
 }
+
+/// The fake model: `a + b` for the ghost text (temperature 0), `b + a` for the candidates
+/// asked when cycling.
+async fn two_answers() -> ScriptedModel {
+    ScriptedModel::answering(
+        |body| {
+            if body["temperature"].as_f64().unwrap_or(0.0) == 0.0 {
+                Reply::text("a + b\n", 2)
+            } else {
+                Reply::text("b + a\n", 2)
+            }
+        },
+        Duration::ZERO,
+    )
+    .await
+}
+
+/// copilot.el takes the first of a cycling answer as the suggestion already shown and steps to
+/// the second, so the answer starts with what `getCompletions` gave at that cursor.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cycling_starts_with_the_suggestion_shown() {
+    let model = two_answers().await;
+    let mut c = opened(&model, "utf-16", &source("\n")).await;
+    let r = c.call("getCompletions", lua_params(0)).await;
+    assert_eq!(r["result"]["completions"][0]["displayText"], "a + b");
+    let r = c.call("getCompletionsCycling", lua_params(0)).await;
+    let shown: Vec<&Value> = r["result"]["completions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["displayText"])
+        .collect();
+    assert_eq!(shown, [&json!("a + b"), &json!("b + a")], "{r}");
+    let uuids: std::collections::HashSet<&Value> = r["result"]["completions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["uuid"])
+        .collect();
+    assert_eq!(uuids.len(), 2, "each item has its own uuid: {r}");
+    // Elsewhere (another cursor), cycling has nothing shown to start with.
+    let mut elsewhere = lua_params(0);
+    elsewhere["doc"]["position"]["character"] = json!(4);
+    elsewhere["position"]["character"] = json!(4);
+    let r = c.call("getCompletionsCycling", elsewhere).await;
+    assert!(
+        r["result"]["completions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["displayText"] != "a + b"),
+        "{r}"
+    );
+}
+
+/// A whole session as copilot.vim 1.26 runs it in Vim (`autoload/copilot/agent.vim`): its
+/// `initialize`, its settings pushed, the buffer opened with `b:changedtick` as its version and
+/// its text joined with `\n` (Vim drops a CRLF file's carriage returns from its lines), the
+/// suggestion asked for, shown, cycled, accepted and the buffer sent again whole, then the
+/// panel.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copilot_vim_session_replayed() {
+    let model = two_answers().await;
+    let mut c = Client::start(config(&model.url));
+    let init = c
+        .call(
+            "initialize",
+            json!({"capabilities": {"workspace": {"workspaceFolders": true},
+                                    "window": {"showDocument": {"support": true}}},
+                   "initializationOptions": {"editorInfo": {"name": "Vim", "version": "9.0.1378"},
+                                             "editorPluginInfo": {"name": "copilot.vim", "version": "1.26.0"}},
+                   "workspaceFolders": []}),
+        )
+        .await;
+    assert_eq!(init["result"]["capabilities"]["positionEncoding"], "utf-16");
+    c.notify("initialized", json!({})).await;
+    let mut seen = Vec::new();
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"http": {"proxy": null, "proxyStrictSSL": null},
+                            "github-enterprise": {"uri": null}}}),
+    )
+    .await;
+    let status = c
+        .call("checkStatus", json!({"localChecksOnly": true}))
+        .await;
+    assert_eq!(status["result"]["status"], "OK", "{status}");
+    let text = source("\n");
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "version": 4, "languageId": "python", "text": text}}),
+    )
+    .await;
+    let id = c
+        .request_id("getCompletions", vim_params(4, json!({})))
+        .await;
+    let r = c.response(id, &mut seen).await;
+    let first = &r["result"]["completions"][0];
+    assert_eq!(first["displayText"], "a + b", "{r}");
+    assert_eq!(first["docVersion"], 4, "{r}");
+    let shown = c.call("notifyShown", json!({"uuid": first["uuid"]})).await;
+    assert_eq!(shown["result"], "OK");
+    let r = c
+        .call("getCompletionsCycling", vim_params(4, json!({})))
+        .await;
+    let cycled: Vec<&Value> = r["result"]["completions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    let other = cycled
+        .iter()
+        .find(|c| c["displayText"] == "b + a")
+        .unwrap_or_else(|| panic!("cycling offers the other suggestion: {r}"));
+    let accepted = c
+        .call("notifyAccepted", json!({"uuid": other["uuid"]}))
+        .await;
+    assert_eq!(accepted["result"], "OK");
+    let after = accept(&text, other);
+    assert_eq!(after, source("\n").replace("\" + ", "\" + b + a"));
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 9}, "contentChanges": [{"text": after}]}),
+    )
+    .await;
+    let rejected = c
+        .call("notifyRejected", json!({"uuids": [first["uuid"]]}))
+        .await;
+    assert_eq!(rejected["result"], "OK");
+    // The panel on the accepted line, its cursor at the end (UTF-16).
+    let end = "    s = \"é\" + b + a".encode_utf16().count();
+    let mut params = vim_params(9, json!({"panelId": "copilot:///3"}));
+    params["doc"]["position"]["character"] = json!(end);
+    params["position"]["character"] = json!(end);
+    let id = c.request_id("getPanelCompletions", params).await;
+    let r = c.response(id, &mut seen).await;
+    assert_eq!(r["result"]["solutionCountTarget"], 3, "{r}");
+    while !seen.iter().any(|m| m["method"] == "PanelSolutionsDone") {
+        seen.push(c.next().await);
+    }
+    let solutions: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["method"] == "PanelSolution")
+        .collect();
+    assert!(!solutions.is_empty(), "{seen:?}");
+    assert!(
+        solutions
+            .iter()
+            .all(|s| s["params"]["panelId"] == "copilot:///3")
+    );
+    // Vim's settings are not pilotfish's: they are left alone without an error.
+    assert!(
+        !seen
+            .iter()
+            .any(|m| m["method"] == "didChangeStatus" && m["params"]["kind"] == "Error"),
+        "{seen:?}"
+    );
+}
