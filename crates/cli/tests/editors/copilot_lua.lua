@@ -9,10 +9,10 @@
 -- is written to OUT as JSON; a step that does not happen in time writes its name as failure.
 local env = vim.env
 vim.opt.runtimepath:prepend(env.PLUGIN)
+-- The set-up of docs/editors.md, with a shorter debounce and no log file for the test.
 require('copilot').setup({
   server = { type = 'binary', custom_server_filepath = env.PILOTFISH },
   suggestion = { auto_trigger = true, debounce = 10 },
-  filetypes = { python = true },
   logger = { file_log_level = vim.log.levels.OFF, print_log_level = vim.log.levels.OFF },
 })
 local results = { steps = {}, files = {} }
