@@ -228,10 +228,7 @@ async fn an_empty_panel_ends_and_says_why() {
     )
     .await;
     // Version 0 is the one the document left: the panel gets nothing, and is told it is done.
-    let id = c
-        .request_id("getPanelCompletions", lua_params(0))
-        .await
-        .to_owned();
+    let id = c.request_id("getPanelCompletions", lua_params(0)).await;
     let mut seen = Vec::new();
     let r = c.response(id, &mut seen).await;
     assert_eq!(r["result"]["solutionCountTarget"], 0, "{r}");
