@@ -66,7 +66,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(language_server_shorthand(std::env::args_os().collect()));
     // A command whose output goes into `head` or a pager that quits early must stop quietly,
     // as other command-line tools do, not panic on the closed pipe. The language server and the ACP agent keep
     // Rust's default (the signal ignored) and ends its loop on the write error instead.
@@ -95,6 +95,16 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `pilotfish --stdio` is `pilotfish lsp --stdio`: Copilot's editor plugins start "the Copilot
+/// server" as one executable with `--stdio` after it, so the binary's own path is enough to set
+/// them up.
+fn language_server_shorthand(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    if args.get(1).is_some_and(|a| a == "--stdio") {
+        args.insert(1, "lsp".into());
+    }
+    args
 }
 
 #[cfg(unix)]

@@ -14,6 +14,8 @@ const MAX_SNAPSHOT_BYTES: usize = 256 << 10;
 const SNAPSHOTS_PER_DOCUMENT: usize = 8;
 /// Documents whose earlier contents are kept (the most recently edited).
 const DOCUMENTS_WITH_SNAPSHOTS: usize = 20;
+/// Earlier version numbers remembered per document, to know a request about one as stale.
+const PAST_VERSIONS: usize = 64;
 
 #[derive(Debug, Clone)]
 pub struct Document {
@@ -25,7 +27,34 @@ pub struct Document {
     pub text: String,
     /// Earlier contents, oldest first.
     pub snapshots: VecDeque<String>,
+    /// The version numbers the document had before its current one, newest last (bounded).
+    past_versions: VecDeque<i64>,
     last_used: u64,
+}
+
+impl Document {
+    /// Whether a request naming `version` describes text this document has since moved past:
+    /// the version is one it had before, not its current one. A number it never had (a
+    /// plugin's own change counter, such as Neovim's `b:changedtick` that copilot.lua sends
+    /// while `didOpen` said 0) says nothing about the text, so it is not stale.
+    pub fn moved_past(&self, version: i64) -> bool {
+        version != self.version && self.past_versions.contains(&version)
+    }
+
+    /// Takes `version` as the current one, remembering the one it replaces.
+    fn advance_to(&mut self, version: i64) {
+        if version == self.version {
+            return;
+        }
+        let current = self.version;
+        self.past_versions
+            .retain(|v| *v != current && *v != version);
+        self.past_versions.push_back(current);
+        if self.past_versions.len() > PAST_VERSIONS {
+            self.past_versions.pop_front();
+        }
+        self.version = version;
+    }
 }
 
 /// Why an edit could not be applied. The document keeps its text.
@@ -85,6 +114,7 @@ impl Documents {
                 version,
                 text,
                 snapshots: VecDeque::new(),
+                past_versions: VecDeque::new(),
                 last_used,
             },
         );
@@ -185,7 +215,7 @@ impl Documents {
             self.edits.record(uri, edit, text.len());
         }
         let old = std::mem::replace(&mut doc.text, text);
-        doc.version = version;
+        doc.advance_to(version);
         doc.last_used = now;
         if old.len() <= MAX_SNAPSHOT_BYTES && doc.text.len() <= MAX_SNAPSHOT_BYTES {
             doc.snapshots.push_back(old);
@@ -271,6 +301,58 @@ mod tests {
         )
         .unwrap();
         assert_eq!(docs.get("file:///w/a%20b.py").unwrap().text, "new");
+    }
+
+    #[test]
+    fn only_versions_the_document_had_are_stale() {
+        let mut docs = Documents::default();
+        docs.open("file:///w/a.py", "python", 0, "a".into());
+        let d = docs.get("file:///w/a.py").unwrap();
+        // Just opened: any number but the current one is unknown, so nothing is stale.
+        assert!(!d.moved_past(0) && !d.moved_past(3) && !d.moved_past(-1));
+        for v in [5, 6, 9] {
+            docs.change(
+                "file:///w/a.py",
+                v,
+                &[json!({"text": "b"})],
+                Encoding::Utf16,
+            )
+            .unwrap();
+        }
+        let d = docs.get("file:///w/a.py").unwrap();
+        for (version, stale) in [
+            (0, true),
+            (5, true),
+            (6, true),
+            (9, false),
+            (7, false),
+            (10, false),
+        ] {
+            assert_eq!(d.moved_past(version), stale, "version {version}");
+        }
+        // A client that goes back to a number it used before: the current one is never stale.
+        docs.change(
+            "file:///w/a.py",
+            5,
+            &[json!({"text": "c"})],
+            Encoding::Utf16,
+        )
+        .unwrap();
+        let d = docs.get("file:///w/a.py").unwrap();
+        assert!(!d.moved_past(5) && d.moved_past(9));
+        // The memory is bounded.
+        for v in 100..1000 {
+            docs.change(
+                "file:///w/a.py",
+                v,
+                &[json!({"text": "d"})],
+                Encoding::Utf16,
+            )
+            .unwrap();
+        }
+        let d = docs.get("file:///w/a.py").unwrap();
+        assert_eq!(d.past_versions.len(), PAST_VERSIONS);
+        assert!(d.moved_past(998) && !d.moved_past(0));
     }
 
     #[test]

@@ -4,10 +4,10 @@
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
-use ghost::{Ask, Pipeline};
+use ghost::Pipeline;
 use prompt::request::{DocumentJson, Position, RequestJson, Snapshot};
 use serde_json::{Value, json};
 use tokio::{
@@ -21,15 +21,16 @@ use crate::{
     transport::{Decoder, Frame, encode},
 };
 
+mod completion;
 mod inspect;
 mod items;
 mod next_edit;
+mod notifications;
 mod status;
 
 pub use next_edit::NextEditConfig;
 
-use items::{Placement, copilot_item, copilot_items, empty_result, inline_items};
-use status::{StatusState, report_failure, update_status};
+use status::{StatusState, update_status};
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -99,6 +100,8 @@ struct Located {
     uri: String,
     offset: usize,
     stale: bool,
+    /// The version the request names, if any.
+    version: Option<i64>,
 }
 
 struct Pending {
@@ -158,6 +161,8 @@ struct Server {
     user: String,
     /// Next edits shown, by uuid, until accepted or rejected.
     shown_edits: Arc<Mutex<HashMap<String, Value>>>,
+    /// The last suggestions shown for each document, which a cycling request starts with.
+    shown: Arc<Mutex<HashMap<String, completion::Shown>>>,
 }
 
 /// Serves one client on `input` and `output` until `exit` or the end of input. Returns whether
@@ -210,6 +215,7 @@ where
         last: Arc::default(),
         user: std::env::var("USER").unwrap_or_else(|_| "local".to_owned()),
         shown_edits: Arc::default(),
+        shown: Arc::default(),
     };
     let mut decoder = Decoder::default();
     let mut buf = vec![0u8; 64 << 10];
@@ -370,119 +376,6 @@ impl Server {
         }
     }
 
-    fn notification(&mut self, method: &str, params: Value) -> Option<bool> {
-        if method == "exit" {
-            return Some(self.shutdown);
-        }
-        if !self.initialized {
-            // Notifications before `initialize` are dropped, as the protocol says.
-            return None;
-        }
-        match method {
-            "initialized" if self.pull_configuration => self.request_configuration(),
-            "textDocument/didOpen" => {
-                let doc = &params["textDocument"];
-                if let (Some(uri), Some(text)) = (doc["uri"].as_str(), doc["text"].as_str()) {
-                    self.docs.open(
-                        uri,
-                        doc["languageId"].as_str().unwrap_or_default(),
-                        doc["version"].as_i64().unwrap_or(0),
-                        text.to_owned(),
-                    );
-                    self.warm(uri);
-                }
-            }
-            "textDocument/didChange" => {
-                // Typing has started: the server's time is the completion's now.
-                self.stop_warming();
-                let doc = &params["textDocument"];
-                let uri = doc["uri"].as_str().unwrap_or_default().to_owned();
-                let changes = params["contentChanges"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default();
-                let version = doc["version"].as_i64().unwrap_or(0);
-                if let Err(e) = self.docs.change(&uri, version, &changes, self.encoding) {
-                    self.log(1, &e.to_string());
-                }
-                // A next edit asked for the text before this change would be about text that
-                // is gone: it is answered with no edits now.
-                if let Some(p) = self.pending.remove(&format!("nes:{uri}")) {
-                    let _ = p.stop.send(Stop::Superseded);
-                }
-            }
-            "textDocument/didClose" => {
-                if let Some(uri) = params["textDocument"]["uri"].as_str() {
-                    self.docs.close(uri);
-                    for key in [uri.to_owned(), format!("nes:{uri}")] {
-                        if let Some(p) = self.pending.remove(&key) {
-                            let _ = p.stop.send(Stop::Superseded);
-                        }
-                    }
-                    self.pipeline.cancel_document(&uri_to_path(uri));
-                }
-            }
-            "textDocument/didFocus" => {
-                if let Some(uri) = params["textDocument"]["uri"]
-                    .as_str()
-                    .or(params["uri"].as_str())
-                {
-                    self.docs.focus(uri);
-                }
-            }
-            "workspace/didChangeWorkspaceFolders" => {
-                let event = &params["event"];
-                for f in event["removed"].as_array().into_iter().flatten() {
-                    if let Some(uri) = f["uri"].as_str() {
-                        let path = uri_to_path(uri);
-                        self.folders.retain(|p| *p != path);
-                    }
-                }
-                for f in event["added"].as_array().into_iter().flatten() {
-                    if let Some(uri) = f["uri"].as_str() {
-                        self.folders.push(uri_to_path(uri));
-                    }
-                }
-            }
-            "workspace/didChangeConfiguration" => {
-                let settings = &params["settings"];
-                if settings.is_null() || settings.as_object().is_some_and(|o| o.is_empty()) {
-                    if self.pull_configuration {
-                        self.request_configuration();
-                    }
-                } else {
-                    self.reconfigure(settings);
-                }
-            }
-            "textDocument/didShowCompletion" | "textDocument/didShowInlineEdit" => {}
-            // A next edit the user turned down (or that was left unshown): forgotten.
-            "textDocument/didRejectInlineEdit" | "textDocument/reportCachedInlineEdit" => {
-                if let Some(uuid) = params["item"]["command"]["arguments"][0]
-                    .as_str()
-                    .or(params["uuid"].as_str())
-                {
-                    lock(&self.shown_edits).remove(uuid);
-                }
-            }
-            "textDocument/didPartiallyAcceptCompletion" => self.pipeline.record_decision(true),
-            "$/cancelRequest" => {
-                let id = &params["id"];
-                let uri = self
-                    .pending
-                    .iter()
-                    .find(|(_, p)| p.id == *id)
-                    .map(|(u, _)| u.clone());
-                if let Some(uri) = uri
-                    && let Some(p) = self.pending.remove(&uri)
-                {
-                    let _ = p.stop.send(Stop::Cancelled);
-                }
-            }
-            _ => {}
-        }
-        None
-    }
-
     fn log(&self, kind: u8, message: &str) {
         self.notify(
             "window/logMessage",
@@ -640,8 +533,9 @@ impl Server {
     }
 
     /// The document and cursor a request names: Copilot's plugins send `doc` (with the
-    /// position and version inside), LSP clients `textDocument` and `position`.
-    fn locate(&self, params: &Value) -> Result<Located, String> {
+    /// position and version inside), LSP clients `textDocument` and `position`; `character`
+    /// counts `encoding`'s units.
+    fn locate(&self, params: &Value, encoding: Encoding) -> Result<Located, String> {
         let doc = if params["doc"].is_object() {
             &params["doc"]
         } else {
@@ -660,164 +554,21 @@ impl Server {
                 "{uri} is not open: send textDocument/didOpen first"
             ));
         };
-        let stale = doc["version"]
-            .as_i64()
-            .is_some_and(|v| v != document.version);
+        let version = doc["version"].as_i64();
+        let stale = version.is_some_and(|v| document.moved_past(v));
         let (Some(line), Some(character)) =
             (position["line"].as_u64(), position["character"].as_u64())
         else {
             return Err("the request has no `position`".to_owned());
         };
-        let offset = to_offset(
-            &document.text,
-            line as usize,
-            character as usize,
-            self.encoding,
-        )
-        .map_err(|e| e.to_string())?;
-        Ok(Located { uri, offset, stale })
-    }
-
-    fn complete(&mut self, id: Value, params: &Value, flavor: Flavor, candidates: u32) {
-        self.stop_warming();
-        let empty = |s: &Server, id: Value| s.respond(id, empty_result(flavor));
-        let Located { uri, offset, stale } = match self.locate(params) {
-            Ok(l) => l,
-            Err(message) => return self.send_error(id, INVALID_PARAMS, &message),
-        };
-        // A request about a version the server has moved past gets nothing, not an error.
-        if stale {
-            return empty(self, id);
-        }
-        let document = self.docs.get(&uri).expect("located");
-        if (self.config.excluded)(&document.path) {
-            return empty(self, id);
-        }
-        let request = self.request_json(&uri, offset);
-        let files = request
-            .workspace_root
-            .as_deref()
-            .and_then(|root| (self.config.files)(root));
-        let text = document.text.clone();
-        let path = document.path.clone();
-        let version = document.version;
-        if let Some(previous) = self.pending.remove(&uri) {
-            let _ = previous.stop.send(Stop::Superseded);
-        }
-        let (stop_tx, stop_rx) = oneshot::channel();
-        self.pending.insert(
-            uri.clone(),
-            Pending {
-                id: id.clone(),
-                stop: stop_tx,
-            },
-        );
-        let panel_id = params["panelId"].clone();
-        if flavor == Flavor::Panel {
-            self.respond(id.clone(), json!({"solutionCountTarget": candidates}));
-        }
-        let pipeline = self.pipeline.clone();
-        let out = self.out.clone();
-        let latencies = self.latencies.clone();
-        let status = self.status.clone();
-        let last = self.last.clone();
-        let encoding = self.encoding;
-        let uuid_base = self.next_uuid;
-        self.next_uuid += u64::from(candidates);
-        let arrived = Instant::now();
-        tokio::spawn(async move {
-            let ask = Ask {
-                candidates,
-                arrived,
-            };
-            // The stop is looked at first: a request superseded before its task ran must not
-            // start work.
-            update_status(&out, &status, |s| s.busy += 1);
-            let outcome = tokio::select! {
-                biased;
-                stop = stop_rx => Err(stop.unwrap_or(Stop::Superseded)),
-                outcome = pipeline.complete(&request, files.as_deref().map(|f| f as _), ask) => Ok(outcome),
-            };
-            let place = Placement {
-                text: &text,
-                offset,
-                encoding,
-                version,
-                uuid_base,
-            };
-            let reply = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
-            let mut recorded = None;
-            let message = match outcome {
-                Err(Stop::Cancelled) => Some(json!({"jsonrpc": "2.0", "id": id,
-                    "error": {"code": REQUEST_CANCELLED, "message": "cancelled"}})),
-                Err(Stop::Superseded) => {
-                    (flavor != Flavor::Panel).then(|| reply(empty_result(flavor)))
-                }
-                Ok(Err(e)) => {
-                    report_failure(&out, &status, &e);
-                    // A failed request is when its prompt is most worth seeing.
-                    if let ghost::PipelineError::Backend { error, trace } = &e {
-                        recorded = Some((
-                            (**trace).clone(),
-                            vec![("error".to_owned(), error.to_string())],
-                        ));
-                    }
-                    (flavor != Flavor::Panel).then(|| reply(empty_result(flavor)))
-                }
-                Ok(Ok(mut outcome)) => {
-                    update_status(&out, &status, |s| {
-                        s.error = None;
-                        // After a success, the next outage is news again.
-                        s.shown.retain(|k| k.starts_with("warning: "));
-                    });
-                    // A setting that quietly makes completions worse (a server that ignores
-                    // the suffix) is said once per session.
-                    for note in outcome
-                        .trace
-                        .notes
-                        .iter()
-                        .filter(|n| n.starts_with("warning: "))
-                    {
-                        if lock(&status).shown.insert(note.clone()) {
-                            let _ = out
-                                .send(json!({"jsonrpc": "2.0", "method": "window/showMessage",
-                                "params": {"type": 2, "message": format!("pilotfish: {note}")}}));
-                        }
-                    }
-                    let message = match flavor {
-                        Flavor::Inline => Some(reply(inline_items(&outcome, &place))),
-                        Flavor::Copilot => Some(reply(copilot_items(&outcome, &place))),
-                        Flavor::Panel => {
-                            for (i, s) in outcome.suggestions.iter().enumerate() {
-                                let item = copilot_item(s, &place, i);
-                                let _ = out.send(json!({"jsonrpc": "2.0", "method": "PanelSolution",
-                                    "params": {"panelId": panel_id, "completionText": item["text"],
-                                               "displayText": item["displayText"], "range": item["range"],
-                                               "score": 1.0 - 0.01 * i as f64, "solutionId": item["uuid"]}}));
-                            }
-                            None
-                        }
-                    };
-                    let answers = ghost::inspect::answers(&outcome);
-                    recorded = Some((std::mem::take(&mut outcome.trace), answers));
-                    message
-                }
-            };
-            // Kept before the answer goes out: an editor may ask `pilotfish/inspect` for this
-            // request as soon as it has the answer.
-            if let Some((trace, answers)) = recorded {
-                last.record((path, text, offset), trace, answers, &pipeline);
-            }
-            if flavor == Flavor::Panel {
-                let _ = out.send(json!({"jsonrpc": "2.0", "method": "PanelSolutionsDone",
-                    "params": {"panelId": panel_id, "status": "OK"}}));
-            }
-            if let Some(message) = message {
-                let _ = out.send(message);
-            }
-            update_status(&out, &status, |s| s.busy = s.busy.saturating_sub(1));
-            lock(&latencies).push(arrived.elapsed());
-        });
+        let offset = to_offset(&document.text, line as usize, character as usize, encoding)
+            .map_err(|e| e.to_string())?;
+        Ok(Located {
+            uri,
+            offset,
+            stale,
+            version,
+        })
     }
 
     /// The editor state for the pipeline: the document, the other open documents by recency,

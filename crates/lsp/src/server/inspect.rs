@@ -80,7 +80,7 @@ impl Server {
                 ),
             };
         }
-        let Located { uri, offset, .. } = match self.locate(params) {
+        let Located { uri, offset, .. } = match self.locate(params, self.encoding) {
             Ok(l) => l,
             Err(message) => return self.send_error(id, INVALID_PARAMS, &message),
         };

@@ -77,28 +77,61 @@ pub(super) fn inline_items(outcome: &Outcome, place: &Placement<'_>) -> Value {
 }
 
 /// One suggestion as Copilot's plugins take it: the whole line from character 0, the range it
-/// replaces, and the part to show after the cursor.
+/// replaces, and the part to show after the cursor. Neither text ends with a line break, as
+/// Copilot's server sends them: the plugins insert the text and keep the line that followed
+/// the cursor, so a trailing line break would leave an empty line behind.
 pub(super) fn copilot_item(s: &Suggestion, place: &Placement<'_>, i: usize) -> Value {
     let (start, end) = place.replaced(s);
     let line_start = place.text[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
-    let whole = format!("{}{}", &place.text[line_start..start], s.text);
+    let shown = without_final_line_break(&s.text);
+    let whole = format!("{}{shown}", &place.text[line_start..start]);
     let (line, _) = to_position(place.text, place.offset, place.encoding);
     json!({
         "uuid": format!("pilotfish-{}", place.uuid_base + i as u64),
         "text": whole,
         "range": {"start": {"line": line, "character": 0}, "end": place.position(end)},
-        "displayText": s.text,
+        "displayText": shown,
         "position": place.position(place.offset),
         "docVersion": place.version,
     })
 }
 
-pub(super) fn copilot_items(outcome: &Outcome, place: &Placement<'_>) -> Value {
-    let items: Vec<Value> = outcome
-        .suggestions
+pub(super) fn copilot_items(suggestions: &[Suggestion], place: &Placement<'_>) -> Value {
+    let items: Vec<Value> = suggestions
         .iter()
         .enumerate()
         .map(|(i, s)| copilot_item(s, place, i))
         .collect();
     json!({ "completions": items })
+}
+
+/// `text` without the white space at its end when that white space holds a line break (an
+/// answer's final newline and the indentation of the line after it); other text as it is.
+fn without_final_line_break(text: &str) -> &str {
+    let trimmed = text.trim_end();
+    if text[trimmed.len()..].contains(['\n', '\r']) {
+        trimmed
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_final_line_break;
+
+    #[test]
+    fn only_a_final_line_break_and_what_follows_it_is_dropped() {
+        for (text, shown) in [
+            ("return a + b\n", "return a + b"),
+            ("return a + b\r\n", "return a + b"),
+            ("if x:\n    y\n    ", "if x:\n    y"),
+            ("x + ", "x + "),
+            ("x\n\n\n", "x"),
+            ("\n", ""),
+            ("", ""),
+        ] {
+            assert_eq!(without_final_line_break(text), shown, "{text:?}");
+        }
+    }
 }

@@ -34,7 +34,9 @@ fn no_edits() -> Value {
 impl Server {
     pub(super) fn next_edit(&mut self, id: Value, params: &Value) {
         self.stop_warming();
-        let Located { uri, offset, stale } = match self.locate(params) {
+        let Located {
+            uri, offset, stale, ..
+        } = match self.locate(params, self.encoding) {
             Ok(l) => l,
             Err(message) => return self.send_error(id, INVALID_PARAMS, &message),
         };
@@ -45,54 +47,29 @@ impl Server {
         if stale || (self.config.excluded)(&document.path) {
             return self.respond(id, no_edits());
         }
-        let (mut documents, edits) = self.docs.edits.snapshot();
-        // Excluded files never leave the machine, not even as another file's history.
-        documents.retain(|d| !(self.config.excluded)(&crate::documents::uri_to_path(&d.uri)));
-        let edits: Vec<_> = edits
-            .into_iter()
-            .filter(|e| documents.iter().any(|d| d.uri == e.uri))
-            .collect();
-        if !documents.iter().any(|d| d.uri == uri) {
-            documents.push(DocumentJson {
-                uri: uri.clone(),
-                language_id: document.language_id.clone(),
-                text: document.text.clone(),
-            });
-        }
-        let request = Request {
-            documents,
-            edits,
-            cursor: CursorJson {
-                uri: uri.clone(),
-                offset: tokenizer::utf16::utf16_len(&document.text[..offset]),
-            },
-            viewed: Vec::new(),
-            options: nes::request::Options {
-                strategy: config.strategy.clone(),
-                max_prompt_tokens: None,
-            },
-            workspace_root: self.folder_of(&document.path).map(|f| file_uri(&f)),
+        let request = self.next_edit_request(&uri, offset, &config.strategy);
+        let serial = self.next_uuid;
+        self.next_uuid += 1;
+        let document = self.docs.get(&uri).expect("located");
+        let shown = Shown {
+            uuid: format!("nes-{serial}"),
+            serial,
+            uri: uri.clone(),
+            text: document.text.clone(),
+            version: document.version,
+            encoding: self.encoding,
+            edits: self.shown_edits.clone(),
         };
-        let text = document.text.clone();
-        let version = document.version;
         let key = format!("nes:{uri}");
-        if let Some(previous) = self.pending.remove(&key) {
+        let (stop, stop_rx) = oneshot::channel();
+        let pending = super::Pending {
+            id: id.clone(),
+            stop,
+        };
+        if let Some(previous) = self.pending.insert(key, pending) {
             let _ = previous.stop.send(Stop::Superseded);
         }
-        let (stop_tx, stop_rx) = oneshot::channel();
-        self.pending.insert(
-            key,
-            super::Pending {
-                id: id.clone(),
-                stop: stop_tx,
-            },
-        );
         let out = self.out.clone();
-        let encoding = self.encoding;
-        let serial = self.next_uuid;
-        let uuid = format!("nes-{serial}");
-        self.next_uuid += 1;
-        let shown = self.shown_edits.clone();
         tokio::spawn(async move {
             let work = async {
                 tokio::time::sleep(DEBOUNCE).await;
@@ -103,46 +80,112 @@ impl Server {
                 stop = stop_rx => Err(stop.unwrap_or(Stop::Superseded)),
                 outcome = work => Ok(outcome),
             };
-            let result = match outcome {
-                Err(Stop::Cancelled) => {
-                    let _ = out.send(json!({"jsonrpc": "2.0", "id": id,
-                        "error": {"code": REQUEST_CANCELLED, "message": "cancelled"}}));
-                    return;
+            let message = match outcome {
+                Err(Stop::Cancelled) => json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": REQUEST_CANCELLED, "message": "cancelled"}}),
+                Err(Stop::Superseded) => json!({"jsonrpc": "2.0", "id": id, "result": no_edits()}),
+                Ok(outcome) => {
+                    let result = shown.answer(outcome, &out);
+                    json!({"jsonrpc": "2.0", "id": id, "result": result})
                 }
-                Err(Stop::Superseded) => no_edits(),
-                Ok(Err(e)) => {
-                    let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
-                        "params": {"type": 1, "message": format!("pilotfish: next edit: {e}")}}));
-                    no_edits()
-                }
-                Ok(Ok(ghost::next_edit::NextEdit::CutShort { .. })) => {
-                    let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
-                        "params": {"type": 3, "message": format!("pilotfish: next edit: {}",
-                            ghost::next_edit::CUT_SHORT)}}));
-                    no_edits()
-                }
-                Ok(Ok(next)) => match next.suggestion().cloned() {
-                    Some(s) => {
-                        let edit = placed(&s, &text, encoding, &uri, version, &uuid);
-                        let mut shown = lock(&shown);
-                        // Suggestions an editor replaced without saying so are never accepted
-                        // or rejected: only the most recent are kept.
-                        if shown.len() >= MAX_SHOWN {
-                            let newest = serial;
-                            shown.retain(|k, _| {
-                                k.strip_prefix("nes-")
-                                    .and_then(|n| n.parse::<u64>().ok())
-                                    .is_some_and(|n| n + (MAX_SHOWN as u64) > newest)
-                            });
-                        }
-                        shown.insert(uuid.clone(), edit.clone());
-                        json!({ "edits": [edit] })
-                    }
-                    None => no_edits(),
-                },
             };
-            let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+            let _ = out.send(message);
         });
+    }
+
+    /// The next-edit request for the cursor at `offset` of `uri`: the edit log's documents and
+    /// edits, excluded files left out, and the cursor's document whether it was edited or not.
+    fn next_edit_request(&self, uri: &str, offset: usize, strategy: &str) -> Request {
+        let document = self.docs.get(uri).expect("located");
+        let (mut documents, edits) = self.docs.edits.snapshot();
+        // Excluded files never leave the machine, not even as another file's history.
+        documents.retain(|d| !(self.config.excluded)(&crate::documents::uri_to_path(&d.uri)));
+        let edits: Vec<_> = edits
+            .into_iter()
+            .filter(|e| documents.iter().any(|d| d.uri == e.uri))
+            .collect();
+        if !documents.iter().any(|d| d.uri == uri) {
+            documents.push(DocumentJson {
+                uri: uri.to_owned(),
+                language_id: document.language_id.clone(),
+                text: document.text.clone(),
+            });
+        }
+        Request {
+            documents,
+            edits,
+            cursor: CursorJson {
+                uri: uri.to_owned(),
+                offset: tokenizer::utf16::utf16_len(&document.text[..offset]),
+            },
+            viewed: Vec::new(),
+            options: nes::request::Options {
+                strategy: strategy.to_owned(),
+                max_prompt_tokens: None,
+            },
+            workspace_root: self.folder_of(&document.path).map(|f| file_uri(&f)),
+        }
+    }
+}
+
+/// Where a next edit would be shown, and the suggestions remembered for their acceptance.
+struct Shown {
+    uuid: String,
+    serial: u64,
+    uri: String,
+    text: String,
+    version: i64,
+    encoding: crate::position::Encoding,
+    edits: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Value>>>,
+}
+
+impl Shown {
+    /// The result for what the model made of the request; failures and answers cut short are
+    /// logged, a suggestion is remembered until accepted or rejected.
+    fn answer(
+        &self,
+        outcome: Result<ghost::next_edit::NextEdit, ghost::next_edit::NextEditError>,
+        out: &tokio::sync::mpsc::UnboundedSender<Value>,
+    ) -> Value {
+        let log = |kind: u8, message: String| {
+            let _ = out.send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
+                "params": {"type": kind, "message": format!("pilotfish: next edit: {message}")}}));
+        };
+        let next = match outcome {
+            Err(e) => {
+                log(1, e.to_string());
+                return no_edits();
+            }
+            Ok(ghost::next_edit::NextEdit::CutShort { .. }) => {
+                log(3, ghost::next_edit::CUT_SHORT.to_owned());
+                return no_edits();
+            }
+            Ok(next) => next,
+        };
+        let Some(s) = next.suggestion().cloned() else {
+            return no_edits();
+        };
+        let edit = placed(
+            &s,
+            &self.text,
+            self.encoding,
+            &self.uri,
+            self.version,
+            &self.uuid,
+        );
+        let mut shown = lock(&self.edits);
+        // Suggestions an editor replaced without saying so are never accepted or rejected:
+        // only the most recent are kept.
+        if shown.len() >= MAX_SHOWN {
+            let newest = self.serial;
+            shown.retain(|k, _| {
+                k.strip_prefix("nes-")
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .is_some_and(|n| n + (MAX_SHOWN as u64) > newest)
+            });
+        }
+        shown.insert(self.uuid.clone(), edit.clone());
+        json!({ "edits": [edit] })
     }
 }
 

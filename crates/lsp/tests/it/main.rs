@@ -3,6 +3,7 @@
 //! scripted loopback fake from `test-utils` where answers must be known.
 
 mod client;
+mod copilot;
 mod inspect;
 mod next_edit;
 mod protocol;

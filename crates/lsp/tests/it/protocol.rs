@@ -113,10 +113,15 @@ async fn copilot_plugins_request_shapes() {
         .await;
     assert_eq!(r["result"]["completions"][0]["displayText"], "total(items)");
     // A version the server has moved past: nothing, not an error.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": ORDERS}]}),
+    )
+    .await;
     let r = c
         .call(
             "getCompletions",
-            json!({"doc": {"uri": URI, "version": 0, "position": {"line": 4, "character": 13}}}),
+            json!({"doc": {"uri": URI, "version": 1, "position": {"line": 4, "character": 13}}}),
         )
         .await;
     assert_eq!(r["result"]["completions"], json!([]), "{r}");
