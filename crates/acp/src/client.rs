@@ -1,7 +1,7 @@
 //! What the editor does for the agent: file reads and writes through its `fs/*` methods (so the
 //! model sees unsaved buffers and edits land in the editor), and the user's approvals through
 //! `session/request_permission`, with `allow_always` and `reject_always` remembered for the
-//! session.
+//! session (for a terminal command: that command, never another program).
 
 use std::{
     collections::BTreeSet,
@@ -11,6 +11,7 @@ use std::{
 };
 
 use agent::{
+    commands::Always,
     conversation::ToolCall,
     run::{Approvals, Decision},
 };
@@ -19,7 +20,7 @@ use serde_json::{Value, json};
 
 use crate::{
     rpc::{Connection, Failure},
-    updates::describe,
+    updates::{describe, raw_input},
 };
 
 /// How long the editor may take to read or write a file.
@@ -81,11 +82,74 @@ impl FileAccess for ClientFiles {
     }
 }
 
-/// What the user said "always" to in this session, by tool name.
+/// What the user said "always" to in this session: terminal commands by what the answer
+/// covers (`agent::commands::Always`: the command, never another program), other tools by name.
 #[derive(Debug, Default)]
 pub(crate) struct Remembered {
     pub(crate) allowed: BTreeSet<String>,
     pub(crate) rejected: BTreeSet<String>,
+    pub(crate) commands_allowed: Vec<Always>,
+    pub(crate) commands_rejected: Vec<Always>,
+}
+
+impl Remembered {
+    /// The remembered answer for a call, if one covers it.
+    fn recall(&self, call: &ToolCall) -> Option<Decision> {
+        match command_of(call) {
+            Some(command) => {
+                if self.commands_rejected.iter().any(|a| a.covers(&command)) {
+                    Some(Decision::Reject)
+                } else if self.commands_allowed.iter().any(|a| a.covers(&command)) {
+                    Some(Decision::Allow)
+                } else {
+                    None
+                }
+            }
+            None if self.rejected.contains(&call.name) => Some(Decision::Reject),
+            None if self.allowed.contains(&call.name) => Some(Decision::Allow),
+            None => None,
+        }
+    }
+
+    /// Remembers an "always" answer (`allow`: yes or no) for what it covers.
+    fn remember(&mut self, call: &ToolCall, allow: bool) {
+        match (command_of(call), allow) {
+            (Some(command), true) => self.commands_allowed.push(Always::of(&command)),
+            (Some(command), false) => self.commands_rejected.push(Always::of(&command)),
+            (None, true) => {
+                self.allowed.insert(call.name.clone());
+            }
+            (None, false) => {
+                self.rejected.insert(call.name.clone());
+            }
+        }
+    }
+}
+
+/// The command line of a `run_in_terminal` call.
+fn command_of(call: &ToolCall) -> Option<String> {
+    if call.name != "run_in_terminal" {
+        return None;
+    }
+    let args: Value = serde_json::from_str(&call.arguments).ok()?;
+    Some(args["command"].as_str()?.to_owned())
+}
+
+/// The names of the "always" options: what such an answer covers.
+fn always_names(call: &ToolCall) -> (String, String) {
+    match command_of(call) {
+        Some(command) => {
+            let covered = Always::of(&command).shown();
+            (
+                format!("Always allow `{covered}`"),
+                format!("Always reject `{covered}`"),
+            )
+        }
+        None => (
+            format!("Always allow {}", call.name),
+            format!("Always reject {}", call.name),
+        ),
+    }
 }
 
 /// The user, asked through the editor.
@@ -99,21 +163,21 @@ pub(crate) struct Permissions {
 
 impl Approvals for Permissions {
     fn ask(&mut self, call: &ToolCall, question: &str) -> Decision {
+        if let Some(decision) = self
+            .remembered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .recall(call)
         {
-            let r = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
-            if r.allowed.contains(&call.name) {
-                return Decision::Allow;
-            }
-            if r.rejected.contains(&call.name) {
-                return Decision::Reject;
-            }
+            return decision;
         }
         let (title, kind, _) = describe(call, &self.root);
+        let (always, never) = always_names(call);
         let options = json!([
             {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
-            {"optionId": "allow_always", "name": format!("Always allow {}", call.name), "kind": "allow_always"},
+            {"optionId": "allow_always", "name": always, "kind": "allow_always"},
             {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
-            {"optionId": "reject_always", "name": format!("Always reject {}", call.name), "kind": "reject_always"},
+            {"optionId": "reject_always", "name": never, "kind": "reject_always"},
         ]);
         let params = json!({
             "sessionId": self.session,
@@ -144,20 +208,15 @@ impl Approvals for Permissions {
         match outcome["optionId"].as_str() {
             Some("allow_once") => Decision::Allow,
             Some("allow_always") => {
-                r.allowed.insert(call.name.clone());
+                r.remember(call, true);
                 Decision::Allow
             }
             Some("reject_always") => {
-                r.rejected.insert(call.name.clone());
+                r.remember(call, false);
                 Decision::Reject
             }
             // A refusal, or an answer this agent did not offer: nothing runs.
             _ => Decision::Reject,
         }
     }
-}
-
-/// A call's arguments as JSON when they parse, as the text the model wrote otherwise.
-pub(crate) fn raw_input(arguments: &str) -> Value {
-    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()))
 }

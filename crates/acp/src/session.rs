@@ -7,6 +7,7 @@ use std::{
         Arc, Mutex,
         atomic::{AtomicBool, Ordering},
     },
+    time::{Duration, Instant},
 };
 
 use agent::{
@@ -22,6 +23,10 @@ use crate::{
     rpc::{Connection, RpcError},
     updates::Updates,
 };
+
+/// How long a prompt waits for the session's cancelled turn to finish (a cancelled turn stops
+/// within milliseconds; this bounds a turn stuck in a tool that ignores the cancel).
+const CANCELLED_TURN_LIMIT: Duration = Duration::from_secs(30);
 
 /// What the client said it can do, in `initialize`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -192,15 +197,32 @@ pub(crate) fn prompt(
     options: &Options,
 ) -> Result<Value, RpcError> {
     let text = prompt_text(&params["prompt"])?;
-    if handle.running.swap(true, Ordering::SeqCst) {
-        return Err(RpcError::invalid_params(
-            "a prompt is already running in this session; cancel it or wait for its end",
-        ));
-    }
+    claim(handle)?;
     handle.cancel.store(false, Ordering::SeqCst);
     let result = turn(handle, &text, conn, options);
     handle.running.store(false, Ordering::SeqCst);
     result
+}
+
+/// Makes this prompt the session's running one. A prompt that arrives while a cancelled turn is
+/// still finishing (the user cancelled and typed again at once) waits for that turn's end; one
+/// that arrives while a turn runs uncancelled is refused.
+fn claim(handle: &Handle) -> Result<(), RpcError> {
+    let deadline = Instant::now() + CANCELLED_TURN_LIMIT;
+    while handle.running.swap(true, Ordering::SeqCst) {
+        if !handle.cancel.load(Ordering::SeqCst) {
+            return Err(RpcError::invalid_params(
+                "a prompt is already running in this session; cancel it or wait for its end",
+            ));
+        }
+        if Instant::now() >= deadline {
+            return Err(RpcError::internal(
+                "the cancelled prompt of this session has not finished yet; send the prompt again in a moment",
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
 }
 
 fn turn(

@@ -60,29 +60,38 @@ pub(crate) struct Args {
 }
 
 /// Prints the run's events as the contract says: words and one line per call, or JSON lines.
+/// When standard output is closed (the run piped into `head`, which quit), the run stops as if
+/// cancelled: no one is watching it any more.
 struct Printer {
     json: bool,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Printer {
     fn emit(&self, value: serde_json::Value, text: impl FnOnce() -> String) {
-        let mut out = std::io::stdout().lock();
-        let _ = if self.json {
-            writeln!(out, "{value}")
+        if self.json {
+            self.write(&format!("{value}\n"));
         } else {
-            writeln!(out, "{}", text())
-        };
-        let _ = out.flush();
+            self.write(&format!("{}\n", text()));
+        }
+    }
+
+    fn write(&self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        if out
+            .write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            self.cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
     }
 }
 
 impl Observer for Printer {
     fn event(&mut self, event: Event<'_>) {
         match event {
-            Event::Text(piece) if !self.json => {
-                print!("{piece}");
-                let _ = std::io::stdout().flush();
-            }
+            Event::Text(piece) if !self.json => self.write(piece),
             Event::Text(_) => {}
             Event::Answer(answer) if self.json => {
                 if !answer.content.is_empty() {
@@ -91,13 +100,16 @@ impl Observer for Printer {
             }
             Event::Answer(answer) => {
                 if !answer.content.is_empty() && !answer.content.ends_with('\n') {
-                    println!();
+                    self.write("\n");
                 }
             }
             Event::ToolStart(call) => self.emit(
                 json!({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments}),
                 || format!("→ {}({})", call.name, short(&call.arguments, 120)),
             ),
+            // The terminal shows a call once, when the model makes it; the contract's JSON lines
+            // have no running event.
+            Event::ToolRunning(_) => {}
             Event::ToolEnd(call, outcome) => self.emit(
                 json!({"type": "tool_result", "id": call.id, "name": call.name, "ok": outcome.ok, "content": outcome.content}),
                 || {
@@ -151,7 +163,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     };
     if args.undo {
         for line in host::journal::undo(&root)? {
-            println!("{line}");
+            writeln!(std::io::stdout(), "{line}")?;
         }
         return Ok(());
     }
@@ -196,6 +208,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let mut model = host::chat_model::ChatModel::new(backend, cancel.clone())?;
     let mut printer = Printer {
         json: args.format == "json",
+        cancel: cancel.clone(),
     };
     let count = |text: &str| tokenizer.count(text);
     let mut messages = setup.messages;
