@@ -15,7 +15,7 @@ use agent::{
     conversation::ToolCall,
     run::{Approvals, Decision},
 };
-use host::files::FileAccess;
+use host::{files::FileAccess, mcp_approvals::Answer};
 use serde_json::{Value, json};
 
 use crate::{
@@ -219,4 +219,78 @@ impl Approvals for Permissions {
             _ => Decision::Reject,
         }
     }
+}
+
+/// Asks the user, through the editor, whether to start one of the workspace's MCP servers: a
+/// tool call of kind `execute` titled with the server's name and showing its command line,
+/// reported to the editor as it is settled. `None` when the question got no answer (the turn
+/// was cancelled, or the editor failed): the server then does not start.
+pub(crate) fn ask_to_start(
+    conn: &Connection,
+    session: &str,
+    spec: &host::mcp_tools::ServerSpec,
+    line: &str,
+    cancel: &AtomicBool,
+) -> Option<Answer> {
+    let id = format!("pilotfish-mcp-server-{}", spec.name);
+    let title = format!("Start the MCP server {} from .vscode/mcp.json", spec.name);
+    let text = format!(
+        "The workspace's .vscode/mcp.json asks to run this program:\n\n    {line}\n\nAllow it only if you trust this workspace."
+    );
+    let content = json!([{"type": "content", "content": {"type": "text", "text": text}}]);
+    let raw = json!({"command": spec.command, "args": spec.args,
+        "env": spec.env.iter().map(|(k, v)| json!({"name": k, "value": v})).collect::<Vec<_>>()});
+    let update = |fields: Value| {
+        conn.notify(
+            "session/update",
+            json!({"sessionId": session, "update": fields}),
+        );
+    };
+    update(
+        json!({"sessionUpdate": "tool_call", "toolCallId": id, "title": title,
+        "kind": "execute", "status": "pending", "rawInput": raw, "content": content}),
+    );
+    let params = json!({
+        "sessionId": session,
+        "toolCall": {"toolCallId": id, "title": title, "kind": "execute", "status": "pending",
+            "rawInput": raw, "content": content},
+        "options": [
+            {"optionId": "allow_once", "name": "Start it this time", "kind": "allow_once"},
+            {"optionId": "allow_always", "name": "Always start this definition", "kind": "allow_always"},
+            {"optionId": "reject_once", "name": "Do not start it", "kind": "reject_once"},
+            {"optionId": "reject_always", "name": "Never start this definition", "kind": "reject_always"},
+        ],
+    });
+    let answer = match conn.request(
+        "session/request_permission",
+        params,
+        QUESTION_LIMIT,
+        Some(cancel),
+    ) {
+        Ok(v) => match v["outcome"]["optionId"].as_str() {
+            _ if v["outcome"]["outcome"] == "cancelled" => None,
+            Some("allow_once") => Some(Answer::AllowOnce),
+            Some("allow_always") => Some(Answer::AllowAlways),
+            Some("reject_always") => Some(Answer::RejectAlways),
+            // A refusal, or an answer this agent did not offer: the server does not start.
+            _ => Some(Answer::RejectOnce),
+        },
+        Err(Failure::Cancelled) => None,
+        Err(e) => {
+            eprintln!("pilotfish acp: no answer to a permission request: {e}");
+            None
+        }
+    };
+    let started = matches!(answer, Some(Answer::AllowOnce | Answer::AllowAlways));
+    let said = if started {
+        "allowed: starting it"
+    } else {
+        "not started"
+    };
+    update(
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": id,
+        "status": if started { "completed" } else { "failed" },
+        "content": [{"type": "content", "content": {"type": "text", "text": said}}]}),
+    );
+    answer
 }
