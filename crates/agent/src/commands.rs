@@ -341,4 +341,75 @@ mod tests {
         assert_eq!(Always::of("touch a.flag").shown(), "touch a.flag …");
         assert_eq!(Always::of("rm -f x").shown(), "rm -f x");
     }
+
+    /// Programs and words the property draws lines from: a few programs, a path to another
+    /// program of the same name, a variable set before a program, options, a redirection and a
+    /// command substitution.
+    const WORDS: &[&str] = &[
+        "touch",
+        "rm",
+        "git",
+        "npm",
+        "/tmp/x/touch",
+        "A=1",
+        "make",
+        "a",
+        "b",
+        "-f",
+        "push",
+        "run",
+        ">",
+        "$(rm x)",
+    ];
+    const SEPARATORS: &[&str] = &[" ; ", " && ", " | ", "\n"];
+
+    fn line(words: &[usize]) -> String {
+        words
+            .iter()
+            .map(|&i| WORDS[i % WORDS.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    proptest::proptest! {
+        /// Whatever was answered "always" and whatever line comes later, a covered line is the
+        /// answered line itself or runs only the answered program: every one of its
+        /// sub-commands starts with the same program, written the same way.
+        #[test]
+        fn always_never_covers_another_program(
+            answered in proptest::collection::vec(0usize..14, 1..4),
+            later in proptest::collection::vec(
+                (proptest::bool::ANY, proptest::collection::vec(0usize..14, 1..4), 0usize..4),
+                1..4,
+            ),
+        ) {
+            let answered = line(&answered);
+            // Half the later parts start as the answered line does, so that covered lines are
+            // common rather than rare.
+            let later: String = later
+                .iter()
+                .map(|(same_start, words, sep)| {
+                    let part = if *same_start {
+                        format!("{answered} {}", line(words))
+                    } else {
+                        line(words)
+                    };
+                    format!("{part}{}", SEPARATORS[*sep])
+                })
+                .collect();
+            let always = Always::of(&answered);
+            if always.covers(&later) && later.trim() != answered.trim() {
+                let program = answered.split_whitespace().next().unwrap();
+                for part in subcommands(&later) {
+                    proptest::prop_assert_eq!(
+                        part.split_whitespace().next(),
+                        Some(program),
+                        "{:?} covered {:?}",
+                        always,
+                        later
+                    );
+                }
+            }
+        }
+    }
 }
