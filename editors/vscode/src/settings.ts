@@ -32,16 +32,13 @@ export const USER_ONLY = ['path', 'gguf', 'args'];
 /** Reads `pilotfish.*` from anything shaped like `vscode.WorkspaceConfiguration`. */
 export function readSettings(config: Configuration): ExtensionSettings {
   const get = <T>(key: string): T | undefined => {
-    const value = config.get<T>(key);
     if (USER_ONLY.includes(key) && config.inspect) {
-      // Should a value in force be the workspace's, the user's own (or the default) is used.
+      // The user's own value (or the default), never the value in force: while VS Code starts,
+      // before it knows these are machine settings, the value in force can be the workspace's.
       const seen = config.inspect<T>(key);
-      const same = (v: T | undefined) => v !== undefined && JSON.stringify(v) === JSON.stringify(value);
-      if (same(seen?.workspaceValue) || same(seen?.workspaceFolderValue)) {
-        return seen?.globalValue ?? seen?.defaultValue;
-      }
+      return seen?.globalValue ?? seen?.defaultValue;
     }
-    return value;
+    return config.get<T>(key);
   };
   const text = (key: string) => (get<string>(key) ?? '').trim();
   const args = get<string[]>('args');
