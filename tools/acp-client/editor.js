@@ -18,7 +18,11 @@
 //                   new_session     cwd, [mcpServers]
 //                   load_session    [sessionId] (default the last session), cwd, [mcpServers]
 //                   prompt          text, [sessionId], [cancel_after_first_chunk], [cancel_after_ms],
-//                                   [close_stdin_after_first_chunk]
+//                                   [close_stdin_after_first_chunk], [prompt_after_cancel]: a text
+//                                   sent as the next prompt right after the cancel, without waiting
+//                                   for the cancelled prompt's answer (a user typing again at once),
+//                                   [prompt_while_running]: a text sent as another prompt after the
+//                                   first chunk, with no cancel
 //                   raw             line: written to the agent as it is. A line that is a request
 //                                   (with an id; use ids like "raw-1", which the SDK never uses) waits
 //                                   for the answer with that id; a line that is not JSON waits for an
@@ -330,6 +334,7 @@ async function prompt(ctx, step) {
       record.ms = Math.round((now() - record.sent_ms) * 10) / 10;
     },
   );
+  let follow = null;
   const cancel = async () => {
     if (record.ms !== undefined || record.cancel_sent_ms !== undefined) return;
     cancelledSessions.add(sessionId);
@@ -339,21 +344,27 @@ async function prompt(ctx, step) {
   if (step.cancel_after_ms != null) {
     setTimeout(() => void cancel().catch(() => {}), step.cancel_after_ms);
   }
-  if (step.cancel_after_first_chunk || step.close_stdin_after_first_chunk) {
+  if (step.cancel_after_first_chunk || step.close_stdin_after_first_chunk || step.prompt_while_running != null) {
     await withTimeout(Promise.race([firstChunk, answer]), timeouts.step_ms, "the first agent_message_chunk");
-    if (record.ms === undefined) {
+    if (record.ms === undefined && step.prompt_while_running != null) {
+      follow = prompt(ctx, { text: step.prompt_while_running, sessionId });
+    } else if (record.ms === undefined) {
       if (step.close_stdin_after_first_chunk) {
         record.stdin_closed_ms = now();
         closeStdin();
         return "stop";
       }
       await cancel();
+      if (step.prompt_after_cancel != null) {
+        follow = prompt(ctx, { text: step.prompt_after_cancel, sessionId });
+      }
     }
   }
   await withTimeout(answer, timeouts.step_ms, "session/prompt");
   if (record.cancel_sent_ms !== undefined) {
     record.ms_after_cancel = Math.round((record.sent_ms + record.ms - record.cancel_sent_ms) * 10) / 10;
   }
+  if (follow) await follow;
   await settle();
   return "next";
 }

@@ -1,7 +1,7 @@
 //! What the editor does for the agent: file reads and writes through its `fs/*` methods (so the
 //! model sees unsaved buffers and edits land in the editor), and the user's approvals through
 //! `session/request_permission`, with `allow_always` and `reject_always` remembered for the
-//! session.
+//! session (for a terminal command: that command, never another program).
 
 use std::{
     collections::BTreeSet,
@@ -11,15 +11,16 @@ use std::{
 };
 
 use agent::{
+    commands::Always,
     conversation::ToolCall,
     run::{Approvals, Decision},
 };
-use host::files::FileAccess;
+use host::{files::FileAccess, mcp_approvals::Answer};
 use serde_json::{Value, json};
 
 use crate::{
     rpc::{Connection, Failure},
-    updates::describe,
+    updates::{describe, raw_input},
 };
 
 /// How long the editor may take to read or write a file.
@@ -81,11 +82,74 @@ impl FileAccess for ClientFiles {
     }
 }
 
-/// What the user said "always" to in this session, by tool name.
+/// What the user said "always" to in this session: terminal commands by what the answer
+/// covers (`agent::commands::Always`: the command, never another program), other tools by name.
 #[derive(Debug, Default)]
 pub(crate) struct Remembered {
     pub(crate) allowed: BTreeSet<String>,
     pub(crate) rejected: BTreeSet<String>,
+    pub(crate) commands_allowed: Vec<Always>,
+    pub(crate) commands_rejected: Vec<Always>,
+}
+
+impl Remembered {
+    /// The remembered answer for a call, if one covers it.
+    fn recall(&self, call: &ToolCall) -> Option<Decision> {
+        match command_of(call) {
+            Some(command) => {
+                if self.commands_rejected.iter().any(|a| a.covers(&command)) {
+                    Some(Decision::Reject)
+                } else if self.commands_allowed.iter().any(|a| a.covers(&command)) {
+                    Some(Decision::Allow)
+                } else {
+                    None
+                }
+            }
+            None if self.rejected.contains(&call.name) => Some(Decision::Reject),
+            None if self.allowed.contains(&call.name) => Some(Decision::Allow),
+            None => None,
+        }
+    }
+
+    /// Remembers an "always" answer (`allow`: yes or no) for what it covers.
+    fn remember(&mut self, call: &ToolCall, allow: bool) {
+        match (command_of(call), allow) {
+            (Some(command), true) => self.commands_allowed.push(Always::of(&command)),
+            (Some(command), false) => self.commands_rejected.push(Always::of(&command)),
+            (None, true) => {
+                self.allowed.insert(call.name.clone());
+            }
+            (None, false) => {
+                self.rejected.insert(call.name.clone());
+            }
+        }
+    }
+}
+
+/// The command line of a `run_in_terminal` call.
+fn command_of(call: &ToolCall) -> Option<String> {
+    if call.name != "run_in_terminal" {
+        return None;
+    }
+    let args: Value = serde_json::from_str(&call.arguments).ok()?;
+    Some(args["command"].as_str()?.to_owned())
+}
+
+/// The names of the "always" options: what such an answer covers.
+fn always_names(call: &ToolCall) -> (String, String) {
+    match command_of(call) {
+        Some(command) => {
+            let covered = Always::of(&command).shown();
+            (
+                format!("Always allow `{covered}`"),
+                format!("Always reject `{covered}`"),
+            )
+        }
+        None => (
+            format!("Always allow {}", call.name),
+            format!("Always reject {}", call.name),
+        ),
+    }
 }
 
 /// The user, asked through the editor.
@@ -99,21 +163,21 @@ pub(crate) struct Permissions {
 
 impl Approvals for Permissions {
     fn ask(&mut self, call: &ToolCall, question: &str) -> Decision {
+        if let Some(decision) = self
+            .remembered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .recall(call)
         {
-            let r = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
-            if r.allowed.contains(&call.name) {
-                return Decision::Allow;
-            }
-            if r.rejected.contains(&call.name) {
-                return Decision::Reject;
-            }
+            return decision;
         }
         let (title, kind, _) = describe(call, &self.root);
+        let (always, never) = always_names(call);
         let options = json!([
             {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
-            {"optionId": "allow_always", "name": format!("Always allow {}", call.name), "kind": "allow_always"},
+            {"optionId": "allow_always", "name": always, "kind": "allow_always"},
             {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
-            {"optionId": "reject_always", "name": format!("Always reject {}", call.name), "kind": "reject_always"},
+            {"optionId": "reject_always", "name": never, "kind": "reject_always"},
         ]);
         let params = json!({
             "sessionId": self.session,
@@ -144,11 +208,11 @@ impl Approvals for Permissions {
         match outcome["optionId"].as_str() {
             Some("allow_once") => Decision::Allow,
             Some("allow_always") => {
-                r.allowed.insert(call.name.clone());
+                r.remember(call, true);
                 Decision::Allow
             }
             Some("reject_always") => {
-                r.rejected.insert(call.name.clone());
+                r.remember(call, false);
                 Decision::Reject
             }
             // A refusal, or an answer this agent did not offer: nothing runs.
@@ -157,7 +221,76 @@ impl Approvals for Permissions {
     }
 }
 
-/// A call's arguments as JSON when they parse, as the text the model wrote otherwise.
-pub(crate) fn raw_input(arguments: &str) -> Value {
-    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()))
+/// Asks the user, through the editor, whether to start one of the workspace's MCP servers: a
+/// tool call of kind `execute` titled with the server's name and showing its command line,
+/// reported to the editor as it is settled. `None` when the question got no answer (the turn
+/// was cancelled, or the editor failed): the server then does not start.
+pub(crate) fn ask_to_start(
+    conn: &Connection,
+    session: &str,
+    spec: &host::mcp_tools::ServerSpec,
+    line: &str,
+    cancel: &AtomicBool,
+) -> Option<Answer> {
+    let id = format!("pilotfish-mcp-server-{}", spec.name);
+    let title = format!("Start the MCP server {} from .vscode/mcp.json", spec.name);
+    let text = format!(
+        "The workspace's .vscode/mcp.json asks to run this program:\n\n    {line}\n\nAllow it only if you trust this workspace."
+    );
+    let content = json!([{"type": "content", "content": {"type": "text", "text": text}}]);
+    let raw = json!({"command": spec.command, "args": spec.args,
+        "env": spec.env.iter().map(|(k, v)| json!({"name": k, "value": v})).collect::<Vec<_>>()});
+    let update = |fields: Value| {
+        conn.notify(
+            "session/update",
+            json!({"sessionId": session, "update": fields}),
+        );
+    };
+    update(
+        json!({"sessionUpdate": "tool_call", "toolCallId": id, "title": title,
+        "kind": "execute", "status": "pending", "rawInput": raw, "content": content}),
+    );
+    let params = json!({
+        "sessionId": session,
+        "toolCall": {"toolCallId": id, "title": title, "kind": "execute", "status": "pending",
+            "rawInput": raw, "content": content},
+        "options": [
+            {"optionId": "allow_once", "name": "Start it this time", "kind": "allow_once"},
+            {"optionId": "allow_always", "name": "Always start this definition", "kind": "allow_always"},
+            {"optionId": "reject_once", "name": "Do not start it", "kind": "reject_once"},
+            {"optionId": "reject_always", "name": "Never start this definition", "kind": "reject_always"},
+        ],
+    });
+    let answer = match conn.request(
+        "session/request_permission",
+        params,
+        QUESTION_LIMIT,
+        Some(cancel),
+    ) {
+        Ok(v) => match v["outcome"]["optionId"].as_str() {
+            _ if v["outcome"]["outcome"] == "cancelled" => None,
+            Some("allow_once") => Some(Answer::AllowOnce),
+            Some("allow_always") => Some(Answer::AllowAlways),
+            Some("reject_always") => Some(Answer::RejectAlways),
+            // A refusal, or an answer this agent did not offer: the server does not start.
+            _ => Some(Answer::RejectOnce),
+        },
+        Err(Failure::Cancelled) => None,
+        Err(e) => {
+            eprintln!("pilotfish acp: no answer to a permission request: {e}");
+            None
+        }
+    };
+    let started = matches!(answer, Some(Answer::AllowOnce | Answer::AllowAlways));
+    let said = if started {
+        "allowed: starting it"
+    } else {
+        "not started"
+    };
+    update(
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": id,
+        "status": if started { "completed" } else { "failed" },
+        "content": [{"type": "content", "content": {"type": "text", "text": said}}]}),
+    );
+    answer
 }

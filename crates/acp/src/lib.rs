@@ -190,12 +190,12 @@ impl Server {
                     read: fs["readTextFile"].as_bool().unwrap_or(false),
                     write: fs["writeTextFile"].as_bool().unwrap_or(false),
                 };
+                // What is not supported is left out rather than said `false`: ACP reads a missing
+                // capability as false, and some clients (agent-shell) read any field as true.
                 Ok(json!({
                     "protocolVersion": PROTOCOL_VERSION,
                     "agentCapabilities": {
-                        "loadSession": false,
-                        "promptCapabilities": {"image": false, "audio": false, "embeddedContext": true},
-                        "mcpCapabilities": {"http": false, "sse": false},
+                        "promptCapabilities": {"embeddedContext": true},
                     },
                     "authMethods": [],
                     "agentInfo": {"name": "pilotfish", "title": "pilotfish",

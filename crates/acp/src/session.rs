@@ -7,6 +7,7 @@ use std::{
         Arc, Mutex,
         atomic::{AtomicBool, Ordering},
     },
+    time::{Duration, Instant},
 };
 
 use agent::{
@@ -22,6 +23,10 @@ use crate::{
     rpc::{Connection, RpcError},
     updates::Updates,
 };
+
+/// How long a prompt waits for the session's cancelled turn to finish (a cancelled turn stops
+/// within milliseconds; this bounds a turn stuck in a tool that ignores the cancel).
+const CANCELLED_TURN_LIMIT: Duration = Duration::from_secs(30);
 
 /// What the client said it can do, in `initialize`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -45,6 +50,8 @@ pub(crate) struct Session {
     ws: Workspace,
     messages: Vec<Message>,
     remembered: Arc<Mutex<Remembered>>,
+    /// The workspace's MCP servers not yet settled with the user.
+    pending: Vec<mcp::ServerSpec>,
 }
 
 /// The modes a session offers.
@@ -86,9 +93,12 @@ pub(crate) fn open(
         cancel: ws.cancel_flag(),
     };
     ws = ws.with_files(Box::new(files));
+    // The editor's servers are the user's own configuration: they start now. The workspace's
+    // wait for the user's approval at the first prompt.
     let mcp = McpTools::start(&ws.root, &servers);
     ws = ws.with_mcp(mcp);
-    for problem in ws.mcp_problems() {
+    let (pending, problems) = host::mcp_tools::workspace_servers(&ws.root, &servers);
+    for problem in ws.mcp_problems().iter().chain(&problems) {
         eprintln!("pilotfish acp: {problem}");
     }
     Ok(Handle {
@@ -100,6 +110,7 @@ pub(crate) fn open(
             ws,
             messages: Vec::new(),
             remembered: Arc::default(),
+            pending,
         }),
     })
 }
@@ -192,15 +203,32 @@ pub(crate) fn prompt(
     options: &Options,
 ) -> Result<Value, RpcError> {
     let text = prompt_text(&params["prompt"])?;
-    if handle.running.swap(true, Ordering::SeqCst) {
-        return Err(RpcError::invalid_params(
-            "a prompt is already running in this session; cancel it or wait for its end",
-        ));
-    }
+    claim(handle)?;
     handle.cancel.store(false, Ordering::SeqCst);
     let result = turn(handle, &text, conn, options);
     handle.running.store(false, Ordering::SeqCst);
     result
+}
+
+/// Makes this prompt the session's running one. A prompt that arrives while a cancelled turn is
+/// still finishing (the user cancelled and typed again at once) waits for that turn's end; one
+/// that arrives while a turn runs uncancelled is refused.
+fn claim(handle: &Handle) -> Result<(), RpcError> {
+    let deadline = Instant::now() + CANCELLED_TURN_LIMIT;
+    while handle.running.swap(true, Ordering::SeqCst) {
+        if !handle.cancel.load(Ordering::SeqCst) {
+            return Err(RpcError::invalid_params(
+                "a prompt is already running in this session; cancel it or wait for its end",
+            ));
+        }
+        if Instant::now() >= deadline {
+            return Err(RpcError::internal(
+                "the cancelled prompt of this session has not finished yet; send the prompt again in a moment",
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
 }
 
 fn turn(
@@ -216,6 +244,9 @@ fn turn(
     let task = host::customizations::expand_prompt_file(std::slice::from_ref(&root), text, None)
         .map_err(|e| RpcError::invalid_params(format!("{e:#}")))?;
     let chat = handle.chat.load(Ordering::SeqCst);
+    if !chat {
+        settle_servers(handle, session, conn);
+    }
     let tokenizer = tokenizer::Tokenizer::by_name("o200k_base", None)
         .map_err(|e| RpcError::internal(e.to_string()))?;
     let catalogue = session.ws.catalogue();
@@ -281,6 +312,42 @@ fn turn(
         Stop::Cancelled { .. } => "cancelled",
     };
     Ok(json!({ "stopReason": reason }))
+}
+
+/// At the session's first prompt in agent mode, the workspace's MCP servers are settled: those
+/// approved earlier for their exact definition start, the others are asked about through the
+/// editor; a server the user rejects does not start and the turn goes on without its tools.
+fn settle_servers(handle: &Handle, session: &mut Session, conn: &Arc<Connection>) {
+    let pending = std::mem::take(&mut session.pending);
+    if pending.is_empty() {
+        return;
+    }
+    let root = session.ws.root.clone();
+    let mut store = host::mcp_approvals::Store::open();
+    let settled =
+        host::mcp_approvals::settle(&root, pending.clone(), &mut store, &mut |spec, line| {
+            crate::client::ask_to_start(conn, &handle.id, spec, line, &handle.cancel)
+        });
+    // A question that got no answer (the turn was cancelled) is asked again at the next prompt.
+    session.pending = pending
+        .into_iter()
+        .filter(|p| {
+            settled
+                .skipped
+                .iter()
+                .any(|s| s.name == p.name && s.why == host::mcp_approvals::Skip::Unasked)
+        })
+        .collect();
+    for skipped in &settled.skipped {
+        eprintln!(
+            "pilotfish acp: the workspace's MCP server `{}` (`{}`) was not started ({:?})",
+            skipped.name, skipped.command_line, skipped.why
+        );
+    }
+    let problems = session.ws.start_mcp(&settled.start);
+    for problem in settled.problems.iter().chain(&problems) {
+        eprintln!("pilotfish acp: {problem}");
+    }
 }
 
 /// The session's prompt files as slash commands.

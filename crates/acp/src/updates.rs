@@ -1,6 +1,7 @@
 //! A turn as the editor sees it: `session/update` notifications for the model's words as they
-//! arrive, each tool call when it starts (a title, its kind, the files it touches) and when it
-//! ends (its result, and for an edit the file's text before and after).
+//! arrive, each tool call when the model makes it (a title, its kind, the files it touches), when
+//! it starts running (after its permission) and when it ends (its result, and for an edit the
+//! file's text before and after).
 
 use std::{
     path::{Component, Path, PathBuf},
@@ -13,7 +14,7 @@ use agent::{
 };
 use serde_json::{Value, json};
 
-use crate::{client::raw_input, rpc::Connection};
+use crate::rpc::Connection;
 
 /// Sends a session's updates.
 pub(crate) struct Updates {
@@ -43,6 +44,9 @@ impl Observer for Updates {
                     "title": title, "kind": kind, "status": "pending",
                     "locations": locations, "rawInput": raw_input(&call.arguments)}));
             }
+            // Its permission granted, the call runs: clients show it running until it ends.
+            Event::ToolRunning(call) => self.send(json!({"sessionUpdate": "tool_call_update",
+                "toolCallId": call.id, "status": "in_progress"})),
             Event::ToolEnd(call, outcome) => self.send(ended(call, outcome)),
             Event::Note(note) => eprintln!("pilotfish acp: note: {note}"),
         }
@@ -136,4 +140,9 @@ fn inside(root: &Path, path: &str) -> Option<String> {
     }
     out.starts_with(root)
         .then(|| out.to_string_lossy().into_owned())
+}
+
+/// A call's arguments as JSON when they parse, as the text the model wrote otherwise.
+pub(crate) fn raw_input(arguments: &str) -> Value {
+    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()))
 }

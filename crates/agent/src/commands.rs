@@ -87,12 +87,8 @@ pub fn judge(command: &str, allow: &[String], deny: &[String]) -> Verdict {
         if let Some(rule) = deny.iter().find(|r| matches_rule(part, r)) {
             return Verdict::Deny(format!("`{part}` matches the deny rule `{rule}`"));
         }
-        let dangerous = ALWAYS_ASK.iter().any(|r| matches_rule(part, r))
-            || part.contains(" -exec")
-            || part.contains(" -delete")
-            || part.contains('>');
         let allowed = allow.iter().any(|r| matches_rule(part, r));
-        if dangerous || !allowed {
+        if dangerous(part) || !allowed {
             all_allowed = false;
         }
     }
@@ -100,6 +96,71 @@ pub fn judge(command: &str, allow: &[String], deny: &[String]) -> Verdict {
         Verdict::Allow
     } else {
         Verdict::Ask
+    }
+}
+
+/// Whether a sub-command deletes, overwrites, escalates or runs code it fetched: no rule and no
+/// remembered answer lets it through.
+fn dangerous(part: &str) -> bool {
+    ALWAYS_ASK.iter().any(|r| matches_rule(part, r))
+        || part.contains(" -exec")
+        || part.contains(" -delete")
+        || part.contains('>')
+}
+
+/// What a user's "always" answer about a command line covers, so that it never reaches
+/// another program: the program and its first argument when the line is one plain
+/// sub-command, the exact line otherwise (a dangerous command, a compound line, a lone
+/// program, a variable set before the program).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Always {
+    /// Lines whose every sub-command starts with these two words, the program written as it
+    /// was (so `/tmp/x/touch` is another program than `touch`).
+    Prefix([String; 2]),
+    /// This line and no other.
+    Exact(String),
+}
+
+impl Always {
+    /// What an "always" answer about `command` covers.
+    pub fn of(command: &str) -> Always {
+        let parts = subcommands(command);
+        if let [part] = parts.as_slice()
+            && !dangerous(part)
+            && let [program, first, ..] = part.split_whitespace().collect::<Vec<_>>()[..]
+            && !program.contains('=')
+            && !part.contains(['$', '`'])
+        {
+            return Always::Prefix([program.to_owned(), first.to_owned()]);
+        }
+        Always::Exact(command.trim().to_owned())
+    }
+
+    /// Whether the answer covers `command`.
+    pub fn covers(&self, command: &str) -> bool {
+        match self {
+            Always::Exact(line) => command.trim() == line,
+            Always::Prefix(words) => {
+                let parts = subcommands(command);
+                !parts.is_empty()
+                    && parts.iter().all(|part| {
+                        !dangerous(part)
+                            && !part.contains(['$', '`'])
+                            && part
+                                .split_whitespace()
+                                .take(2)
+                                .eq(words.iter().map(String::as_str))
+                    })
+            }
+        }
+    }
+
+    /// What the answer covers, for the user: `touch a.txt …` or the exact line.
+    pub fn shown(&self) -> String {
+        match self {
+            Always::Prefix([program, first]) => format!("{program} {first} …"),
+            Always::Exact(line) => line.clone(),
+        }
     }
 }
 
@@ -236,5 +297,119 @@ mod tests {
         assert_eq!(judge("rm -rf x", &["rm".to_owned()], &[]), Verdict::Ask);
         assert_eq!(judge("/bin/ls", &allow, &[]), Verdict::Allow);
         assert_eq!(judge("LANG=C ls", &allow, &[]), Verdict::Allow);
+    }
+
+    /// An "always" answer covers its own line, and other lines of the same program and first
+    /// argument only when nothing else runs in them; never another program.
+    #[test]
+    fn always_covers_the_command_never_another_program() {
+        // (the line answered "always", a later line, whether the answer covers it)
+        let cases: &[(&str, &str, bool)] = &[
+            ("touch a.flag", "touch a.flag", true),
+            ("touch a.flag", "  touch a.flag ", true),
+            ("touch a.flag", "touch a.flag b.flag", true),
+            ("touch a.flag", "touch b.flag", false),
+            ("touch a.flag", "rm -f victim.txt", false),
+            ("touch a.flag", "touch a.flag; rm -f victim.txt", false),
+            ("touch a.flag", "touch a.flag && touch a.flag", true),
+            ("touch a.flag", "touch a.flag $(rm -f victim.txt)", false),
+            ("touch a.flag", "touch a.flag `rm -f victim.txt`", false),
+            ("touch a.flag", "touch a.flag > /etc/passwd", false),
+            ("touch a.flag", "/tmp/evil/touch a.flag", false),
+            ("touch a.flag", "PATH=/tmp/evil touch a.flag", false),
+            ("npm run build", "npm run test", true),
+            ("npm run build", "npx run build", false),
+            // Dangerous, compound, lone and prefixed lines are remembered exactly.
+            ("rm -f victim.txt", "rm -f victim.txt", true),
+            ("rm -f victim.txt", "rm -f other.txt", false),
+            ("make", "make", true),
+            ("make", "make install", false),
+            ("ls && touch a", "ls && touch a", true),
+            ("ls && touch a", "ls && touch b", false),
+            ("A=1 touch a", "A=1 touch a", true),
+            ("A=1 touch a", "A=2 touch a", false),
+        ];
+        for (answered, later, want) in cases {
+            let always = Always::of(answered);
+            assert_eq!(
+                always.covers(later),
+                *want,
+                "always {answered:?} ({always:?}) covering {later:?}"
+            );
+            assert!(always.covers(answered), "{answered:?} covers itself");
+        }
+        assert_eq!(Always::of("touch a.flag").shown(), "touch a.flag …");
+        assert_eq!(Always::of("rm -f x").shown(), "rm -f x");
+    }
+
+    /// Programs and words the property draws lines from: a few programs, a path to another
+    /// program of the same name, a variable set before a program, options, a redirection and a
+    /// command substitution.
+    const WORDS: &[&str] = &[
+        "touch",
+        "rm",
+        "git",
+        "npm",
+        "/tmp/x/touch",
+        "A=1",
+        "make",
+        "a",
+        "b",
+        "-f",
+        "push",
+        "run",
+        ">",
+        "$(rm x)",
+    ];
+    const SEPARATORS: &[&str] = &[" ; ", " && ", " | ", "\n"];
+
+    fn line(words: &[usize]) -> String {
+        words
+            .iter()
+            .map(|&i| WORDS[i % WORDS.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    proptest::proptest! {
+        /// Whatever was answered "always" and whatever line comes later, a covered line is the
+        /// answered line itself or runs only the answered program: every one of its
+        /// sub-commands starts with the same program, written the same way.
+        #[test]
+        fn always_never_covers_another_program(
+            answered in proptest::collection::vec(0usize..14, 1..4),
+            later in proptest::collection::vec(
+                (proptest::bool::ANY, proptest::collection::vec(0usize..14, 1..4), 0usize..4),
+                1..4,
+            ),
+        ) {
+            let answered = line(&answered);
+            // Half the later parts start as the answered line does, so that covered lines are
+            // common rather than rare.
+            let later: String = later
+                .iter()
+                .map(|(same_start, words, sep)| {
+                    let part = if *same_start {
+                        format!("{answered} {}", line(words))
+                    } else {
+                        line(words)
+                    };
+                    format!("{part}{}", SEPARATORS[*sep])
+                })
+                .collect();
+            let always = Always::of(&answered);
+            if always.covers(&later) && later.trim() != answered.trim() {
+                let program = answered.split_whitespace().next().unwrap();
+                for part in subcommands(&later) {
+                    proptest::prop_assert_eq!(
+                        part.split_whitespace().next(),
+                        Some(program),
+                        "{:?} covered {:?}",
+                        always,
+                        later
+                    );
+                }
+            }
+        }
     }
 }

@@ -70,8 +70,10 @@ pub enum Event<'a> {
     Text(&'a str),
     /// The model's whole answer in a round.
     Answer(&'a Answer),
-    /// A call about to run.
+    /// A call the model made, before its permission is settled.
     ToolStart(&'a ToolCall),
+    /// A call whose permission is settled, now running (an editor shows it in progress).
+    ToolRunning(&'a ToolCall),
     /// A call's result, as the model will see it.
     ToolEnd(&'a ToolCall, &'a Outcome),
     /// Something the user should know (old rounds dropped for the budget).
@@ -223,13 +225,14 @@ impl Loop<'_> {
     /// One call, asked about first when it needs that; its result cut to the budget.
     fn call(&mut self, call: &ToolCall, main: bool) -> Outcome {
         let mut outcome = if call.name == "runSubagent" {
+            self.observer.event(Event::ToolRunning(call));
             self.subagent(&call.arguments, main)
         } else {
             match self.tools.permission(call) {
-                Permission::Granted => self.tools.run(call),
+                Permission::Granted => self.running(call),
                 Permission::Refused(why) => Outcome::failed(why),
                 Permission::Ask(question) => match self.approvals.ask(call, &question) {
-                    Decision::Allow => self.tools.run(call),
+                    Decision::Allow => self.running(call),
                     Decision::Reject => Outcome::failed(format!(
                         "the user declined this call ({question}); do not make it again, find another way or ask"
                     )),
@@ -242,6 +245,12 @@ impl Loop<'_> {
         };
         outcome.content = crate::budget::cut_middle(&outcome.content, self.result_chars);
         outcome
+    }
+
+    /// Runs a call whose permission is settled, saying so first.
+    fn running(&mut self, call: &ToolCall) -> Outcome {
+        self.observer.event(Event::ToolRunning(call));
+        self.tools.run(call)
     }
 
     /// Drops the oldest whole rounds when the conversation outgrows the budget, and says so

@@ -30,8 +30,8 @@ pub(crate) struct Args {
     /// The most tool-call rounds.
     #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..))]
     max_rounds: u32,
-    /// Approve every terminal command and MCP tool call (otherwise asked on a terminal,
-    /// declined elsewhere).
+    /// Approve every terminal command, MCP tool call and workspace MCP server for this run
+    /// (otherwise asked on a terminal, declined elsewhere).
     #[arg(long)]
     yes: bool,
     /// Revert the file changes of the last agent run in this workspace.
@@ -52,7 +52,9 @@ pub(crate) struct Args {
     /// The prompt's limit in tokens; a tool result takes at most half of it.
     #[arg(long, default_value_t = 64_000)]
     max_tokens: usize,
-    /// Start no MCP server, not even those of the workspace's `.vscode/mcp.json`.
+    /// Start no MCP server, not even those of the workspace's `.vscode/mcp.json` (which start
+    /// only once approved: asked on a terminal, remembered when answered "always", started for
+    /// this run by --yes).
     #[arg(long)]
     no_mcp: bool,
     #[command(flatten)]
@@ -60,29 +62,38 @@ pub(crate) struct Args {
 }
 
 /// Prints the run's events as the contract says: words and one line per call, or JSON lines.
+/// When standard output is closed (the run piped into `head`, which quit), the run stops as if
+/// cancelled: no one is watching it any more.
 struct Printer {
     json: bool,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Printer {
     fn emit(&self, value: serde_json::Value, text: impl FnOnce() -> String) {
-        let mut out = std::io::stdout().lock();
-        let _ = if self.json {
-            writeln!(out, "{value}")
+        if self.json {
+            self.write(&format!("{value}\n"));
         } else {
-            writeln!(out, "{}", text())
-        };
-        let _ = out.flush();
+            self.write(&format!("{}\n", text()));
+        }
+    }
+
+    fn write(&self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        if out
+            .write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            self.cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
     }
 }
 
 impl Observer for Printer {
     fn event(&mut self, event: Event<'_>) {
         match event {
-            Event::Text(piece) if !self.json => {
-                print!("{piece}");
-                let _ = std::io::stdout().flush();
-            }
+            Event::Text(piece) if !self.json => self.write(piece),
             Event::Text(_) => {}
             Event::Answer(answer) if self.json => {
                 if !answer.content.is_empty() {
@@ -91,13 +102,16 @@ impl Observer for Printer {
             }
             Event::Answer(answer) => {
                 if !answer.content.is_empty() && !answer.content.ends_with('\n') {
-                    println!();
+                    self.write("\n");
                 }
             }
             Event::ToolStart(call) => self.emit(
                 json!({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments}),
                 || format!("→ {}({})", call.name, short(&call.arguments, 120)),
             ),
+            // The terminal shows a call once, when the model makes it; the contract's JSON lines
+            // have no running event.
+            Event::ToolRunning(_) => {}
             Event::ToolEnd(call, outcome) => self.emit(
                 json!({"type": "tool_result", "id": call.id, "name": call.name, "ok": outcome.ok, "content": outcome.content}),
                 || {
@@ -139,6 +153,62 @@ impl Approvals for Terminal {
     }
 }
 
+/// The workspace's MCP servers the user approves: remembered answers for the exact
+/// definition, else asked on the terminal with the whole command shown; `--yes` starts them for
+/// this run; without a terminal none starts, and standard error says which and how to allow
+/// them.
+fn approved_servers(root: &std::path::Path, yes: bool) -> Vec<host::mcp_tools::ServerSpec> {
+    use host::mcp_approvals::{Answer, Skip};
+    let (pending, problems) = host::mcp_tools::workspace_servers(root, &[]);
+    for problem in problems {
+        eprintln!("pilotfish: note: {problem}");
+    }
+    if pending.is_empty() {
+        return pending;
+    }
+    let mut store = host::mcp_approvals::Store::open();
+    let settled = host::mcp_approvals::settle(root, pending, &mut store, &mut |spec, line| {
+        if yes {
+            return Some(Answer::AllowOnce);
+        }
+        if !std::io::stdin().is_terminal() {
+            return None;
+        }
+        eprint!(
+            "pilotfish: the workspace's .vscode/mcp.json asks to start the MCP server `{}`:\n    {line}\n  in {}\nStart it? [y] this time, [a] always (this definition), [n] not now, [v] never [y/a/N/v] ",
+            spec.name,
+            root.display()
+        );
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        let _ = std::io::stdin().lock().read_line(&mut answer);
+        Some(match answer.trim() {
+            "y" | "Y" | "yes" => Answer::AllowOnce,
+            "a" | "A" | "always" => Answer::AllowAlways,
+            "v" | "V" | "never" => Answer::RejectAlways,
+            _ => Answer::RejectOnce,
+        })
+    });
+    for problem in &settled.problems {
+        eprintln!("pilotfish: note: {problem}");
+    }
+    let file = host::mcp_approvals::approvals_path()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "the state folder's mcp-approvals.json".into());
+    for skipped in &settled.skipped {
+        let how = match skipped.why {
+            Skip::Unasked => "there is no terminal to ask on; run on a terminal to be asked (and answer `a` to remember it), or pass --yes to start it for this run".to_owned(),
+            Skip::Rejected => "you declined it".to_owned(),
+            Skip::RememberedRejection => format!("you said never to this definition; remove its entry from {file} to be asked again"),
+        };
+        eprintln!(
+            "pilotfish: the workspace's MCP server `{}` (`{}`) was not started: {how}",
+            skipped.name, skipped.command_line
+        );
+    }
+    settled.start
+}
+
 pub(crate) fn run(args: Args) -> Result<()> {
     if !matches!(args.format.as_str(), "text" | "json") {
         bail!("--format {} is not text or json", args.format);
@@ -151,7 +221,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     };
     if args.undo {
         for line in host::journal::undo(&root)? {
-            println!("{line}");
+            writeln!(std::io::stdout(), "{line}")?;
         }
         return Ok(());
     }
@@ -164,7 +234,8 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let mut ws = Workspace::open(&root, &loaded.agent)?;
     ws.profile = profile;
     if !args.no_mcp {
-        let mcp = McpTools::start(&ws.root, &[]);
+        let approved = approved_servers(&ws.root, args.yes);
+        let mcp = McpTools::start(&ws.root, &approved);
         ws = ws.with_mcp(mcp);
         for problem in ws.mcp_problems() {
             eprintln!("pilotfish: note: {problem}");
@@ -196,6 +267,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let mut model = host::chat_model::ChatModel::new(backend, cancel.clone())?;
     let mut printer = Printer {
         json: args.format == "json",
+        cancel: cancel.clone(),
     };
     let count = |text: &str| tokenizer.count(text);
     let mut messages = setup.messages;

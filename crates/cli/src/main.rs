@@ -68,9 +68,14 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse_from(language_server_shorthand(std::env::args_os().collect()));
     // A command whose output goes into `head` or a pager that quits early must stop quietly,
-    // as other command-line tools do, not panic on the closed pipe. The language server and the ACP agent keep
-    // Rust's default (the signal ignored) and ends its loop on the write error instead.
-    if !matches!(cli.command, Command::Lsp(_) | Command::Acp(_)) {
+    // as other command-line tools do, not panic on the closed pipe. The language server, the
+    // ACP agent and the terminal agent keep Rust's default (the signal ignored) and act on the
+    // write error instead: they write to child processes too (MCP servers, the shell), and one
+    // that exits must not end pilotfish.
+    if !matches!(
+        cli.command,
+        Command::Lsp(_) | Command::Acp(_) | Command::Agent(_)
+    ) {
         stop_quietly_on_closed_pipe();
     }
     let result = match cli.command {

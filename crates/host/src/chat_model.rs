@@ -18,44 +18,8 @@ use agent::{
 use anyhow::{Context, Result, bail};
 use backends::chat::{ChatBackend, ChatKind, ChatMessage, ToolCall, ToolSpec};
 use chat::Role;
-use serde::{Deserialize, Serialize};
 
-/// `[chat]`: the chat model.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ChatConfig {
-    /// `openai-chat` (`/v1/chat/completions`) or `ollama-chat` (`/api/chat`).
-    pub kind: String,
-    /// Base URL, with or without `/v1`, or the full endpoint URL; default: where the kind's
-    /// server listens.
-    pub endpoint: Option<String>,
-    pub model: Option<String>,
-    /// The name of an environment variable that holds the API key.
-    pub api_key_env: Option<String>,
-    pub connect_timeout_seconds: f64,
-    pub timeout_seconds: f64,
-    /// Ollama's `num_ctx` (its default, 2,048, cuts long prompts silently).
-    pub context_size: Option<u32>,
-    pub temperature: Option<f32>,
-    /// Tokens the answer may have.
-    pub max_tokens: Option<u32>,
-}
-
-impl Default for ChatConfig {
-    fn default() -> ChatConfig {
-        ChatConfig {
-            kind: "openai-chat".into(),
-            endpoint: None,
-            model: None,
-            api_key_env: None,
-            connect_timeout_seconds: 3.0,
-            timeout_seconds: 300.0,
-            context_size: None,
-            temperature: None,
-            max_tokens: None,
-        }
-    }
-}
+pub use crate::config::ChatConfig;
 
 /// The chat model flags of the contract; they win over `[chat]`.
 #[derive(Debug, Clone, Default, clap::Args)]

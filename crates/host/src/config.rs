@@ -20,11 +20,48 @@ pub struct Config {
     #[serde(default)]
     pub completion: CompletionConfig,
     #[serde(default)]
-    pub chat: crate::chat_model::ChatConfig,
+    pub chat: ChatConfig,
     #[serde(default)]
     pub agent: crate::tools::AgentConfig,
     #[serde(default)]
     pub next_edit: NextEditConfig,
+}
+
+/// `[chat]`: the chat model.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChatConfig {
+    /// `openai-chat` (`/v1/chat/completions`) or `ollama-chat` (`/api/chat`).
+    pub kind: String,
+    /// Base URL, with or without `/v1`, or the full endpoint URL; default: where the kind's
+    /// server listens.
+    pub endpoint: Option<String>,
+    pub model: Option<String>,
+    /// The name of an environment variable that holds the API key.
+    pub api_key_env: Option<String>,
+    pub connect_timeout_seconds: f64,
+    pub timeout_seconds: f64,
+    /// Ollama's `num_ctx` (its default, 2,048, cuts long prompts silently).
+    pub context_size: Option<u32>,
+    pub temperature: Option<f32>,
+    /// Tokens the answer may have.
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for ChatConfig {
+    fn default() -> ChatConfig {
+        ChatConfig {
+            kind: "openai-chat".into(),
+            endpoint: None,
+            model: None,
+            api_key_env: None,
+            connect_timeout_seconds: 3.0,
+            timeout_seconds: 300.0,
+            context_size: None,
+            temperature: None,
+            max_tokens: None,
+        }
+    }
 }
 
 /// `[next_edit]`: next edit suggestions. They go to the `[chat]` model's server unless
@@ -171,7 +208,7 @@ impl CompletionConfig {
 pub struct Loaded {
     pub backend: BackendConfig,
     pub completion: CompletionConfig,
-    pub chat: crate::chat_model::ChatConfig,
+    pub chat: ChatConfig,
     pub agent: crate::tools::AgentConfig,
     pub next_edit: NextEditConfig,
     /// Where each setting that is not a default came from (`section.key` → a flag, a variable
@@ -298,37 +335,7 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
     let (path, explicit) = config_path(overrides.config.as_ref());
     let mut origins = BTreeMap::new();
     let file = match &path {
-        Some(p) if p.exists() => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("could not read {}", p.display()))?;
-            let config = toml::from_str::<Config>(&text).map_err(|e| {
-                // One line: the message and where, without the source excerpt.
-                let line = e
-                    .span()
-                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-                let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
-                let message = e
-                    .message()
-                    .lines()
-                    .map(str::trim)
-                    .rfind(|l| !l.is_empty())
-                    .unwrap_or("unreadable")
-                    .to_owned();
-                anyhow::anyhow!(
-                    "{} is not a valid configuration: {message}{at}",
-                    p.display()
-                )
-            })?;
-            // The keys the file sets, for `config check` to say where each value came from.
-            if let Ok(table) = toml::from_str::<toml::Table>(&text) {
-                for (section, keys) in &table {
-                    for key in keys.as_table().into_iter().flat_map(|t| t.keys()) {
-                        origins.insert(format!("{section}.{key}"), p.display().to_string());
-                    }
-                }
-            }
-            config
-        }
+        Some(p) if p.exists() => read_file(p, &mut origins)?,
         Some(p) if explicit => bail!("the configuration file {} does not exist", p.display()),
         _ => Config::default(),
     };
@@ -356,6 +363,63 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
         config.gguf = Some(p.parent().unwrap_or(Path::new(".")).join(gguf));
     }
     let used = path.filter(|p| p.exists());
+    override_backend(&mut config, overrides, &mut origins);
+    settle_server(&mut config, &mut origins)?;
+    // Bad values are reported now, not at the first completion.
+    completion.settings(config.max_tokens)?;
+    Ok((
+        Loaded {
+            backend: config,
+            completion,
+            chat,
+            agent,
+            next_edit,
+            origins,
+        },
+        used,
+    ))
+}
+
+/// Reads and checks the configuration file at `p`, noting in `origins` every key it sets.
+fn read_file(p: &Path, origins: &mut BTreeMap<String, String>) -> Result<Config> {
+    let text =
+        std::fs::read_to_string(p).with_context(|| format!("could not read {}", p.display()))?;
+    let config = toml::from_str::<Config>(&text).map_err(|e| {
+        // One line: the message and where, without the source excerpt.
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+        let message = e
+            .message()
+            .lines()
+            .map(str::trim)
+            .rfind(|l| !l.is_empty())
+            .unwrap_or("unreadable")
+            .to_owned();
+        anyhow::anyhow!(
+            "{} is not a valid configuration: {message}{at}",
+            p.display()
+        )
+    })?;
+    // The keys the file sets, for `config check` to say where each value came from.
+    if let Ok(table) = toml::from_str::<toml::Table>(&text) {
+        for (section, keys) in &table {
+            for key in keys.as_table().into_iter().flat_map(|t| t.keys()) {
+                origins.insert(format!("{section}.{key}"), p.display().to_string());
+            }
+        }
+    }
+    Ok(config)
+}
+
+/// The environment's and then the command line's settings over the file's `[backend]`, each
+/// noted in `origins`.
+fn override_backend(
+    config: &mut BackendConfig,
+    overrides: &Overrides,
+    origins: &mut BTreeMap<String, String>,
+) {
     let mut set = |key: &str, origin: &str| {
         origins.insert(format!("backend.{key}"), origin.to_owned());
     };
@@ -396,20 +460,6 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
         config.gguf = Some(v.clone());
         set("gguf", "--gguf");
     }
-    settle_server(&mut config, &mut origins)?;
-    // Bad values are reported now, not at the first completion.
-    completion.settings(config.max_tokens)?;
-    Ok((
-        Loaded {
-            backend: config,
-            completion,
-            chat,
-            agent,
-            next_edit,
-            origins,
-        },
-        used,
-    ))
 }
 
 /// Where the editor's settings come in, for [`settle_server`].

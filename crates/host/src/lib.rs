@@ -2,7 +2,8 @@
 //! more than one front end needs. The command line, the ACP agent and the language server share
 //! it: the configuration (`config`), the chat model and its wire format (`chat_model`), the
 //! workspace's tools with confinement, file access through the disk or an editor, the terminal
-//! and MCP servers (`tools`, `files`, `shell`, `mcp_tools`), the undo journal (`journal`), the
+//! and MCP servers (`tools`, `files`, `shell`, `mcp_tools`), the user's approvals of a
+//! workspace's MCP servers (`mcp_approvals`), the undo journal (`journal`), the
 //! customization files on disk (`customizations`), content exclusion (`exclusion`) and what
 //! outlives a run (`state`, `preferences`, `sessions`). The agent's first messages are built in
 //! `setup`.
@@ -13,6 +14,7 @@ pub mod customizations;
 pub mod exclusion;
 pub mod files;
 pub mod journal;
+pub mod mcp_approvals;
 pub mod mcp_tools;
 pub mod preferences;
 pub mod sessions;

@@ -1,5 +1,5 @@
 //! MCP servers' tools offered to the agent beside the built-in ones: the servers a session names
-//! and the workspace's `.vscode/mcp.json`, started once, their tools named
+//! and those of the workspace's `.vscode/mcp.json` the user approved, started once, their tools named
 //! `mcp_<server>_<tool>`, every call bounded in time. A server that fails is a problem the user
 //! is told of and an error the model sees, never a stuck or crashed session.
 
@@ -17,6 +17,21 @@ pub use mcp::ServerSpec;
 pub const START_LIMIT: Duration = Duration::from_secs(20);
 /// How long one tool call may take.
 pub const CALL_LIMIT: Duration = Duration::from_secs(120);
+
+/// The servers of the workspace's `.vscode/mcp.json` that `given` (an editor's own) does not
+/// name, which need the user's approval before they start, and the problems with the file.
+pub fn workspace_servers(root: &Path, given: &[ServerSpec]) -> (Vec<ServerSpec>, Vec<String>) {
+    match mcp::workspace_servers(root) {
+        Ok(ws) => (
+            ws.servers
+                .into_iter()
+                .filter(|s| !given.iter().any(|g| g.name == s.name))
+                .collect(),
+            ws.problems,
+        ),
+        Err(e) => (Vec::new(), vec![e.to_string()]),
+    }
+}
 
 /// The running servers and the tools they offer.
 #[derive(Default)]
@@ -38,30 +53,25 @@ impl std::fmt::Debug for McpTools {
 }
 
 impl McpTools {
-    /// Starts `given` (from the session) and the workspace's `.vscode/mcp.json` servers; a
-    /// server named in both is started once, as the session gives it. Servers start one after
-    /// the other in `root`; what fails is kept in `problems`.
-    pub fn start(root: &Path, given: &[ServerSpec]) -> McpTools {
+    /// Starts these servers in `root`, one after the other; what fails is kept in `problems`.
+    /// A workspace's own servers come here only once the user has approved them
+    /// (`crate::mcp_approvals`).
+    pub fn start(root: &Path, specs: &[ServerSpec]) -> McpTools {
         let mut out = McpTools::default();
-        let mut specs: Vec<ServerSpec> = given.to_vec();
-        match mcp::workspace_servers(root) {
-            Ok(ws) => {
-                for s in ws.servers {
-                    if !specs.iter().any(|g| g.name == s.name) {
-                        specs.push(s);
-                    }
-                }
-                out.problems.extend(ws.problems);
-            }
-            Err(e) => out.problems.push(e.to_string()),
-        }
-        for spec in &specs {
-            match mcp::Server::start(spec, root, START_LIMIT) {
-                Ok(server) => out.add(server),
-                Err(e) => out.problems.push(e.to_string()),
-            }
-        }
+        out.start_more(root, specs);
         out
+    }
+
+    /// Starts more servers beside the running ones; returns the problems of these.
+    pub fn start_more(&mut self, root: &Path, specs: &[ServerSpec]) -> Vec<String> {
+        let before = self.problems.len();
+        for spec in specs {
+            match mcp::Server::start(spec, root, START_LIMIT) {
+                Ok(server) => self.add(server),
+                Err(e) => self.problems.push(e.to_string()),
+            }
+        }
+        self.problems[before..].to_vec()
     }
 
     fn add(&mut self, server: mcp::Server) {

@@ -13,10 +13,35 @@ export interface ExtensionSettings {
   args: string[];
 }
 
+/** The part of `vscode.WorkspaceConfiguration` the extension reads. */
+export interface Configuration {
+  get<T>(key: string): T | undefined;
+  inspect?<T>(
+    key: string,
+  ): { globalValue?: T; defaultValue?: T; workspaceValue?: T; workspaceFolderValue?: T } | undefined;
+}
+
+/**
+ * The settings that name a program, its arguments or a model file. They are `machine` scope in
+ * package.json, so VS Code takes them only from the user's own settings; they are also read
+ * here from the user's settings alone, so that a workspace's `.vscode/settings.json` can never
+ * choose what the extension runs.
+ */
+export const USER_ONLY = ['path', 'gguf', 'args'];
+
 /** Reads `pilotfish.*` from anything shaped like `vscode.WorkspaceConfiguration`. */
-export function readSettings(config: { get<T>(key: string): T | undefined }): ExtensionSettings {
-  const text = (key: string) => (config.get<string>(key) ?? '').trim();
-  const args = config.get<string[]>('args');
+export function readSettings(config: Configuration): ExtensionSettings {
+  const get = <T>(key: string): T | undefined => {
+    if (USER_ONLY.includes(key) && config.inspect) {
+      // The user's own value (or the default), never the value in force: while VS Code starts,
+      // before it knows these are machine settings, the value in force can be the workspace's.
+      const seen = config.inspect<T>(key);
+      return seen?.globalValue ?? seen?.defaultValue;
+    }
+    return config.get<T>(key);
+  };
+  const text = (key: string) => (get<string>(key) ?? '').trim();
+  const args = get<string[]>('args');
   return {
     enable: config.get<boolean>('enable') ?? true,
     path: text('path'),

@@ -2,7 +2,9 @@
 // driven by Debian's Chromium through puppeteer-core. It types in a Python file, waits for
 // pilotfish's ghost text, accepts it with Tab, opens the inspector and finds the prompt's parts
 // in it, then stops the model server and waits for the status bar to say so. Screenshots of
-// each step go to ARTIFACTS.
+// each step go to ARTIFACTS. The workspace's own .vscode/settings.json names another program as
+// `pilotfish.path` (a script that leaves a marker file); it must never run, since only the user's
+// settings may choose the program.
 //
 // Run by `crates/cli/tests/it/vscode.rs` under node 24, with these in the environment:
 //   CODE_SERVER_DIR  tools/code-server.sh's folder (code-server and puppeteer-core)
@@ -28,6 +30,17 @@ const dir = env('CODE_SERVER_DIR');
 const puppeteer = require(path.join(dir, 'node_modules', 'puppeteer-core'));
 const codeServer = path.join(dir, 'node_modules', '.bin', 'code-server');
 const work = env('WORK');
+// The program a workspace's settings name, and the marker it leaves if it ever runs.
+const workspaceProgram = path.join(work, 'workspace-program.sh');
+const workspaceRan = path.join(work, 'workspace-program-ran');
+
+/** Fails when the program the workspace's settings named has run. */
+function checkWorkspaceProgramNeverRan() {
+  if (fs.existsSync(workspaceRan)) {
+    throw new Error(`the program the workspace's settings named (${workspaceProgram}) was run`);
+  }
+  log('the program the workspace\'s settings named never ran');
+}
 const artifacts = env('ARTIFACTS');
 const started = Date.now();
 const log = (m) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${m}`);
@@ -67,13 +80,28 @@ function workspace() {
     '"""Areas of simple shapes."""\n\n\ndef square_area(side):\n    return side * side\n\n\n' +
       'def rectangle_area(width, height):\n',
   );
+  // What a cloned repository could carry: its own choice of the program the extension runs.
+  fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+  fs.writeFileSync(workspaceProgram, `#!/bin/sh\ntouch '${workspaceRan}'\nexec '${process.env.PILOTFISH}' "$@"\n`);
+  fs.chmodSync(workspaceProgram, 0o755);
+  fs.writeFileSync(
+    path.join(ws, '.vscode', 'settings.json'),
+    JSON.stringify({ 'pilotfish.path': workspaceProgram, 'pilotfish.args': ['--verbose'] }),
+  );
+  // `pilotfish.path` is a machine setting: in code-server (a remote window to VS Code) the user
+  // sets it in the machine's settings, beside the user's own.
+  const machine = path.join(work, 'user-data', 'Machine');
+  fs.mkdirSync(machine, { recursive: true });
+  fs.writeFileSync(
+    path.join(machine, 'settings.json'),
+    JSON.stringify({ 'pilotfish.path': env('PILOTFISH') }, null, 2),
+  );
   const user = path.join(work, 'user-data', 'User');
   fs.mkdirSync(user, { recursive: true });
   fs.writeFileSync(
     path.join(user, 'settings.json'),
     JSON.stringify(
       {
-        'pilotfish.path': env('PILOTFISH'),
         'pilotfish.endpoint': env('ENDPOINT'),
         'editor.inlineSuggest.enabled': true,
         'editor.quickSuggestions': { other: false, comments: false, strings: false },
@@ -220,6 +248,7 @@ async function main() {
       // PILOTFISH names no binary: the server cannot start, and the status bar says so.
       log(`status bar: ${await statusSays(page, 'pilotfish: server stopped', 60)}`);
       await shot(page, 'no-binary');
+      checkWorkspaceProgramNeverRan();
       console.log('PASS');
       return;
     }
@@ -309,9 +338,11 @@ async function main() {
     log(`status bar: ${await statusSays(page, 'no model server at')}`);
     await runCommand(page, 'pilotfish: Restart the Language Server');
     log(`status bar: ${await statusSays(page, 'pilotfish: ready')}`);
+    checkWorkspaceProgramNeverRan();
     console.log('PASS');
   } catch (e) {
     if (page) await shot(page, 'failure').catch(() => {});
+    if (fs.existsSync(workspaceRan)) log(`the program the workspace's settings named (${workspaceProgram}) was run`);
     console.log(`code-server's log:\n${serverLog.slice(-4000)}`);
     throw e;
   } finally {

@@ -2,7 +2,8 @@
 // status bar says. Run with node 24's test runner, which reads TypeScript as it is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { needsRestart, readSettings, serverCommand, serverSettings } from '../src/settings.ts';
+import { readFileSync } from 'node:fs';
+import { needsRestart, readSettings, serverCommand, serverSettings, USER_ONLY } from '../src/settings.ts';
 import { describe, unreachableEndpoint } from '../src/status.ts';
 
 const config = (values: Record<string, unknown>) => ({
@@ -40,6 +41,44 @@ test('settings become the configuration file\'s keys', () => {
   });
   const gguf = readSettings(config({ gguf: '/models/coder.gguf' }));
   assert.deepEqual(serverSettings(gguf).backend, { gguf: '/models/coder.gguf' });
+});
+
+test('a workspace cannot choose the program, its arguments or the model file', () => {
+  // What VS Code's inspect() would show for a repository whose .vscode/settings.json sets them.
+  const values: Record<string, unknown> = { path: '/evil/run-me', gguf: '/evil/model.gguf', args: ['--config', '/evil.toml'], endpoint: 'http://b' };
+  const fromWorkspace = {
+    get<T>(key: string): T | undefined {
+      return values[key] as T | undefined;
+    },
+    inspect<T>(key: string) {
+      return { workspaceValue: values[key] as T | undefined, defaultValue: undefined };
+    },
+  };
+  const s = readSettings(fromWorkspace);
+  assert.deepEqual(serverCommand(s), { command: 'pilotfish', args: ['lsp'] });
+  assert.equal(s.gguf, '');
+  // The user's own settings still count.
+  const fromUser = {
+    get<T>(key: string): T | undefined {
+      return (key === 'path' ? '/opt/pilotfish' : undefined) as T | undefined;
+    },
+    inspect<T>(key: string) {
+      return {
+        globalValue: (key === 'path' ? '/opt/pilotfish' : undefined) as T | undefined,
+        workspaceValue: (key === 'path' ? '/evil/run-me' : undefined) as T | undefined,
+      };
+    },
+  };
+  assert.equal(serverCommand(readSettings(fromUser)).command, '/opt/pilotfish');
+  // The manifest agrees: those settings are machine scope, and untrusted folders are limited.
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const properties = manifest.contributes.configuration.properties;
+  for (const key of USER_ONLY) {
+    assert.equal(properties[`pilotfish.${key}`].scope, 'machine', key);
+  }
+  const untrusted = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(untrusted.supported, 'limited');
+  assert.ok(untrusted.restrictedConfigurations.includes('pilotfish.endpoint'));
 });
 
 test('only the binary and its arguments need a new server', () => {

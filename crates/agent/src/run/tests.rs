@@ -80,6 +80,7 @@ impl Observer for Log {
             Event::Text(t) => format!("text {t}"),
             Event::Answer(a) => format!("answer {}", a.tool_calls.len()),
             Event::ToolStart(c) => format!("start {}", c.name),
+            Event::ToolRunning(c) => format!("running {}", c.name),
             Event::ToolEnd(c, o) => format!("end {} {}", c.name, o.ok),
             Event::Note(_) => "note".into(),
         });
@@ -200,8 +201,10 @@ fn calls_run_and_their_results_go_back_until_the_model_answers_in_words() {
         [
             "answer 2",
             "start read_file",
+            "running read_file",
             "end read_file true",
             "start list_dir",
+            "running list_dir",
             "end list_dir true",
             "text do",
             "text ne!",
@@ -233,6 +236,25 @@ fn the_user_decides_what_asks_for_leave_and_the_rules_refuse_without_asking() {
     );
     assert_eq!(r.messages[4].content, "the rules forbid it");
     assert_eq!(r.messages[5].content, "run_in_terminal ran with ls");
+    // Only the call that ran was shown running, after its start and before its end.
+    let shown: Vec<&str> = r
+        .log
+        .iter()
+        .filter(|e| e.starts_with("start") || e.starts_with("running") || e.starts_with("end"))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "start run_in_terminal",
+            "end run_in_terminal false",
+            "start forbidden",
+            "end forbidden false",
+            "start run_in_terminal",
+            "running run_in_terminal",
+            "end run_in_terminal true"
+        ]
+    );
     assert_eq!(
         r.stop,
         Ok(Stop::Answered {

@@ -16,6 +16,9 @@ use std::{
 use serde_json::{Value, json};
 use test_utils::scripted_chat::{ScriptedChat, Turn};
 
+mod panels;
+mod trust;
+
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
 const FIXED: &str = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
 /// What an editor holds for `src/calc.py` when it has a change not yet saved.
@@ -626,17 +629,17 @@ fn a_cancelled_permission_answer_runs_nothing() {
     assert_eq!(said(&t, 3), "Done.");
 }
 
-/// `allow_once` and `allow_always` let the command run; after `allow_always` the tool is not
-/// asked about again in that session, while a new session asks afresh.
+/// `allow_once` and `allow_always` let the command run; after `allow_always` that command is
+/// not asked about again in that session, while a new session asks afresh.
 #[test]
 fn allow_always_stops_asking_for_the_rest_of_the_session() {
     let dir = workspace("allow");
     let (_rt, model) = scripted(vec![
         run("touch once.txt"),
         run("touch always.txt"),
-        run("touch again.txt"),
+        run("touch always.txt again.txt"),
         Turn::Text("Made them.".into()),
-        run("touch fresh.txt"),
+        run("touch always.txt fresh.txt"),
         Turn::Text("Refused.".into()),
     ]);
     let mut s = scenario(

@@ -10,6 +10,8 @@ use std::{
 use serde_json::{Value, json};
 use test_utils::scripted_chat::{ScriptedChat, Turn};
 
+mod trust;
+
 fn repo(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pilotfish-agent-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -643,8 +645,9 @@ fn the_copilot_tool_profile() {
 
 /// The workspace's `.vscode/mcp.json` gives `pilotfish agent` a real MCP server's tools (the
 /// reference server from npm, installed by `tools/mcp-servers/setup.sh`) beside the built-in
-/// ones; a call is approved like a terminal command (`--yes` here, declined without it, as
-/// there is no terminal to ask on); a server that cannot start is reported and the run goes on.
+/// ones; the server and its calls are approved like a terminal command (`--yes` here; without
+/// it there is no terminal to ask on, so the server does not start); a server that cannot
+/// start is reported and the run goes on.
 #[test]
 fn mcp_servers_of_the_workspace_give_the_agent_tools() {
     test_utils::run_tool(
@@ -691,22 +694,22 @@ fn mcp_servers_of_the_workspace_give_the_agent_tools() {
         .unwrap()
         .to_owned();
     assert!(told.contains("Echo: heron-7"), "{told}");
-    // Without --yes and without a terminal, the call is declined and the server never sees it.
+    // Without --yes and without a terminal, the workspace's server is not started (nothing
+    // approved it), standard error says so, and the call reaches no server.
     let out = agent(&dir, &model.url, &["echo it"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr.contains("MCP server `everything`") && stderr.contains("--yes"),
+        "{stderr}"
     );
     let bodies = model.bodies.lock().unwrap().clone();
+    assert!(!bodies[2].to_string().contains("mcp_everything_echo"));
     let told = bodies[3]["messages"].as_array().unwrap().last().unwrap()["content"]
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(
-        told.contains("declined") && !told.contains("Echo: heron-7"),
-        "{told}"
-    );
+    assert!(!told.contains("Echo: heron-7"), "{told}");
     // --no-mcp starts none.
     let model = runtime.block_on(ScriptedChat::start(vec![Turn::Text("ok".into())]));
     let out = agent(&dir, &model.url, &["hi", "--no-mcp"]);

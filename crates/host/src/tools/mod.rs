@@ -115,6 +115,12 @@ impl Workspace {
         self
     }
 
+    /// Starts more MCP servers (a workspace's, once approved) beside the running ones; returns
+    /// their problems.
+    pub fn start_mcp(&mut self, specs: &[crate::mcp_tools::ServerSpec]) -> Vec<String> {
+        self.mcp.start_more(&self.root, specs)
+    }
+
     /// The flag that stops a running command or MCP call; the agent loop's cancel flag.
     pub fn cancel_flag(&self) -> Arc<AtomicBool> {
         self.cancel.clone()
