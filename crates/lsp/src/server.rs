@@ -158,6 +158,8 @@ struct Server {
     user: String,
     /// Next edits shown, by uuid, until accepted or rejected.
     shown_edits: Arc<Mutex<HashMap<String, Value>>>,
+    /// Whether the log has been told that Copilot's next-edit texts are missing.
+    told_texts: bool,
 }
 
 /// Serves one client on `input` and `output` until `exit` or the end of input. Returns whether
@@ -205,6 +207,7 @@ where
         config_requests: Vec::new(),
         pull_configuration: false,
         next_uuid: 0,
+        told_texts: false,
         status: Arc::new(Mutex::new(StatusState::default())),
         latencies: Arc::new(Mutex::new(Latencies::default())),
         last: Arc::default(),
