@@ -18,7 +18,7 @@ mod line_diff;
 mod sections;
 mod text;
 mod tracker;
-pub mod wording;
+mod wording;
 
 use crate::{
     prompt::{Answer, Body, Message, Prompt, Skip, Suggestion, Window},
