@@ -69,6 +69,8 @@ pub(crate) fn run(args: Args) -> Result<()> {
         .completion
         .settings(args.max_tokens.unwrap_or(config.backend.max_tokens))?;
     settings.fim = config.backend.fim_mode()?;
+    settings.recent_edits_heading =
+        host::copilot_texts::load(config.next_edit.copilot_texts.as_deref()).recent_edits_heading;
     // One question from a terminal: no keystrokes to wait for, and the user asked for it.
     settings.debounce = None;
     settings.skip_like_copilot = false;

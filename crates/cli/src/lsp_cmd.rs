@@ -53,6 +53,8 @@ fn configure(
     host::config::settle_server(&mut backend, &mut origins)?;
     let mut settings = completion.settings(backend.max_tokens)?;
     settings.fim = backend.fim_mode()?;
+    settings.recent_edits_heading =
+        host::copilot_texts::load(base.next_edit.copilot_texts.as_deref()).recent_edits_heading;
     backend.backend()?;
     let plan = match &backend.gguf {
         Some(gguf) => Some(crate::managed::plan(gguf, backend.context_size)?),
@@ -209,5 +211,11 @@ fn next_edit_model(loaded: &host::config::Loaded) -> Result<lsp::NextEditConfig>
     } else {
         ghost::next_edit::Model::Chat(chat)
     };
-    Ok(lsp::NextEditConfig { model, strategy })
+    let texts = host::copilot_texts::load(loaded.next_edit.copilot_texts.as_deref());
+    Ok(lsp::NextEditConfig {
+        model,
+        strategy,
+        wording: std::sync::Arc::new(texts.wording),
+        notice: texts.notice,
+    })
 }

@@ -44,12 +44,25 @@ pub(crate) fn run(args: Args) -> Result<()> {
         .context("could not start the async runtime")?;
     // The model is set up only when something is sent, so a dry run needs no server settings.
     let mut models: Option<(Model, Model)> = None;
+    // Copilot's texts are read once, when a request first needs them; what to do without them
+    // is said once, to the first request of the `copilot` strategy (the only one that sends
+    // them).
+    let mut texts: Option<host::copilot_texts::Loaded> = None;
+    let mut told = false;
     let mut answer = |text: &str| -> Result<Value> {
         let mut request: Request = serde_json::from_str(text)
             .map_err(|e| anyhow::anyhow!("the request is not valid: {e}"))?;
         if let Some(s) = &args.strategy {
             request.options.strategy = s.clone();
         }
+        let loaded = texts.get_or_insert_with(|| copilot_texts(&args.model));
+        if let Some(notice) = &loaded.notice
+            && request.options.strategy != "sweep"
+            && !std::mem::replace(&mut told, true)
+        {
+            eprintln!("pilotfish: next edit: {notice}");
+        }
+        let wording = &loaded.wording;
         if args.dry_run {
             // The model a real run would ask: the flag, else `[next_edit]`'s, else `[chat]`'s.
             let name = match &args.model.model {
@@ -60,12 +73,12 @@ pub(crate) fn run(args: Args) -> Result<()> {
                     .ok()
                     .and_then(|l| l.next_edit.apply_to(&l).chat.model),
             };
-            return Ok(dry_run(&request, name.as_deref())?);
+            return Ok(dry_run(&request, name.as_deref(), wording)?);
         }
         if let Some(path) = &args.answer {
             let given = std::fs::read_to_string(path)
                 .with_context(|| format!("could not read the answer from {}", path.display()))?;
-            let next = ghost::next_edit::read_answer(&request, &given)?;
+            let next = ghost::next_edit::read_answer(&request, &given, wording)?;
             return Ok(json!({"edits": next.suggestion().into_iter().collect::<Vec<_>>()}));
         }
         if models.is_none() {
@@ -77,7 +90,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         } else {
             chat
         };
-        let next = runtime.block_on(suggest(&request, model))?;
+        let next = runtime.block_on(suggest(&request, model, wording))?;
         if let ghost::next_edit::NextEdit::CutShort { .. } = next {
             eprintln!("pilotfish: {}", ghost::next_edit::CUT_SHORT);
         }
@@ -119,6 +132,15 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let value = answer(&text)?;
     println!("{}", serde_json::to_string_pretty(&value)?);
     Ok(())
+}
+
+/// Copilot's texts for the `copilot` strategy, from where the user fetched them (the variable,
+/// `[next_edit] copilot_texts`, the cache folder); when they are not there, pilotfish's own
+/// wording and what to run for Copilot's exact request. A configuration that does not load is
+/// no reason to fail here: it is reported where the model is set up.
+fn copilot_texts(args: &host::chat_model::ChatModelArgs) -> host::copilot_texts::Loaded {
+    let configured = args.load().ok().and_then(|l| l.next_edit.copilot_texts);
+    host::copilot_texts::load(configured.as_deref())
 }
 
 /// The chat model (from `[chat]` and the flags) and a completion endpoint at the same server

@@ -187,6 +187,11 @@ pub(crate) fn workspace_excluding(
 /// whatever its `.copilotignore` excludes.
 pub(crate) fn assemble_excluding(request: &mut RequestJson) -> Result<prompt::Prompt> {
     let (files, dropped) = workspace_excluding(request)?;
+    // Copilot's recent-edits heading where `tools/copilot-texts.sh` put it (or
+    // $PILOTFISH_COPILOT_TEXTS), for the `copilot` strategy.
+    if request.options.recent_edits_heading.is_none() {
+        request.options.recent_edits_heading = host::copilot_texts::load(None).recent_edits_heading;
+    }
     let mut prompt = prompt::assemble_with_files(
         request,
         &mut prompt::Session::default(),

@@ -74,6 +74,9 @@ pub struct Settings {
     /// Warm the model server's prompt cache when a document is opened (the language server;
     /// see [`Pipeline::warm`]).
     pub warm: bool,
+    /// Copilot's heading of the recent-edits block for the `copilot` strategy, read where the
+    /// user fetched it (`host::copilot_texts`), over the request's own; `None`: pilotfish's.
+    pub recent_edits_heading: Option<String>,
 }
 
 impl Default for Settings {
@@ -91,6 +94,7 @@ impl Default for Settings {
             strategy: None,
             fim: FimMode::Auto,
             warm: true,
+            recent_edits_heading: None,
         }
     }
 }
@@ -588,11 +592,17 @@ impl Pipeline {
                     .max_prefix_tokens
                     .map_or(cap, |n| n.min(cap))
             });
+        let heading = self
+            .settings
+            .recent_edits_heading
+            .as_ref()
+            .filter(|h| request.options.recent_edits_heading.as_ref() != Some(*h));
         let request = if inline
             || prefix_only
             || infill_cap.is_some()
             || budget != request.options.max_prompt_tokens
             || strategy.is_some()
+            || heading.is_some()
         {
             let mut r = request.clone();
             if let Some(cap) = infill_cap {
@@ -607,6 +617,9 @@ impl Pipeline {
             }
             if let Some(s) = strategy {
                 r.options.strategy.clone_from(s);
+            }
+            if let Some(h) = heading {
+                r.options.recent_edits_heading = Some(h.clone());
             }
             r.options.max_prompt_tokens = budget;
             changed = r;

@@ -7,6 +7,7 @@ use backends::{Backend, BackendError, chat::ChatBackend, chat::ChatMessage};
 use nes::{
     prompt::{Body, Prompt, Skip, Suggestion},
     request::{Request, RequestError},
+    strategies::copilot::Wording,
 };
 use serde_json::{Value, json};
 
@@ -81,10 +82,14 @@ pub const CUT_SHORT: &str = "the model's answer reached its token limit before i
 pub const MAX_ANSWER_TOKENS: u32 = 1024;
 
 /// What would be sent, without sending it: `{model, messages, prediction}` for a chat prompt,
-/// `{prompt, stop}` for a completion prompt.
-pub fn dry_run(request: &Request, model_name: Option<&str>) -> Result<Value, RequestError> {
+/// `{prompt, stop}` for a completion prompt. `wording` is the `copilot` strategy's texts.
+pub fn dry_run(
+    request: &Request,
+    model_name: Option<&str>,
+    wording: &Wording,
+) -> Result<Value, RequestError> {
     let replayed = request.replay()?;
-    let prompt = match nes::strategies::build(&replayed) {
+    let prompt = match nes::strategies::build(&replayed, wording) {
         Ok(p) => p,
         Err(skip) => return Ok(json!({"model": model_name, "skipped": skip.to_string()})),
     };
@@ -102,9 +107,13 @@ pub fn dry_run(request: &Request, model_name: Option<&str>) -> Result<Value, Req
 
 /// Reads a given answer as the request's strategy reads a model's: what `suggest` does after
 /// the model has answered, for replaying an answer without a model.
-pub fn read_answer(request: &Request, answer: &str) -> Result<NextEdit, NextEditError> {
+pub fn read_answer(
+    request: &Request,
+    answer: &str,
+    wording: &Wording,
+) -> Result<NextEdit, NextEditError> {
     let replayed = request.replay()?;
-    let prompt = match nes::strategies::build(&replayed) {
+    let prompt = match nes::strategies::build(&replayed, wording) {
         Ok(p) => p,
         Err(skip) => return Ok(NextEdit::Skipped(skip)),
     };
@@ -116,10 +125,14 @@ pub fn read_answer(request: &Request, answer: &str) -> Result<NextEdit, NextEdit
     })
 }
 
-/// Asks the model for the next edit.
-pub async fn suggest(request: &Request, model: &Model) -> Result<NextEdit, NextEditError> {
+/// Asks the model for the next edit; `wording` is the `copilot` strategy's texts.
+pub async fn suggest(
+    request: &Request,
+    model: &Model,
+    wording: &Wording,
+) -> Result<NextEdit, NextEditError> {
     let replayed = request.replay()?;
-    let prompt = match nes::strategies::build(&replayed) {
+    let prompt = match nes::strategies::build(&replayed, wording) {
         Ok(p) => p,
         Err(skip) => return Ok(NextEdit::Skipped(skip)),
     };

@@ -76,6 +76,9 @@ pub struct NextEditConfig {
     pub endpoint: Option<String>,
     /// The model's name, instead of `[chat] model`.
     pub model: Option<String>,
+    /// Copilot's texts for the `copilot` strategy, where `tools/copilot-texts.sh` is not to
+    /// look for them (default: `copilot-texts.json` in pilotfish's cache folder).
+    pub copilot_texts: Option<PathBuf>,
 }
 
 impl Default for NextEditConfig {
@@ -84,6 +87,7 @@ impl Default for NextEditConfig {
             strategy: "copilot".into(),
             endpoint: None,
             model: None,
+            copilot_texts: None,
         }
     }
 }
@@ -199,6 +203,8 @@ impl CompletionConfig {
             // The backend's setting; callers set it from `[backend]`.
             fim: ghost::FimMode::Auto,
             warm: self.warm,
+            // Read where the user fetched it (`copilot_texts`); callers set it.
+            recent_edits_heading: None,
         })
     }
 }

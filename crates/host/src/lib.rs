@@ -6,10 +6,12 @@
 //! workspace's MCP servers (`mcp_approvals`), the undo journal (`journal`), the
 //! customization files on disk (`customizations`), content exclusion (`exclusion`) and what
 //! outlives a run (`state`, `preferences`, `sessions`). The agent's first messages are built in
-//! `setup`.
+//! `setup`. Copilot's own next-edit texts are read where the user fetched them
+//! (`copilot_texts`).
 
 pub mod chat_model;
 pub mod config;
+pub mod copilot_texts;
 pub mod customizations;
 pub mod exclusion;
 pub mod files;

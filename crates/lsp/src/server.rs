@@ -163,6 +163,8 @@ struct Server {
     shown_edits: Arc<Mutex<HashMap<String, Value>>>,
     /// The last suggestions shown for each document, which a cycling request starts with.
     shown: Arc<Mutex<HashMap<String, completion::Shown>>>,
+    /// Whether the log has been told that Copilot's next-edit texts are missing.
+    told_texts: bool,
 }
 
 /// Serves one client on `input` and `output` until `exit` or the end of input. Returns whether
@@ -210,6 +212,7 @@ where
         config_requests: Vec::new(),
         pull_configuration: false,
         next_uuid: 0,
+        told_texts: false,
         status: Arc::new(Mutex::new(StatusState::default())),
         latencies: Arc::new(Mutex::new(Latencies::default())),
         last: Arc::default(),

@@ -272,7 +272,7 @@ mod tests {
                 ..Request::default()
             };
             if let Ok(replayed) = request.replay()
-                && let Ok(prompt) = crate::strategies::build(&replayed)
+                && let Ok(prompt) = crate::strategies::build(&replayed, &crate::strategies::copilot::Wording::pilotfish())
             {
                 let _ = crate::strategies::suggest(&replayed, &prompt, &answer);
             }

@@ -181,6 +181,12 @@ pub struct Options {
     /// model's tokens by default); what the prefix cannot use goes to the context. The
     /// pipeline sets it for `/infill`.
     pub max_prefix_tokens: Option<usize>,
+    /// For `copilot`: the first line of the recent-edits block. Copilot's own line is not in
+    /// pilotfish: the caller reads it from Copilot's package where the user fetched it
+    /// (`tools/copilot-texts.sh`, `host::copilot_texts`); `None` sends pilotfish's own line.
+    /// Never part of a request's JSON.
+    #[serde(skip)]
+    pub recent_edits_heading: Option<String>,
 }
 
 /// How the `outline` prompt is laid out across keystrokes.
@@ -212,6 +218,7 @@ impl Default for Options {
             context_weights: None,
             layout: Layout::Stable,
             max_prefix_tokens: None,
+            recent_edits_heading: None,
         }
     }
 }

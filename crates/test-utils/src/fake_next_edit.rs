@@ -135,6 +135,7 @@ pub fn lines_to_rewrite(path: &str, body: &Value) -> String {
     section[..end].to_owned()
 }
 
+/// Answers one connection's request as the script says.
 async fn serve(
     mut socket: TcpStream,
     received: &Mutex<Vec<Received>>,
@@ -156,21 +157,9 @@ async fn serve(
         }
         script = *inner;
     }
-    let chat = path.ends_with("/chat/completions");
-    let stream = body["stream"].as_bool().unwrap_or(false);
     let window = lines_to_rewrite(&path, &body);
-    // The answer, whether its body or stream is whole, and whether it ended at the token limit.
-    let (answer, whole, at_limit) = match script {
-        Script::Status(code) => {
-            let text = format!("{{\"error\":\"fake {code}\"}}");
-            let head = format!(
-                "HTTP/1.1 {code} Fake\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                text.len()
-            );
-            let _ = socket.write_all(head.as_bytes()).await;
-            let _ = socket.write_all(text.as_bytes()).await;
-            return;
-        }
+    let (text, whole, at_limit) = match script {
+        Script::Status(code) => return write_status(&mut socket, code).await,
         Script::Hang => {
             if closed_within(&mut socket, HANG).await {
                 abandoned.fetch_add(1, Ordering::SeqCst);
@@ -184,38 +173,87 @@ async fn serve(
         Script::Cut(from, to) => (first_half(&window.replace(&from, &to)), false, false),
         Script::AtLimit(from, to) => (first_half(&window.replace(&from, &to)), true, true),
     };
-    let (finish, stop_type) = if at_limit {
-        ("length", "limit")
-    } else {
-        ("stop", "eos")
+    let answer = Answer {
+        text,
+        whole,
+        at_limit,
+        chat: path.ends_with("/chat/completions"),
     };
-    if !stream {
-        // A body cut short is one whose length is not what the header said.
-        let value = if chat {
-            json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": answer},
-                "finish_reason": finish}]})
-        } else {
-            json!({"content": answer, "stop": true, "stop_type": stop_type})
-        };
-        let text = value.to_string();
-        let length = if whole { text.len() } else { text.len() * 2 };
-        let head = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {length}\r\nconnection: close\r\n\r\n"
-        );
-        let _ = socket.write_all(head.as_bytes()).await;
-        let _ = socket.write_all(text.as_bytes()).await;
-        return;
+    if body["stream"].as_bool().unwrap_or(false) {
+        write_stream(&mut socket, &answer).await;
+    } else {
+        write_body(&mut socket, &answer).await;
     }
+}
+
+/// A model's answer as the fake sends it.
+struct Answer {
+    text: String,
+    /// Whether its body or stream is whole.
+    whole: bool,
+    /// Whether it ended at the token limit.
+    at_limit: bool,
+    /// A chat endpoint's answer, else llama.cpp's `/completion`'s.
+    chat: bool,
+}
+
+impl Answer {
+    /// The finish reason (chat) and stop type (`/completion`) the answer ends with.
+    fn ending(&self) -> (&'static str, &'static str) {
+        if self.at_limit {
+            ("length", "limit")
+        } else {
+            ("stop", "eos")
+        }
+    }
+}
+
+/// An HTTP error with a JSON body.
+async fn write_status(socket: &mut TcpStream, code: u16) {
+    let text = format!("{{\"error\":\"fake {code}\"}}");
+    let head = format!(
+        "HTTP/1.1 {code} Fake\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        text.len()
+    );
+    let _ = socket.write_all(head.as_bytes()).await;
+    let _ = socket.write_all(text.as_bytes()).await;
+}
+
+/// The answer as one JSON body; a body cut short is one whose length is not what the header
+/// said.
+async fn write_body(socket: &mut TcpStream, answer: &Answer) {
+    let (finish, stop_type) = answer.ending();
+    let value = if answer.chat {
+        json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text},
+            "finish_reason": finish}]})
+    } else {
+        json!({"content": answer.text, "stop": true, "stop_type": stop_type})
+    };
+    let text = value.to_string();
+    let length = if answer.whole {
+        text.len()
+    } else {
+        text.len() * 2
+    };
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {length}\r\nconnection: close\r\n\r\n"
+    );
+    let _ = socket.write_all(head.as_bytes()).await;
+    let _ = socket.write_all(text.as_bytes()).await;
+}
+
+/// The answer as server-sent events in three pieces, so that the client has to join them, and
+/// the stream's end when the answer is whole.
+async fn write_stream(socket: &mut TcpStream, answer: &Answer) {
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
     if socket.write_all(head.as_bytes()).await.is_err() {
         return;
     }
-    // In three pieces, so that the client has to join them.
-    let chars: Vec<char> = answer.chars().collect();
+    let chars: Vec<char> = answer.text.chars().collect();
     let size = chars.len().div_ceil(3).max(1);
     for (i, piece) in chars.chunks(size).enumerate() {
         let piece: String = piece.iter().collect();
-        let event = if chat {
+        let event = if answer.chat {
             let delta = if i == 0 {
                 json!({"role": "assistant", "content": piece})
             } else {
@@ -225,15 +263,16 @@ async fn serve(
         } else {
             json!({"content": piece, "stop": false})
         };
-        if write_chunk(&mut socket, &format!("data: {event}\n\n"))
+        if write_chunk(socket, &format!("data: {event}\n\n"))
             .await
             .is_err()
         {
             return;
         }
     }
-    if whole {
-        let end = if chat {
+    if answer.whole {
+        let (finish, stop_type) = answer.ending();
+        let end = if answer.chat {
             format!(
                 "data: {}\n\ndata: [DONE]\n\n",
                 json!({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
@@ -242,7 +281,7 @@ async fn serve(
             let end = json!({"content": "", "stop": true, "stop_type": stop_type});
             format!("data: {end}\n\n")
         };
-        let _ = write_chunk(&mut socket, &end).await;
+        let _ = write_chunk(socket, &end).await;
     }
     let _ = socket.write_all(b"0\r\n\r\n").await;
 }

@@ -6,6 +6,7 @@ mod acp;
 mod agent;
 mod chat_send;
 mod copilot_plugins;
+mod copilot_texts;
 mod ghost_text;
 mod managed;
 mod next_edit;

@@ -18,10 +18,10 @@ use test_utils::fake_next_edit::{FakeNextEditModel, Script};
 
 use crate::assert_clean_failure;
 
-const URI: &str = "file:///ws/src/point.ts";
+pub(super) const URI: &str = "file:///ws/src/point.ts";
 /// The document before the rename. `café` makes UTF-8, UTF-16 and byte offsets differ on the
 /// line of the suggestion.
-const TEXT: &str = "class Point {\n  constructor(public x: number, public y: number) {}\n}\n\nfunction origin() {\n  return new Point(0, 0);\n}\n\nexport function unit() {\n  const café = new Point(1, 1);\n  return café;\n}\n";
+pub(super) const TEXT: &str = "class Point {\n  constructor(public x: number, public y: number) {}\n}\n\nfunction origin() {\n  return new Point(0, 0);\n}\n\nexport function unit() {\n  const café = new Point(1, 1);\n  return café;\n}\n";
 /// Where `3D` is typed: after `class Point`.
 const RENAME_AT: usize = 11;
 /// The lines Copilot's prompt asks the model to rewrite for a cursor on line 9: two above, the
@@ -50,7 +50,7 @@ fn utf16(s: &str) -> usize {
 }
 
 /// The request of the scenario: the cursor on `Point(1, 1)`, after `new `.
-fn rename_request(strategy: Option<&str>) -> Value {
+pub(super) fn rename_request(strategy: Option<&str>) -> Value {
     let now = renamed_class();
     let cursor = now.find("Point(1, 1)").unwrap();
     let mut request = json!({
@@ -90,7 +90,7 @@ fn fake(script: Script) -> (tokio::runtime::Runtime, FakeNextEditModel) {
     (runtime, model)
 }
 
-fn scratch(name: &str) -> PathBuf {
+pub(super) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir()
         .join(format!("pilotfish-next-edit-{}", std::process::id()))
         .join(name);
@@ -100,7 +100,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// A configuration file of the test's own, so that the machine's does not leak in.
-fn config(dir: &Path, toml: &str) -> PathBuf {
+pub(super) fn config(dir: &Path, toml: &str) -> PathBuf {
     let path = dir.join("config.toml");
     std::fs::write(&path, toml).unwrap();
     path

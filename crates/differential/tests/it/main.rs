@@ -3,6 +3,7 @@
 //! cases it compared so that a run shows what it proved.
 
 mod blocks;
+mod copilot_text;
 mod elision;
 mod markers;
 mod nes;

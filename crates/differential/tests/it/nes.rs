@@ -14,7 +14,10 @@ use differential::{
     Oracle, Rng,
     nes_cases::{self, Case, Kind, Language},
 };
-use nes::prompt::{Answer, Body, Message, Prompt, Skip, Suggestion, Window};
+use nes::{
+    prompt::{Answer, Body, Message, Prompt, Skip, Suggestion, Window},
+    strategies::copilot::Wording,
+};
 use serde_json::Value;
 
 /// Cases of each kind for the prompts (14 kinds: about 300 cases).
@@ -242,14 +245,31 @@ fn nes_answers_become_copilots_edits() {
     report.finish();
 }
 
-/// What pilotfish makes of a case: the replayed request and the `copilot` prompt.
+/// What pilotfish makes of a case: the replayed request and the `copilot` prompt, with
+/// Copilot's own texts.
 fn build(case: &Case) -> (nes::request::Replayed, Result<Prompt, Skip>) {
     let replayed = case
         .request
         .replay()
         .unwrap_or_else(|e| panic!("pilotfish refuses {}: {e}", case.description));
-    let prompt = nes::strategies::build(&replayed);
+    let prompt = nes::strategies::build(&replayed, copilots_wording());
     (replayed, prompt)
+}
+
+/// Copilot's texts as pilotfish finds them where `tools/copilot-texts.sh` put them: the proof
+/// that what the script fetches, read as the front ends read it, makes the request chat-lib
+/// sends. Without them the comparison cannot hold, so the tests fail and say what to run.
+fn copilots_wording() -> &'static Wording {
+    static WORDING: std::sync::OnceLock<Wording> = std::sync::OnceLock::new();
+    WORDING.get_or_init(|| {
+        let loaded = host::copilot_texts::load(None);
+        assert!(
+            loaded.wording.is_copilots(),
+            "the differential tests need Copilot's texts: {}",
+            loaded.notice.unwrap_or_default()
+        );
+        loaded.wording
+    })
 }
 
 fn requests_of(case: &Case) -> Vec<Value> {

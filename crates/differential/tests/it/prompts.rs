@@ -216,6 +216,7 @@ fn prompts_match_copilots_pipeline() {
                 max_prompt_tokens,
                 suffix_percent,
                 strategy: "copilot".to_owned(),
+                recent_edits_heading: Some(copilots_recent_edits_heading().to_owned()),
                 ..Options::default()
             },
         };
@@ -303,4 +304,20 @@ fn prompts_match_copilots_pipeline() {
         "whole prompts: {} cases, 0 mismatches ({errors_both} refused by both)",
         requests.len()
     );
+}
+
+/// Copilot's heading of the recent-edits block as pilotfish finds it where
+/// `tools/copilot-texts.sh` put it. Without it the comparison cannot hold, so the test fails
+/// and says what to run.
+fn copilots_recent_edits_heading() -> &'static str {
+    static HEADING: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HEADING.get_or_init(|| {
+        let loaded = host::copilot_texts::load(None);
+        loaded.recent_edits_heading.unwrap_or_else(|| {
+            panic!(
+                "the differential tests need Copilot's texts: {}",
+                loaded.notice.unwrap_or_default()
+            )
+        })
+    })
 }

@@ -3,7 +3,7 @@
 //! cursor, debounced, superseded by a newer request for the same document, sent through
 //! `ghost::next_edit`, and answered only if the document has not changed meanwhile.
 
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
 use nes::request::{CursorJson, DocumentJson, Request};
 use serde_json::{Value, json};
@@ -24,6 +24,12 @@ pub struct NextEditConfig {
     pub model: ghost::next_edit::Model,
     /// `copilot` or `sweep`.
     pub strategy: String,
+    /// The `copilot` strategy's fixed texts: Copilot's own where the user fetched them, else
+    /// pilotfish's.
+    pub wording: Arc<nes::strategies::copilot::Wording>,
+    /// Why the wording is not Copilot's and what to run for it, logged at the first next edit
+    /// of the `copilot` strategy.
+    pub notice: Option<String>,
 }
 
 /// The answer with no suggestion.
@@ -43,6 +49,7 @@ impl Server {
         let Some(config) = self.config.next_edit.clone() else {
             return self.respond(id, no_edits());
         };
+        self.tell_texts_once(&config);
         let document = self.docs.get(&uri).expect("located");
         if stale || (self.config.excluded)(&document.path) {
             return self.respond(id, no_edits());
@@ -73,7 +80,7 @@ impl Server {
         tokio::spawn(async move {
             let work = async {
                 tokio::time::sleep(DEBOUNCE).await;
-                ghost::next_edit::suggest(&request, &config.model).await
+                ghost::next_edit::suggest(&request, &config.model, &config.wording).await
             };
             let outcome = tokio::select! {
                 biased;
@@ -186,6 +193,23 @@ impl Shown {
         }
         shown.insert(self.uuid.clone(), edit.clone());
         json!({ "edits": [edit] })
+    }
+}
+
+impl Server {
+    /// Logs, at the first next edit of the `copilot` strategy, why Copilot's texts are not
+    /// used and what to run for them (the only strategy that sends them).
+    fn tell_texts_once(&mut self, config: &NextEditConfig) {
+        if let Some(notice) = &config.notice
+            && config.strategy != "sweep"
+            && !std::mem::replace(&mut self.told_texts, true)
+        {
+            let message = format!("pilotfish: next edit: {notice}");
+            let _ = self
+                .out
+                .send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
+                "params": {"type": 2, "message": message}}));
+        }
     }
 }
 

@@ -50,6 +50,8 @@ fn server(model: &FakeNextEditModel, strategy: &str) -> Client {
     cfg.next_edit = Some(lsp::NextEditConfig {
         model,
         strategy: strategy.to_owned(),
+        wording: std::sync::Arc::new(nes::strategies::copilot::Wording::pilotfish()),
+        notice: None,
     });
     Client::start(cfg)
 }

@@ -11,12 +11,14 @@ use crate::{
     request::Replayed,
 };
 
-/// Builds the prompt of the request's strategy, or says why nothing should be sent.
-pub fn build(replayed: &Replayed) -> Result<Prompt, Skip> {
+/// Builds the prompt of the request's strategy, or says why nothing should be sent. `wording`
+/// is the `copilot` strategy's fixed texts (Copilot's own when the caller could read them);
+/// the other strategies have their own.
+pub fn build(replayed: &Replayed, wording: &copilot::Wording) -> Result<Prompt, Skip> {
     match replayed.options.strategy.as_str() {
         "sweep" => Ok(sweep::build(replayed)),
         // The request was checked: `copilot` is the rest.
-        _ => copilot::build(replayed),
+        _ => copilot::build(replayed, wording),
     }
 }
 

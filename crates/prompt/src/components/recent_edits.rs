@@ -4,6 +4,11 @@ use super::{Part, WEIGHT_RECENT_EDITS, chunk_id};
 use crate::request::RequestJson;
 use crate::{ElementKind, encode_uri_path, relative_path};
 
+/// Pilotfish's own first line of the block, sent unless the caller has Copilot's
+/// (`Options::recent_edits_heading`): what the model must take from the block, in our words.
+const OWN_HEADING: &str =
+    "Edits made lately to open files, newest last; what they removed stays removed.";
+
 /// The file URI Copilot knows a document by (paths without a workspace root are taken from `/`).
 fn file_uri(root: Option<&str>, path: &str) -> String {
     let absolute = match (path.starts_with('/'), root) {
@@ -78,7 +83,11 @@ pub(crate) fn recent_edits(request: &RequestJson, root: Option<&str>) -> Option<
     let text = format!(
         "{}{}{}",
         languages::new_line_ended(
-            "These are recently edited files. Do not suggest code that has been deleted."
+            request
+                .options
+                .recent_edits_heading
+                .as_deref()
+                .unwrap_or(OWN_HEADING)
         ),
         summaries.concat(),
         languages::new_line_ended("End of recent edits")

@@ -5,7 +5,7 @@
 //! is not a rewrite of the window.
 
 use super::converge::{diff, split};
-use super::edits::{LineReplacement, Replacement, StringEdit};
+use super::edits::{LineReplacement, StringEdit, minimal};
 use super::filters::{
     deletes_what_was_typed, is_import_change, is_whitespace_change, leaks_prompt,
 };
@@ -171,27 +171,6 @@ fn answer_lines(answer: &str) -> Vec<&str> {
             }
         })
         .collect()
-}
-
-/// The smallest replacement turning `from` into `to`, common end trimmed first.
-pub(super) fn minimal(from: &[u16], to: &[u16]) -> Option<Replacement> {
-    if from == to {
-        return None;
-    }
-    let max = from.len().min(to.len());
-    let mut suffix = 0;
-    while suffix < max && from[from.len() - 1 - suffix] == to[to.len() - 1 - suffix] {
-        suffix += 1;
-    }
-    let mut prefix = 0;
-    while prefix < max - suffix && from[prefix] == to[prefix] {
-        prefix += 1;
-    }
-    Some(Replacement {
-        start: prefix,
-        end: from.len() - suffix,
-        text: to[prefix..to.len() - suffix].to_vec(),
-    })
 }
 
 /// The change applied to the document, given back as the smallest edit (UTF-16 offsets),

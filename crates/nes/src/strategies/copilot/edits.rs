@@ -375,6 +375,27 @@ impl LineReplacement {
     }
 }
 
+/// The smallest replacement turning `from` into `to`, common end trimmed first.
+pub(super) fn minimal(from: &[u16], to: &[u16]) -> Option<Replacement> {
+    if from == to {
+        return None;
+    }
+    let max = from.len().min(to.len());
+    let mut suffix = 0;
+    while suffix < max && from[from.len() - 1 - suffix] == to[to.len() - 1 - suffix] {
+        suffix += 1;
+    }
+    let mut prefix = 0;
+    while prefix < max - suffix && from[prefix] == to[prefix] {
+        prefix += 1;
+    }
+    Some(Replacement {
+        start: prefix,
+        end: from.len() - suffix,
+        text: to[prefix..to.len() - suffix].to_vec(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::text::{string, units};

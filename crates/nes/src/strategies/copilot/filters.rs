@@ -3,8 +3,7 @@
 //! changes of blank lines or of white space at the ends of lines only, deletions of what the
 //! user just typed, and lines that repeat the prompt's own tags.
 
-use super::answer::minimal;
-use super::edits::{LineReplacement, StringEdit};
+use super::edits::{LineReplacement, StringEdit, minimal};
 use super::text::{is_blank, string, trim};
 
 /// Substrings that mark an answer as leaking the prompt.

@@ -7,11 +7,14 @@ use super::text::trim;
 
 pub(super) type Span = (usize, usize);
 
+/// Lines of the old and the new text aligned with each other, by index.
+type Aligned = Vec<(usize, usize)>;
+
 /// The changed runs between two lists of lines, as VS Code's line diff (which the library
-/// uses) finds them: everything at once when either side is one empty line; else lines
-/// aligned by their trimmed text with a dynamic programme that prefers long and consecutive
-/// matches, diffs separated by almost nothing joined, and aligned lines whose white space
-/// differs made changes of their own.
+/// uses, `DefaultLinesDiffComputer`) finds them: everything at once when either side is one
+/// empty line; else lines aligned by their trimmed text with a dynamic programme that prefers
+/// long and consecutive matches, diffs separated by almost nothing joined, and aligned lines
+/// whose white space differs made changes of their own.
 pub(super) fn line_diff(old: &[&[u16]], new: &[&[u16]]) -> Vec<(Span, Span)> {
     let (n, m) = (old.len(), new.len());
     if n <= 1 && old == new {
@@ -22,10 +25,33 @@ pub(super) fn line_diff(old: &[&[u16]], new: &[&[u16]]) -> Vec<(Span, Span)> {
     }
     let a: Vec<&[u16]> = old.iter().map(|l| trim(l)).collect();
     let b: Vec<&[u16]> = new.iter().map(|l| trim(l)).collect();
-    // lcs[i][j], the direction taken (3 diagonal, 1 from above, 2 from the left) and the
-    // length of the diagonal run ending there.
+    let (diffs, aligned) = backtrack(&align(&a, &b, old, new), n, m);
+    let diffs = shift_diffs(&a, &b, old, new, diffs);
+    let diffs = join_short_gaps(&a, diffs);
+    join_touching(with_whitespace_changes(diffs, &aligned, old, new))
+}
+
+/// Which way the dynamic programme's best path goes through a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// Not reached (the table's initial value).
+    None,
+    /// An old line with no new one.
+    Up,
+    /// A new line with no old one.
+    Left,
+    /// The two lines aligned.
+    Diagonal,
+}
+
+/// The table of best steps aligning the trimmed lines `a` with `b`, as VS Code's
+/// `DynamicProgrammingDiffing` fills it: equal trimmed lines score more when they are equal
+/// untrimmed, long, and continue a run of aligned lines.
+fn align(a: &[&[u16]], b: &[&[u16]], old: &[&[u16]], new: &[&[u16]]) -> Vec<Vec<Step>> {
+    let (n, m) = (a.len(), b.len());
+    // lcs[i][j], the step taken and the length of the diagonal run ending there.
     let mut lcs = vec![vec![0.0f64; m]; n];
-    let mut dir = vec![vec![0u8; m]; n];
+    let mut dir = vec![vec![Step::None; m]; n];
     let mut run = vec![vec![0usize; m]; n];
     for i in 0..n {
         for j in 0..m {
@@ -37,36 +63,45 @@ pub(super) fn line_diff(old: &[&[u16]], new: &[&[u16]]) -> Vec<(Span, Span)> {
                 } else {
                     lcs[i - 1][j - 1]
                 };
-                if i > 0 && j > 0 && dir[i - 1][j - 1] == 3 {
+                if i > 0 && j > 0 && dir[i - 1][j - 1] == Step::Diagonal {
                     score += run[i - 1][j - 1] as f64;
                 }
-                score
-                    + if old[i] == new[j] {
-                        if new[j].is_empty() {
-                            0.1
-                        } else {
-                            1.0 + (1.0 + new[j].len() as f64).ln()
-                        }
-                    } else {
-                        0.99
-                    }
+                score + equality_score(old[i], new[j])
             } else {
                 -1.0
             };
             let best = up.max(left).max(diagonal);
             if best == diagonal {
                 run[i][j] = if i > 0 && j > 0 { run[i - 1][j - 1] } else { 0 } + 1;
-                dir[i][j] = 3;
+                dir[i][j] = Step::Diagonal;
             } else if best == up {
-                dir[i][j] = 1;
+                dir[i][j] = Step::Up;
             } else {
-                dir[i][j] = 2;
+                dir[i][j] = Step::Left;
             }
             lcs[i][j] = best;
         }
     }
+    dir
+}
+
+/// What aligning two lines equal once trimmed is worth: little for two empty lines, more for
+/// longer lines, a little less when only their white space differs.
+fn equality_score(old: &[u16], new: &[u16]) -> f64 {
+    if old != new {
+        0.99
+    } else if new.is_empty() {
+        0.1
+    } else {
+        1.0 + (1.0 + new.len() as f64).ln()
+    }
+}
+
+/// The best path walked back from the table's end: the runs between aligned lines as diffs,
+/// in order, and the aligned lines themselves.
+fn backtrack(dir: &[Vec<Step>], n: usize, m: usize) -> (Vec<(Span, Span)>, Aligned) {
     let mut diffs: Vec<(Span, Span)> = Vec::new();
-    let mut aligned: Vec<(usize, usize)> = Vec::new();
+    let mut aligned: Aligned = Vec::new();
     let (mut last_i, mut last_j) = (n as isize, m as isize);
     let mut report = |i: isize, j: isize, diffs: &mut Vec<(Span, Span)>| {
         if i + 1 != last_i || j + 1 != last_j {
@@ -80,31 +115,42 @@ pub(super) fn line_diff(old: &[&[u16]], new: &[&[u16]]) -> Vec<(Span, Span)> {
     let (mut i, mut j) = (n as isize - 1, m as isize - 1);
     while i >= 0 && j >= 0 {
         match dir[i as usize][j as usize] {
-            3 => {
+            Step::Diagonal => {
                 report(i, j, &mut diffs);
                 aligned.push((i as usize, j as usize));
                 i -= 1;
                 j -= 1;
             }
-            1 => i -= 1,
-            _ => j -= 1,
+            Step::Up => i -= 1,
+            Step::Left | Step::None => j -= 1,
         }
     }
     report(-1, -1, &mut diffs);
     diffs.reverse();
-    let diffs = shift_diffs(&a, &b, old, new, diffs);
-    let diffs = join_short_gaps(&a, diffs);
-    // Aligned lines that differ only in white space are changes too.
-    let mut out: Vec<(Span, Span)> = diffs;
-    for (i, j) in aligned {
-        if old[i] != new[j] && !out.iter().any(|(o, _)| o.0 <= i && i < o.1) {
-            out.push(((i, i + 1), (j, j + 1)));
+    (diffs, aligned)
+}
+
+/// Aligned lines that differ only in white space made changes too, as
+/// `DefaultLinesDiffComputer`'s `scanForWhitespaceChanges` does, sorted.
+fn with_whitespace_changes(
+    mut diffs: Vec<(Span, Span)>,
+    aligned: &[(usize, usize)],
+    old: &[&[u16]],
+    new: &[&[u16]],
+) -> Vec<(Span, Span)> {
+    for &(i, j) in aligned {
+        if old[i] != new[j] && !diffs.iter().any(|(o, _)| o.0 <= i && i < o.1) {
+            diffs.push(((i, i + 1), (j, j + 1)));
         }
     }
-    out.sort();
-    // Changes that touch become one.
+    diffs.sort();
+    diffs
+}
+
+/// Changes that touch become one.
+fn join_touching(sorted: Vec<(Span, Span)>) -> Vec<(Span, Span)> {
     let mut joined: Vec<(Span, Span)> = Vec::new();
-    for (o, nw) in out {
+    for (o, nw) in sorted {
         if let Some(last) = joined.last_mut()
             && last.0.1 >= o.0
             && last.1.1 >= nw.0
@@ -118,7 +164,7 @@ pub(super) fn line_diff(old: &[&[u16]], new: &[&[u16]]) -> Vec<(Span, Span)> {
     joined
 }
 
-/// VS Code's first clean-up of a line diff: insertions and deletions slid left, then right,
+/// VS Code's first clean-up of a line diff (`optimizeSequenceDiffs`): insertions and deletions slid left, then right,
 /// over equal lines, joining their neighbours where they meet, twice; then each slid to
 /// where the indentation around it is least.
 fn shift_diffs(
@@ -267,7 +313,7 @@ fn best_position(
 }
 
 /// Diffs with almost nothing between them (four characters or fewer besides white space) are
-/// joined when either is more than five lines long.
+/// joined when either is more than five lines long (`removeVeryShortMatchingLinesBetweenDiffs`).
 fn join_short_gaps(old: &[&[u16]], mut diffs: Vec<(Span, Span)>) -> Vec<(Span, Span)> {
     for _ in 0..11 {
         if diffs.is_empty() {

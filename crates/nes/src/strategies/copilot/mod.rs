@@ -26,6 +26,7 @@ use crate::{
 };
 use text::{Positions, join_lines, lines_cost, split_lines, string, units};
 use tracker::History;
+pub use wording::Wording;
 
 /// Lines of the edit window above and below the cursor's line, and of the area around it.
 const LINES_ABOVE: usize = 2;
@@ -38,8 +39,10 @@ const MAX_CHARS: usize = 120_000;
 
 const CURSOR: &str = "<|cursor|>";
 
-/// Builds Copilot's request, or says why Copilot would send none.
-pub fn build(replayed: &Replayed) -> Result<Prompt, Skip> {
+/// Builds Copilot's request, or says why Copilot would send none. With Copilot's own texts in
+/// `wording` the request is the one its library sends (`XtabProvider`'s request for the
+/// `xtab275` prompt); with pilotfish's, only the two fixed texts differ.
+pub fn build(replayed: &Replayed, wording: &Wording) -> Result<Prompt, Skip> {
     // A `Replayed` that no checked request gives (its fields are public) is refused, not
     // indexed out of range.
     if replayed.cursor_document >= replayed.documents.len() {
@@ -60,21 +63,13 @@ pub fn build(replayed: &Replayed) -> Result<Prompt, Skip> {
     let lines = split_lines(&content);
     let positions = Positions::new(&content);
     let (cursor_line, _) = positions.position(cursor);
-    let n = lines.len();
-    let window = (
-        cursor_line.saturating_sub(LINES_ABOVE),
-        n.min(cursor_line + LINES_BELOW + 1),
-    );
-    let area = (
-        cursor_line.saturating_sub(LINES_AROUND),
-        n.min(cursor_line + LINES_AROUND + 1),
-    );
-    let window_lines = &lines[window.0..window.1];
+    let ranges = Ranges::around(cursor_line, lines.len());
+    let window_lines = &lines[ranges.window.0..ranges.window.1];
     let window_cost = lines_cost(window_lines);
     if window_cost > WINDOW_TOKENS {
         return Err(Skip::WindowTooLarge(window_cost));
     }
-    let kept = sections::current_file_range(&lines, area).ok_or(Skip::AreaTooLarge)?;
+    let kept = sections::current_file_range(&lines, ranges.area).ok_or(Skip::AreaTooLarge)?;
 
     let paths: Vec<String> = replayed
         .documents
@@ -83,42 +78,21 @@ pub fn build(replayed: &Replayed) -> Result<Prompt, Skip> {
         .collect();
     // Only the current file's path is made relative to the workspace folder; the other files'
     // and the history's paths stay absolute, as in Copilot's prompt.
-    let relative = relative_path(&paths[doc], replayed.workspace_root.as_deref());
-    let path = &relative;
-    let tagged = {
-        let mut t = content[..cursor.min(content.len())].to_vec();
-        t.extend(CURSOR.encode_utf16());
-        t.extend_from_slice(&content[cursor.min(content.len())..]);
-        t
+    let path = relative_path(&paths[doc], replayed.workspace_root.as_deref());
+    let sections = Sections {
+        recent: sections::recent_snippets(&history, doc, &paths),
+        current_file: string(&join_lines(&lines[kept.0..kept.1])),
+        diffs: sections::diff_history(&history, &paths),
+        area: string(&join_lines(&area_around(&content, cursor, ranges))),
     };
-    let tagged_lines = split_lines(&tagged);
-    let mut area_block = vec![units("<|area_around_code_to_edit|>")];
-    area_block.extend(tagged_lines[area.0..window.0].iter().map(|l| l.to_vec()));
-    area_block.push(units("<|code_to_edit|>"));
-    area_block.extend(tagged_lines[window.0..window.1].iter().map(|l| l.to_vec()));
-    area_block.push(units("<|/code_to_edit|>"));
-    area_block.extend(tagged_lines[window.1..area.1].iter().map(|l| l.to_vec()));
-    area_block.push(units("<|/area_around_code_to_edit|>"));
-
-    let recent = sections::recent_snippets(&history, doc, &paths);
-    let diffs = sections::diff_history(&history, &paths);
-    let current_file = string(&join_lines(&lines[kept.0..kept.1]));
-    let main = format!(
-        "<|recently_viewed_code_snippets|>\n{recent}\n<|/recently_viewed_code_snippets|>\n\n\
-         <|current_file_content|>\ncurrent_file_path: {path}\n{current_file}\n<|/current_file_content|>\n\n\
-         <|edit_diff_history|>\n{diffs}\n<|/edit_diff_history|>\n\n{}",
-        string(&join_lines(&area_block))
-    );
-    let user = format!("```\n{main}\n```\n\n{}", wording::postscript(path));
-    let user = js_trim_end(&user).to_owned();
-    let chars = tokenizer::utf16::utf16_len(wording::SYSTEM) + tokenizer::utf16::utf16_len(&user);
+    let user = user_message(&sections, &path, wording);
+    let chars = tokenizer::utf16::utf16_len(wording.system()) + tokenizer::utf16::utf16_len(&user);
     if chars > MAX_CHARS {
         return Err(Skip::PromptTooLarge(chars));
     }
-    let prediction = string(&join_lines(window_lines));
-    let start = positions.line_start(window.0);
-    let end = if window.1 > window.0 {
-        positions.line_end(window.1 - 1)
+    let start = positions.line_start(ranges.window.0);
+    let end = if ranges.window.1 > ranges.window.0 {
+        positions.line_end(ranges.window.1 - 1)
     } else {
         start
     };
@@ -128,14 +102,14 @@ pub fn build(replayed: &Replayed) -> Result<Prompt, Skip> {
             messages: vec![
                 Message {
                     role: "system".into(),
-                    content: wording::SYSTEM.into(),
+                    content: wording.system().into(),
                 },
                 Message {
                     role: "user".into(),
                     content: user,
                 },
             ],
-            prediction: Some(prediction),
+            prediction: Some(string(&join_lines(window_lines))),
         },
         window: Window {
             uri: current.uri.clone(),
@@ -145,6 +119,78 @@ pub fn build(replayed: &Replayed) -> Result<Prompt, Skip> {
         },
         answer: Answer::Lines,
     })
+}
+
+/// The lines the prompt is built around, as `[start, end)` line ranges of the current file.
+#[derive(Debug, Clone, Copy)]
+struct Ranges {
+    /// The lines the model rewrites (chat-lib's edit window).
+    window: (usize, usize),
+    /// The lines shown around them (chat-lib's area around the code to edit).
+    area: (usize, usize),
+}
+
+impl Ranges {
+    /// The edit window and the area around it for the cursor's line of a file of `n` lines, as
+    /// `XtabProvider` computes them from `N_LINES_ABOVE`, `N_LINES_BELOW` and
+    /// `N_LINES_AS_CONTEXT`.
+    fn around(cursor_line: usize, n: usize) -> Ranges {
+        Ranges {
+            window: (
+                cursor_line.saturating_sub(LINES_ABOVE),
+                n.min(cursor_line + LINES_BELOW + 1),
+            ),
+            area: (
+                cursor_line.saturating_sub(LINES_AROUND),
+                n.min(cursor_line + LINES_AROUND + 1),
+            ),
+        }
+    }
+}
+
+/// The area around the code to edit: the file with the cursor marked, the area's lines with
+/// the edit window tagged inside them, as chat-lib's `constructTaggedFile` lays it out.
+fn area_around(content: &[u16], cursor: usize, ranges: Ranges) -> Vec<Vec<u16>> {
+    let (window, area) = (ranges.window, ranges.area);
+    let at = cursor.min(content.len());
+    let mut tagged = content[..at].to_vec();
+    tagged.extend(CURSOR.encode_utf16());
+    tagged.extend_from_slice(&content[at..]);
+    let tagged_lines = split_lines(&tagged);
+    let mut block = vec![units("<|area_around_code_to_edit|>")];
+    block.extend(tagged_lines[area.0..window.0].iter().map(|l| l.to_vec()));
+    block.push(units("<|code_to_edit|>"));
+    block.extend(tagged_lines[window.0..window.1].iter().map(|l| l.to_vec()));
+    block.push(units("<|/code_to_edit|>"));
+    block.extend(tagged_lines[window.1..area.1].iter().map(|l| l.to_vec()));
+    block.push(units("<|/area_around_code_to_edit|>"));
+    block
+}
+
+/// The prompt's four sections, each already rendered.
+struct Sections {
+    recent: String,
+    current_file: String,
+    diffs: String,
+    area: String,
+}
+
+/// The user message: the sections in a code fence, then the instructions, as chat-lib's
+/// `getUserPrompt` joins them for the `xtab275` prompt.
+fn user_message(s: &Sections, path: &str, wording: &Wording) -> String {
+    let Sections {
+        recent,
+        current_file,
+        diffs,
+        area,
+    } = s;
+    let main = format!(
+        "<|recently_viewed_code_snippets|>\n{recent}\n<|/recently_viewed_code_snippets|>\n\n\
+         <|current_file_content|>\ncurrent_file_path: {path}\n{current_file}\n<|/current_file_content|>\n\n\
+         <|edit_diff_history|>\n{diffs}\n<|/edit_diff_history|>\n\n{area}"
+    );
+    let user = format!("```\n{main}\n```\n\n{}", wording.postscript(path));
+    js_trim_end(&user).to_owned()
 }
 
 /// The first change of the answer that Copilot keeps, as the smallest edit of the document.
@@ -296,7 +342,7 @@ mod tests {
                 ..Request::default()
             };
             let replayed = request.replay().expect("valid by construction");
-            if let Ok(prompt) = build(&replayed) {
+            if let Ok(prompt) = build(&replayed, &Wording::pilotfish()) {
                 let units = tokenizer::utf16::utf16_len(&now[0]);
                 for a in [answer.as_str(), prompt.window.text.as_str()] {
                     if let Some(s) = suggest(&replayed, &prompt, a) {
@@ -341,7 +387,7 @@ mod tests {
     #[test]
     fn answers_read_with_pilotfishs_two_departures() {
         let replayed = rename();
-        let prompt = build(&replayed).unwrap();
+        let prompt = build(&replayed, &Wording::pilotfish()).unwrap();
         let Body::Chat {
             prediction: Some(window),
             ..
