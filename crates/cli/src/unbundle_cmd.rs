@@ -93,6 +93,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
             output.manifest.modules.len(),
             args.files.len(),
         );
+        println!("{}", wrappers_line(&output.manifest.wrappers));
         let c = output.changes;
         println!(
             "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module, {} (0, x.f) calls given their receiver, {} getters made plain exports, {} webpack helper calls written out",
@@ -113,6 +114,26 @@ pub(crate) fn run(args: Args) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// How many wrappers of each kind the bundle held and how many became files, so that a
+/// partial recovery shows at once.
+fn wrappers_line(w: &unbundle::Wrappers) -> String {
+    let kinds = [
+        (w.webpack, "webpack modules"),
+        (w.commonjs, "esbuild CommonJS wrappers"),
+        (w.esm, "esbuild ES module initializers"),
+    ];
+    let parts: Vec<String> = kinds
+        .iter()
+        .filter(|(c, _)| c.found > 0)
+        .map(|(c, what)| format!("{} of {} {what}", c.split, c.found))
+        .collect();
+    if parts.is_empty() {
+        "wrappers: none found (the bundle file's runtime only)".to_owned()
+    } else {
+        format!("wrappers split into files: {}", parts.join(", "))
+    }
 }
 
 fn read_names(path: &Path) -> Result<unbundle::Names> {

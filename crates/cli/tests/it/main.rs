@@ -8,6 +8,7 @@ mod chat_send;
 mod ghost_text;
 mod managed;
 mod next_edit;
+mod real_bundles;
 mod real_model;
 mod servers;
 mod unbundle;

@@ -39,7 +39,8 @@ fn commonjs_helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
         .collect()
 }
 
-/// The top-level variables bound to a function of two parameters, as esbuild's helpers are:
+/// The top-level variables bound to a function of two parameters (or three), as esbuild's
+/// helpers are:
 /// each variable, the function, and its first parameter's name.
 pub(crate) fn two_parameter_functions<'p, 'a>(
     program: &'p Program<'a>,
@@ -60,7 +61,8 @@ pub(crate) fn two_parameter_functions<'p, 'a>(
                 Expression::FunctionExpression(f) => &f.params,
                 _ => return None,
             };
-            let [first, _] = params.items.as_slice() else {
+            // Newer esbuild gives `__esm` a third parameter, the error its first run threw.
+            let (Some(first), 2..=3) = (params.items.first(), params.items.len()) else {
                 return None;
             };
             let first = first.pattern.get_binding_identifier()?;

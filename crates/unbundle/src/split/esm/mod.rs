@@ -28,7 +28,7 @@ mod check;
 mod find;
 mod order;
 mod rewrite;
-mod uses;
+pub(crate) mod uses;
 
 use std::borrow::Cow;
 
@@ -61,12 +61,29 @@ pub(crate) struct EsmModule {
     pub(crate) outer: Vec<String>,
 }
 
+/// A wrapped ES module whose hoisted declarations stay in the bundle.
+#[derive(Debug, Clone)]
+pub(crate) struct Kept {
+    /// The variable holding its initializer.
+    pub(crate) id: String,
+    /// The module function in the bundle.
+    pub(crate) function: Span,
+    /// The function is a method (`"path"() {...}`).
+    pub(crate) method: bool,
+    pub(crate) source_path: Option<String>,
+    /// The function uses `this` or `arguments` of its own: it cannot run elsewhere.
+    pub(crate) uses_own_this: bool,
+}
+
 /// What moving the wrapped ES modules changes in the bundle.
 #[derive(Debug, Default)]
 pub(crate) struct Moved {
     pub(crate) modules: Vec<EsmModule>,
-    /// The wrapped modules that stay in the bundle, by variable.
+    /// The wrapped modules whose hoisted declarations stay in the bundle, by variable.
     pub(crate) stayed: Vec<String>,
+    /// Those modules' wrappers: their initializers' bodies still move into files (see
+    /// [`crate::split::esbuild`]), reaching the declarations left in the bundle by name.
+    pub(crate) kept: Vec<Kept>,
     /// Edits of the bundle besides replacing the module functions: the hoisted declarations
     /// removed, namespace objects added.
     pub(crate) edits: Vec<(Span, String)>,
@@ -105,6 +122,41 @@ impl Moved {
         }
         let mut out = String::with_capacity((span.end - span.start) as usize + 64);
         self.splice_into(&mut out, text, span.start as usize, span.end as usize);
+        Cow::Owned(out)
+    }
+
+    /// The text of `span` with the substitutions in it made, and those of `extra` (sorted,
+    /// none overlapping another).
+    pub(crate) fn splice_with<'t>(
+        &self,
+        text: &'t str,
+        span: Span,
+        extra: &[(Span, String)],
+    ) -> Cow<'t, str> {
+        if extra.is_empty() {
+            return self.splice(text, span);
+        }
+        let from = self
+            .substitutions
+            .partition_point(|(s, _)| s.start < span.start);
+        let to = self
+            .substitutions
+            .partition_point(|(s, _)| s.end <= span.end)
+            .max(from);
+        let mut all: Vec<&(Span, String)> =
+            self.substitutions[from..to].iter().chain(extra).collect();
+        all.sort_by_key(|(s, _)| s.start);
+        let mut out = String::with_capacity((span.end - span.start) as usize + 64);
+        let mut at = span.start as usize;
+        for (s, replacement) in all {
+            if (s.start as usize) < at {
+                continue;
+            }
+            out.push_str(&text[at..s.start as usize]);
+            out.push_str(replacement);
+            at = s.end as usize;
+        }
+        out.push_str(&text[at..span.end as usize]);
         Cow::Owned(out)
     }
 

@@ -4,8 +4,8 @@
 //! sequence (`(init_a(), a_exports)`).
 
 use oxc_ast::ast::{
-    AssignmentExpression, AssignmentTarget, CallExpression, Expression, IdentifierReference,
-    ObjectProperty, SequenceExpression, TaggedTemplateExpression,
+    AssignmentExpression, AssignmentTarget, AssignmentTargetPropertyIdentifier, CallExpression,
+    Expression, IdentifierReference, ObjectProperty, SequenceExpression, TaggedTemplateExpression,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
@@ -34,6 +34,9 @@ pub(crate) struct Use {
     pub(crate) kind: Kind,
     /// Calls of top-level functions without arguments earlier in an enclosing sequence.
     pub(crate) after_calls: Vec<SymbolId>,
+    /// The name is a shorthand target of a destructuring assignment (`({x} = o)`): a
+    /// replacement must keep the key (`({x: y.x} = o)`).
+    pub(crate) pattern_shorthand: bool,
 }
 
 impl Use {
@@ -105,6 +108,7 @@ fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> Vec<Use> {
         callee: FxHashSet::default(),
         shorthand: FxHashSet::default(),
         safe_write: FxHashSet::default(),
+        pattern_shorthand: FxHashSet::default(),
         after_calls: Vec::new(),
     };
     uses.visit_program(program);
@@ -120,6 +124,7 @@ struct Uses<'s> {
     callee: FxHashSet<u32>,
     shorthand: FxHashSet<u32>,
     safe_write: FxHashSet<u32>,
+    pattern_shorthand: FxHashSet<u32>,
     after_calls: Vec<SymbolId>,
 }
 
@@ -159,6 +164,7 @@ impl<'a> Visit<'a> for Uses<'_> {
             symbol,
             kind,
             after_calls: self.after_calls.clone(),
+            pattern_shorthand: self.pattern_shorthand.contains(&at),
         });
     }
 
@@ -183,6 +189,14 @@ impl<'a> Visit<'a> for Uses<'_> {
             self.shorthand.insert(value.span.start);
         }
         walk::walk_object_property(self, it);
+    }
+
+    fn visit_assignment_target_property_identifier(
+        &mut self,
+        it: &AssignmentTargetPropertyIdentifier<'a>,
+    ) {
+        self.pattern_shorthand.insert(it.binding.span.start);
+        walk::walk_assignment_target_property_identifier(self, it);
     }
 
     fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
