@@ -25,6 +25,10 @@ pub(crate) struct Args {
     /// plain-exports; `all` for every one.
     #[arg(long = "no-transform", value_name = "NAME")]
     no_transform: Vec<String>,
+    /// The first file's source map, when it is not `FILE.map` beside it (a `FILE.map` beside
+    /// any input is read without this): modules are written under their original paths.
+    #[arg(long = "source-map", value_name = "MAP")]
+    source_map: Option<PathBuf>,
     /// `text` (a summary for a person) or `json` (the manifest).
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
     format: String,
@@ -69,7 +73,15 @@ pub(crate) fn run(args: Args) -> Result<()> {
         .iter()
         .map(|(name, text)| unbundle::Input { name, text })
         .collect();
-    let output = unbundle::unbundle_with(&inputs, &unbundle::Options { names, transforms })?;
+    let source_maps = read_source_maps(&args.files, &texts, args.source_map.as_deref())?;
+    let output = unbundle::unbundle_with(
+        &inputs,
+        &unbundle::Options {
+            names,
+            transforms,
+            source_maps,
+        },
+    )?;
     write_all(&args.out, &output.files)?;
     if args.format == "json" {
         println!("{}", serde_json::to_string_pretty(&output.manifest)?);
@@ -134,6 +146,28 @@ fn wrappers_line(w: &unbundle::Wrappers) -> String {
     } else {
         format!("wrappers split into files: {}", parts.join(", "))
     }
+}
+
+/// The source maps of the bundle's files, by file name: `--source-map` for the first, and
+/// `FILE.map` beside any file.
+fn read_source_maps(
+    files: &[PathBuf],
+    texts: &[(String, String)],
+    given: Option<&Path>,
+) -> Result<std::collections::BTreeMap<String, String>> {
+    let mut maps = std::collections::BTreeMap::new();
+    for (i, (path, (name, _))) in files.iter().zip(texts).enumerate() {
+        let beside = PathBuf::from(format!("{}.map", path.display()));
+        let map = match given {
+            Some(given) if i == 0 => given.to_path_buf(),
+            _ if beside.is_file() => beside,
+            _ => continue,
+        };
+        let text = std::fs::read_to_string(&map)
+            .with_context(|| format!("could not read the source map {}", map.display()))?;
+        maps.insert(name.clone(), text);
+    }
+    Ok(maps)
 }
 
 fn read_names(path: &Path) -> Result<unbundle::Names> {

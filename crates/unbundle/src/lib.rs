@@ -35,6 +35,7 @@ mod write;
 
 pub use module::ModuleError;
 pub use transform::{Changes, Transforms};
+pub use write::source_map::SourceMapError;
 
 use serde::Serialize;
 
@@ -155,6 +156,8 @@ pub enum UnbundleError {
     },
     #[error(transparent)]
     Module(#[from] ModuleError),
+    #[error(transparent)]
+    SourceMap(#[from] SourceMapError),
 }
 
 /// Module names and paths by id, kept by hand (the seed's id map):
@@ -176,6 +179,9 @@ pub struct Options {
     pub names: Names,
     /// The readability transforms to apply (all by default).
     pub transforms: Transforms,
+    /// Source maps by the name of the bundle file they map (its `.map`): each module is
+    /// written under the path of the source most of its code comes from.
+    pub source_maps: std::collections::BTreeMap<String, String>,
 }
 
 /// Unbundles `inputs`, the bundle's files in load order, with every transform.
@@ -193,8 +199,20 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut notes = Vec::new();
     let mut roles = Vec::new();
     let mut wrappers = Wrappers::default();
+    let shared = split::shared::exported(inputs);
     for input in inputs {
-        let split = split::split_file(input, &options.names, options.transforms, &mut notes)?;
+        let map = options
+            .source_maps
+            .get(input.name)
+            .map(|json| write::source_map::SourceMap::read(input.name, json))
+            .transpose()?;
+        let split = split::split_file(
+            input,
+            &options.names,
+            options.transforms,
+            (&shared, map.as_ref()),
+            &mut notes,
+        )?;
         files.push(split.file);
         jobs.extend(split.jobs);
         roles.push(split.role);

@@ -273,3 +273,35 @@ fn a_module_that_stays_is_named_in_the_notes_and_its_initializer_still_gets_a_fi
     let (before, after) = common::run_both("stays-named", &text, &out);
     assert_eq!(after, before);
 }
+
+#[test]
+fn commonjs_modules_reach_assigned_and_later_names_live() {
+    // esbuild's `__commonJS` as it minifies it. `n` is assigned inside a module and outside,
+    // `L` is declared after the module that reads it, `h` is assigned an arrow that takes
+    // its name from it, and `{n}` is a shorthand property: each module still gets a file,
+    // and the program prints the same.
+    let text = "var C=(t,e)=>()=>(e||t((e={exports:{}}).exports,e),e.exports);\
+        var n=1,h;var r=C((t,e)=>{e.exports={get:()=>n,set:f=>{n=f},g:()=>L,o:()=>({n})}});\
+        var q=C((t,e)=>{h=()=>2;e.exports=h.name+h()});\
+        var o=r();o.set(5);console.log(n,o.get(),o.g(),o.o());var L=7;n=9;\
+        console.log(o.g(),o.get(),q(),h.name);";
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text,
+    }])
+    .unwrap();
+    assert_eq!(
+        out.manifest.wrappers.commonjs,
+        unbundle::Count { found: 2, split: 2 }
+    );
+    let r = &out
+        .files
+        .iter()
+        .find(|f| f.path == "modules/r.js")
+        .unwrap()
+        .text;
+    assert!(r.contains("__pilotfish_live.n = f"), "{r}");
+    assert!(r.contains("n: __pilotfish_live.n"), "{r}");
+    let (before, after) = common::run_both("live-names", text, &out);
+    assert_eq!(after, before);
+}

@@ -188,6 +188,21 @@ fn unbundles_and_runs_the_same(real: &Real) {
             real.folder
         );
     }
+    // With its source map beside it (1.290.0's `main.js.map`), the modules are written under
+    // their original paths.
+    if PathBuf::from(format!("{}.map", bundle.display())).is_file() {
+        let modules = manifest["modules"].as_array().unwrap();
+        let located = modules
+            .iter()
+            .filter(|m| m["path"].as_str().unwrap().contains("node_modules/"))
+            .count();
+        assert!(
+            located * 100 >= (modules.len() - 1) * 95,
+            "{}: {located} of {} modules under their original paths",
+            real.folder,
+            modules.len()
+        );
+    }
     // The bundle reads files beside it (native modules, grammars): the unbundled program
     // gets the same neighbours.
     let dist = bundle.parent().unwrap();

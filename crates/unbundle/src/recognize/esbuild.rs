@@ -13,9 +13,15 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::FxHashSet;
 
-/// The module functions wrapped by esbuild's `__commonJS` helper in `program`, in order.
-pub(crate) fn commonjs_modules(program: &Program<'_>, scoping: &Scoping) -> Vec<Wrapped> {
-    let helpers = commonjs_helpers(program);
+/// The module functions wrapped by esbuild's `__commonJS` helper in `program`, in order; the
+/// helper is defined in `program` or among `imported` (a code-split chunk's).
+pub(crate) fn commonjs_modules(
+    program: &Program<'_>,
+    scoping: &Scoping,
+    imported: &FxHashSet<SymbolId>,
+) -> Vec<Wrapped> {
+    let mut helpers = commonjs_helpers(program);
+    helpers.extend(imported.iter().copied());
     let mut finder = Calls {
         scoping,
         helpers: &helpers,
@@ -32,7 +38,7 @@ pub(crate) fn commonjs_modules(program: &Program<'_>, scoping: &Scoping) -> Vec<
 
 /// Top-level variables holding esbuild's `__commonJS` helper: `(cb, mod) => () => ...` whose
 /// body creates `{exports: {}}`.
-fn commonjs_helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
+pub(crate) fn commonjs_helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
     two_parameter_functions(program)
         .filter(|(_, init, _)| creates_exports_object(init))
         .map(|(symbol, ..)| symbol)

@@ -56,9 +56,19 @@ pub(crate) const LIVE: &str = "__pilotfish_live";
 /// The esbuild modules of `program`, if it has any: its CommonJS modules, the spans of every
 /// wrapped function, in order, and what moving its wrapped ES modules into files changes (see
 /// [`crate::split::esm`]).
-pub(crate) fn find_modules(program: &Program<'_>, scoping: &Scoping, text: &str) -> Option<Found> {
-    let found = crate::recognize::esbuild::commonjs_modules(program, scoping);
-    let esm_helpers = crate::split::esm::helpers(program);
+///
+/// In an ES module file (`es_module`), the declarations esbuild hoisted out of its wrapped ES
+/// modules may be exported, so they stay: only the initializers move.
+pub(crate) fn find_modules(
+    program: &Program<'_>,
+    scoping: &Scoping,
+    text: &str,
+    imported: &crate::split::shared::Imported,
+    es_module: bool,
+) -> Option<Found> {
+    let found = crate::recognize::esbuild::commonjs_modules(program, scoping, &imported.commonjs);
+    let mut esm_helpers = crate::split::esm::helpers(program);
+    esm_helpers.extend(imported.esm.iter().copied());
     if found.is_empty() && esm_helpers.is_empty() {
         return None;
     }
@@ -69,7 +79,13 @@ pub(crate) fn find_modules(program: &Program<'_>, scoping: &Scoping, text: &str)
         .iter()
         .map(|f| (f.span, f.bound.as_ref().and_then(|b| b.1)))
         .collect();
-    let moved = crate::split::esm::plan(program, scoping, text, &esm_helpers, &uses, &bound);
+    let moved = crate::split::esm::plan(
+        program,
+        scoping,
+        text,
+        (&esm_helpers, &uses, &bound),
+        es_module,
+    );
     let spans: Vec<Span> = found.iter().map(|f| f.span).collect();
     let modules: Vec<EsModule> = found
         .into_iter()
@@ -175,6 +191,16 @@ fn outer_names(scoping: &Scoping, uses: &TopLevel, moved: &Moved, span: Span) ->
             outer
                 .substitutions
                 .push((Span::new(u.at, u.end), replacement));
+            // `x = () => 1` named the function `x`; a property assignment names nothing, so
+            // the value is named in an object literal first: `{ x: () => 1 }.x`.
+            if let Some(value) = u.names_value {
+                outer
+                    .substitutions
+                    .push((Span::new(value.start, value.start), format!("{{ {name}: ")));
+                outer
+                    .substitutions
+                    .push((Span::new(value.end, value.end), format!(" }}.{name}")));
+            }
         }
     }
     outer

@@ -5,6 +5,7 @@
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
+pub(crate) mod shared;
 pub(crate) mod units;
 
 use std::borrow::Cow;
@@ -26,23 +27,31 @@ pub(crate) fn split_file<'a>(
     input: &Input<'a>,
     names: &Names,
     transforms: Transforms,
+    (shared, map): (
+        &shared::Shared,
+        Option<&crate::write::source_map::SourceMap<'_>>,
+    ),
     notes: &mut Vec<String>,
 ) -> Result<FileSplit<'a>, UnbundleError> {
     let allocator = Allocator::default();
-    let program = parse(&allocator, input)?;
+    let (program, es_module) = parse(&allocator, input)?;
     let semantic = SemanticBuilder::new().build(&program).semantic;
     let file = File {
         input,
         names,
         program: &program,
         scoping: semantic.scoping(),
+        es_module,
     };
+    let imported = shared.imported(&program);
     let mut out = Split::default();
     // esbuild's helpers sit at the bundle's top level, so they are looked for first: a
     // webpack bundle inside one of its modules (or any object of functions shaped like a
     // module table) then stays whole in that module's file, where every name it reads is
     // still in scope.
-    let entry = if let Some(found) = esbuild::find_modules(&program, file.scoping, input.text) {
+    let entry = if let Some(found) =
+        esbuild::find_modules(&program, file.scoping, input.text, &imported, es_module)
+    {
         esbuild_modules(&file, found, &mut out, notes)
     } else if let Some(table) = find_table(&file)? {
         webpack_modules(&file, &table, &mut out)
@@ -50,11 +59,18 @@ pub(crate) fn split_file<'a>(
         // webpack's runtime alone, its table filled by the chunks that follow: it stays as
         // it is.
         None
+    } else if es_module && shared.several_files {
+        // A chunk of a code-split ES module bundle holding no wrapper (ES modules esbuild
+        // joined into its scope): it stays as it is, and its imports still find their files.
+        None
     } else {
         return Err(UnbundleError::NotABundle {
             file: input.name.to_owned(),
         });
     };
+    if let Some(map) = map {
+        original_paths(&file, map, &mut out);
+    }
     if let Some((entry, require)) = entry {
         entry_module(&file, entry, require, &mut out);
     }
@@ -84,24 +100,42 @@ pub(crate) struct FileSplit<'a> {
 }
 
 /// Parses a bundle file as a script (a bundle for node is a CommonJS file, where a top-level
-/// `return` is allowed).
+/// `return` is allowed), or else as an ES module (`import`, `export`, top-level `await`);
+/// whether it is one.
 fn parse<'p>(
     allocator: &'p Allocator,
     input: &Input<'p>,
-) -> Result<oxc_ast::ast::Program<'p>, UnbundleError> {
+) -> Result<(oxc_ast::ast::Program<'p>, bool), UnbundleError> {
     let parsed = Parser::new(allocator, input.text, SourceType::script())
         .with_options(oxc_parser::ParseOptions {
             allow_return_outside_function: true,
             ..oxc_parser::ParseOptions::default()
         })
         .parse();
-    if let Some(e) = parsed.diagnostics.errors().next() {
-        return Err(UnbundleError::Parse {
-            file: input.name.to_owned(),
-            message: e.to_string(),
-        });
+    // node runs a `.mjs` file as an ES module whatever it holds.
+    let mjs = input.name.ends_with(".mjs");
+    let Some(e) = parsed.diagnostics.errors().next() else {
+        if !mjs {
+            return Ok((parsed.program, false));
+        }
+        let module = Parser::new(allocator, input.text, SourceType::mjs()).parse();
+        return match module.diagnostics.errors().next() {
+            None => Ok((module.program, true)),
+            Some(e) => Err(UnbundleError::Parse {
+                file: input.name.to_owned(),
+                message: e.to_string(),
+            }),
+        };
+    };
+    let message = e.to_string();
+    let module = Parser::new(allocator, input.text, SourceType::mjs()).parse();
+    if module.diagnostics.errors().next().is_none() {
+        return Ok((module.program, true));
     }
-    Ok(parsed.program)
+    Err(UnbundleError::Parse {
+        file: input.name.to_owned(),
+        message,
+    })
 }
 
 /// One bundle file being split, and what the steps read of it.
@@ -110,6 +144,8 @@ struct File<'c, 'a, 'p> {
     names: &'c Names,
     program: &'c oxc_ast::ast::Program<'p>,
     scoping: &'c oxc_semantic::Scoping,
+    /// The file is an ES module.
+    es_module: bool,
 }
 
 impl<'a> File<'_, 'a, '_> {
@@ -205,6 +241,7 @@ fn webpack_modules<'a>(
             revealed: m.external.clone().or_else(|| file.licensed(m.span)),
             kind: crate::ModuleKind::Webpack,
             size: m.span.size() as usize,
+            span: m.span,
         });
     }
     let scoping = file.scoping;
@@ -285,6 +322,7 @@ fn esbuild_modules<'a>(
             revealed: name::revealed_by_esbuild(&m.id).or_else(|| file.licensed(m.function)),
             kind: crate::ModuleKind::Esm,
             size: m.function.size() as usize,
+            span: m.function,
         });
     }
     // The initializers of ES modules whose declarations stay: the file runs the
@@ -306,6 +344,10 @@ fn esbuild_modules<'a>(
     }
     out.edits.extend(out.moved.edits.iter().cloned());
     out.edits.sort_by_key(|(s, _)| (s.start, s.end));
+    // An ES module's top level may import and export: it stays in the file.
+    if file.es_module {
+        return None;
+    }
     let found = entry::find(
         file.program,
         file.scoping,
@@ -371,7 +413,69 @@ fn esbuild_job<'a>(
         revealed: name::revealed_by_esbuild(&m.id).or_else(|| file.licensed(m.span)),
         kind,
         size: m.span.size() as usize,
+        span: m.span,
     }
+}
+
+/// Writes each module whose path only its id gave under the path of its original source,
+/// where the file's source map names one that no other module has; the loader's calls and
+/// table name the new path.
+fn original_paths(
+    file: &File<'_, '_, '_>,
+    map: &crate::write::source_map::SourceMap<'_>,
+    out: &mut Split<'_>,
+) {
+    let located: Vec<usize> = (0..out.jobs.len())
+        .filter(|&i| out.jobs[i].path == module_path(&out.jobs[i].id, None, file.names))
+        .collect();
+    let spans: Vec<(usize, usize)> = located
+        .iter()
+        .map(|&i| {
+            let span = out.jobs[i].span;
+            (span.start as usize, span.end as usize)
+        })
+        .collect();
+    let found: Vec<(usize, String)> = located
+        .into_iter()
+        .zip(map.sources(file.input.text, &spans))
+        .filter_map(|(i, source)| {
+            let source = as_js(&source?);
+            Some((i, module_path(&out.jobs[i].id, Some(&source), file.names)))
+        })
+        .collect();
+    // A path two modules would share, or one another module has, names neither.
+    let mut taken: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+    for path in out
+        .jobs
+        .iter()
+        .map(|j| &j.path)
+        .chain(found.iter().map(|f| &f.1))
+    {
+        *taken.entry(path.clone()).or_default() += 1;
+    }
+    for (i, path) in found {
+        if taken[&path] > 1 {
+            continue;
+        }
+        let (old, new) = (format!("{:?}", out.jobs[i].path), format!("{path:?}"));
+        for (_, replacement) in &mut out.edits {
+            if replacement.contains(&old) {
+                *replacement = replacement.replace(&old, &new);
+            }
+        }
+        out.jobs[i].path = path;
+    }
+}
+
+/// A source path as a JavaScript file's: the module file holds JavaScript whatever its
+/// source was written in (`src/a.ts` is written `src/a.js`).
+fn as_js(source: &str) -> String {
+    for ext in [".ts", ".tsx", ".jsx", ".mts", ".cts"] {
+        if let Some(stem) = source.strip_suffix(ext) {
+            return format!("{stem}.js");
+        }
+    }
+    source.to_owned()
 }
 
 /// The entry becomes a module file, run where its code was, with what it was given there,
@@ -423,6 +527,7 @@ fn entry_module<'a>(
         revealed: None,
         kind: crate::ModuleKind::Entry,
         size: entry.span.size() as usize,
+        span: entry.span,
     });
 }
 
@@ -437,7 +542,13 @@ fn assemble(file: &File<'_, '_, '_>, out: &Split<'_>) -> String {
     };
     let mut assembled = String::with_capacity(text.len() / 4);
     assembled.push_str(&text[..prelude_at]);
-    if !out.edits.is_empty() {
+    if !out.edits.is_empty() && file.es_module {
+        // An ES module has no `require` or `module`: the loader gets node's `require` made
+        // for this file, and a module object of its own.
+        assembled.push_str(&format!(
+            "\nimport {{ createRequire as __pilotfish_require }} from \"node:module\";\nvar {LOAD} = __pilotfish_require(import.meta.url)(\"./{LOADER_FILE}\")({{ exports: {{}}, filename: __pilotfish_require(import.meta.url)(\"node:url\").fileURLToPath(import.meta.url) }}, __pilotfish_require(import.meta.url));\n"
+        ));
+    } else if !out.edits.is_empty() {
         assembled.push_str(&format!(
             "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require);\n"
         ));
@@ -504,6 +615,8 @@ pub(crate) struct Job<'a> {
     pub(crate) kind: crate::ModuleKind,
     /// Its function's size in the bundle, in bytes.
     pub(crate) size: usize,
+    /// Its function's place in the bundle file.
+    pub(crate) span: Span,
 }
 
 /// Where the loader's line goes: after a hashbang and the directive prologue, which must stay
@@ -560,7 +673,7 @@ fn is_path(id: &str) -> bool {
 /// Where module `id` is written: the names map's path when it gives one, else the source path
 /// the bundle revealed, else `modules/ID.js` (always inside the output folder: `.` parts
 /// are dropped and `..` parts become `__`, so that `../a.js` and `a.js` stay apart).
-fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
+pub(crate) fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
     if let Some(path) = names
         .get(id)
         .and_then(|n| n.path.as_deref())

@@ -42,6 +42,9 @@ use order::{Order, Owner};
 pub(crate) use uses::TopLevel;
 use uses::Use;
 
+/// A CommonJS module function's span and the variable it is bound to.
+pub(crate) type Bound = (Span, Option<SymbolId>);
+
 /// A wrapped ES module, moved to a file.
 #[derive(Debug, Clone)]
 pub(crate) struct EsmModule {
@@ -145,7 +148,8 @@ impl Moved {
             .max(from);
         let mut all: Vec<&(Span, String)> =
             self.substitutions[from..to].iter().chain(extra).collect();
-        all.sort_by_key(|(s, _)| s.start);
+        // An insertion goes before a replacement starting at the same place.
+        all.sort_by_key(|(s, _)| (s.start, s.end));
         let mut out = String::with_capacity((span.end - span.start) as usize + 64);
         let mut at = span.start as usize;
         for (s, replacement) in all {
@@ -186,13 +190,14 @@ pub(crate) fn helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
 /// Plans moving the wrapped ES modules of an esbuild bundle (`program`, its text `text`, its
 /// `__esm` helpers `helpers`, the uses of its top-level names `uses`) into files. `commonjs`:
 /// the spans of its CommonJS module functions and the variables they are bound to.
+/// `keep_declarations`: no module's hoisted declarations move (an ES module file may export
+/// them); every module is then left for its initializer alone to move.
 pub(crate) fn plan(
     program: &Program<'_>,
     scoping: &Scoping,
     text: &str,
-    helpers: &FxHashSet<SymbolId>,
-    uses: &TopLevel,
-    commonjs: &[(Span, Option<SymbolId>)],
+    (helpers, uses, commonjs): (&FxHashSet<SymbolId>, &TopLevel, &[Bound]),
+    keep_declarations: bool,
 ) -> Moved {
     if helpers.is_empty() {
         return Moved::default();
@@ -227,7 +232,11 @@ pub(crate) fn plan(
     // What a module's hoisted function does runs after that module started only if the
     // module moves (staying, the function can be called from anywhere at any time): assume
     // all move, and check again with fewer until the answer holds.
-    let mut moving = vec![true; cx.wrapped.len()];
+    let mut moving = vec![!keep_declarations; cx.wrapped.len()];
+    if keep_declarations {
+        let order = cx.order(commonjs, &moving);
+        return rewrite::apply(&cx, &order, &moving);
+    }
     loop {
         let order = cx.order(commonjs, &moving);
         let next = check::settle(&cx, &order, &moving);

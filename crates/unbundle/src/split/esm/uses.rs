@@ -37,6 +37,9 @@ pub(crate) struct Use {
     /// The name is a shorthand target of a destructuring assignment (`({x} = o)`): a
     /// replacement must keep the key (`({x: y.x} = o)`).
     pub(crate) pattern_shorthand: bool,
+    /// The name is assigned an anonymous function or class (`x = () => 1`), which takes its
+    /// `name` from it: the assigned value's span, parentheses included.
+    pub(crate) names_value: Option<oxc_span::Span>,
 }
 
 impl Use {
@@ -109,6 +112,7 @@ fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> Vec<Use> {
         shorthand: FxHashSet::default(),
         safe_write: FxHashSet::default(),
         pattern_shorthand: FxHashSet::default(),
+        names_value: FxHashMap::default(),
         after_calls: Vec::new(),
     };
     uses.visit_program(program);
@@ -125,6 +129,7 @@ struct Uses<'s> {
     shorthand: FxHashSet<u32>,
     safe_write: FxHashSet<u32>,
     pattern_shorthand: FxHashSet<u32>,
+    names_value: FxHashMap<u32, oxc_span::Span>,
     after_calls: Vec<SymbolId>,
 }
 
@@ -165,6 +170,7 @@ impl<'a> Visit<'a> for Uses<'_> {
             kind,
             after_calls: self.after_calls.clone(),
             pattern_shorthand: self.pattern_shorthand.contains(&at),
+            names_value: self.names_value.get(&at).copied(),
         });
     }
 
@@ -200,6 +206,17 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        if let AssignmentTarget::AssignmentTargetIdentifier(target) = &it.left
+            && !it.operator.is_arithmetic()
+            && !it.operator.is_bitwise()
+            && it
+                .right
+                .without_parentheses()
+                .is_anonymous_function_definition()
+        {
+            self.names_value
+                .insert(target.span.start, oxc_span::GetSpan::span(&it.right));
+        }
         if it.operator.is_assign()
             && let AssignmentTarget::AssignmentTargetIdentifier(target) = &it.left
             && matches!(
