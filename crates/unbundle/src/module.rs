@@ -51,7 +51,7 @@ pub struct ModuleError {
 pub(crate) fn rewrite(
     id: &str,
     source: &str,
-    strict: bool,
+    (strict, name_helper): (bool, Option<&str>),
     parameters: &[&'static str],
     transforms: crate::transform::Transforms,
     names: &crate::name::ModuleNames,
@@ -68,7 +68,6 @@ pub(crate) fn rewrite(
     let Some((function_scope, params)) = function_of(&program) else {
         return Err(error("is not a function".to_owned()));
     };
-
     // Which parameters can take their names, decided before anything changes.
     let scoping = semantic.scoping();
     let (renames, kept) = parameter_renames(scoping, function_scope, &params, parameters);
@@ -88,10 +87,15 @@ pub(crate) fn rewrite(
         _ => Default::default(),
     };
     let module_renames = variable_names(&program, scoping, wrapper, names, transforms, parameters);
+    // esbuild's `__name(f, "original")` calls: `f` takes the original name.
+    let (named, name_calls) = match name_helper {
+        Some(helper) => keep_names(&program, scoping, helper, &module_renames, parameters),
+        None => Default::default(),
+    };
     let mut scoping = semantic.into_scoping();
     apply_renames(
         &mut scoping,
-        &module_renames,
+        (&module_renames, &named),
         &renames,
         function_scope,
         &allocator,
@@ -118,6 +122,7 @@ pub(crate) fn rewrite(
     };
     program.directives.clear();
     program.body = body.1;
+    crate::name::keep_names::drop_calls(&mut program, &name_calls);
     let mut changes = transform_body(
         &mut program,
         &allocator,
@@ -225,10 +230,38 @@ fn variable_names(
     )
 }
 
-/// Gives variables their new names, then the parameters theirs.
+/// The functions esbuild's `__name` helper (`helper`) names, with their names, and the calls
+/// to drop: only to names nothing in the module has or uses, nor another rename took.
+fn keep_names(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &oxc_semantic::Scoping,
+    helper: &str,
+    module_renames: &[crate::name::Rename],
+    parameters: &[&'static str],
+) -> (Vec<(SymbolId, String)>, FxHashSet<u32>) {
+    let mut taken: FxHashSet<String> = scoping.symbol_names().map(str::to_owned).collect();
+    taken.extend(
+        scoping
+            .root_unresolved_references()
+            .keys()
+            .map(|k| k.as_str().to_owned()),
+    );
+    taken.extend(module_renames.iter().map(|r| r.name.clone()));
+    taken.extend(
+        ["module", "exports", "require", "__filename", "__dirname"]
+            .iter()
+            .chain(parameters)
+            .map(|p| (*p).to_owned()),
+    );
+    taken.extend(parameters.iter().map(|p| crate::write::outer_name(p)));
+    crate::name::keep_names::renames(program, scoping, helper, &mut taken)
+}
+
+/// Gives variables their new names (after their modules or exports, and functions the names
+/// esbuild's `__name` gives them), then the parameters theirs.
 fn apply_renames(
     scoping: &mut oxc_semantic::Scoping,
-    module_renames: &[crate::name::Rename],
+    (module_renames, named): (&[crate::name::Rename], &[(SymbolId, String)]),
     parameter_renames: &[(SymbolId, &'static str)],
     function_scope: ScopeId,
     allocator: &Allocator,
@@ -240,6 +273,10 @@ fn apply_renames(
             scope,
             Ident::from_str_in(&rename.name, &allocator),
         );
+    }
+    for (symbol, name) in named {
+        let scope = scoping.symbol_scope_id(*symbol);
+        scoping.rename_symbol(*symbol, scope, Ident::from_str_in(name, &allocator));
     }
     for &(symbol, new) in parameter_renames {
         scoping.rename_symbol(symbol, function_scope, Ident::from_str_in(new, &allocator));

@@ -305,3 +305,29 @@ fn commonjs_modules_reach_assigned_and_later_names_live() {
     let (before, after) = common::run_both("live-names", text, &out);
     assert_eq!(after, before);
 }
+
+#[test]
+fn esbuild_s_name_calls_give_functions_their_names() {
+    // `N` is esbuild's `__name` (keepNames): `a` takes the name the call gives it and the call
+    // goes; `b` cannot (a module variable is already called `taken`).
+    let text = "var D=Object.defineProperty;var N=(e,t)=>D(e,\"name\",{value:t,configurable:!0});\
+        var C=(t,e)=>()=>(e||t((e={exports:{}}).exports,e),e.exports);\
+        var r=C((t,e)=>{function a(){return 1}N(a,\"answer\");var taken=2;function b(){return taken}N(b,\"taken\");e.exports={a,b,n:a.name}});\
+        console.log(r().n,r().a.name,r().b.name,r().b());";
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text,
+    }])
+    .unwrap();
+    let r = &out
+        .files
+        .iter()
+        .find(|f| f.path == "modules/r.js")
+        .unwrap()
+        .text;
+    assert!(r.contains("function answer()"), "{r}");
+    assert!(!r.contains("N(answer"), "{r}");
+    assert!(r.contains("N(b, \"taken\")"), "{r}");
+    let (before, after) = common::run_both("keep-names", text, &out);
+    assert_eq!(after, before);
+}

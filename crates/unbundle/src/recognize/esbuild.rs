@@ -76,6 +76,34 @@ pub(crate) fn two_parameter_functions<'p, 'a>(
         })
 }
 
+/// The top-level variable holding esbuild's `__name` helper, by name: `(target, value) =>
+/// defineProperty(target, "name", {value, configurable: true})`, minified to any name.
+pub(crate) fn name_helper(program: &Program<'_>, scoping: &Scoping) -> Option<String> {
+    two_parameter_functions(program)
+        .find(|(_, init, _)| sets_name(init))
+        .map(|(symbol, ..)| scoping.symbol_name(symbol).to_owned())
+}
+
+/// Whether `expr` is an arrow whose body is a call `f(x, "name", {value: ...})`.
+fn sets_name(expr: &Expression<'_>) -> bool {
+    let Expression::ArrowFunctionExpression(f) = expr else {
+        return false;
+    };
+    let Some(Expression::CallExpression(call)) = f.get_expression() else {
+        return false;
+    };
+    matches!(
+        call.arguments.as_slice(),
+        [_, Argument::StringLiteral(name), Argument::ObjectExpression(o)]
+            if name.value == "name"
+                && o.properties.iter().any(|p| matches!(
+                    p,
+                    ObjectPropertyKind::ObjectProperty(p)
+                        if matches!(&p.key, PropertyKey::StaticIdentifier(k) if k.name == "value")
+                ))
+    )
+}
+
 /// Whether `expr` holds the object literal `{exports: {}}`.
 fn creates_exports_object(expr: &Expression<'_>) -> bool {
     struct Finds(bool);

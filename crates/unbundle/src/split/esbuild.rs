@@ -135,6 +135,7 @@ pub(crate) fn find_modules(
         spans,
         moved,
         stayed,
+        name_helper: crate::recognize::esbuild::name_helper(program, scoping),
     })
 }
 
@@ -151,6 +152,8 @@ pub(crate) struct Found {
     pub(crate) moved: Moved,
     /// The wrapped ES modules that stay in the bundle whole.
     pub(crate) stayed: Vec<String>,
+    /// esbuild's `__name` helper, by its name in the bundle.
+    pub(crate) name_helper: Option<String>,
 }
 
 /// The bundle's top-level names the module function at `span` uses (a name moved into an ES

@@ -74,6 +74,9 @@ pub(crate) fn split_file<'a>(
     if let Some((entry, require)) = entry {
         entry_module(&file, entry, require, &mut out);
     }
+    for job in &mut out.jobs {
+        job.name_helper.clone_from(&out.name_helper);
+    }
     let text = assemble(&file, &out);
     let file = OutputFile {
         path: input.name.to_owned(),
@@ -180,6 +183,8 @@ struct Split<'a> {
     node_chunk: bool,
     waits_for: Vec<String>,
     wrappers: crate::Wrappers,
+    /// esbuild's `__name` helper, by name, which every module of the file receives.
+    name_helper: Option<String>,
 }
 
 impl Split<'_> {
@@ -242,6 +247,7 @@ fn webpack_modules<'a>(
             kind: crate::ModuleKind::Webpack,
             size: m.span.size() as usize,
             span: m.span,
+            name_helper: None,
         });
     }
     let scoping = file.scoping;
@@ -273,8 +279,10 @@ fn esbuild_modules<'a>(
         spans: wrappers,
         moved,
         stayed,
+        name_helper,
     } = found;
     out.moved = moved;
+    out.name_helper = name_helper;
     out.wrappers.commonjs = crate::Count {
         found: modules.len(),
         split: modules.len(),
@@ -302,29 +310,7 @@ fn esbuild_modules<'a>(
             crate::ModuleKind::Commonjs,
         ));
     }
-    for m in &out.moved.modules {
-        let path = module_path(&m.id, m.source_path.as_deref(), file.names);
-        let outer = esbuild::Outer {
-            values: m.outer.clone(),
-            ..esbuild::Outer::default()
-        };
-        out.edits.push((
-            m.function,
-            method_value(m.method, esm_call(&path, &m.namespace, &outer)),
-        ));
-        out.jobs.push(Job {
-            id: m.id.clone(),
-            path,
-            file: file.input.name,
-            source: Cow::Owned(m.source.clone()),
-            strict,
-            parameters: &module::ESM,
-            revealed: name::revealed_by_esbuild(&m.id).or_else(|| file.licensed(m.function)),
-            kind: crate::ModuleKind::Esm,
-            size: m.function.size() as usize,
-            span: m.function,
-        });
-    }
+    moved_esm_jobs(file, strict, out);
     // The initializers of ES modules whose declarations stay: the file runs the
     // initializer's body, reaching those declarations through the live names.
     for m in &initializers {
@@ -358,6 +344,35 @@ fn esbuild_modules<'a>(
         },
     )?;
     Some((found, None))
+}
+
+/// The jobs of esbuild's ES modules that move whole, their functions replaced by the
+/// loader's.
+fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>) {
+    for m in &out.moved.modules {
+        let path = module_path(&m.id, m.source_path.as_deref(), file.names);
+        let outer = esbuild::Outer {
+            values: m.outer.clone(),
+            ..esbuild::Outer::default()
+        };
+        out.edits.push((
+            m.function,
+            method_value(m.method, esm_call(&path, &m.namespace, &outer)),
+        ));
+        out.jobs.push(Job {
+            id: m.id.clone(),
+            path,
+            file: file.input.name,
+            source: Cow::Owned(m.source.clone()),
+            strict,
+            parameters: &module::ESM,
+            revealed: name::revealed_by_esbuild(&m.id).or_else(|| file.licensed(m.function)),
+            kind: crate::ModuleKind::Esm,
+            size: m.function.size() as usize,
+            span: m.function,
+            name_helper: None,
+        });
+    }
 }
 
 /// What the reader should know of esbuild's ES modules that did not move whole: those that
@@ -414,6 +429,7 @@ fn esbuild_job<'a>(
         kind,
         size: m.span.size() as usize,
         span: m.span,
+        name_helper: None,
     }
 }
 
@@ -528,6 +544,7 @@ fn entry_module<'a>(
         kind: crate::ModuleKind::Entry,
         size: entry.span.size() as usize,
         span: entry.span,
+        name_helper: None,
     });
 }
 
@@ -617,6 +634,8 @@ pub(crate) struct Job<'a> {
     pub(crate) size: usize,
     /// Its function's place in the bundle file.
     pub(crate) span: Span,
+    /// esbuild's `__name` helper, as the module reads it (see `name/keep_names.rs`).
+    pub(crate) name_helper: Option<String>,
 }
 
 /// Where the loader's line goes: after a hashbang and the directive prologue, which must stay
