@@ -7,7 +7,9 @@
 // webpack4-web-inline-runtime (the runtime inside the app's file, not a file of its own),
 // webpack5-plain (not minified), webpack5-dev (development mode: modules keyed by their
 // paths), webpack5-licenses (minified, packages' license comments kept where they are rather
-// than moved to a separate file).
+// than moved to a separate file), esbuild-map (minified, with its source map),
+// esbuild-esm (minified, an ES module: main.mjs), esbuild-esm-map (with its source map) and
+// esbuild-esm-split (code-split into main.mjs and chunk-*.mjs files).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
 // "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
 // bundler's own account of what it emitted; the files a page would load come first, in
@@ -19,7 +21,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -95,26 +97,39 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
   );
 } else if (['webpack4', 'webpack4-web', 'webpack4-web-hashed', 'webpack4-web-inline-runtime'].includes(bundler)) {
   webpackBuild(require('webpack4'), bundler !== 'webpack4', false, false, false, bundler.endsWith('-hashed'), bundler.endsWith('-inline-runtime'));
-} else if (bundler === 'esbuild' || bundler === 'esbuild-plain') {
+} else if (['esbuild', 'esbuild-plain', 'esbuild-map', 'esbuild-esm', 'esbuild-esm-map', 'esbuild-esm-split'].includes(bundler)) {
+  // esbuild-esm*: ES module output (`.mjs`, so that node runs it as one), split into an entry
+  // and `chunk-*.mjs` files that import each other with esbuild-esm-split; *-map: with the
+  // source map beside the bundle (`main.js.map`).
+  const esm = bundler.startsWith('esbuild-esm');
+  const split = bundler === 'esbuild-esm-split';
   const result = require('esbuild').buildSync({
-    entryPoints: [entry],
+    entryPoints: { main: entry },
     bundle: true,
     platform: 'node',
-    format: 'cjs',
+    format: esm ? 'esm' : 'cjs',
     // esbuild-plain: not minified, so the bundle names its modules by their paths.
-    minify: bundler === 'esbuild',
-    outfile: path.join(outDir, 'main.js'),
+    minify: bundler !== 'esbuild-plain',
+    sourcemap: bundler.endsWith('-map'),
+    splitting: split,
+    outdir: outDir,
+    ...(esm ? { outExtension: { '.js': '.mjs' }, chunkNames: 'chunk-[hash]' } : {}),
     nodePaths: [path.join(__dirname, 'node_modules')],
     ...(appOptions.mainFields ? { mainFields: appOptions.mainFields } : {}),
     metafile: true,
     logLevel: 'error',
   });
   const inputs = Object.keys(result.metafile.inputs).sort();
+  const main = esm ? 'main.mjs' : 'main.js';
+  const chunks = Object.keys(result.metafile.outputs)
+    .map(o => path.basename(o))
+    .filter(n => n !== main && !n.endsWith('.map'))
+    .sort();
   fs.writeFileSync(
     path.join(outDir, 'stats.json'),
-    JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
+    JSON.stringify({ files: [main, ...chunks], initial: [main], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild or esbuild-plain`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map or esbuild-esm-split`);
   process.exit(2);
 }

@@ -17,7 +17,12 @@
 //! (the test apps `cjs` and `esm` by every bundler, browser bundles in several files among
 //! them; the 22-package `big` app minified by webpack 5 and by esbuild; the `esm-packages`
 //! app, whose ES modules esbuild wraps; and the `huge` app, `big` with TypeScript and Babel,
-//! unminified: about 20 MB) and kept under `target/unbundle-bench/` between runs.
+//! unminified: about 20 MB) and kept under `target/unbundle-bench/` between runs; and bundles
+//! published on npm (`tools/real-bundles/setup.sh`: Copilot's language server 1.290.0 and
+//! 1.539.0, pnpm), whose output runs when `--version` prints what the bundle prints (their
+//! neighbours linked beside the output). wakaru takes apart only esbuild bundles whose
+//! helpers keep their names: on the minified ones it writes the bundle back whole, so the
+//! table's time there is no comparison.
 //!
 //! Run with `cargo bench -p cli --bench unbundle_vs_wakaru` (`-- --quick` for one timed run
 //! each and without the 20 MB bundle).
@@ -48,6 +53,22 @@ const BUNDLES: [(&str, &str); 13] = [
     ("webpack5-plain", "huge"),
 ];
 
+/// Bundles published on npm: the package folder under the cache of
+/// `tools/real-bundles/setup.sh`, the bundle in it, and whether it needs node 24.
+const REAL: [(&str, &str, bool); 3] = [
+    (
+        "copilot-language-server-1.290.0",
+        "package/dist/main.js",
+        false,
+    ),
+    ("pnpm-9.15.0", "package/dist/pnpm.cjs", false),
+    (
+        "copilot-language-server-1.539.0",
+        "package/dist/main.js",
+        true,
+    ),
+];
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -60,10 +81,52 @@ fn setup(script: &str) {
     assert!(status.success(), "{script} failed");
 }
 
-/// A bundle built once: its files in load order and those a page loads (browser bundles).
+/// A bundle built once: its files in load order and those a page loads (browser bundles);
+/// for a published one, the node that runs it and the arguments (`--version`).
 struct Bundle {
     files: Vec<PathBuf>,
     page: Option<Vec<PathBuf>>,
+    node: PathBuf,
+    args: Vec<PathBuf>,
+}
+
+/// A bundle published on npm, fetched by `tools/real-bundles/setup.sh`.
+fn real(folder: &str, file: &str, node24: bool) -> Bundle {
+    let printed = |script: &str| -> PathBuf {
+        let out = Command::new("bash")
+            .arg(repo().join(script))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{script} failed");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        PathBuf::from(stdout.lines().last().unwrap().trim())
+    };
+    let cache = printed("tools/real-bundles/setup.sh");
+    Bundle {
+        files: vec![cache.join(folder).join(file)],
+        page: None,
+        node: if node24 {
+            printed("tools/node24.sh").join("bin/node")
+        } else {
+            PathBuf::from("node")
+        },
+        args: vec![PathBuf::from("--version")],
+    }
+}
+
+/// Links what lies beside a published bundle (native modules, grammars) into `out`, as the
+/// program finds it beside itself.
+fn link_neighbours(bundle: &Bundle, out: &Path) {
+    if bundle.args.is_empty() {
+        return;
+    }
+    let file = &bundle.files[0];
+    for entry in std::fs::read_dir(file.parent().unwrap()).unwrap().flatten() {
+        let target = out.join(entry.file_name());
+        if entry.path() != *file && !target.exists() && out.is_dir() {
+            let _ = std::os::unix::fs::symlink(entry.path(), target);
+        }
+    }
 }
 
 fn bundle(bundler: &str, app: &str) -> Bundle {
@@ -98,12 +161,26 @@ fn bundle(bundler: &str, app: &str) -> Bundle {
     Bundle {
         files: list("files"),
         page: bundler.contains("-web").then(|| list("initial")),
+        node: PathBuf::from("node"),
+        args: Vec::new(),
     }
 }
 
 /// Standard output and exit status of `node ARGS...`, run from an unrelated folder.
 fn node(args: &[&Path]) -> (String, Option<i32>) {
-    let out = Command::new("node")
+    node_with(Path::new("node"), args)
+}
+
+/// `node FILE ARGS...` with the bundle's node and arguments.
+fn run(bundle: &Bundle, file: &Path, flags: &[&Path]) -> (String, Option<i32>) {
+    let mut args: Vec<&Path> = flags.to_vec();
+    args.push(file);
+    args.extend(bundle.args.iter().map(PathBuf::as_path));
+    node_with(&bundle.node, &args)
+}
+
+fn node_with(node: &Path, args: &[&Path]) -> (String, Option<i32>) {
+    let out = Command::new(node)
         .args(args)
         .current_dir(std::env::temp_dir())
         .output()
@@ -123,7 +200,7 @@ fn original(bundle: &Bundle) -> (String, Option<i32>) {
             args.extend(page.iter().map(PathBuf::as_path));
             node(&args)
         }
-        None => node(&[&bundle.files[0]]),
+        None => run(bundle, &bundle.files[0], &[]),
     }
 }
 
@@ -156,6 +233,8 @@ fn junk(files: &[PathBuf]) -> (Junk, usize) {
 #[derive(Default)]
 struct Quality {
     modules: usize,
+    /// The wrappers pilotfish found (its manifest's count over every kind).
+    wrappers: usize,
     runs: bool,
     junk: Junk,
     broken: usize,
@@ -174,9 +253,19 @@ fn ours(out: &Path, bundle: &Bundle) -> Quality {
         !loader && !page
     });
     let (junk, broken) = junk(&files);
+    link_neighbours(bundle, out);
+    let runs = match &bundle.page {
+        Some(_) => node(&[&entry]) == original(bundle),
+        None => run(bundle, &entry, &[]) == original(bundle),
+    };
+    let wrappers = ["webpack", "commonjs", "esm"]
+        .iter()
+        .map(|k| manifest["wrappers"][k]["found"].as_u64().unwrap_or(0) as usize)
+        .sum();
     Quality {
         modules: manifest["modules"].as_array().unwrap().len(),
-        runs: node(&[&entry]) == original(bundle),
+        wrappers,
+        runs,
         junk,
         broken,
     }
@@ -193,9 +282,10 @@ fn theirs(out: &Path, bundle: &Bundle) -> Quality {
     let entry = [out.join("entry.js"), out.join(names[0])]
         .into_iter()
         .find(|f| f.exists());
+    link_neighbours(bundle, out);
     let runs = entry.is_some_and(|entry| {
         let flag = PathBuf::from("--experimental-detect-module");
-        node(&[&flag, &entry]) == original(bundle)
+        run(bundle, &entry, &[&flag]) == original(bundle)
     });
     let (junk, broken) = junk(&files);
     Quality {
@@ -203,6 +293,7 @@ fn theirs(out: &Path, bundle: &Bundle) -> Quality {
         runs,
         junk,
         broken,
+        ..Quality::default()
     }
 }
 
@@ -235,11 +326,14 @@ fn main() {
     let (mut cpu_ours, mut cpu_theirs) = (0.0, 0.0);
     let (mut time_ours, mut time_theirs) = (0.0, 0.0);
     let (mut runs_ours, mut runs_theirs, mut count) = (0, 0, 0);
-    for (bundler, app) in BUNDLES {
-        if quick && app == "huge" {
-            continue;
-        }
-        let bundle = bundle(bundler, app);
+    let built = BUNDLES
+        .iter()
+        .filter(|(_, app)| !quick || *app != "huge")
+        .map(|&(bundler, app)| (format!("{app}, {bundler}"), app, bundle(bundler, app)));
+    let published = REAL
+        .iter()
+        .map(|&(folder, file, node24)| (folder.to_owned(), folder, real(folder, file, node24)));
+    for (label, app, bundle) in built.chain(published) {
         let size: u64 = bundle
             .files
             .iter()
@@ -263,7 +357,7 @@ fn main() {
             RUNS
         };
         for run in 0..runs {
-            let out = scratch.join(format!("pilotfish-{app}-{bundler}-{run}"));
+            let out = scratch.join(format!("pilotfish-{app}-{run}"));
             let out_arg = out.display().to_string();
             let mut args: Vec<&str> = vec!["unbundle"];
             args.extend(file_args.iter().map(String::as_str));
@@ -272,7 +366,7 @@ fn main() {
             our_wall.push(cost.wall_ns);
             our_cpu.push(cost.cpu_ns);
             our_peak = our_peak.max(cost.peak_kb);
-            let theirs_out = scratch.join(format!("wakaru-{app}-{bundler}-{run}"));
+            let theirs_out = scratch.join(format!("wakaru-{app}-{run}"));
             let theirs_arg = theirs_out.display().to_string();
             let mut args = vec!["--unpack", "-o", &theirs_arg];
             args.extend(file_args.iter().map(String::as_str));
@@ -289,15 +383,17 @@ fn main() {
         }
         let (a, b) = (measure::median(our_wall), measure::median(their_wall));
         let (ca, cb) = (measure::median(our_cpu), measure::median(their_cpu));
-        let stats: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(bundle.files[0].with_file_name("stats.json")).unwrap(),
-        )
-        .unwrap();
-        let emitted = stats["modules"].as_array().map_or(0, Vec::len);
+        // What the bundler reports, or for a published bundle the wrappers pilotfish found.
+        let emitted = match std::fs::read_to_string(bundle.files[0].with_file_name("stats.json")) {
+            Ok(stats) => serde_json::from_str::<serde_json::Value>(&stats).unwrap()["modules"]
+                .as_array()
+                .map_or(0, Vec::len),
+            Err(_) => ours_q.wrappers,
+        };
         let yes = |b: bool| if b { "yes" } else { "NO" };
         println!(
             "{:<26} {:>5.2} MB  {:>7}/{:<7} {:>15}  {:>5} {:>5}  {:>6.1}/{:<6.1}  {:>8.1} ms {:>5.0} MB {:>8.1} ms {:>5.0} MB  {:>6.1}x",
-            format!("{app}, {bundler}"),
+            label,
             size as f64 / 1e6,
             ours_q.modules,
             theirs_q.modules,

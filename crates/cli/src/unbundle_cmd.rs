@@ -25,6 +25,10 @@ pub(crate) struct Args {
     /// plain-exports; `all` for every one.
     #[arg(long = "no-transform", value_name = "NAME")]
     no_transform: Vec<String>,
+    /// The first file's source map, when it is not `FILE.map` beside it (a `FILE.map` beside
+    /// any input is read without this): modules are written under their original paths.
+    #[arg(long = "source-map", value_name = "MAP")]
+    source_map: Option<PathBuf>,
     /// `text` (a summary for a person) or `json` (the manifest).
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
     format: String,
@@ -69,7 +73,15 @@ pub(crate) fn run(args: Args) -> Result<()> {
         .iter()
         .map(|(name, text)| unbundle::Input { name, text })
         .collect();
-    let output = unbundle::unbundle_with(&inputs, &unbundle::Options { names, transforms })?;
+    let source_maps = read_source_maps(&args.files, &texts, args.source_map.as_deref())?;
+    let output = unbundle::unbundle_with(
+        &inputs,
+        &unbundle::Options {
+            names,
+            transforms,
+            source_maps,
+        },
+    )?;
     write_all(&args.out, &output.files)?;
     if args.format == "json" {
         println!("{}", serde_json::to_string_pretty(&output.manifest)?);
@@ -93,6 +105,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
             output.manifest.modules.len(),
             args.files.len(),
         );
+        println!("{}", wrappers_line(&output.manifest.wrappers));
         let c = output.changes;
         println!(
             "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module, {} (0, x.f) calls given their receiver, {} getters made plain exports, {} webpack helper calls written out",
@@ -113,6 +126,48 @@ pub(crate) fn run(args: Args) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// How many wrappers of each kind the bundle held and how many became files, so that a
+/// partial recovery shows at once.
+fn wrappers_line(w: &unbundle::Wrappers) -> String {
+    let kinds = [
+        (w.webpack, "webpack modules"),
+        (w.commonjs, "esbuild CommonJS wrappers"),
+        (w.esm, "esbuild ES module initializers"),
+    ];
+    let parts: Vec<String> = kinds
+        .iter()
+        .filter(|(c, _)| c.found > 0)
+        .map(|(c, what)| format!("{} of {} {what}", c.split, c.found))
+        .collect();
+    if parts.is_empty() {
+        "wrappers: none found (the bundle file's runtime only)".to_owned()
+    } else {
+        format!("wrappers split into files: {}", parts.join(", "))
+    }
+}
+
+/// The source maps of the bundle's files, by file name: `--source-map` for the first, and
+/// `FILE.map` beside any file.
+fn read_source_maps(
+    files: &[PathBuf],
+    texts: &[(String, String)],
+    given: Option<&Path>,
+) -> Result<std::collections::BTreeMap<String, String>> {
+    let mut maps = std::collections::BTreeMap::new();
+    for (i, (path, (name, _))) in files.iter().zip(texts).enumerate() {
+        let beside = PathBuf::from(format!("{}.map", path.display()));
+        let map = match given {
+            Some(given) if i == 0 => given.to_path_buf(),
+            _ if beside.is_file() => beside,
+            _ => continue,
+        };
+        let text = std::fs::read_to_string(&map)
+            .with_context(|| format!("could not read the source map {}", map.display()))?;
+        maps.insert(name.clone(), text);
+    }
+    Ok(maps)
 }
 
 fn read_names(path: &Path) -> Result<unbundle::Names> {

@@ -35,6 +35,7 @@ mod write;
 
 pub use module::ModuleError;
 pub use transform::{Changes, Transforms};
+pub use write::source_map::SourceMapError;
 
 use serde::Serialize;
 
@@ -76,6 +77,41 @@ pub struct Manifest {
     /// order.
     pub entry: String,
     pub modules: Vec<ManifestModule>,
+    /// The module wrappers found in the bundle, by kind, and how many became files.
+    pub wrappers: Wrappers,
+}
+
+/// What held a module in the bundle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModuleKind {
+    /// A function of webpack's module table (or of a JSONP chunk's).
+    Webpack,
+    /// A function wrapped by esbuild's `__commonJS` helper.
+    Commonjs,
+    /// An ES module wrapped by esbuild's `__esm` helper, whole: its initializer and the
+    /// declarations esbuild hoisted out of it.
+    Esm,
+    /// The initializer of an ES module wrapped by esbuild's `__esm` helper, whose hoisted
+    /// declarations stay in the bundle (the file reaches them live).
+    EsmInitializer,
+    /// The entry the bundle held outside its wrappers.
+    Entry,
+}
+
+/// How many wrappers of each kind the bundle holds (`found`) and how many became module
+/// files (`split`); the others stay in the bundle file, and the notes say why.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Wrappers {
+    pub webpack: Count,
+    pub commonjs: Count,
+    pub esm: Count,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Count {
+    pub found: usize,
+    pub split: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -89,6 +125,10 @@ pub struct ManifestModule {
     pub name: Option<String>,
     /// The bundle file the module came from.
     pub file: String,
+    /// What held it in the bundle.
+    pub kind: ModuleKind,
+    /// The size of its function in the bundle, in bytes.
+    pub size: usize,
 }
 
 /// Why a bundle could not be unbundled. Nothing is written in any of these cases.
@@ -116,6 +156,8 @@ pub enum UnbundleError {
     },
     #[error(transparent)]
     Module(#[from] ModuleError),
+    #[error(transparent)]
+    SourceMap(#[from] SourceMapError),
 }
 
 /// Module names and paths by id, kept by hand (the seed's id map):
@@ -137,6 +179,9 @@ pub struct Options {
     pub names: Names,
     /// The readability transforms to apply (all by default).
     pub transforms: Transforms,
+    /// Source maps by the name of the bundle file they map (its `.map`): each module is
+    /// written under the path of the source most of its code comes from.
+    pub source_maps: std::collections::BTreeMap<String, String>,
 }
 
 /// Unbundles `inputs`, the bundle's files in load order, with every transform.
@@ -146,7 +191,6 @@ pub fn unbundle(inputs: &[Input<'_>]) -> Result<Output, UnbundleError> {
 
 /// [`unbundle`] with options.
 pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, UnbundleError> {
-    let names = &options.names;
     if inputs.is_empty() {
         return Err(UnbundleError::NoInput);
     }
@@ -154,40 +198,28 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut jobs = Vec::new();
     let mut notes = Vec::new();
     let mut roles = Vec::new();
+    let mut wrappers = Wrappers::default();
+    let shared = split::shared::exported(inputs);
     for input in inputs {
-        let (file, found, role) = split::split_file(input, names, options.transforms, &mut notes)?;
-        files.push(file);
-        jobs.extend(found);
-        roles.push(role);
+        let map = options
+            .source_maps
+            .get(input.name)
+            .map(|json| write::source_map::SourceMap::read(input.name, json))
+            .transpose()?;
+        let split = split::split_file(
+            input,
+            &options.names,
+            options.transforms,
+            (&shared, map.as_ref()),
+            &mut notes,
+        )?;
+        files.push(split.file);
+        jobs.extend(split.jobs);
+        roles.push(split.role);
+        wrappers += split.wrappers;
     }
-    let mut paths: rustc_hash::FxHashMap<&str, &str> = rustc_hash::FxHashMap::default();
-    for job in &jobs {
-        if let Some(first) = paths.insert(job.path.as_str(), job.id.as_str()) {
-            return Err(UnbundleError::SamePath {
-                path: job.path.clone(),
-                first: first.to_owned(),
-                second: job.id.clone(),
-            });
-        }
-    }
-    // Module names: the map's, then those the bundle reveals.
-    let mut modules = Vec::with_capacity(jobs.len());
-    let mut module_names = name::ModuleNames::default();
-    for job in &jobs {
-        let name = names
-            .get(&job.id)
-            .and_then(|n| n.name.clone())
-            .or_else(|| job.revealed.clone());
-        if let Some(name) = &name {
-            module_names.insert(job.id.clone(), name.clone());
-        }
-        modules.push(ManifestModule {
-            id: job.id.clone(),
-            path: job.path.clone(),
-            name,
-            file: job.file.to_owned(),
-        });
-    }
+    distinct_paths(&jobs)?;
+    let (modules, module_names) = manifest_modules(&jobs, &options.names);
     let mut transforms = options.transforms;
     // Only where the runtime defines `require.d` and `require.r` as webpack's does.
     transforms.helpers &= inputs.iter().any(|i| {
@@ -195,33 +227,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             .iter()
             .all(|mark| i.text.contains(mark))
     });
-    let every: Vec<usize> = (0..jobs.len()).collect();
-    let mut results = rewrite_all(&jobs, &every, transforms, &module_names, None);
-    // The second pass, for the modules the transforms that depend on other modules touch.
-    if transforms.calls || transforms.plain_exports || transforms.helpers {
-        let facts: Vec<(&str, &transform::exports::Facts)> = jobs
-            .iter()
-            .zip(&results)
-            .filter_map(|(job, r)| r.as_ref().ok().map(|f| (job.id.as_str(), &f.facts)))
-            .collect();
-        let plan = transform::exports::plan(
-            facts.iter().copied(),
-            transforms.calls,
-            transforms.plain_exports,
-            transforms.helpers,
-        );
-        let touched: Vec<usize> = (0..jobs.len())
-            .filter(|&i| {
-                results[i]
-                    .as_ref()
-                    .is_ok_and(|f| plan.touches(&jobs[i].id, &f.facts))
-            })
-            .collect();
-        let again = rewrite_all(&jobs, &touched, transforms, &module_names, Some(&plan));
-        for (i, result) in touched.into_iter().zip(again) {
-            results[i] = result;
-        }
-    }
+    let results = rewrite_twice(&jobs, transforms, &module_names);
     let mut changes = Changes::default();
     for (job, result) in jobs.iter().zip(results) {
         let file = result?;
@@ -242,26 +248,12 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         path: LOADER_FILE.to_owned(),
         text: LOADER.to_owned(),
     });
-    let input_names: Vec<&str> = inputs.iter().map(|i| i.name).collect();
-    // The file to run: the page for JSONP chunks, else the first that runs the program (node
-    // chunks may be given before their runtime).
-    let runs = inputs
-        .iter()
-        .zip(&roles)
-        .find(|(_, role)| matches!(role, recognize::Role::Runs { .. }))
-        .map_or(&inputs[0], |(input, _)| input);
-    let entry = match write::page::scripts(&input_names, &roles) {
-        Some(scripts) => {
-            let (path, text) = write::page::file(&scripts, &input_names);
-            files.push(OutputFile {
-                path: path.clone(),
-                text,
-            });
-            path
-        }
-        None => runs.name.to_owned(),
+    let entry = entry_file(inputs, &roles, &mut files);
+    let manifest = Manifest {
+        entry,
+        modules,
+        wrappers,
     };
-    let manifest = Manifest { entry, modules };
     files.push(OutputFile {
         path: "unbundle.json".to_owned(),
         text: serde_json::to_string_pretty(&manifest).expect("the manifest serializes") + "\n",
@@ -272,6 +264,124 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         notes,
         changes,
     })
+}
+
+impl std::ops::AddAssign for Wrappers {
+    fn add_assign(&mut self, other: Wrappers) {
+        for (mine, theirs) in [
+            (&mut self.webpack, other.webpack),
+            (&mut self.commonjs, other.commonjs),
+            (&mut self.esm, other.esm),
+        ] {
+            mine.found += theirs.found;
+            mine.split += theirs.split;
+        }
+    }
+}
+
+/// Refuses two modules written to one path (a names map can send them there).
+fn distinct_paths(jobs: &[split::Job<'_>]) -> Result<(), UnbundleError> {
+    let mut paths: rustc_hash::FxHashMap<&str, &str> = rustc_hash::FxHashMap::default();
+    for job in jobs {
+        if let Some(first) = paths.insert(job.path.as_str(), job.id.as_str()) {
+            return Err(UnbundleError::SamePath {
+                path: job.path.clone(),
+                first: first.to_owned(),
+                second: job.id.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The manifest's modules, and the modules' names: the map's, then those the bundle reveals.
+fn manifest_modules(
+    jobs: &[split::Job<'_>],
+    names: &Names,
+) -> (Vec<ManifestModule>, name::ModuleNames) {
+    let mut modules = Vec::with_capacity(jobs.len());
+    let mut module_names = name::ModuleNames::default();
+    for job in jobs {
+        let name = names
+            .get(&job.id)
+            .and_then(|n| n.name.clone())
+            .or_else(|| job.revealed.clone());
+        if let Some(name) = &name {
+            module_names.insert(job.id.clone(), name.clone());
+        }
+        modules.push(ManifestModule {
+            id: job.id.clone(),
+            path: job.path.clone(),
+            name,
+            file: job.file.to_owned(),
+            kind: job.kind,
+            size: job.size,
+        });
+    }
+    (modules, module_names)
+}
+
+/// Every module rewritten: a first pass over all of them, then a second one for those the
+/// transforms that depend on other modules touch, planned from what the first pass learned.
+fn rewrite_twice(
+    jobs: &[split::Job<'_>],
+    transforms: Transforms,
+    module_names: &name::ModuleNames,
+) -> Vec<Result<module::ModuleFile, ModuleError>> {
+    let every: Vec<usize> = (0..jobs.len()).collect();
+    let mut results = rewrite_all(jobs, &every, transforms, module_names, None);
+    if !(transforms.calls || transforms.plain_exports || transforms.helpers) {
+        return results;
+    }
+    let facts: Vec<(&str, &transform::exports::Facts)> = jobs
+        .iter()
+        .zip(&results)
+        .filter_map(|(job, r)| r.as_ref().ok().map(|f| (job.id.as_str(), &f.facts)))
+        .collect();
+    let plan = transform::exports::plan(
+        facts.iter().copied(),
+        transforms.calls,
+        transforms.plain_exports,
+        transforms.helpers,
+    );
+    let touched: Vec<usize> = (0..jobs.len())
+        .filter(|&i| {
+            results[i]
+                .as_ref()
+                .is_ok_and(|f| plan.touches(&jobs[i].id, &f.facts))
+        })
+        .collect();
+    let again = rewrite_all(jobs, &touched, transforms, module_names, Some(&plan));
+    for (i, result) in touched.into_iter().zip(again) {
+        results[i] = result;
+    }
+    results
+}
+
+/// The file to run: the page for JSONP chunks (added to `files`), else the first input that
+/// runs the program (node chunks may be given before their runtime).
+fn entry_file(
+    inputs: &[Input<'_>],
+    roles: &[recognize::Role],
+    files: &mut Vec<OutputFile>,
+) -> String {
+    let input_names: Vec<&str> = inputs.iter().map(|i| i.name).collect();
+    let runs = inputs
+        .iter()
+        .zip(roles)
+        .find(|(_, role)| matches!(role, recognize::Role::Runs { .. }))
+        .map_or(&inputs[0], |(input, _)| input);
+    match write::page::scripts(&input_names, roles) {
+        Some(scripts) => {
+            let (path, text) = write::page::file(&scripts, &input_names);
+            files.push(OutputFile {
+                path: path.clone(),
+                text,
+            });
+            path
+        }
+        None => runs.name.to_owned(),
+    }
 }
 
 /// Rewrites the modules `which` lists (indices into `jobs`), on as many threads as the machine
@@ -298,7 +408,7 @@ fn rewrite_all(
                             module::rewrite(
                                 &job.id,
                                 &job.source,
-                                job.strict,
+                                (job.strict, job.name_helper.as_deref()),
                                 job.parameters,
                                 transforms,
                                 names,

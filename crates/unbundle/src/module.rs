@@ -51,7 +51,7 @@ pub struct ModuleError {
 pub(crate) fn rewrite(
     id: &str,
     source: &str,
-    strict: bool,
+    (strict, name_helper): (bool, Option<&str>),
     parameters: &[&'static str],
     transforms: crate::transform::Transforms,
     names: &crate::name::ModuleNames,
@@ -63,49 +63,17 @@ pub(crate) fn rewrite(
     };
     let allocator = Allocator::default();
     let wrapped = format!("{}({source});", if strict { "\"use strict\";" } else { "" });
-    // Parentheses are dropped while parsing and put back by the printer where precedence
-    // needs them, so that a transform sees `(a, b)` as the sequence it is.
-    let parsed = Parser::new(&allocator, &wrapped, SourceType::script())
-        .with_options(ParseOptions {
-            preserve_parens: false,
-            ..ParseOptions::default()
-        })
-        .parse();
-    if let Some(e) = parsed.diagnostics.errors().next() {
-        return Err(error(format!("does not parse on its own: {e}")));
-    }
-    let mut program = parsed.program;
+    let mut program = parse(&allocator, &wrapped).map_err(error)?;
     let semantic = SemanticBuilder::new().build(&program).semantic;
     let Some((function_scope, params)) = function_of(&program) else {
         return Err(error("is not a function".to_owned()));
     };
-
     // Which parameters can take their names, decided before anything changes.
     let scoping = semantic.scoping();
     let (renames, kept) = parameter_renames(scoping, function_scope, &params, parameters);
-    // Free references to the bundle file's own names, which a parameter named like them
-    // would capture.
-    let outer: FxHashSet<ReferenceId> = scoping
-        .root_unresolved_references()
-        .iter()
-        .filter(|(name, _)| parameters.contains(&name.as_str()))
-        .flat_map(|(_, ids)| ids.iter().copied())
-        .collect();
+    let outer = free_parameter_names(scoping, parameters);
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
-    // Variables bound to named modules take the module's name. webpack's modules call the
-    // require parameter; esbuild's call a top-level function named like the module.
-    let position = |name: &str| {
-        parameters
-            .iter()
-            .position(|p| *p == name)
-            .and_then(|i| params.get(i).copied())
-    };
-    let wrapper = crate::refs::Wrapper {
-        require: position("require"),
-        exports: position("exports"),
-        module: position("module"),
-        scope: function_scope,
-    };
+    let wrapper = wrapper_of(parameters, &params, function_scope);
     let facts =
         if plan.is_none() && (transforms.calls || transforms.plain_exports || transforms.helpers) {
             crate::transform::exports::facts(&program, scoping, wrapper)
@@ -118,35 +86,20 @@ pub(crate) fn rewrite(
         }
         _ => Default::default(),
     };
-    // Node's own names, which a module may use free, are never given to a variable.
-    let mut reserved: Vec<String> = ["module", "exports", "require"]
-        .iter()
-        .chain(parameters)
-        .map(|p| (*p).to_owned())
-        .collect();
-    reserved.extend(parameters.iter().map(|p| crate::write::outer_name(p)));
-    reserved.extend(["__filename", "__dirname"].map(str::to_owned));
-    let reserved: Vec<&str> = reserved.iter().map(String::as_str).collect();
-    let module_renames = crate::name::renames(
-        &program,
-        scoping,
-        wrapper,
-        names,
-        transforms.export_names,
-        &reserved,
-    );
+    let module_renames = variable_names(&program, scoping, wrapper, names, transforms, parameters);
+    // esbuild's `__name(f, "original")` calls: `f` takes the original name.
+    let (named, name_calls) = match name_helper {
+        Some(helper) => keep_names(&program, scoping, helper, &module_renames, parameters),
+        None => Default::default(),
+    };
     let mut scoping = semantic.into_scoping();
-    for rename in &module_renames {
-        let scope = scoping.symbol_scope_id(rename.symbol);
-        scoping.rename_symbol(
-            rename.symbol,
-            scope,
-            Ident::from_str_in(&rename.name, &&allocator),
-        );
-    }
-    for (symbol, new) in renames {
-        scoping.rename_symbol(symbol, function_scope, Ident::from_str_in(new, &&allocator));
-    }
+    apply_renames(
+        &mut scoping,
+        (&module_renames, &named),
+        &renames,
+        function_scope,
+        &allocator,
+    );
     RenameOuter {
         ids: &outer,
         allocator: &allocator,
@@ -167,51 +120,238 @@ pub(crate) fn rewrite(
     let Some(body) = take_body(&mut program, &allocator) else {
         return Err(error("is not a function".to_owned()));
     };
-    let own_strict = body.0.iter().any(|d| d == "use strict");
     program.directives.clear();
     program.body = body.1;
-    let mut changes =
-        crate::transform::apply(&mut program.body, &allocator, transforms, binds_undefined);
+    crate::name::keep_names::drop_calls(&mut program, &name_calls);
+    let mut changes = transform_body(
+        &mut program,
+        &allocator,
+        &scoping,
+        wrapper,
+        Passes {
+            transforms,
+            binds_undefined,
+            plain_functions: &plain_functions,
+            unmarked: plan.is_some_and(|p| p.unmarked.contains(id)),
+        },
+    );
     changes.calls = calls;
-    if !plain_functions.is_empty() {
-        changes.plain_exports = crate::transform::exports::plain_exports(
-            &mut program.body,
-            &allocator,
-            &scoping,
-            wrapper,
-            &plain_functions,
-        );
-    }
-    if transforms.helpers {
-        let unmarked = plan.is_some_and(|p| p.unmarked.contains(id));
-        changes.helpers = crate::transform::exports::rewrite_helpers(
-            &mut program.body,
-            &allocator,
-            &scoping,
-            wrapper,
-            unmarked,
-        );
-    }
     changes.export_names = module_renames.iter().filter(|r| r.exported).count();
     changes.module_names = module_renames.len() - changes.export_names;
-    let code = Codegen::new()
-        .with_scoping(Some(scoping))
-        .build(&program)
-        .code;
-    let mut text = String::with_capacity(code.len() + 16);
-    for directive in &body.0 {
-        text.push_str(&format!("{directive:?};\n"));
-    }
-    if strict && !own_strict {
-        text.insert_str(0, "\"use strict\";\n");
-    }
-    text.push_str(&code);
+    let text = print(&program, scoping, &body.0, strict);
     Ok(ModuleFile {
         text,
         changes,
         kept,
         facts,
     })
+}
+
+/// Parses the module function in parentheses. Parentheses are dropped while parsing and put
+/// back by the printer where precedence needs them, so that a transform sees `(a, b)` as the
+/// sequence it is.
+fn parse<'a>(
+    allocator: &'a Allocator,
+    wrapped: &'a str,
+) -> Result<oxc_ast::ast::Program<'a>, String> {
+    let parsed = Parser::new(allocator, wrapped, SourceType::script())
+        .with_options(ParseOptions {
+            preserve_parens: false,
+            ..ParseOptions::default()
+        })
+        .parse();
+    match parsed.diagnostics.errors().next() {
+        Some(e) => Err(format!("does not parse on its own: {e}")),
+        None => Ok(parsed.program),
+    }
+}
+
+/// Free references to the bundle file's own names, which a parameter named like them would
+/// capture.
+fn free_parameter_names(
+    scoping: &oxc_semantic::Scoping,
+    parameters: &[&'static str],
+) -> FxHashSet<ReferenceId> {
+    scoping
+        .root_unresolved_references()
+        .iter()
+        .filter(|(name, _)| parameters.contains(&name.as_str()))
+        .flat_map(|(_, ids)| ids.iter().copied())
+        .collect()
+}
+
+/// Where the module function's parameters are, by the names they take. Variables bound to
+/// named modules take the module's name: webpack's modules call the require parameter;
+/// esbuild's call a top-level function named like the module.
+fn wrapper_of(
+    parameters: &[&'static str],
+    params: &[SymbolId],
+    scope: ScopeId,
+) -> crate::refs::Wrapper {
+    let position = |name: &str| {
+        parameters
+            .iter()
+            .position(|p| *p == name)
+            .and_then(|i| params.get(i).copied())
+    };
+    crate::refs::Wrapper {
+        require: position("require"),
+        exports: position("exports"),
+        module: position("module"),
+        scope,
+    }
+}
+
+/// The variables to rename after their module or their export. Node's own names, which a
+/// module may use free, are never given to a variable.
+fn variable_names(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &oxc_semantic::Scoping,
+    wrapper: crate::refs::Wrapper,
+    names: &crate::name::ModuleNames,
+    transforms: crate::transform::Transforms,
+    parameters: &[&'static str],
+) -> Vec<crate::name::Rename> {
+    let mut reserved: Vec<String> = ["module", "exports", "require"]
+        .iter()
+        .chain(parameters)
+        .map(|p| (*p).to_owned())
+        .collect();
+    reserved.extend(parameters.iter().map(|p| crate::write::outer_name(p)));
+    reserved.extend(["__filename", "__dirname"].map(str::to_owned));
+    let reserved: Vec<&str> = reserved.iter().map(String::as_str).collect();
+    crate::name::renames(
+        program,
+        scoping,
+        wrapper,
+        names,
+        transforms.export_names,
+        &reserved,
+    )
+}
+
+/// The functions esbuild's `__name` helper (`helper`) names, with their names, and the calls
+/// to drop: only to names nothing in the module has or uses, nor another rename took.
+fn keep_names(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &oxc_semantic::Scoping,
+    helper: &str,
+    module_renames: &[crate::name::Rename],
+    parameters: &[&'static str],
+) -> (Vec<(SymbolId, String)>, FxHashSet<u32>) {
+    let mut taken: FxHashSet<String> = scoping.symbol_names().map(str::to_owned).collect();
+    taken.extend(
+        scoping
+            .root_unresolved_references()
+            .keys()
+            .map(|k| k.as_str().to_owned()),
+    );
+    taken.extend(module_renames.iter().map(|r| r.name.clone()));
+    taken.extend(
+        ["module", "exports", "require", "__filename", "__dirname"]
+            .iter()
+            .chain(parameters)
+            .map(|p| (*p).to_owned()),
+    );
+    taken.extend(parameters.iter().map(|p| crate::write::outer_name(p)));
+    crate::name::keep_names::renames(program, scoping, helper, &mut taken)
+}
+
+/// Gives variables their new names (after their modules or exports, and functions the names
+/// esbuild's `__name` gives them), then the parameters theirs.
+fn apply_renames(
+    scoping: &mut oxc_semantic::Scoping,
+    (module_renames, named): (&[crate::name::Rename], &[(SymbolId, String)]),
+    parameter_renames: &[(SymbolId, &'static str)],
+    function_scope: ScopeId,
+    allocator: &Allocator,
+) {
+    for rename in module_renames {
+        let scope = scoping.symbol_scope_id(rename.symbol);
+        scoping.rename_symbol(
+            rename.symbol,
+            scope,
+            Ident::from_str_in(&rename.name, &allocator),
+        );
+    }
+    for (symbol, name) in named {
+        let scope = scoping.symbol_scope_id(*symbol);
+        scoping.rename_symbol(*symbol, scope, Ident::from_str_in(name, &allocator));
+    }
+    for &(symbol, new) in parameter_renames {
+        scoping.rename_symbol(symbol, function_scope, Ident::from_str_in(new, &allocator));
+    }
+}
+
+/// What the transforms of the module's body need besides the switches.
+struct Passes<'p> {
+    transforms: crate::transform::Transforms,
+    /// The module binds a name `undefined`.
+    binds_undefined: bool,
+    /// The function declarations whose getters become plain exports.
+    plain_functions: &'p FxHashSet<SymbolId>,
+    /// The plan says nothing reads the module's ES module mark.
+    unmarked: bool,
+}
+
+/// Runs the readability transforms and the export rewrites on the module's body.
+fn transform_body<'a>(
+    program: &mut oxc_ast::ast::Program<'a>,
+    allocator: &'a Allocator,
+    scoping: &oxc_semantic::Scoping,
+    wrapper: crate::refs::Wrapper,
+    passes: Passes<'_>,
+) -> crate::transform::Changes {
+    let transforms = passes.transforms;
+    let mut changes = crate::transform::apply(
+        &mut program.body,
+        allocator,
+        transforms,
+        passes.binds_undefined,
+    );
+    if !passes.plain_functions.is_empty() {
+        changes.plain_exports = crate::transform::exports::plain_exports(
+            &mut program.body,
+            allocator,
+            scoping,
+            wrapper,
+            passes.plain_functions,
+        );
+    }
+    if transforms.helpers {
+        changes.helpers = crate::transform::exports::rewrite_helpers(
+            &mut program.body,
+            allocator,
+            scoping,
+            wrapper,
+            passes.unmarked,
+        );
+    }
+    changes
+}
+
+/// The module file's text: its directives, `"use strict"` when its surroundings were strict
+/// and it does not say so itself, and its body.
+fn print(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: oxc_semantic::Scoping,
+    directives: &[String],
+    strict: bool,
+) -> String {
+    let code = Codegen::new()
+        .with_scoping(Some(scoping))
+        .build(program)
+        .code;
+    let own_strict = directives.iter().any(|d| d == "use strict");
+    let mut text = String::with_capacity(code.len() + 16);
+    for directive in directives {
+        text.push_str(&format!("{directive:?};\n"));
+    }
+    if strict && !own_strict {
+        text.insert_str(0, "\"use strict\";\n");
+    }
+    text.push_str(&code);
+    text
 }
 
 /// The parameters that can take their new names by position, and the names of those that

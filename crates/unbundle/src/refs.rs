@@ -114,6 +114,24 @@ impl<'a> Visit<'a> for OwnThis {
         }
     }
     fn visit_function(&mut self, _: &oxc_ast::ast::Function<'a>, _: ScopeFlags) {}
+    /// A class's methods, field initializers and static blocks have a `this` of their own;
+    /// only what it extends and its computed keys read the surrounding one.
+    fn visit_class(&mut self, it: &oxc_ast::ast::Class<'a>) {
+        if let Some(heritage) = &it.heritage {
+            self.visit_expression(&heritage.expression);
+        }
+        for element in &it.body.body {
+            let key = match element {
+                oxc_ast::ast::ClassElement::MethodDefinition(m) if m.computed => Some(&m.key),
+                oxc_ast::ast::ClassElement::PropertyDefinition(p) if p.computed => Some(&p.key),
+                oxc_ast::ast::ClassElement::AccessorProperty(p) if p.computed => Some(&p.key),
+                _ => None,
+            };
+            if let Some(key) = key {
+                self.visit_property_key(key);
+            }
+        }
+    }
     fn visit_call_expression(&mut self, it: &oxc_ast::ast::CallExpression<'a>) {
         if matches!(&it.callee, Expression::Identifier(i) if i.name == "eval") {
             self.found = true;

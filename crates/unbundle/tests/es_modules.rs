@@ -11,7 +11,8 @@ use common::run_both;
 const HELPERS: &str = "var E=(f,r)=>()=>(f&&(r=f(f=0)),r);var X=(t,a)=>{for(var n in a)Object.defineProperty(t,n,{get:a[n],enumerable:!0})};";
 
 /// Unbundles `HELPERS + code`, checks that the output prints what the bundle prints, and
-/// gives the ids of the ES modules that became files and every file's text by path.
+/// gives the ids of the ES modules that became files whole (their hoisted declarations with
+/// them) and every file's text by path.
 fn unbundled(name: &str, code: &str) -> (Vec<String>, Vec<(String, String)>) {
     let text = format!("{HELPERS}{code}");
     let out = unbundle::unbundle(&[unbundle::Input {
@@ -28,8 +29,8 @@ fn unbundled(name: &str, code: &str) -> (Vec<String>, Vec<(String, String)>) {
         .manifest
         .modules
         .iter()
+        .filter(|m| m.kind == unbundle::ModuleKind::Esm)
         .map(|m| m.id.clone())
-        .filter(|id| id != "entry")
         .collect();
     let files = out.files.into_iter().map(|f| (f.path, f.text)).collect();
     (moved, files)
@@ -232,7 +233,7 @@ fn arrangements_the_property_once_found_wrong_run_the_same() {
 }
 
 #[test]
-fn a_module_that_stays_is_named_in_the_notes() {
+fn a_module_that_stays_is_named_in_the_notes_and_its_initializer_still_gets_a_file() {
     let text = format!(
         "{HELPERS}var w,j=E(()=>{{w=3}});var v,i=E(()=>{{v=1}});j();i();w=4;console.log(w,v);"
     );
@@ -241,13 +242,92 @@ fn a_module_that_stays_is_named_in_the_notes() {
         text: &text,
     }])
     .unwrap();
-    let ids: Vec<&str> = out.manifest.modules.iter().map(|m| m.id.as_str()).collect();
-    assert!(ids.contains(&"i") && !ids.contains(&"j"), "{ids:?}");
+    let kind = |id: &str| {
+        out.manifest
+            .modules
+            .iter()
+            .find(|m| m.id == id)
+            .map(|m| m.kind)
+    };
+    assert_eq!(kind("i"), Some(unbundle::ModuleKind::Esm));
+    assert_eq!(kind("j"), Some(unbundle::ModuleKind::EsmInitializer));
     assert!(
         out.notes
             .iter()
-            .any(|n| n.contains("ES module(s) j stay in the bundle file")),
+            .any(|n| n.contains("ES module(s) j keep their declarations in the bundle file")),
         "{:?}",
         out.notes
     );
+    // j's file assigns the bundle's `w` through the live names.
+    let j = &out
+        .files
+        .iter()
+        .find(|f| f.path == "modules/j.js")
+        .unwrap()
+        .text;
+    assert!(j.contains("__pilotfish_live.w = 3"), "{j}");
+    assert_eq!(
+        out.manifest.wrappers.esm,
+        unbundle::Count { found: 2, split: 2 }
+    );
+    let (before, after) = common::run_both("stays-named", &text, &out);
+    assert_eq!(after, before);
+}
+
+#[test]
+fn commonjs_modules_reach_assigned_and_later_names_live() {
+    // esbuild's `__commonJS` as it minifies it. `n` is assigned inside a module and outside,
+    // `L` is declared after the module that reads it, `h` is assigned an arrow that takes
+    // its name from it, and `{n}` is a shorthand property: each module still gets a file,
+    // and the program prints the same.
+    let text = "var C=(t,e)=>()=>(e||t((e={exports:{}}).exports,e),e.exports);\
+        var n=1,h;var r=C((t,e)=>{e.exports={get:()=>n,set:f=>{n=f},g:()=>L,o:()=>({n})}});\
+        var q=C((t,e)=>{h=()=>2;e.exports=h.name+h()});\
+        var o=r();o.set(5);console.log(n,o.get(),o.g(),o.o());var L=7;n=9;\
+        console.log(o.g(),o.get(),q(),h.name);";
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text,
+    }])
+    .unwrap();
+    assert_eq!(
+        out.manifest.wrappers.commonjs,
+        unbundle::Count { found: 2, split: 2 }
+    );
+    let r = &out
+        .files
+        .iter()
+        .find(|f| f.path == "modules/r.js")
+        .unwrap()
+        .text;
+    assert!(r.contains("__pilotfish_live.n = f"), "{r}");
+    assert!(r.contains("n: __pilotfish_live.n"), "{r}");
+    let (before, after) = common::run_both("live-names", text, &out);
+    assert_eq!(after, before);
+}
+
+#[test]
+fn esbuild_s_name_calls_give_functions_their_names() {
+    // `N` is esbuild's `__name` (keepNames): `a` takes the name the call gives it and the call
+    // goes; `b` cannot (a module variable is already called `taken`).
+    let text = "var D=Object.defineProperty;var N=(e,t)=>D(e,\"name\",{value:t,configurable:!0});\
+        var C=(t,e)=>()=>(e||t((e={exports:{}}).exports,e),e.exports);\
+        var r=C((t,e)=>{function a(){return 1}N(a,\"answer\");var taken=2;function b(){return taken}N(b,\"taken\");e.exports={a,b,n:a.name}});\
+        console.log(r().n,r().a.name,r().b.name,r().b());";
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text,
+    }])
+    .unwrap();
+    let r = &out
+        .files
+        .iter()
+        .find(|f| f.path == "modules/r.js")
+        .unwrap()
+        .text;
+    assert!(r.contains("function answer()"), "{r}");
+    assert!(!r.contains("N(answer"), "{r}");
+    assert!(r.contains("N(b, \"taken\")"), "{r}");
+    let (before, after) = common::run_both("keep-names", text, &out);
+    assert_eq!(after, before);
 }

@@ -760,3 +760,71 @@ fn jsonp_chunks_pushed_through_any_global_spelling_run_the_same_unbundled() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn minified_esbuild_bundles_of_every_format_run_the_same_unbundled() {
+    // ES module output (`.mjs`), code-split into an entry and chunks that import esbuild's
+    // helpers from one of them, and bundles with their source maps beside them. The cjs app
+    // is not code-split: esbuild's own split output of it fails (a CommonJS module's
+    // `import()` of a chunk).
+    for (bundler, app) in [
+        ("esbuild-esm", "cjs"),
+        ("esbuild-esm", "esm"),
+        ("esbuild-esm-split", "esm"),
+        ("esbuild-map", "cjs"),
+        ("esbuild-esm-map", "esm"),
+    ] {
+        let dir = scratch(&format!("formats-{app}-{bundler}"));
+        let bundle = dir.join("bundle");
+        let stats = build(bundler, app, &bundle);
+        let files: Vec<PathBuf> = listed(&stats, "files")
+            .iter()
+            .map(|f| bundle.join(f))
+            .collect();
+        let out = dir.join("out");
+        let manifest = unbundle_files(&files, &out);
+        let original = run_node(&files[0]);
+        assert_eq!(
+            original.1,
+            Some(if app == "cjs" { 3 } else { 4 }),
+            "{bundler} {app}"
+        );
+        assert_eq!(
+            run_node(&out.join(manifest["entry"].as_str().unwrap())),
+            original,
+            "{bundler} {app}: the unbundled program behaves as the bundle"
+        );
+        let wrappers = &manifest["wrappers"];
+        assert!(
+            wrappers["commonjs"]["found"].as_u64().unwrap() > 0,
+            "{bundler} {app}: {wrappers}"
+        );
+        for kind in ["commonjs", "esm"] {
+            assert_eq!(
+                wrappers[kind]["split"], wrappers[kind]["found"],
+                "{bundler} {app}: every {kind} wrapper became a file"
+            );
+        }
+        for module in manifest["modules"].as_array().unwrap() {
+            let path = out.join(module["path"].as_str().unwrap());
+            let check = Command::new("node")
+                .arg("--check")
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(check.status.success(), "{} does not parse", path.display());
+            // With the source map beside the bundle, each wrapped module is written under
+            // its original path (`modules/node_modules/ms/index.js`, `modules/lib/...`).
+            if bundler.ends_with("-map") && module["kind"] != "entry" {
+                let id = module["id"].as_str().unwrap();
+                let path = module["path"].as_str().unwrap();
+                assert_ne!(path, format!("modules/{id}.js"), "{bundler} {app}");
+                assert!(
+                    path.contains("node_modules/") || path.contains("lib/"),
+                    "{bundler} {app}: {path}"
+                );
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

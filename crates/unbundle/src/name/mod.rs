@@ -14,6 +14,7 @@ use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+pub(crate) mod keep_names;
 pub(crate) mod license;
 
 use crate::refs::Wrapper;

@@ -13,9 +13,15 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::FxHashSet;
 
-/// The module functions wrapped by esbuild's `__commonJS` helper in `program`, in order.
-pub(crate) fn commonjs_modules(program: &Program<'_>, scoping: &Scoping) -> Vec<Wrapped> {
-    let helpers = commonjs_helpers(program);
+/// The module functions wrapped by esbuild's `__commonJS` helper in `program`, in order; the
+/// helper is defined in `program` or among `imported` (a code-split chunk's).
+pub(crate) fn commonjs_modules(
+    program: &Program<'_>,
+    scoping: &Scoping,
+    imported: &FxHashSet<SymbolId>,
+) -> Vec<Wrapped> {
+    let mut helpers = commonjs_helpers(program);
+    helpers.extend(imported.iter().copied());
     let mut finder = Calls {
         scoping,
         helpers: &helpers,
@@ -32,14 +38,15 @@ pub(crate) fn commonjs_modules(program: &Program<'_>, scoping: &Scoping) -> Vec<
 
 /// Top-level variables holding esbuild's `__commonJS` helper: `(cb, mod) => () => ...` whose
 /// body creates `{exports: {}}`.
-fn commonjs_helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
+pub(crate) fn commonjs_helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
     two_parameter_functions(program)
         .filter(|(_, init, _)| creates_exports_object(init))
         .map(|(symbol, ..)| symbol)
         .collect()
 }
 
-/// The top-level variables bound to a function of two parameters, as esbuild's helpers are:
+/// The top-level variables bound to a function of two parameters (or three), as esbuild's
+/// helpers are:
 /// each variable, the function, and its first parameter's name.
 pub(crate) fn two_parameter_functions<'p, 'a>(
     program: &'p Program<'a>,
@@ -60,12 +67,41 @@ pub(crate) fn two_parameter_functions<'p, 'a>(
                 Expression::FunctionExpression(f) => &f.params,
                 _ => return None,
             };
-            let [first, _] = params.items.as_slice() else {
+            // Newer esbuild gives `__esm` a third parameter, the error its first run threw.
+            let (Some(first), 2..=3) = (params.items.first(), params.items.len()) else {
                 return None;
             };
             let first = first.pattern.get_binding_identifier()?;
             Some((symbol, init, first.name.as_str()))
         })
+}
+
+/// The top-level variable holding esbuild's `__name` helper, by name: `(target, value) =>
+/// defineProperty(target, "name", {value, configurable: true})`, minified to any name.
+pub(crate) fn name_helper(program: &Program<'_>, scoping: &Scoping) -> Option<String> {
+    two_parameter_functions(program)
+        .find(|(_, init, _)| sets_name(init))
+        .map(|(symbol, ..)| scoping.symbol_name(symbol).to_owned())
+}
+
+/// Whether `expr` is an arrow whose body is a call `f(x, "name", {value: ...})`.
+fn sets_name(expr: &Expression<'_>) -> bool {
+    let Expression::ArrowFunctionExpression(f) = expr else {
+        return false;
+    };
+    let Some(Expression::CallExpression(call)) = f.get_expression() else {
+        return false;
+    };
+    matches!(
+        call.arguments.as_slice(),
+        [_, Argument::StringLiteral(name), Argument::ObjectExpression(o)]
+            if name.value == "name"
+                && o.properties.iter().any(|p| matches!(
+                    p,
+                    ObjectPropertyKind::ObjectProperty(p)
+                        if matches!(&p.key, PropertyKey::StaticIdentifier(k) if k.name == "value")
+                ))
+    )
 }
 
 /// Whether `expr` holds the object literal `{exports: {}}`.

@@ -101,32 +101,7 @@ pub(crate) fn find<'a>(
         unit.node.visit(&mut uses);
     }
     // The runtime's table and require function, and esbuild's wrappers, stay.
-    let table_and_require;
-    let wrappers_and_moved: Vec<Span>;
-    let keep: &[Span] = match bundler {
-        Bundler::Webpack { require, table } => {
-            let declared = scoping.symbol_span(*require);
-            table_and_require = if declared.start < table.start {
-                [declared, *table]
-            } else {
-                [*table, declared]
-            };
-            &table_and_require
-        }
-        Bundler::Esbuild { modules, moved } => {
-            let mut spans: Vec<Span> = modules.iter().chain(&moved.taken).copied().collect();
-            spans.sort_by_key(|s| s.start);
-            wrappers_and_moved = spans;
-            &wrappers_and_moved
-        }
-    };
-    for (i, unit) in units.iter().enumerate() {
-        let span = unit.node.span();
-        let after = keep.partition_point(|m| m.end <= span.start);
-        if keep.get(after).is_some_and(|m| m.start < span.end) {
-            uses.bad[i] = true;
-        }
-    }
+    mark_kept(&units, &mut uses.bad, &kept_spans(scoping, bundler));
     let k = first_valid(&units, &uses, scoping, scope, require)?;
     let suffix = &units[k..];
     if require.is_some()
@@ -136,28 +111,7 @@ pub(crate) fn find<'a>(
     {
         return None;
     }
-    let mut outer: Vec<String> = Vec::new();
-    let mut seen = rustc_hash::FxHashSet::default();
-    for &(unit, symbol, _) in &uses.refs {
-        if unit >= k
-            && declared_before(scoping, symbol, &units, k)
-            && Some(symbol) != require
-            && seen.insert(symbol)
-        {
-            let name = moved
-                .and_then(|m| m.name_of(symbol))
-                .unwrap_or_else(|| scoping.symbol_name(symbol));
-            if !outer.iter().any(|o| o == name) {
-                outer.push(name.to_owned());
-            }
-        }
-    }
-    // Names moved into ES modules' files are read through their namespace objects.
-    for (unit, name) in &uses.namespaces {
-        if *unit >= k && !outer.contains(name) {
-            outer.push(name.clone());
-        }
-    }
+    let outer = outer_names(&uses, &units, k, require, moved);
     // The loader's own parameters cannot also be passed in.
     if outer
         .iter()
@@ -175,6 +129,91 @@ pub(crate) fn find<'a>(
     if require.is_some() && (source.contains(WEBPACK_MODULE) || source.contains(WEBPACK_EXPORTS)) {
         return None;
     }
+    let text = function_text(&params, suffix, source, moved);
+    let end = units.last().expect("units are not empty").statement_end;
+    Some(Entry {
+        span: Span::new(suffix[0].start, end),
+        in_declaration: suffix[0].after_declarator,
+        source: text,
+        outer,
+        strict,
+    })
+}
+
+/// What the entry must leave in place: webpack's table and require function, or esbuild's
+/// wrappers and what moved into ES modules' files; sorted.
+fn kept_spans(scoping: &Scoping, bundler: &Bundler<'_>) -> Vec<Span> {
+    match bundler {
+        Bundler::Webpack { require, table } => {
+            let declared = scoping.symbol_span(*require);
+            if declared.start < table.start {
+                vec![declared, *table]
+            } else {
+                vec![*table, declared]
+            }
+        }
+        Bundler::Esbuild { modules, moved } => {
+            let mut spans: Vec<Span> = modules.iter().chain(&moved.taken).copied().collect();
+            spans.sort_by_key(|s| s.start);
+            spans
+        }
+    }
+}
+
+/// Marks the units that overlap a span of `keep` (sorted) as unable to move.
+fn mark_kept(units: &[Unit<'_, '_>], bad: &mut [bool], keep: &[Span]) {
+    for (i, unit) in units.iter().enumerate() {
+        let span = unit.node.span();
+        let after = keep.partition_point(|m| m.end <= span.start);
+        if keep.get(after).is_some_and(|m| m.start < span.end) {
+            bad[i] = true;
+        }
+    }
+}
+
+/// The names declared before unit `k` that the units from `k` on read, in first-use order
+/// (esbuild: their values are passed in); names moved into ES modules' files are read
+/// through their namespace objects.
+fn outer_names(
+    uses: &Uses<'_>,
+    units: &[Unit<'_, '_>],
+    k: usize,
+    require: Option<SymbolId>,
+    moved: Option<&crate::split::esm::Moved>,
+) -> Vec<String> {
+    let scoping = uses.scoping;
+    let mut outer: Vec<String> = Vec::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    for &(unit, symbol, _) in &uses.refs {
+        if unit >= k
+            && declared_before(scoping, symbol, units, k)
+            && Some(symbol) != require
+            && seen.insert(symbol)
+        {
+            let name = moved
+                .and_then(|m| m.name_of(symbol))
+                .unwrap_or_else(|| scoping.symbol_name(symbol));
+            if !outer.iter().any(|o| o == name) {
+                outer.push(name.to_owned());
+            }
+        }
+    }
+    for (unit, name) in &uses.namespaces {
+        if *unit >= k && !outer.contains(name) {
+            outer.push(name.clone());
+        }
+    }
+    outer
+}
+
+/// The entry as a module function: `function (PARAMS) {UNITS}`, each unit made a statement
+/// again (a sequence's element in parentheses, a declarator with its declaration's kind).
+fn function_text(
+    params: &str,
+    suffix: &[Unit<'_, '_>],
+    source: &str,
+    moved: Option<&crate::split::esm::Moved>,
+) -> String {
     let mut text = format!("function ({params}) {{\n");
     for unit in suffix {
         let span = unit.node.span();
@@ -200,14 +239,7 @@ pub(crate) fn find<'a>(
         text.push('\n');
     }
     text.push('}');
-    let end = units.last().expect("units are not empty").statement_end;
-    Some(Entry {
-        span: Span::new(suffix[0].start, end),
-        in_declaration: suffix[0].after_declarator,
-        source: text,
-        outer,
-        strict,
-    })
+    text
 }
 
 impl<'a> Node<'_, 'a> {

@@ -5,39 +5,70 @@
 //!
 //! Unlike webpack's, these modules reach each other and esbuild's helpers through the bundle's
 //! top-level variables (`var a = require_a();`), so each module records which top-level names
-//! it uses; the loader passes their values in. A module that uses a top-level name that is
-//! assigned anywhere cannot be moved out (an assignment would land on a copy, or the copy
-//! would miss one) and stays in the bundle.
+//! it uses; the loader passes their values in. A name that is assigned anywhere, or that may
+//! not be set yet when the module runs, cannot be passed as a value (an assignment would land
+//! on a copy, or the copy would miss one): the module reads and writes it through an object
+//! of getters and setters the bundle passes instead ([`LIVE`]).
 
 use oxc_ast::ast::Program;
 use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::FxHashSet;
 
+use crate::split::esm::uses::Kind;
 use crate::split::esm::{Moved, TopLevel};
 
-/// One CommonJS module of an esbuild bundle.
+/// One module of an esbuild bundle that moves into a file: a CommonJS module, or the
+/// initializer of a wrapped ES module whose hoisted declarations stay in the bundle.
 #[derive(Debug, Clone)]
 pub(crate) struct EsModule {
-    /// The variable it is bound to (`require_foo`, or a minified name), else its position.
+    /// The variable it is bound to (`require_foo`, `init_foo`, or a minified name), else its
+    /// position.
     pub(crate) id: String,
     /// The source path esbuild keyed it by, when the bundle is not minified.
     pub(crate) source_path: Option<String>,
     /// The module function's span in the file.
     pub(crate) span: Span,
-    /// Top-level names of the bundle the module uses, in first-use order.
-    pub(crate) outer: Vec<String>,
+    /// The bundle's top-level names the module uses.
+    pub(crate) outer: Outer,
     /// The function is a method (`"path"(exports, module) {...}`): its span holds no
     /// `function` keyword.
     pub(crate) method: bool,
 }
 
+/// The bundle's top-level names a module file uses, and how it reaches them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Outer {
+    /// Names passed by value when the module runs, in first-use order: never assigned, and
+    /// set before the module can run (declared before it, or a function declaration).
+    pub(crate) values: Vec<String>,
+    /// Names read and written live, through an object of getters and setters the bundle
+    /// passes as [`LIVE`]: assigned somewhere, or declared after the module (their value may
+    /// not be set yet when it runs).
+    pub(crate) live: Vec<String>,
+    /// The module's uses of the live names rewritten to go through that object.
+    pub(crate) substitutions: Vec<(Span, String)>,
+}
+
+/// The name a module file knows the object of live top-level names by.
+pub(crate) const LIVE: &str = "__pilotfish_live";
+
 /// The esbuild modules of `program`, if it has any: its CommonJS modules, the spans of every
-/// wrapped function (those that stay in the bundle too), in order, and what moving its
-/// wrapped ES modules into files changes (see [`crate::split::esm`]).
-pub(crate) fn find_modules(program: &Program<'_>, scoping: &Scoping, text: &str) -> Option<Found> {
-    let found = crate::recognize::esbuild::commonjs_modules(program, scoping);
-    let esm_helpers = crate::split::esm::helpers(program);
+/// wrapped function, in order, and what moving its wrapped ES modules into files changes (see
+/// [`crate::split::esm`]).
+///
+/// In an ES module file (`es_module`), the declarations esbuild hoisted out of its wrapped ES
+/// modules may be exported, so they stay: only the initializers move.
+pub(crate) fn find_modules(
+    program: &Program<'_>,
+    scoping: &Scoping,
+    text: &str,
+    imported: &crate::split::shared::Imported,
+    es_module: bool,
+) -> Option<Found> {
+    let found = crate::recognize::esbuild::commonjs_modules(program, scoping, &imported.commonjs);
+    let mut esm_helpers = crate::split::esm::helpers(program);
+    esm_helpers.extend(imported.esm.iter().copied());
     if found.is_empty() && esm_helpers.is_empty() {
         return None;
     }
@@ -48,71 +79,139 @@ pub(crate) fn find_modules(program: &Program<'_>, scoping: &Scoping, text: &str)
         .iter()
         .map(|f| (f.span, f.bound.as_ref().and_then(|b| b.1)))
         .collect();
-    let moved = crate::split::esm::plan(program, scoping, text, &esm_helpers, &uses, &bound);
+    let moved = crate::split::esm::plan(
+        program,
+        scoping,
+        text,
+        (&esm_helpers, &uses, &bound),
+        es_module,
+    );
     let spans: Vec<Span> = found.iter().map(|f| f.span).collect();
-    let mut modules = Vec::new();
+    let modules: Vec<EsModule> = found
+        .into_iter()
+        .enumerate()
+        .map(|(n, f)| EsModule {
+            id: f
+                .bound
+                .as_ref()
+                .map_or_else(|| format!("commonjs{n}"), |b| b.0.clone()),
+            source_path: f.source_path,
+            span: f.span,
+            outer: outer_names(scoping, &uses, &moved, f.span),
+            method: f.method,
+        })
+        .collect();
     let mut stayed = Vec::new();
-    for (n, f) in found.into_iter().enumerate() {
-        let id = f
-            .bound
-            .as_ref()
-            .map_or_else(|| format!("commonjs{n}"), |b| b.0.clone());
-        match outer_names(scoping, &uses, &moved, f.span) {
-            Some(outer) => modules.push(EsModule {
-                id,
-                source_path: f.source_path,
-                span: f.span,
-                outer,
-                method: f.method,
-            }),
-            None => stayed.push(id),
+    let mut initializers = Vec::new();
+    // An id names a file: a variable esbuild declared twice gets a second one.
+    let mut taken: FxHashSet<String> = modules
+        .iter()
+        .map(|m: &EsModule| m.id.clone())
+        .chain(moved.modules.iter().map(|m| m.id.clone()))
+        .collect();
+    for kept in &moved.kept {
+        // An initializer reading its own `this` or `arguments` runs only where it is.
+        if kept.uses_own_this {
+            stayed.push(kept.id.clone());
+            continue;
         }
+        let mut id = kept.id.clone();
+        let mut n = 2;
+        while !taken.insert(id.clone()) {
+            id = format!("{}_{n}", kept.id);
+            n += 1;
+        }
+        initializers.push(EsModule {
+            id,
+            source_path: kept.source_path.clone(),
+            span: kept.function,
+            outer: outer_names(scoping, &uses, &moved, kept.function),
+            method: kept.method,
+        });
     }
     Some(Found {
         modules,
+        initializers,
         spans,
         moved,
         stayed,
+        name_helper: crate::recognize::esbuild::name_helper(program, scoping),
     })
 }
 
 /// What [`find_modules`] finds.
 pub(crate) struct Found {
-    /// The CommonJS modules that move into files.
+    /// The CommonJS modules, which all move into files.
     pub(crate) modules: Vec<EsModule>,
+    /// The wrapped ES modules whose declarations stay in the bundle but whose initializers
+    /// move into files.
+    pub(crate) initializers: Vec<EsModule>,
     /// The spans of every CommonJS module function, in order.
     pub(crate) spans: Vec<Span>,
     /// What moving the wrapped ES modules changes.
     pub(crate) moved: Moved,
-    /// The CommonJS modules that stay in the bundle (they use an assigned top-level name).
+    /// The wrapped ES modules that stay in the bundle whole.
     pub(crate) stayed: Vec<String>,
+    /// esbuild's `__name` helper, by its name in the bundle.
+    pub(crate) name_helper: Option<String>,
 }
 
-/// The bundle's top-level names the module function at `span` uses, in first-use order (a
-/// name moved into an ES module's file is used through that module's namespace object), or
-/// `None` when one of them is assigned anywhere (in the module, or by code esbuild hoisted out
-/// of an ES module, such as an `__esm` initializer): it cannot be passed in as a value.
-fn outer_names(
-    scoping: &Scoping,
-    uses: &TopLevel,
-    moved: &Moved,
-    span: Span,
-) -> Option<Vec<String>> {
-    let mut names: Vec<String> = Vec::new();
+/// The bundle's top-level names the module function at `span` uses (a name moved into an ES
+/// module's file is used through that module's namespace object, passed by value), and the
+/// rewrites that make the live ones go through [`LIVE`].
+fn outer_names(scoping: &Scoping, uses: &TopLevel, moved: &Moved, span: Span) -> Outer {
+    let mut outer = Outer::default();
     let mut seen: FxHashSet<SymbolId> = FxHashSet::default();
+    let mut live: FxHashSet<SymbolId> = FxHashSet::default();
     for u in uses.within(span) {
-        if !seen.insert(u.symbol) {
-            continue;
+        if seen.insert(u.symbol) {
+            let renamed = moved.name_of(u.symbol);
+            let name = renamed.unwrap_or_else(|| scoping.symbol_name(u.symbol));
+            // The loader's own parameters cannot also be passed in by name.
+            let by_value = moved.is_member(u.symbol)
+                || renamed.is_some()
+                || (!uses.written(u.symbol)
+                    && set_before(scoping, u.symbol, span.start)
+                    && !crate::write::LOADER_PARAMETERS.contains(&name));
+            if by_value {
+                if !outer.values.iter().any(|n| n == name) {
+                    outer.values.push(name.to_owned());
+                }
+            } else {
+                live.insert(u.symbol);
+                outer.live.push(name.to_owned());
+            }
         }
-        if !moved.is_member(u.symbol) && uses.written(u.symbol) {
-            return None;
-        }
-        let name = moved
-            .name_of(u.symbol)
-            .unwrap_or_else(|| scoping.symbol_name(u.symbol));
-        if !names.iter().any(|n| n == name) {
-            names.push(name.to_owned());
+        if live.contains(&u.symbol) {
+            let name = scoping.symbol_name(u.symbol);
+            let replacement = match u.kind {
+                // The call keeps no receiver, as the plain name had none.
+                Kind::Callee => format!("(0, {LIVE}.{name})"),
+                Kind::Shorthand => format!("{name}: {LIVE}.{name}"),
+                _ if u.pattern_shorthand => format!("{name}: {LIVE}.{name}"),
+                _ => format!("{LIVE}.{name}"),
+            };
+            outer
+                .substitutions
+                .push((Span::new(u.at, u.end), replacement));
+            // `x = () => 1` named the function `x`; a property assignment names nothing, so
+            // the value is named in an object literal first: `{ x: () => 1 }.x`.
+            if let Some(value) = u.names_value {
+                outer
+                    .substitutions
+                    .push((Span::new(value.start, value.start), format!("{{ {name}: ")));
+                outer
+                    .substitutions
+                    .push((Span::new(value.end, value.end), format!(" }}.{name}")));
+            }
         }
     }
-    Some(names)
+    outer
+}
+
+/// Whether top-level `symbol`, never assigned, holds its value before code at `at` can run:
+/// a function declaration (hoisted), or a declaration that comes before `at` (the top level
+/// ran it before it could reach a module function defined later).
+fn set_before(scoping: &Scoping, symbol: SymbolId, at: u32) -> bool {
+    scoping.symbol_flags(symbol).is_function() || scoping.symbol_span(symbol).end <= at
 }

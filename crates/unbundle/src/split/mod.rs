@@ -5,6 +5,7 @@
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
+pub(crate) mod shared;
 pub(crate) mod units;
 
 use std::borrow::Cow;
@@ -22,264 +23,595 @@ use crate::{
 /// One bundle file: its text with the modules replaced by the loader's, and the modules to
 /// rewrite (their text borrowed from the file where it can be); what the reader should know
 /// (modules left in the file, and why) goes to `notes`.
-/// The third part is what the file is to the others ([`recognize::Role`]).
 pub(crate) fn split_file<'a>(
     input: &Input<'a>,
     names: &Names,
     transforms: Transforms,
+    (shared, map): (
+        &shared::Shared,
+        Option<&crate::write::source_map::SourceMap<'_>>,
+    ),
     notes: &mut Vec<String>,
-) -> Result<(OutputFile, Vec<Job<'a>>, recognize::Role), UnbundleError> {
+) -> Result<FileSplit<'a>, UnbundleError> {
     let allocator = Allocator::default();
-    // A bundle for node is a CommonJS file, where a top-level `return` is allowed.
-    let parsed = Parser::new(&allocator, input.text, SourceType::script())
+    let (program, es_module) = parse(&allocator, input)?;
+    let semantic = SemanticBuilder::new().build(&program).semantic;
+    let file = File {
+        input,
+        names,
+        program: &program,
+        scoping: semantic.scoping(),
+        es_module,
+    };
+    let imported = shared.imported(&program);
+    let mut out = Split::default();
+    // esbuild's helpers sit at the bundle's top level, so they are looked for first: a
+    // webpack bundle inside one of its modules (or any object of functions shaped like a
+    // module table) then stays whole in that module's file, where every name it reads is
+    // still in scope.
+    let entry = if let Some(found) =
+        esbuild::find_modules(&program, file.scoping, input.text, &imported, es_module)
+    {
+        esbuild_modules(&file, found, &mut out, notes)
+    } else if let Some(table) = find_table(&file)? {
+        webpack_modules(&file, &table, &mut out)
+    } else if recognize::webpack::find_runtime(&program).is_some() {
+        // webpack's runtime alone, its table filled by the chunks that follow: it stays as
+        // it is.
+        None
+    } else if es_module && shared.several_files {
+        // A chunk of a code-split ES module bundle holding no wrapper (ES modules esbuild
+        // joined into its scope): it stays as it is, and its imports still find their files.
+        None
+    } else {
+        return Err(UnbundleError::NotABundle {
+            file: input.name.to_owned(),
+        });
+    };
+    if let Some(map) = map {
+        original_paths(&file, map, &mut out);
+    }
+    if let Some((entry, require)) = entry {
+        entry_module(&file, entry, require, &mut out);
+    }
+    for job in &mut out.jobs {
+        job.name_helper.clone_from(&out.name_helper);
+    }
+    let text = assemble(&file, &out);
+    let file = OutputFile {
+        path: input.name.to_owned(),
+        text: transform::clean_file(&text, transforms),
+    };
+    Ok(FileSplit {
+        file,
+        role: out.role(),
+        wrappers: out.wrappers,
+        jobs: out.jobs,
+    })
+}
+
+/// What [`split_file`] makes of one bundle file.
+pub(crate) struct FileSplit<'a> {
+    /// The file with its modules replaced by the loader's.
+    pub(crate) file: OutputFile,
+    /// The modules to rewrite.
+    pub(crate) jobs: Vec<Job<'a>>,
+    /// What the file is to the others.
+    pub(crate) role: recognize::Role,
+    /// The wrappers found in it, and how many became files.
+    pub(crate) wrappers: crate::Wrappers,
+}
+
+/// Parses a bundle file as a script (a bundle for node is a CommonJS file, where a top-level
+/// `return` is allowed), or else as an ES module (`import`, `export`, top-level `await`);
+/// whether it is one.
+fn parse<'p>(
+    allocator: &'p Allocator,
+    input: &Input<'p>,
+) -> Result<(oxc_ast::ast::Program<'p>, bool), UnbundleError> {
+    let parsed = Parser::new(allocator, input.text, SourceType::script())
         .with_options(oxc_parser::ParseOptions {
             allow_return_outside_function: true,
             ..oxc_parser::ParseOptions::default()
         })
         .parse();
-    if let Some(e) = parsed.diagnostics.errors().next() {
-        return Err(UnbundleError::Parse {
-            file: input.name.to_owned(),
-            message: e.to_string(),
-        });
+    // node runs a `.mjs` file as an ES module whatever it holds.
+    let mjs = input.name.ends_with(".mjs");
+    let Some(e) = parsed.diagnostics.errors().next() else {
+        if !mjs {
+            return Ok((parsed.program, false));
+        }
+        let module = Parser::new(allocator, input.text, SourceType::mjs()).parse();
+        return match module.diagnostics.errors().next() {
+            None => Ok((module.program, true)),
+            Some(e) => Err(UnbundleError::Parse {
+                file: input.name.to_owned(),
+                message: e.to_string(),
+            }),
+        };
+    };
+    let message = e.to_string();
+    let module = Parser::new(allocator, input.text, SourceType::mjs()).parse();
+    if module.diagnostics.errors().next().is_none() {
+        return Ok((module.program, true));
     }
-    let program = parsed.program;
-    let semantic = SemanticBuilder::new().build(&program).semantic;
-    let scoping = semantic.scoping();
-    let source = |span: Span| &input.text[span.start as usize..span.end as usize];
-    // A package's license comment kept inside a module names it.
-    let licensed = |span: Span| name::license::package_in(input.text, &program.comments, span);
-    // What replaces what in the file, in order.
-    let mut edits: Vec<(Span, String)> = Vec::new();
-    let mut jobs = Vec::new();
-    let entry;
-    // esbuild's ES modules moved into files: what the rest of the bundle's text must change.
-    let mut moved = esm::Moved::default();
-    let mut chunk = None;
-    let mut node_chunk = false;
-    let mut waits_for = Vec::new();
-    let table = recognize::webpack::find_table(&program, scoping).map_err(|span| {
-        UnbundleError::UnknownTable {
-            file: input.name.to_owned(),
-            line: 1 + input.text[..span.start as usize].matches('\n').count(),
-        }
-    })?;
-    if let Some(table) = table {
-        chunk = table.chunk.clone();
-        waits_for = table.waits_for.clone();
-        // `exports.modules = {...}` with no runtime: a chunk its runtime `require()`s.
-        node_chunk = table.require.is_none() && table.chunk.is_none();
-        // webpack in development keys modules by their paths.
-        let path_of = |id: &str| module_path(id, is_path(id).then_some(id), names);
-        edits.push((
-            table.span,
-            format!("{LOAD}({})", table_literal(&table, &path_of)),
-        ));
-        for m in &table.modules {
-            jobs.push(Job {
-                id: m.id.clone(),
-                path: path_of(&m.id),
-                file: input.name,
-                source: Cow::Borrowed(source(m.span)),
-                strict: m.strict,
-                parameters: &module::WEBPACK,
-                revealed: m.external.clone().or_else(|| licensed(m.span)),
-            });
-        }
-        entry = table
-            .require
-            .and_then(|r| scoping.get_reference(r).symbol_id())
-            .and_then(|require| {
-                let found = entry::find(
-                    &program,
-                    scoping,
-                    input.text,
-                    &entry::Bundler::Webpack {
-                        require,
-                        table: table.span,
-                    },
-                )?;
-                Some((found, Some(scoping.symbol_name(require).to_owned())))
-            });
-    } else if let Some(esbuild::Found {
-        modules: found,
-        spans: wrappers,
-        moved: planned,
-        stayed,
-    }) = esbuild::find_modules(&program, scoping, input.text)
-    {
-        moved = planned;
-        if !stayed.is_empty() {
-            notes.push(format!(
-                "{}: esbuild's CommonJS module(s) {} stay in the bundle file: each assigns a variable of the bundle's top level, which a module file would only have a copy of",
-                input.name,
-                stayed.join(", ")
-            ));
-        }
-        if !moved.stayed.is_empty() {
-            notes.push(format!(
-                "{}: esbuild's ES module(s) {} stay in the bundle file: moving what esbuild hoisted out of them could change what runs (docs/unbundle.md, \"esbuild's ES modules\")",
-                input.name,
-                moved.stayed.join(", ")
-            ));
-        }
-        // Each module function is replaced by one that runs its file.
-        for m in &found {
-            let path = module_path(&m.id, m.source_path.as_deref(), names);
-            // A method (`"path"(exports, module) {...}`) becomes a property holding the
-            // function, which `__commonJS` calls the same way.
-            edits.push((
-                m.span,
-                format!(
-                    "{}{}",
-                    if m.method { ": " } else { "" },
-                    commonjs_call(&path, &m.outer)
-                ),
-            ));
-            jobs.push(Job {
-                id: m.id.clone(),
-                path,
-                file: input.name,
-                source: if m.method {
-                    Cow::Owned(format!("function{}", moved.splice(input.text, m.span)))
-                } else {
-                    moved.splice(input.text, m.span)
-                },
-                strict: false,
-                parameters: &module::ESBUILD,
-                revealed: name::revealed_by_esbuild(&m.id).or_else(|| licensed(m.span)),
-            });
-        }
-        let strict = program
+    Err(UnbundleError::Parse {
+        file: input.name.to_owned(),
+        message,
+    })
+}
+
+/// One bundle file being split, and what the steps read of it.
+struct File<'c, 'a, 'p> {
+    input: &'c Input<'a>,
+    names: &'c Names,
+    program: &'c oxc_ast::ast::Program<'p>,
+    scoping: &'c oxc_semantic::Scoping,
+    /// The file is an ES module.
+    es_module: bool,
+}
+
+impl<'a> File<'_, 'a, '_> {
+    fn source(&self, span: Span) -> &'a str {
+        &self.input.text[span.start as usize..span.end as usize]
+    }
+
+    /// The package a license comment kept inside `span` names.
+    fn licensed(&self, span: Span) -> Option<String> {
+        name::license::package_in(self.input.text, &self.program.comments, span)
+    }
+
+    /// Whether the bundle's top level is strict.
+    fn strict(&self) -> bool {
+        self.program
             .directives
             .iter()
-            .any(|d| d.directive == "use strict");
-        for m in &moved.modules {
-            let path = module_path(&m.id, m.source_path.as_deref(), names);
-            edits.push((
-                m.function,
-                format!(
-                    "{}{}",
-                    if m.method { ": " } else { "" },
-                    esm_call(&path, &m.namespace, &m.outer)
-                ),
-            ));
-            jobs.push(Job {
-                id: m.id.clone(),
-                path,
-                file: input.name,
-                source: Cow::Owned(m.source.clone()),
-                strict,
-                parameters: &module::ESM,
-                revealed: name::revealed_by_esbuild(&m.id).or_else(|| licensed(m.function)),
-            });
-        }
-        edits.extend(moved.edits.iter().cloned());
-        edits.sort_by_key(|(s, _)| (s.start, s.end));
-        entry = entry::find(
-            &program,
-            scoping,
-            input.text,
-            &entry::Bundler::Esbuild {
-                modules: &wrappers,
-                moved: &moved,
+            .any(|d| d.directive == "use strict")
+    }
+}
+
+/// What the steps decide for one file: the edits of its text, the modules to rewrite, and
+/// what it is to the other files.
+#[derive(Default)]
+struct Split<'a> {
+    /// What replaces what in the file.
+    edits: Vec<(Span, String)>,
+    jobs: Vec<Job<'a>>,
+    /// esbuild's ES modules moved into files: what the rest of the bundle's text must change.
+    moved: esm::Moved,
+    chunk: Option<recognize::webpack::Chunk>,
+    node_chunk: bool,
+    waits_for: Vec<String>,
+    wrappers: crate::Wrappers,
+    /// esbuild's `__name` helper, by name, which every module of the file receives.
+    name_helper: Option<String>,
+}
+
+impl Split<'_> {
+    fn role(&self) -> recognize::Role {
+        match (&self.chunk, self.node_chunk) {
+            (Some(chunk), _) => recognize::Role::Jsonp(chunk.clone()),
+            (None, true) => recognize::Role::NodeChunk,
+            (None, false) => recognize::Role::Runs {
+                waits_for: self.waits_for.clone(),
             },
-        )
-        .map(|e| (e, None));
-    } else if recognize::webpack::find_runtime(&program).is_some() {
-        // webpack's runtime alone, its table filled by the chunks that follow: it stays as
-        // it is.
-        entry = None;
-    } else {
-        return Err(UnbundleError::NotABundle {
-            file: input.name.to_owned(),
+        }
+    }
+}
+
+/// The entry found, and the name of webpack's require function it receives (none for
+/// esbuild).
+type FoundEntry = Option<(entry::Entry, Option<String>)>;
+
+/// webpack's module table, or an error naming the line of a table pilotfish does not
+/// recognize.
+fn find_table(file: &File<'_, '_, '_>) -> Result<Option<recognize::webpack::Table>, UnbundleError> {
+    recognize::webpack::find_table(file.program, file.scoping).map_err(|span| {
+        UnbundleError::UnknownTable {
+            file: file.input.name.to_owned(),
+            line: 1 + file.input.text[..span.start as usize].matches('\n').count(),
+        }
+    })
+}
+
+/// A webpack file's modules: the table becomes the loader's, each module function a job; the
+/// entry webpack inlined into its runtime, when there is one.
+fn webpack_modules<'a>(
+    file: &File<'_, 'a, '_>,
+    table: &recognize::webpack::Table,
+    out: &mut Split<'a>,
+) -> FoundEntry {
+    out.chunk = table.chunk.clone();
+    out.waits_for = table.waits_for.clone();
+    // `exports.modules = {...}` with no runtime: a chunk its runtime `require()`s.
+    out.node_chunk = table.require.is_none() && table.chunk.is_none();
+    // webpack in development keys modules by their paths.
+    let path_of = |id: &str| module_path(id, is_path(id).then_some(id), file.names);
+    out.edits.push((
+        table.span,
+        format!("{LOAD}({})", table_literal(table, &path_of)),
+    ));
+    out.wrappers.webpack = crate::Count {
+        found: table.modules.len(),
+        split: table.modules.len(),
+    };
+    for m in &table.modules {
+        out.jobs.push(Job {
+            id: m.id.clone(),
+            path: path_of(&m.id),
+            file: file.input.name,
+            source: Cow::Borrowed(file.source(m.span)),
+            strict: m.strict,
+            parameters: &module::WEBPACK,
+            revealed: m.external.clone().or_else(|| file.licensed(m.span)),
+            kind: crate::ModuleKind::Webpack,
+            size: m.span.size() as usize,
+            span: m.span,
+            name_helper: None,
         });
     }
-    if let Some((entry, require)) = entry
-        && edits.iter().all(|(s, _)| s.end <= entry.span.start)
-    {
-        let mut id = "entry".to_owned();
-        while jobs.iter().any(|j| j.id == id) {
-            id.push('_');
-        }
-        let path = module_path(&id, None, names);
-        // The entry runs where its code was, with what it was given there.
-        let call = match &require {
-            Some(require) => format!("{LOAD}.entry.call(this, {path:?}, {require})"),
-            None => format!(
-                "{}.call(this, exports, module)",
-                commonjs_call(&path, &entry.outer)
-            ),
-        };
-        let replacement = if entry.in_declaration {
-            format!("__pilotfish_entry = {call};")
-        } else {
-            format!("{call};")
-        };
-        edits.push((entry.span, replacement));
-        jobs.push(Job {
-            id,
+    let scoping = file.scoping;
+    let require = scoping.get_reference(table.require?).symbol_id()?;
+    let found = entry::find(
+        file.program,
+        scoping,
+        file.input.text,
+        &entry::Bundler::Webpack {
+            require,
+            table: table.span,
+        },
+    )?;
+    Some((found, Some(scoping.symbol_name(require).to_owned())))
+}
+
+/// An esbuild file's modules: each CommonJS module and each wrapped ES module a job, the
+/// wrappers' functions replaced by the loader's; the entry esbuild left at the top level,
+/// when it can move.
+fn esbuild_modules<'a>(
+    file: &File<'_, 'a, '_>,
+    found: esbuild::Found,
+    out: &mut Split<'a>,
+    notes: &mut Vec<String>,
+) -> FoundEntry {
+    let esbuild::Found {
+        modules,
+        initializers,
+        spans: wrappers,
+        moved,
+        stayed,
+        name_helper,
+    } = found;
+    out.moved = moved;
+    out.name_helper = name_helper;
+    out.wrappers.commonjs = crate::Count {
+        found: modules.len(),
+        split: modules.len(),
+    };
+    let split = out.moved.modules.len() + initializers.len();
+    out.wrappers.esm = crate::Count {
+        found: split + stayed.len(),
+        split,
+    };
+    notes.extend(esm_notes(file.input.name, &stayed, &initializers));
+    let strict = file.strict();
+    // Each module function is replaced by one that runs its file.
+    for m in &modules {
+        let path = module_path(&m.id, m.source_path.as_deref(), file.names);
+        out.edits.push((
+            m.span,
+            method_value(m.method, commonjs_call(&path, &m.outer)),
+        ));
+        out.jobs.push(esbuild_job(
+            file,
+            &out.moved,
+            m,
             path,
-            file: input.name,
-            source: Cow::Owned(entry.source),
-            strict: entry.strict,
-            parameters: if require.is_some() {
-                &module::WEBPACK
-            } else {
-                &[]
-            },
-            revealed: None,
+            (false, &module::ESBUILD),
+            crate::ModuleKind::Commonjs,
+        ));
+    }
+    moved_esm_jobs(file, strict, out);
+    // The initializers of ES modules whose declarations stay: the file runs the
+    // initializer's body, reaching those declarations through the live names.
+    for m in &initializers {
+        let path = module_path(&m.id, m.source_path.as_deref(), file.names);
+        out.edits.push((
+            m.span,
+            method_value(m.method, esm_call(&path, "{}", &m.outer)),
+        ));
+        out.jobs.push(esbuild_job(
+            file,
+            &out.moved,
+            m,
+            path,
+            (strict, &module::ESM),
+            crate::ModuleKind::EsmInitializer,
+        ));
+    }
+    out.edits.extend(out.moved.edits.iter().cloned());
+    out.edits.sort_by_key(|(s, _)| (s.start, s.end));
+    // An ES module's top level may import and export: it stays in the file.
+    if file.es_module {
+        return None;
+    }
+    let found = entry::find(
+        file.program,
+        file.scoping,
+        file.input.text,
+        &entry::Bundler::Esbuild {
+            modules: &wrappers,
+            moved: &out.moved,
+        },
+    )?;
+    Some((found, None))
+}
+
+/// The jobs of esbuild's ES modules that move whole, their functions replaced by the
+/// loader's.
+fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>) {
+    for m in &out.moved.modules {
+        let path = module_path(&m.id, m.source_path.as_deref(), file.names);
+        let outer = esbuild::Outer {
+            values: m.outer.clone(),
+            ..esbuild::Outer::default()
+        };
+        out.edits.push((
+            m.function,
+            method_value(m.method, esm_call(&path, &m.namespace, &outer)),
+        ));
+        out.jobs.push(Job {
+            id: m.id.clone(),
+            path,
+            file: file.input.name,
+            source: Cow::Owned(m.source.clone()),
+            strict,
+            parameters: &module::ESM,
+            revealed: name::revealed_by_esbuild(&m.id).or_else(|| file.licensed(m.function)),
+            kind: crate::ModuleKind::Esm,
+            size: m.function.size() as usize,
+            span: m.function,
+            name_helper: None,
         });
     }
-    let prelude_at = if edits.is_empty() {
+}
+
+/// What the reader should know of esbuild's ES modules that did not move whole: those that
+/// stay in the bundle, and those whose declarations stay there.
+fn esm_notes(file: &str, stayed: &[String], initializers: &[esbuild::EsModule]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !stayed.is_empty() {
+        notes.push(format!(
+            "{}: esbuild's ES module(s) {} stay in the bundle file: their initializers use their own `this` or `arguments`",
+            file,
+            stayed.join(", ")
+        ));
+    }
+    if !initializers.is_empty() {
+        let ids: Vec<&str> = initializers.iter().map(|m| m.id.as_str()).collect();
+        notes.push(format!(
+            "{}: esbuild's ES module(s) {} keep their declarations in the bundle file, their initializers' files reaching them live: moving what esbuild hoisted out of them could change what runs (docs/unbundle.md, \"esbuild's ES modules\")",
+            file,
+            ids.join(", ")
+        ));
+    }
+    notes
+}
+
+/// A method (`"path"(exports, module) {...}`) becomes a property holding the function, which
+/// esbuild's helpers call the same way.
+fn method_value(method: bool, call: String) -> String {
+    if method { format!(": {call}") } else { call }
+}
+
+/// The job of an esbuild module that moves: its function's text with the uses of moved and
+/// live names rewritten.
+fn esbuild_job<'a>(
+    file: &File<'_, 'a, '_>,
+    moved: &esm::Moved,
+    m: &esbuild::EsModule,
+    path: String,
+    (strict, parameters): (bool, &'static [&'static str]),
+    kind: crate::ModuleKind,
+) -> Job<'a> {
+    let text = moved.splice_with(file.input.text, m.span, &m.outer.substitutions);
+    Job {
+        id: m.id.clone(),
+        path,
+        file: file.input.name,
+        source: if m.method {
+            Cow::Owned(format!("function{text}"))
+        } else {
+            text
+        },
+        strict,
+        parameters,
+        revealed: name::revealed_by_esbuild(&m.id).or_else(|| file.licensed(m.span)),
+        kind,
+        size: m.span.size() as usize,
+        span: m.span,
+        name_helper: None,
+    }
+}
+
+/// Writes each module whose path only its id gave under the path of its original source,
+/// where the file's source map names one that no other module has; the loader's calls and
+/// table name the new path.
+fn original_paths(
+    file: &File<'_, '_, '_>,
+    map: &crate::write::source_map::SourceMap<'_>,
+    out: &mut Split<'_>,
+) {
+    let located: Vec<usize> = (0..out.jobs.len())
+        .filter(|&i| out.jobs[i].path == module_path(&out.jobs[i].id, None, file.names))
+        .collect();
+    let spans: Vec<(usize, usize)> = located
+        .iter()
+        .map(|&i| {
+            let span = out.jobs[i].span;
+            (span.start as usize, span.end as usize)
+        })
+        .collect();
+    let found: Vec<(usize, String)> = located
+        .into_iter()
+        .zip(map.sources(file.input.text, &spans))
+        .filter_map(|(i, source)| {
+            let source = as_js(&source?);
+            Some((i, module_path(&out.jobs[i].id, Some(&source), file.names)))
+        })
+        .collect();
+    // A path two modules would share, or one another module has, names neither.
+    let mut taken: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+    for path in out
+        .jobs
+        .iter()
+        .map(|j| &j.path)
+        .chain(found.iter().map(|f| &f.1))
+    {
+        *taken.entry(path.clone()).or_default() += 1;
+    }
+    for (i, path) in found {
+        if taken[&path] > 1 {
+            continue;
+        }
+        let (old, new) = (format!("{:?}", out.jobs[i].path), format!("{path:?}"));
+        for (_, replacement) in &mut out.edits {
+            if replacement.contains(&old) {
+                *replacement = replacement.replace(&old, &new);
+            }
+        }
+        out.jobs[i].path = path;
+    }
+}
+
+/// A source path as a JavaScript file's: the module file holds JavaScript whatever its
+/// source was written in (`src/a.ts` is written `src/a.js`).
+fn as_js(source: &str) -> String {
+    for ext in [".ts", ".tsx", ".jsx", ".mts", ".cts"] {
+        if let Some(stem) = source.strip_suffix(ext) {
+            return format!("{stem}.js");
+        }
+    }
+    source.to_owned()
+}
+
+/// The entry becomes a module file, run where its code was, with what it was given there,
+/// when nothing else edits its code.
+fn entry_module<'a>(
+    file: &File<'_, 'a, '_>,
+    entry: entry::Entry,
+    require: Option<String>,
+    out: &mut Split<'a>,
+) {
+    if !out.edits.iter().all(|(s, _)| s.end <= entry.span.start) {
+        return;
+    }
+    let mut id = "entry".to_owned();
+    while out.jobs.iter().any(|j| j.id == id) {
+        id.push('_');
+    }
+    let path = module_path(&id, None, file.names);
+    let call = match &require {
+        Some(require) => format!("{LOAD}.entry.call(this, {path:?}, {require})"),
+        None => {
+            let outer = esbuild::Outer {
+                values: entry.outer.clone(),
+                ..esbuild::Outer::default()
+            };
+            format!(
+                "{}.call(this, exports, module)",
+                commonjs_call(&path, &outer)
+            )
+        }
+    };
+    let replacement = if entry.in_declaration {
+        format!("__pilotfish_entry = {call};")
+    } else {
+        format!("{call};")
+    };
+    out.edits.push((entry.span, replacement));
+    out.jobs.push(Job {
+        id,
+        path,
+        file: file.input.name,
+        source: Cow::Owned(entry.source),
+        strict: entry.strict,
+        parameters: if require.is_some() {
+            &module::WEBPACK
+        } else {
+            &[]
+        },
+        revealed: None,
+        kind: crate::ModuleKind::Entry,
+        size: entry.span.size() as usize,
+        span: entry.span,
+        name_helper: None,
+    });
+}
+
+/// The file's new text: the loader's line after the prelude, the edits made, and the
+/// substitutions of moved names everywhere else.
+fn assemble(file: &File<'_, '_, '_>, out: &Split<'_>) -> String {
+    let text = file.input.text;
+    let prelude_at = if out.edits.is_empty() {
         0
     } else {
-        prelude_position(&program)
+        prelude_position(file.program)
     };
-    let mut text = String::with_capacity(input.text.len() / 4);
-    text.push_str(&input.text[..prelude_at]);
-    if !edits.is_empty() {
-        text.push_str(&format!(
+    let mut assembled = String::with_capacity(text.len() / 4);
+    assembled.push_str(&text[..prelude_at]);
+    if !out.edits.is_empty() && file.es_module {
+        // An ES module has no `require` or `module`: the loader gets node's `require` made
+        // for this file, and a module object of its own.
+        assembled.push_str(&format!(
+            "\nimport {{ createRequire as __pilotfish_require }} from \"node:module\";\nvar {LOAD} = __pilotfish_require(import.meta.url)(\"./{LOADER_FILE}\")({{ exports: {{}}, filename: __pilotfish_require(import.meta.url)(\"node:url\").fileURLToPath(import.meta.url) }}, __pilotfish_require(import.meta.url));\n"
+        ));
+    } else if !out.edits.is_empty() {
+        assembled.push_str(&format!(
             "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require);\n"
         ));
     }
     let mut at = prelude_at;
-    for (span, replacement) in &edits {
-        moved.splice_into(&mut text, input.text, at, span.start as usize);
-        text.push_str(replacement);
+    for (span, replacement) in &out.edits {
+        out.moved
+            .splice_into(&mut assembled, text, at, span.start as usize);
+        assembled.push_str(replacement);
         at = span.end as usize;
     }
-    moved.splice_into(&mut text, input.text, at, input.text.len());
-    let file = OutputFile {
-        path: input.name.to_owned(),
-        text: transform::clean_file(&text, transforms),
-    };
-    let role = match (chunk, node_chunk) {
-        (Some(chunk), _) => recognize::Role::Jsonp(chunk),
-        (None, true) => recognize::Role::NodeChunk,
-        (None, false) => recognize::Role::Runs { waits_for },
-    };
-    Ok((file, jobs, role))
+    out.moved.splice_into(&mut assembled, text, at, text.len());
+    assembled
 }
 
 /// The loader's stand-in for an esbuild CommonJS module function (or entry): the module file,
 /// the bundle's top-level names it uses and, when it runs, their values.
-fn commonjs_call(path: &str, outer: &[String]) -> String {
+fn commonjs_call(path: &str, outer: &esbuild::Outer) -> String {
     format!("{LOAD}.commonjs({path:?}, {})", passed_in(outer))
 }
 
 /// The loader's stand-in for the function of an esbuild ES module: the module file, the
 /// namespace object it defines its getters on, the bundle's top-level names it uses and, when
 /// it runs, their values.
-fn esm_call(path: &str, namespace: &str, outer: &[String]) -> String {
+fn esm_call(path: &str, namespace: &str, outer: &esbuild::Outer) -> String {
     format!("{LOAD}.esm({path:?}, {namespace}, {})", passed_in(outer))
 }
 
 /// The bundle's top-level names a module file receives: `["a", "b"], () => [a, b]`, the
-/// values read when the module runs.
-fn passed_in(outer: &[String]) -> String {
-    let names: Vec<String> = outer.iter().map(|n| format!("{n:?}")).collect();
-    format!("[{}], () => [{}]", names.join(", "), outer.join(", "))
+/// values read when the module runs; the live names come last, as one object whose getters
+/// and setters reach the bundle's variables (`__pilotfish_live`).
+fn passed_in(outer: &esbuild::Outer) -> String {
+    let mut names: Vec<String> = outer.values.iter().map(|n| format!("{n:?}")).collect();
+    let mut values = outer.values.clone();
+    if !outer.live.is_empty() {
+        names.push(format!("{:?}", esbuild::LIVE));
+        let accessors: Vec<String> = outer
+            .live
+            .iter()
+            .map(|n| {
+                format!("get {n}() {{ return {n}; }}, set {n}(__pilotfish_value) {{ {n} = __pilotfish_value; }}")
+            })
+            .collect();
+        values.push(format!("{{ {} }}", accessors.join(", ")));
+    }
+    format!("[{}], () => [{}]", names.join(", "), values.join(", "))
 }
 
 /// One module to rewrite.
@@ -296,6 +628,14 @@ pub(crate) struct Job<'a> {
     pub(crate) parameters: &'static [&'static str],
     /// A name the module's code reveals (webpack's external modules: `fs`).
     pub(crate) revealed: Option<String>,
+    /// What held it in the bundle.
+    pub(crate) kind: crate::ModuleKind,
+    /// Its function's size in the bundle, in bytes.
+    pub(crate) size: usize,
+    /// Its function's place in the bundle file.
+    pub(crate) span: Span,
+    /// esbuild's `__name` helper, as the module reads it (see `name/keep_names.rs`).
+    pub(crate) name_helper: Option<String>,
 }
 
 /// Where the loader's line goes: after a hashbang and the directive prologue, which must stay
@@ -352,7 +692,7 @@ fn is_path(id: &str) -> bool {
 /// Where module `id` is written: the names map's path when it gives one, else the source path
 /// the bundle revealed, else `modules/ID.js` (always inside the output folder: `.` parts
 /// are dropped and `..` parts become `__`, so that `../a.js` and `a.js` stay apart).
-fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
+pub(crate) fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
     if let Some(path) = names
         .get(id)
         .and_then(|n| n.path.as_deref())

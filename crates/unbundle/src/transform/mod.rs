@@ -314,13 +314,20 @@ impl<'a> VisitMut<'a> for Readable<'a> {
 /// it does not parse as a script (it did before the unbundler's edits, which keep that).
 pub(crate) fn clean_file(text: &str, transforms: Transforms) -> String {
     let allocator = Allocator::default();
-    let parsed = oxc_parser::Parser::new(&allocator, text, oxc_span::SourceType::script())
-        .with_options(oxc_parser::ParseOptions {
-            allow_return_outside_function: true,
-            preserve_parens: false,
-            ..oxc_parser::ParseOptions::default()
-        })
-        .parse();
+    let parse = |source_type: oxc_span::SourceType| {
+        oxc_parser::Parser::new(&allocator, text, source_type)
+            .with_options(oxc_parser::ParseOptions {
+                allow_return_outside_function: source_type.is_script(),
+                preserve_parens: false,
+                ..oxc_parser::ParseOptions::default()
+            })
+            .parse()
+    };
+    // A script, or else an ES module.
+    let mut parsed = parse(oxc_span::SourceType::script());
+    if parsed.diagnostics.errors().next().is_some() {
+        parsed = parse(oxc_span::SourceType::mjs());
+    }
     if parsed.diagnostics.errors().next().is_some() {
         return text.to_owned();
     }

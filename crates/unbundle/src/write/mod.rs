@@ -3,6 +3,7 @@
 //! for a bundle made for a web page the entry that runs the page's files ([`page`]).
 
 pub(crate) mod page;
+pub(crate) mod source_map;
 
 /// The loader the output's bundle files require (see the module documentation).
 pub(crate) const LOADER: &str = include_str!("loader.js");

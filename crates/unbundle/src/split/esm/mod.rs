@@ -28,7 +28,7 @@ mod check;
 mod find;
 mod order;
 mod rewrite;
-mod uses;
+pub(crate) mod uses;
 
 use std::borrow::Cow;
 
@@ -41,6 +41,9 @@ use crate::split::units::{Node, Unit};
 use order::{Order, Owner};
 pub(crate) use uses::TopLevel;
 use uses::Use;
+
+/// A CommonJS module function's span and the variable it is bound to.
+pub(crate) type Bound = (Span, Option<SymbolId>);
 
 /// A wrapped ES module, moved to a file.
 #[derive(Debug, Clone)]
@@ -61,12 +64,29 @@ pub(crate) struct EsmModule {
     pub(crate) outer: Vec<String>,
 }
 
+/// A wrapped ES module whose hoisted declarations stay in the bundle.
+#[derive(Debug, Clone)]
+pub(crate) struct Kept {
+    /// The variable holding its initializer.
+    pub(crate) id: String,
+    /// The module function in the bundle.
+    pub(crate) function: Span,
+    /// The function is a method (`"path"() {...}`).
+    pub(crate) method: bool,
+    pub(crate) source_path: Option<String>,
+    /// The function uses `this` or `arguments` of its own: it cannot run elsewhere.
+    pub(crate) uses_own_this: bool,
+}
+
 /// What moving the wrapped ES modules changes in the bundle.
 #[derive(Debug, Default)]
 pub(crate) struct Moved {
     pub(crate) modules: Vec<EsmModule>,
-    /// The wrapped modules that stay in the bundle, by variable.
+    /// The wrapped modules whose hoisted declarations stay in the bundle, by variable.
     pub(crate) stayed: Vec<String>,
+    /// Those modules' wrappers: their initializers' bodies still move into files (see
+    /// [`crate::split::esbuild`]), reaching the declarations left in the bundle by name.
+    pub(crate) kept: Vec<Kept>,
     /// Edits of the bundle besides replacing the module functions: the hoisted declarations
     /// removed, namespace objects added.
     pub(crate) edits: Vec<(Span, String)>,
@@ -108,6 +128,42 @@ impl Moved {
         Cow::Owned(out)
     }
 
+    /// The text of `span` with the substitutions in it made, and those of `extra` (sorted,
+    /// none overlapping another).
+    pub(crate) fn splice_with<'t>(
+        &self,
+        text: &'t str,
+        span: Span,
+        extra: &[(Span, String)],
+    ) -> Cow<'t, str> {
+        if extra.is_empty() {
+            return self.splice(text, span);
+        }
+        let from = self
+            .substitutions
+            .partition_point(|(s, _)| s.start < span.start);
+        let to = self
+            .substitutions
+            .partition_point(|(s, _)| s.end <= span.end)
+            .max(from);
+        let mut all: Vec<&(Span, String)> =
+            self.substitutions[from..to].iter().chain(extra).collect();
+        // An insertion goes before a replacement starting at the same place.
+        all.sort_by_key(|(s, _)| (s.start, s.end));
+        let mut out = String::with_capacity((span.end - span.start) as usize + 64);
+        let mut at = span.start as usize;
+        for (s, replacement) in all {
+            if (s.start as usize) < at {
+                continue;
+            }
+            out.push_str(&text[at..s.start as usize]);
+            out.push_str(replacement);
+            at = s.end as usize;
+        }
+        out.push_str(&text[at..span.end as usize]);
+        Cow::Owned(out)
+    }
+
     /// Appends `text[from..to]` to `out` with the substitutions in it made.
     pub(crate) fn splice_into(&self, out: &mut String, text: &str, from: usize, to: usize) {
         let first = self
@@ -134,13 +190,14 @@ pub(crate) fn helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
 /// Plans moving the wrapped ES modules of an esbuild bundle (`program`, its text `text`, its
 /// `__esm` helpers `helpers`, the uses of its top-level names `uses`) into files. `commonjs`:
 /// the spans of its CommonJS module functions and the variables they are bound to.
+/// `keep_declarations`: no module's hoisted declarations move (an ES module file may export
+/// them); every module is then left for its initializer alone to move.
 pub(crate) fn plan(
     program: &Program<'_>,
     scoping: &Scoping,
     text: &str,
-    helpers: &FxHashSet<SymbolId>,
-    uses: &TopLevel,
-    commonjs: &[(Span, Option<SymbolId>)],
+    (helpers, uses, commonjs): (&FxHashSet<SymbolId>, &TopLevel, &[Bound]),
+    keep_declarations: bool,
 ) -> Moved {
     if helpers.is_empty() {
         return Moved::default();
@@ -175,7 +232,11 @@ pub(crate) fn plan(
     // What a module's hoisted function does runs after that module started only if the
     // module moves (staying, the function can be called from anywhere at any time): assume
     // all move, and check again with fewer until the answer holds.
-    let mut moving = vec![true; cx.wrapped.len()];
+    let mut moving = vec![!keep_declarations; cx.wrapped.len()];
+    if keep_declarations {
+        let order = cx.order(commonjs, &moving);
+        return rewrite::apply(&cx, &order, &moving);
+    }
     loop {
         let order = cx.order(commonjs, &moving);
         let next = check::settle(&cx, &order, &moving);

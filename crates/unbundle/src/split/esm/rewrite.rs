@@ -62,6 +62,13 @@ pub(super) fn apply(cx: &Context<'_, '_, '_>, order: &Order, valid: &[bool]) -> 
         moved.taken.push(cx.span(w.unit));
         if !valid[m] {
             moved.stayed.push(cx.scoping.symbol_name(w.init).to_owned());
+            moved.kept.push(super::Kept {
+                id: cx.scoping.symbol_name(w.init).to_owned(),
+                function: w.function,
+                method: w.method,
+                source_path: w.source_path.clone(),
+                uses_own_this: w.uses_own_this,
+            });
         } else {
             moved.taken.extend(cx.file_spans(m));
             moved

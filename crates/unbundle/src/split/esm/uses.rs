@@ -4,8 +4,8 @@
 //! sequence (`(init_a(), a_exports)`).
 
 use oxc_ast::ast::{
-    AssignmentExpression, AssignmentTarget, CallExpression, Expression, IdentifierReference,
-    ObjectProperty, SequenceExpression, TaggedTemplateExpression,
+    AssignmentExpression, AssignmentTarget, AssignmentTargetPropertyIdentifier, CallExpression,
+    Expression, IdentifierReference, ObjectProperty, SequenceExpression, TaggedTemplateExpression,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
@@ -34,6 +34,12 @@ pub(crate) struct Use {
     pub(crate) kind: Kind,
     /// Calls of top-level functions without arguments earlier in an enclosing sequence.
     pub(crate) after_calls: Vec<SymbolId>,
+    /// The name is a shorthand target of a destructuring assignment (`({x} = o)`): a
+    /// replacement must keep the key (`({x: y.x} = o)`).
+    pub(crate) pattern_shorthand: bool,
+    /// The name is assigned an anonymous function or class (`x = () => 1`), which takes its
+    /// `name` from it: the assigned value's span, parentheses included.
+    pub(crate) names_value: Option<oxc_span::Span>,
 }
 
 impl Use {
@@ -105,6 +111,8 @@ fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> Vec<Use> {
         callee: FxHashSet::default(),
         shorthand: FxHashSet::default(),
         safe_write: FxHashSet::default(),
+        pattern_shorthand: FxHashSet::default(),
+        names_value: FxHashMap::default(),
         after_calls: Vec::new(),
     };
     uses.visit_program(program);
@@ -120,6 +128,8 @@ struct Uses<'s> {
     callee: FxHashSet<u32>,
     shorthand: FxHashSet<u32>,
     safe_write: FxHashSet<u32>,
+    pattern_shorthand: FxHashSet<u32>,
+    names_value: FxHashMap<u32, oxc_span::Span>,
     after_calls: Vec<SymbolId>,
 }
 
@@ -159,6 +169,8 @@ impl<'a> Visit<'a> for Uses<'_> {
             symbol,
             kind,
             after_calls: self.after_calls.clone(),
+            pattern_shorthand: self.pattern_shorthand.contains(&at),
+            names_value: self.names_value.get(&at).copied(),
         });
     }
 
@@ -185,7 +197,26 @@ impl<'a> Visit<'a> for Uses<'_> {
         walk::walk_object_property(self, it);
     }
 
+    fn visit_assignment_target_property_identifier(
+        &mut self,
+        it: &AssignmentTargetPropertyIdentifier<'a>,
+    ) {
+        self.pattern_shorthand.insert(it.binding.span.start);
+        walk::walk_assignment_target_property_identifier(self, it);
+    }
+
     fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        if let AssignmentTarget::AssignmentTargetIdentifier(target) = &it.left
+            && !it.operator.is_arithmetic()
+            && !it.operator.is_bitwise()
+            && it
+                .right
+                .without_parentheses()
+                .is_anonymous_function_definition()
+        {
+            self.names_value
+                .insert(target.span.start, oxc_span::GetSpan::span(&it.right));
+        }
         if it.operator.is_assign()
             && let AssignmentTarget::AssignmentTargetIdentifier(target) = &it.left
             && matches!(

@@ -92,7 +92,13 @@ pub(crate) fn plain_exports<'a>(
     wrapper: Wrapper,
     functions: &FxHashSet<SymbolId>,
 ) -> usize {
-    let ast = AstBuilder::new(allocator);
+    let cx = Plain {
+        ast: AstBuilder::new(allocator),
+        allocator,
+        scoping,
+        wrapper,
+        functions,
+    };
     let mut changed = 0;
     let old = std::mem::replace(statements, oxc_allocator::Vec::new_in(&allocator));
     for statement in old {
@@ -100,63 +106,114 @@ pub(crate) fn plain_exports<'a>(
             statements.push(statement);
             continue;
         };
-        let symbol = |e: &Expression<'_>| refs::expression_symbol(scoping, e);
-        let is_define = |callee: &Expression<'_>| {
-            refs::is_require_helper(scoping, wrapper.require, callee, "d")
-        };
-        // webpack 4's one getter per call.
-        if let Expression::CallExpression(call) = &es.expression
-            && is_define(&call.callee)
-            && let [
-                Argument::Identifier(target),
-                Argument::StringLiteral(name),
-                getter,
-            ] = call.arguments.as_slice()
-            && wrapper.exports.is_some()
-            && refs::symbol_of(scoping, target) == wrapper.exports
-            && crate::syntax::is_identifier_name(name.value.as_str())
-            && let Some(value) = getter.as_expression().and_then(getter_value)
-            && refs::symbol_of(scoping, value).is_some_and(|s| functions.contains(&s))
-        {
-            let target = Expression::Identifier(target.clone_in_with_semantic_ids(allocator));
-            let value =
-                oxc_allocator::Box::new_in(value.clone_in_with_semantic_ids(allocator), &allocator);
-            let name = name.value.to_string();
-            statements.push(plain_assignment(
-                &ast, allocator, call.span, target, &name, value,
-            ));
+        if let Some(plain) = cx.one_getter(&es.expression) {
+            statements.push(plain);
             changed += 1;
-            continue;
+        } else if cx.defines_object(&es.expression) {
+            let Expression::CallExpression(call) = &mut es.expression else {
+                unreachable!("checked by defines_object");
+            };
+            changed += cx.split_object(call, statements);
+        } else {
+            statements.push(Statement::ExpressionStatement(es));
         }
-        let defines_object = match &es.expression {
+    }
+    changed
+}
+
+/// What turning getters into plain exports reads.
+struct Plain<'s, 'a> {
+    ast: AstBuilder<'a>,
+    allocator: &'a Allocator,
+    scoping: &'s Scoping,
+    wrapper: Wrapper,
+    /// The function declarations whose getters may become plain exports.
+    functions: &'s FxHashSet<SymbolId>,
+}
+
+impl<'a> Plain<'_, 'a> {
+    fn is_define(&self, callee: &Expression<'_>) -> bool {
+        refs::is_require_helper(self.scoping, self.wrapper.require, callee, "d")
+    }
+
+    fn is_function(&self, value: &IdentifierReference<'_>) -> bool {
+        refs::symbol_of(self.scoping, value).is_some_and(|s| self.functions.contains(&s))
+    }
+
+    /// webpack 4's one getter per call, `require.d(exports, "f", function () { return f; })`,
+    /// as `exports.f = f;`.
+    fn one_getter(&self, expression: &Expression<'a>) -> Option<Statement<'a>> {
+        let Expression::CallExpression(call) = expression else {
+            return None;
+        };
+        let [
+            Argument::Identifier(target),
+            Argument::StringLiteral(name),
+            getter,
+        ] = call.arguments.as_slice()
+        else {
+            return None;
+        };
+        let value = getter.as_expression().and_then(getter_value)?;
+        let plain = self.is_define(&call.callee)
+            && self.wrapper.exports.is_some()
+            && refs::symbol_of(self.scoping, target) == self.wrapper.exports
+            && crate::syntax::is_identifier_name(name.value.as_str())
+            && self.is_function(value);
+        if !plain {
+            return None;
+        }
+        let allocator = self.allocator;
+        let target = Expression::Identifier(target.clone_in_with_semantic_ids(allocator));
+        let value =
+            oxc_allocator::Box::new_in(value.clone_in_with_semantic_ids(allocator), &allocator);
+        Some(plain_assignment(
+            &self.ast,
+            allocator,
+            call.span,
+            target,
+            name.value.as_str(),
+            value,
+        ))
+    }
+
+    /// `require.d(exports, {...})` on the module's own exports.
+    fn defines_object(&self, expression: &Expression<'_>) -> bool {
+        match expression {
             Expression::CallExpression(call) => {
-                is_define(&call.callee)
+                self.is_define(&call.callee)
                     && matches!(
                         call.arguments.as_slice(),
                         [Argument::Identifier(_), Argument::ObjectExpression(_)]
                     )
-                    && call.arguments[0].as_expression().and_then(symbol) == wrapper.exports
-                    && wrapper.exports.is_some()
+                    && call.arguments[0]
+                        .as_expression()
+                        .and_then(|e| refs::expression_symbol(self.scoping, e))
+                        == self.wrapper.exports
+                    && self.wrapper.exports.is_some()
             }
             _ => false,
-        };
-        if !defines_object {
-            statements.push(Statement::ExpressionStatement(es));
-            continue;
         }
-        let Expression::CallExpression(call) = &mut es.expression else {
-            unreachable!("checked above");
-        };
+    }
+
+    /// `require.d(exports, {f: () => f, C: () => C})` as `exports.f = f;` and
+    /// `require.d(exports, {C: () => C});`: runs of getters kept, and plain exports, in the
+    /// object's order, pushed to `out`; how many became plain.
+    fn split_object(
+        &self,
+        call: &mut CallExpression<'a>,
+        out: &mut oxc_allocator::Vec<'a, Statement<'a>>,
+    ) -> usize {
+        let allocator = self.allocator;
         let span = call.span;
         let callee = call.callee.clone_in_with_semantic_ids(allocator);
         let target = call.arguments[0]
             .as_expression()
-            .expect("checked above")
+            .expect("checked by defines_object")
             .clone_in_with_semantic_ids(allocator);
         let Argument::ObjectExpression(o) = &mut call.arguments[1] else {
-            unreachable!("checked above");
+            unreachable!("checked by defines_object");
         };
-        // Runs of getters kept, and plain exports, in the object's order.
         let mut kept: oxc_allocator::Vec<'a, ObjectPropertyKind<'a>> =
             oxc_allocator::Vec::new_in(&allocator);
         let flush = |kept: &mut oxc_allocator::Vec<'a, ObjectPropertyKind<'a>>,
@@ -165,7 +222,7 @@ pub(crate) fn plain_exports<'a>(
                 return;
             }
             let properties = std::mem::replace(kept, oxc_allocator::Vec::new_in(&allocator));
-            let object = Expression::new_object_expression(span, properties, &ast);
+            let object = Expression::new_object_expression(span, properties, &self.ast);
             let arguments = oxc_allocator::Vec::from_iter_in(
                 [
                     Argument::from(target.clone_in_with_semantic_ids(allocator)),
@@ -179,45 +236,17 @@ pub(crate) fn plain_exports<'a>(
                 None::<oxc_allocator::Box<'a, _>>,
                 arguments,
                 false,
-                &ast,
+                &self.ast,
             );
-            out.push(Statement::new_expression_statement(span, call, &ast));
+            out.push(Statement::new_expression_statement(span, call, &self.ast));
         };
+        let mut changed = 0;
         for property in o.properties.take_in(&allocator) {
-            let plain = match &property {
-                ObjectPropertyKind::ObjectProperty(p) => {
-                    let name = match &p.key {
-                        PropertyKey::StaticIdentifier(k) => Some(k.name.as_str()),
-                        PropertyKey::StringLiteral(s)
-                            if crate::syntax::is_identifier_name(s.value.as_str()) =>
-                        {
-                            Some(s.value.as_str())
-                        }
-                        _ => None,
-                    };
-                    let value = match &p.value {
-                        Expression::ArrowFunctionExpression(f) if f.is_expression() => {
-                            match f.get_expression() {
-                                Some(Expression::Identifier(i))
-                                    if refs::symbol_of(scoping, i)
-                                        .is_some_and(|s| functions.contains(&s)) =>
-                                {
-                                    Some(i.clone_in_with_semantic_ids(allocator))
-                                }
-                                _ => None,
-                            }
-                        }
-                        _ => None,
-                    };
-                    name.zip(value).map(|(n, v)| (n.to_owned(), v))
-                }
-                _ => None,
-            };
-            match plain {
+            match self.plain_property(&property) {
                 Some((name, value)) => {
-                    flush(&mut kept, statements);
-                    statements.push(plain_assignment(
-                        &ast,
+                    flush(&mut kept, out);
+                    out.push(plain_assignment(
+                        &self.ast,
                         allocator,
                         span,
                         target.clone_in_with_semantic_ids(allocator),
@@ -229,9 +258,38 @@ pub(crate) fn plain_exports<'a>(
                 None => kept.push(property),
             }
         }
-        flush(&mut kept, statements);
+        flush(&mut kept, out);
+        changed
     }
-    changed
+
+    /// A getter `name: () => f` of a function declaration `f`, as the name and `f`.
+    fn plain_property(
+        &self,
+        property: &ObjectPropertyKind<'a>,
+    ) -> Option<(String, oxc_allocator::Box<'a, IdentifierReference<'a>>)> {
+        let ObjectPropertyKind::ObjectProperty(p) = property else {
+            return None;
+        };
+        let name = match &p.key {
+            PropertyKey::StaticIdentifier(k) => k.name.as_str(),
+            PropertyKey::StringLiteral(s)
+                if crate::syntax::is_identifier_name(s.value.as_str()) =>
+            {
+                s.value.as_str()
+            }
+            _ => return None,
+        };
+        let Expression::ArrowFunctionExpression(f) = &p.value else {
+            return None;
+        };
+        match f.get_expression() {
+            Some(Expression::Identifier(i)) if f.is_expression() && self.is_function(i) => Some((
+                name.to_owned(),
+                i.clone_in_with_semantic_ids(self.allocator),
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// `target.name = value;`

@@ -1,0 +1,266 @@
+//! `pilotfish unbundle` on bundles published on npm that this project did not build: GitHub
+//! Copilot's language server at two versions (esbuild, minified, helpers under one-letter
+//! names) and pnpm (esbuild, not minified), fetched once per machine by
+//! `tools/real-bundles/setup.sh`. For each: the module wrappers the bundle holds (counted
+//! from its text, apart from pilotfish) are recovered as files, at least 95% of each kind,
+//! and the unbundled program behaves as the bundle: the same `--version` output and exit
+//! status, and for the language server the same answer to an LSP `initialize`.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs a setup script of `tools/` and returns the folder it prints on its last line.
+fn setup(script: &str) -> PathBuf {
+    let out = Command::new("bash")
+        .arg(repo().join(script))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    PathBuf::from(stdout.lines().last().unwrap().trim())
+}
+
+/// One published bundle: its package folder under the real bundles' cache, the bundle file
+/// in it, and whether it needs node 24 and speaks LSP.
+struct Real {
+    folder: &'static str,
+    file: &'static str,
+    node24: bool,
+    lsp: bool,
+}
+
+/// The helpers an esbuild bundle defines, found in its text by the shape of their source
+/// where esbuild puts them, before any module: `NAME=(a,b)=>()=>...{exports:{}}...` or
+/// `function __require` (`__commonJS`) and `NAME=(a,b...)=>...(a=0)...` (`__esm`), minified
+/// or not; then how many calls of each the bundle makes with a module function or an object
+/// holding one (`=NAME((`, `=NAME(x=>`, `= NAME({`, `= NAME(function`).
+fn wrappers_in(text: &str) -> (usize, usize) {
+    let mut commonjs = Vec::new();
+    let mut esm = Vec::new();
+    let head = &text[..text.len().min(20_000)];
+    let definitions = head
+        .match_indices("=(")
+        .chain(head.match_indices("= ("))
+        .map(|(at, _)| at);
+    for at in definitions {
+        let name: String = head[..at]
+            .trim_end()
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let compact: String = text[at..]
+            .chars()
+            .take(160)
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let Some((params, body)) = compact.strip_prefix("=(").and_then(|s| s.split_once(")=>"))
+        else {
+            continue;
+        };
+        let first = params.split(',').next().unwrap_or("");
+        if name.is_empty() || first.is_empty() || params.len() > 12 {
+            continue;
+        }
+        let returns_function = body.starts_with("()=>") || body.starts_with("function");
+        // The ES module helper first: its text may run on into the CommonJS one's.
+        if returns_function && compact.contains(&format!("({first}=0)")) {
+            esm.push(name);
+        } else if returns_function && compact.contains("{exports:{}}") {
+            commonjs.push(name);
+        }
+    }
+    let calls = |names: &[String]| -> usize {
+        let mut count = 0;
+        for name in names {
+            for prefix in [format!("={name}("), format!("= {name}(")] {
+                for (at, _) in text.match_indices(&prefix) {
+                    let rest = &text[at + prefix.len()..];
+                    let near = rest.get(..60).unwrap_or(rest);
+                    let arrow_of_one = near.split_once("=>").is_some_and(|(p, _)| {
+                        p.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+                            && !p.is_empty()
+                    });
+                    if rest.starts_with('(')
+                        || rest.starts_with('{')
+                        || rest.starts_with("function")
+                        || arrow_of_one
+                    {
+                        count += 1;
+                    }
+                }
+            }
+        }
+        count
+    };
+    (calls(&commonjs), calls(&esm))
+}
+
+/// Runs `node ARGS...` from an unrelated folder: standard output and exit status.
+fn node(node: &Path, args: &[&Path]) -> (String, Option<i32>) {
+    let out = Command::new(node)
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    (String::from_utf8(out.stdout).unwrap(), out.status.code())
+}
+
+fn unbundles_and_runs_the_same(real: &Real) {
+    let cache = setup("tools/real-bundles/setup.sh");
+    let node_bin = if real.node24 {
+        setup("tools/node24.sh").join("bin/node")
+    } else {
+        PathBuf::from("node")
+    };
+    let bundle = cache.join(real.folder).join(real.file);
+    let text = std::fs::read_to_string(&bundle).unwrap();
+    let (commonjs, esm) = wrappers_in(&text);
+    assert!(
+        commonjs > 100,
+        "{}: {commonjs} CommonJS wrappers",
+        real.folder
+    );
+
+    let dir = std::env::temp_dir().join(format!(
+        "pilotfish-real-{}-{}",
+        std::process::id(),
+        real.folder
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.join("out");
+    let (b, o) = (bundle.display().to_string(), out.display().to_string());
+    let ran = super::pilotfish(&["unbundle", &b, "-o", &o], b"");
+    let summary = String::from_utf8_lossy(&ran.stdout);
+    assert!(
+        ran.status.success(),
+        "{}: {}",
+        real.folder,
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert!(
+        summary.contains("wrappers split into files:"),
+        "{}: {summary}",
+        real.folder
+    );
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("unbundle.json")).unwrap()).unwrap();
+    let files = |kinds: &[&str]| {
+        manifest["modules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| kinds.iter().any(|k| m["kind"] == *k))
+            .count()
+    };
+    // An ES module's file holds its initializer, with or without the declarations esbuild
+    // hoisted out of it.
+    for (kind, found, kinds) in [
+        ("commonjs", commonjs, &["commonjs"][..]),
+        ("esm", esm, &["esm", "esm-initializer"][..]),
+    ] {
+        let split = files(kinds);
+        assert!(
+            split * 100 >= found * 95,
+            "{}: {split} of {found} {kind} wrappers became files: {summary}",
+            real.folder
+        );
+        assert!(split <= found, "{}: no {kind} module made up", real.folder);
+        assert_eq!(
+            manifest["wrappers"][kind]["split"], split,
+            "{}: the manifest's count",
+            real.folder
+        );
+    }
+    // With its source map beside it (1.290.0's `main.js.map`), the modules are written under
+    // their original paths.
+    if PathBuf::from(format!("{}.map", bundle.display())).is_file() {
+        let modules = manifest["modules"].as_array().unwrap();
+        let located = modules
+            .iter()
+            .filter(|m| m["path"].as_str().unwrap().contains("node_modules/"))
+            .count();
+        assert!(
+            located * 100 >= (modules.len() - 1) * 95,
+            "{}: {located} of {} modules under their original paths",
+            real.folder,
+            modules.len()
+        );
+    }
+    // The bundle reads files beside it (native modules, grammars): the unbundled program
+    // gets the same neighbours.
+    let dist = bundle.parent().unwrap();
+    let name = bundle.file_name().unwrap();
+    for entry in std::fs::read_dir(dist).unwrap() {
+        let entry = entry.unwrap();
+        let target = out.join(entry.file_name());
+        if entry.file_name() != name && !target.exists() {
+            std::os::unix::fs::symlink(entry.path(), target).unwrap();
+        }
+    }
+    let unbundled = out.join(manifest["entry"].as_str().unwrap());
+    let version = Path::new("--version");
+    let original = node(&node_bin, &[&bundle, version]);
+    assert_eq!(original.1, Some(0), "{}: {original:?}", real.folder);
+    assert_eq!(
+        node(&node_bin, &[&unbundled, version]),
+        original,
+        "{}: --version",
+        real.folder
+    );
+    if real.lsp {
+        let client = repo().join("tools/real-bundles/initialize.js");
+        let ask = |server: &Path| node(&node_bin, &[&client, &node_bin, server]);
+        let answer = ask(&bundle);
+        assert_eq!(answer.1, Some(0), "{}: {answer:?}", real.folder);
+        assert!(answer.0.contains("capabilities"), "{answer:?}");
+        assert_eq!(ask(&unbundled), answer, "{}: initialize", real.folder);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn copilot_language_server_1_290_unbundles_and_answers_the_same() {
+    unbundles_and_runs_the_same(&Real {
+        folder: "copilot-language-server-1.290.0",
+        file: "package/dist/main.js",
+        node24: false,
+        lsp: true,
+    });
+}
+
+#[test]
+fn copilot_language_server_1_539_unbundles_and_answers_the_same() {
+    unbundles_and_runs_the_same(&Real {
+        folder: "copilot-language-server-1.539.0",
+        file: "package/dist/main.js",
+        node24: true,
+        lsp: true,
+    });
+}
+
+#[test]
+fn pnpm_unbundles_and_prints_the_same_version() {
+    unbundles_and_runs_the_same(&Real {
+        folder: "pnpm-9.15.0",
+        file: "package/dist/pnpm.cjs",
+        node24: false,
+        lsp: false,
+    });
+}

@@ -1,0 +1,125 @@
+//! esbuild's helpers shared between the files of a code-split ES module bundle: esbuild
+//! defines `__commonJS` and `__esm` once, in one chunk, exports them under short names
+//! (`export {y as a, b as m}`), and the entry and the other chunks import them
+//! (`import {a as u} from "./chunk-AKF52I5M.mjs"`). A chunk's wrappers are calls of such an
+//! imported name, so the helpers are found in the chunk that defines them and followed
+//! through each `export` and `import` to the files that call them.
+
+use oxc_allocator::Allocator;
+use oxc_ast::ast::{ImportDeclarationSpecifier, ModuleExportName, Program, Statement};
+use oxc_semantic::{Scoping, SymbolId};
+use oxc_span::SourceType;
+use rustc_hash::FxHashSet;
+
+use crate::Input;
+
+/// The helpers each file exports: (file name, exported name).
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    commonjs: FxHashSet<(String, String)>,
+    esm: FxHashSet<(String, String)>,
+    /// The bundle has several files: an ES module among them with no wrapper of its own is
+    /// one of its chunks, kept as it is.
+    pub(crate) several_files: bool,
+}
+
+/// The helpers a file imports from another, as its own variables.
+#[derive(Debug, Default)]
+pub(crate) struct Imported {
+    pub(crate) commonjs: FxHashSet<SymbolId>,
+    pub(crate) esm: FxHashSet<SymbolId>,
+}
+
+/// The helpers the ES module files among `inputs` export. Files that are not ES modules (no
+/// `export` in them, or they do not parse as one) export none.
+pub(crate) fn exported(inputs: &[Input<'_>]) -> Shared {
+    let mut shared = Shared {
+        several_files: inputs.len() > 1,
+        ..Shared::default()
+    };
+    if inputs.len() < 2 {
+        return shared;
+    }
+    for input in inputs.iter().filter(|i| i.text.contains("export")) {
+        let allocator = Allocator::default();
+        let parsed = oxc_parser::Parser::new(&allocator, input.text, SourceType::mjs()).parse();
+        if parsed.diagnostics.errors().next().is_some() {
+            continue;
+        }
+        let program = parsed.program;
+        let names = |symbols: FxHashSet<SymbolId>, scoping: &Scoping| -> FxHashSet<String> {
+            symbols
+                .into_iter()
+                .map(|s| scoping.symbol_name(s).to_owned())
+                .collect()
+        };
+        let semantic = oxc_semantic::SemanticBuilder::new()
+            .build(&program)
+            .semantic;
+        let scoping = semantic.scoping();
+        let commonjs = names(
+            crate::recognize::esbuild::commonjs_helpers(&program),
+            scoping,
+        );
+        let esm = names(crate::split::esm::helpers(&program), scoping);
+        for (local, exported) in exports(&program) {
+            if commonjs.contains(&local) {
+                shared
+                    .commonjs
+                    .insert((input.name.to_owned(), exported.clone()));
+            }
+            if esm.contains(&local) {
+                shared.esm.insert((input.name.to_owned(), exported));
+            }
+        }
+    }
+    shared
+}
+
+/// `export {local as exported}` pairs of a program.
+fn exports(program: &Program<'_>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for statement in &program.body {
+        if let Statement::ExportNamedDeclaration(e) = statement {
+            for s in &e.specifiers {
+                if let ModuleExportName::IdentifierReference(local) = &s.local {
+                    out.push((local.name.to_string(), s.exported.name().to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+impl Shared {
+    /// The helpers `program` imports from the files that export them.
+    pub(crate) fn imported(&self, program: &Program<'_>) -> Imported {
+        let mut imported = Imported::default();
+        if self.commonjs.is_empty() && self.esm.is_empty() {
+            return imported;
+        }
+        for statement in &program.body {
+            let Statement::ImportDeclaration(d) = statement else {
+                continue;
+            };
+            // `./chunk-AKF52I5M.mjs`: the file, given beside this one.
+            let from = d.source.value.rsplit('/').next().unwrap_or_default();
+            for specifier in d.specifiers.iter().flatten() {
+                let ImportDeclarationSpecifier::ImportSpecifier(s) = specifier else {
+                    continue;
+                };
+                let key = (from.to_owned(), s.imported.name().to_string());
+                let Some(symbol) = s.local.symbol_id.get() else {
+                    continue;
+                };
+                if self.commonjs.contains(&key) {
+                    imported.commonjs.insert(symbol);
+                }
+                if self.esm.contains(&key) {
+                    imported.esm.insert(symbol);
+                }
+            }
+        }
+        imported
+    }
+}

@@ -1,0 +1,111 @@
+//! Module paths from a bundle's source map: the source the most of a module function's mapped
+//! code comes from is the module's original file (`src/lib/shapes.js`,
+//! `node_modules/ms/index.js`), which its file is then written under. A source shared by
+//! two modules names neither (the paths must stay apart).
+
+use rustc_hash::FxHashMap;
+
+/// How many mappings of a module function are looked at: enough to outvote the few of the
+/// wrapper's own code esbuild maps to the module's neighbours.
+const SAMPLE: usize = 64;
+
+/// A bundle file's source map, read for where its code came from.
+pub(crate) struct SourceMap<'m> {
+    map: oxc_sourcemap::SourceMap<'m>,
+    /// Each mapping's place in the bundle file (line, UTF-16 column) and its source, sorted.
+    tokens: Vec<((u32, u32), Option<u32>)>,
+}
+
+/// Why a source map could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: the source map does not parse ({message}); give the bundle's own `.map` file")]
+pub struct SourceMapError {
+    pub file: String,
+    pub message: String,
+}
+
+impl<'m> SourceMap<'m> {
+    /// Reads `json`, the source map of the bundle file named `file`.
+    pub(crate) fn read(file: &str, json: &'m str) -> Result<Self, SourceMapError> {
+        let map = oxc_sourcemap::SourceMap::from_json_string(json).map_err(|e| SourceMapError {
+            file: file.to_owned(),
+            message: format!("{e:?}"),
+        })?;
+        let mut tokens: Vec<_> = map
+            .get_tokens()
+            .map(|t| ((t.get_dst_line(), t.get_dst_col()), t.get_source_id()))
+            .collect();
+        tokens.sort_by_key(|t| t.0);
+        Ok(SourceMap { map, tokens })
+    }
+
+    /// For each span (byte offsets into `text`, the bundle file), the source most of the
+    /// mapped code in it comes from, as a path inside the output (leading `./` and `../`
+    /// parts dropped); a source more than one span would get names none of them.
+    pub(crate) fn sources(&self, text: &str, spans: &[(usize, usize)]) -> Vec<Option<String>> {
+        let starts = positions(text, spans.iter().map(|s| s.0));
+        let ends = positions(text, spans.iter().map(|s| s.1));
+        let found: Vec<Option<u32>> = starts
+            .iter()
+            .zip(&ends)
+            .map(|(&start, &end)| self.most_mapped(start, end))
+            .collect();
+        let mut uses: FxHashMap<u32, usize> = FxHashMap::default();
+        for source in found.iter().flatten() {
+            *uses.entry(*source).or_default() += 1;
+        }
+        found
+            .into_iter()
+            .map(|source| {
+                let source = source.filter(|s| uses[s] == 1)?;
+                let path = self.map.get_source(source)?;
+                let parts: Vec<&str> = path
+                    .split(['/', '\\'])
+                    .skip_while(|p| matches!(*p, "." | ".." | ""))
+                    .collect();
+                (!parts.is_empty()).then(|| parts.join("/"))
+            })
+            .collect()
+    }
+
+    /// The source of the most mappings between `start` and `end`, among the first few.
+    fn most_mapped(&self, start: (u32, u32), end: (u32, u32)) -> Option<u32> {
+        let first = self.tokens.partition_point(|t| t.0 < start);
+        let mut counts: FxHashMap<u32, usize> = FxHashMap::default();
+        for (_, source) in self.tokens[first..]
+            .iter()
+            .take_while(|t| t.0 < end)
+            .take(SAMPLE)
+        {
+            if let Some(source) = source {
+                *counts.entry(*source).or_default() += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .max_by_key(|&(s, n)| (n, u32::MAX - s))
+            .map(|(s, _)| s)
+    }
+}
+
+/// The line and UTF-16 column, as source maps count them, of each byte offset of `text`, in
+/// one pass over it (a minified bundle's lines are megabytes long).
+fn positions(text: &str, offsets: impl Iterator<Item = usize>) -> Vec<(u32, u32)> {
+    let mut order: Vec<(usize, usize)> = offsets.enumerate().map(|(i, at)| (at, i)).collect();
+    order.sort_unstable();
+    let mut out = vec![(0, 0); order.len()];
+    let (mut line, mut column, mut at) = (0u32, 0u32, 0usize);
+    for (offset, i) in order {
+        for c in text[at..offset].chars() {
+            if c == '\n' {
+                line += 1;
+                column = 0;
+            } else {
+                column += c.len_utf16() as u32;
+            }
+        }
+        at = offset;
+        out[i] = (line, column);
+    }
+    out
+}

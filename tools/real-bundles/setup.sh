@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Fetches the real bundles the unbundler's tests and benchmark take apart, published on npm
+# and not built by this project, into PILOTFISH_CACHE (default ~/.cache/pilotfish), once per
+# machine: GitHub Copilot's language server at two versions (esbuild, minified: 1.290.0 with
+# its source map, 1.539.0 at 10.7 MB, which needs node 22 or later) and pnpm (esbuild, not
+# minified, `__commonJS` and `__esm` by name). Only the tarballs are fetched (`npm pack`): the
+# tests run the bundle files themselves, not an installed package. Prints the folder on its
+# last line; each package is in `NAME-VERSION/package` under it. Also fetches node 24
+# (tools/node24.sh) for the 1.539.0 server.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache="${PILOTFISH_CACHE:-$HOME/.cache/pilotfish}"
+dir="$cache/real-bundles"
+mkdir -p "$dir"
+exec 7>"$dir/.lock"
+flock 7
+
+fetch() {
+  local package=$1 version=$2 folder=$3
+  [ -f "$dir/$folder/.pilotfish-done" ] && return 0
+  echo "tools/real-bundles/setup.sh: fetching $package@$version into $dir/$folder" >&2
+  local work
+  work=$(mktemp -d "$dir/.fetch.XXXXXX")
+  (cd "$work" && npm pack --silent "$package@$version" >/dev/null && tar xzf ./*.tgz && rm ./*.tgz)
+  rm -rf "${dir:?}/$folder"
+  mv "$work" "$dir/$folder"
+  touch "$dir/$folder/.pilotfish-done"
+}
+
+fetch @github/copilot-language-server 1.290.0 copilot-language-server-1.290.0
+fetch @github/copilot-language-server 1.539.0 copilot-language-server-1.539.0
+fetch pnpm 9.15.0 pnpm-9.15.0
+bash "$here/../node24.sh" >/dev/null
+echo "$dir"
