@@ -296,30 +296,22 @@ impl ChatBackend {
             crate::post::post(&self.client, &url, &body, self.total_timeout, key).await?;
         // A server that ignored `stream` answers with one JSON body.
         if content_type.starts_with("application/json") && self.kind == ChatKind::OpenAi {
-            let bytes = read_limited(response, MAX_RESPONSE_BYTES)
-                .await
-                .map_err(|_| BackendError::TooLarge {
-                    url: url.clone(),
-                    limit: MAX_RESPONSE_BYTES,
-                })?;
-            let value: Value = serde_json::from_slice(&bytes).map_err(|e| BackendError::Json {
-                url: url.clone(),
-                detail: e.to_string(),
-            })?;
-            let answer = whole_answer(&value).ok_or_else(|| BackendError::Json {
-                url: url.clone(),
-                detail: "no `choices[0].message`".to_owned(),
-            })?;
-            if !answer.content.is_empty() {
-                on_text(&answer.content);
-            }
-            return Ok(answer);
+            return read_whole(response, url, &mut on_text).await;
         }
+        self.read_stream(response, url, &mut on_text).await
+    }
+
+    /// Reads a streamed answer: server-sent events (OpenAI) or JSON lines (Ollama), each event
+    /// added to the answer as it comes; an answer whose stream ends before its end is refused.
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        url: String,
+        on_text: &mut impl FnMut(&str),
+    ) -> Result<ChatAnswer, BackendError> {
         let mut sse = sse::SseParser::default();
         let mut lines = sse::LineParser::default();
-        let mut answer = ChatAnswer::default();
-        let mut calls = ToolCallBuilder::default();
-        let mut ended = false;
+        let mut answer = Streamed::default();
         let mut bytes = response.bytes_stream();
         while let Some(chunk) = bytes.next().await {
             let chunk = chunk.map_err(|e| crate::transport_error(&url, self.total_timeout, e))?;
@@ -332,65 +324,119 @@ impl ChatBackend {
                 source,
             })?;
             for event in events {
-                if event.trim() == "[DONE]" {
-                    ended = true;
-                    continue;
-                }
-                let value: Value =
-                    serde_json::from_str(&event).map_err(|e| BackendError::Json {
-                        url: url.clone(),
-                        detail: format!("{e} in event {event:?}"),
-                    })?;
-                if let Some(message) = value["error"]["message"]
-                    .as_str()
-                    .or(value["error"].as_str())
-                {
-                    return Err(BackendError::Other {
-                        url,
-                        detail: message.to_owned(),
-                    });
-                }
-                let (delta, finish) = match self.kind {
-                    ChatKind::OpenAi => (
-                        &value["choices"][0]["delta"],
-                        value["choices"][0]["finish_reason"].as_str(),
-                    ),
-                    ChatKind::Ollama => (
-                        &value["message"],
-                        value["done"]
-                            .as_bool()
-                            .unwrap_or(false)
-                            .then(|| value["done_reason"].as_str().unwrap_or("stop")),
-                    ),
-                };
-                if let Some(text) = delta["content"].as_str()
-                    && !text.is_empty()
-                {
-                    answer.content.push_str(text);
-                    if answer.content.len() > MAX_RESPONSE_BYTES {
-                        return Err(BackendError::TooLarge {
-                            url,
-                            limit: MAX_RESPONSE_BYTES,
-                        });
-                    }
-                    on_text(text);
-                }
-                for call in delta["tool_calls"].as_array().into_iter().flatten() {
-                    calls.push(call);
-                }
-                if let Some(f) = finish {
-                    answer.finish_reason = Some(f.to_owned());
-                    if self.kind == ChatKind::Ollama {
-                        ended = true;
-                    }
-                }
+                answer.add(self.kind, &event, &url, on_text)?;
             }
         }
+        let Streamed {
+            mut answer,
+            calls,
+            ended,
+        } = answer;
         if !ended && answer.finish_reason.is_none() {
             return Err(BackendError::StreamCut { url });
         }
         answer.tool_calls = calls.finish();
         Ok(answer)
+    }
+}
+
+/// Reads an answer sent as one JSON body (`choices[0].message`), and hands its text on.
+async fn read_whole(
+    response: reqwest::Response,
+    url: String,
+    on_text: &mut impl FnMut(&str),
+) -> Result<ChatAnswer, BackendError> {
+    let bytes = read_limited(response, MAX_RESPONSE_BYTES)
+        .await
+        .map_err(|_| BackendError::TooLarge {
+            url: url.clone(),
+            limit: MAX_RESPONSE_BYTES,
+        })?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| BackendError::Json {
+        url: url.clone(),
+        detail: e.to_string(),
+    })?;
+    let answer = whole_answer(&value).ok_or_else(|| BackendError::Json {
+        url: url.clone(),
+        detail: "no `choices[0].message`".to_owned(),
+    })?;
+    if !answer.content.is_empty() {
+        on_text(&answer.content);
+    }
+    Ok(answer)
+}
+
+/// A streamed answer as it arrives: the text and finish reason so far, the tool calls being
+/// joined, and whether the stream said it ended.
+#[derive(Default)]
+struct Streamed {
+    answer: ChatAnswer,
+    calls: ToolCallBuilder,
+    ended: bool,
+}
+
+impl Streamed {
+    /// Adds one event: `[DONE]`, an error the server sent in the stream, or a piece of the
+    /// answer (text handed on at once, tool-call fragments, the finish reason).
+    fn add(
+        &mut self,
+        kind: ChatKind,
+        event: &str,
+        url: &str,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<(), BackendError> {
+        if event.trim() == "[DONE]" {
+            self.ended = true;
+            return Ok(());
+        }
+        let value: Value = serde_json::from_str(event).map_err(|e| BackendError::Json {
+            url: url.to_owned(),
+            detail: format!("{e} in event {event:?}"),
+        })?;
+        if let Some(message) = value["error"]["message"]
+            .as_str()
+            .or(value["error"].as_str())
+        {
+            return Err(BackendError::Other {
+                url: url.to_owned(),
+                detail: message.to_owned(),
+            });
+        }
+        let (delta, finish) = match kind {
+            ChatKind::OpenAi => (
+                &value["choices"][0]["delta"],
+                value["choices"][0]["finish_reason"].as_str(),
+            ),
+            ChatKind::Ollama => (
+                &value["message"],
+                value["done"]
+                    .as_bool()
+                    .unwrap_or(false)
+                    .then(|| value["done_reason"].as_str().unwrap_or("stop")),
+            ),
+        };
+        if let Some(text) = delta["content"].as_str()
+            && !text.is_empty()
+        {
+            self.answer.content.push_str(text);
+            if self.answer.content.len() > MAX_RESPONSE_BYTES {
+                return Err(BackendError::TooLarge {
+                    url: url.to_owned(),
+                    limit: MAX_RESPONSE_BYTES,
+                });
+            }
+            on_text(text);
+        }
+        for call in delta["tool_calls"].as_array().into_iter().flatten() {
+            self.calls.push(call);
+        }
+        if let Some(f) = finish {
+            self.answer.finish_reason = Some(f.to_owned());
+            if kind == ChatKind::Ollama {
+                self.ended = true;
+            }
+        }
+        Ok(())
     }
 }
 

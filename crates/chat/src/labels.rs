@@ -4,107 +4,140 @@
 
 /// Labels for the root files given as (name, text), in a stable order without duplicates.
 pub fn labels(root_files: &[(String, String)]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut add = |l: &str| {
-        if !out.iter().any(|o| o == l) {
-            out.push(l.to_owned());
-        }
-    };
+    let mut labels = Labels::default();
     for (name, text) in root_files {
         let lower = text.to_lowercase();
         match name.as_str() {
-            "package.json" => {
-                add("javascript");
-                add("npm");
-                let deps = serde_json::from_str::<serde_json::Value>(text).ok();
-                for key in ["dependencies", "devDependencies", "peerDependencies"] {
-                    let Some(map) = deps.as_ref().and_then(|d| d[key].as_object()) else {
-                        continue;
-                    };
-                    for dep in map.keys() {
-                        let label = match dep.as_str() {
-                            "typescript" => "typescript",
-                            "react" => "react",
-                            "vue" => "vue",
-                            "@angular/core" => "angular",
-                            "next" => "next.js",
-                            "express" => "express",
-                            "svelte" => "svelte",
-                            "jest" => "jest",
-                            "mocha" => "mocha",
-                            "vitest" => "vitest",
-                            "webpack" => "webpack",
-                            "vite" => "vite",
-                            "@vscode/chat-lib" | "vscode" | "@types/vscode" => "vscode-extension",
-                            _ => continue,
-                        };
-                        add(label);
-                    }
-                }
-            }
-            "tsconfig.json" => add("typescript"),
-            "Cargo.toml" => {
-                add("rust");
-                add("cargo");
-                for (needle, label) in [
-                    ("tokio", "tokio"),
-                    ("[workspace]", "cargo-workspace"),
-                    ("serde", "serde"),
-                ] {
-                    if lower.contains(needle) {
-                        add(label);
-                    }
-                }
-            }
-            "CMakeLists.txt" => {
-                add("c++");
-                add("cmake");
-                if lower.contains("cuda") {
-                    add("cuda");
-                }
-                if lower.contains("qt5") || lower.contains("qt6") {
-                    add("qt");
-                }
-            }
-            "requirements.txt" | "pyproject.toml" => {
-                add("python");
-                add(if name == "requirements.txt" {
-                    "pip"
-                } else {
-                    "pyproject"
-                });
-                if lower.contains("[tool.poetry]") {
-                    add("poetry");
-                }
-                for (needle, label) in [
-                    ("django", "django"),
-                    ("flask", "flask"),
-                    ("fastapi", "fastapi"),
-                    ("pytest", "pytest"),
-                    ("numpy", "numpy"),
-                    ("pandas", "pandas"),
-                    ("torch", "pytorch"),
-                ] {
-                    if lower.contains(needle) {
-                        add(label);
-                    }
-                }
-            }
+            "package.json" => package_json(&mut labels, text),
+            "tsconfig.json" => labels.add("typescript"),
+            "Cargo.toml" => cargo_toml(&mut labels, &lower),
+            "CMakeLists.txt" => cmake_lists(&mut labels, &lower),
+            "requirements.txt" | "pyproject.toml" => python(&mut labels, name, &lower),
             "go.mod" => {
-                add("go");
-                add("go.mod");
+                labels.add("go");
+                labels.add("go.mod");
             }
             "pom.xml" => {
-                add("java");
-                add("maven");
+                labels.add("java");
+                labels.add("maven");
                 if lower.contains("spring-boot") {
-                    add("spring-boot");
+                    labels.add("spring-boot");
                 }
             }
             _ => {}
         }
     }
-    out
+    labels.0
+}
+
+/// The labels found so far, in the order found, each once.
+#[derive(Default)]
+struct Labels(Vec<String>);
+
+impl Labels {
+    fn add(&mut self, label: &str) {
+        if !self.0.iter().any(|o| o == label) {
+            self.0.push(label.to_owned());
+        }
+    }
+
+    /// Adds the label of each needle the (lowercased) text contains.
+    fn add_found(&mut self, lower: &str, needles: &[(&str, &str)]) {
+        for (needle, label) in needles {
+            if lower.contains(needle) {
+                self.add(label);
+            }
+        }
+    }
+}
+
+/// `package.json`: JavaScript with npm, and the frameworks and tools among its dependencies.
+fn package_json(labels: &mut Labels, text: &str) {
+    labels.add("javascript");
+    labels.add("npm");
+    let deps = serde_json::from_str::<serde_json::Value>(text).ok();
+    for key in ["dependencies", "devDependencies", "peerDependencies"] {
+        let Some(map) = deps.as_ref().and_then(|d| d[key].as_object()) else {
+            continue;
+        };
+        for dep in map.keys() {
+            if let Some(label) = npm_label(dep) {
+                labels.add(label);
+            }
+        }
+    }
+}
+
+/// The label of an npm dependency worth naming.
+fn npm_label(dep: &str) -> Option<&'static str> {
+    Some(match dep {
+        "typescript" => "typescript",
+        "react" => "react",
+        "vue" => "vue",
+        "@angular/core" => "angular",
+        "next" => "next.js",
+        "express" => "express",
+        "svelte" => "svelte",
+        "jest" => "jest",
+        "mocha" => "mocha",
+        "vitest" => "vitest",
+        "webpack" => "webpack",
+        "vite" => "vite",
+        "@vscode/chat-lib" | "vscode" | "@types/vscode" => "vscode-extension",
+        _ => return None,
+    })
+}
+
+/// `Cargo.toml`: Rust with cargo, a workspace, and the crates worth naming.
+fn cargo_toml(labels: &mut Labels, lower: &str) {
+    labels.add("rust");
+    labels.add("cargo");
+    labels.add_found(
+        lower,
+        &[
+            ("tokio", "tokio"),
+            ("[workspace]", "cargo-workspace"),
+            ("serde", "serde"),
+        ],
+    );
+}
+
+/// `CMakeLists.txt`: C++ with CMake, CUDA and Qt.
+fn cmake_lists(labels: &mut Labels, lower: &str) {
+    labels.add("c++");
+    labels.add("cmake");
+    if lower.contains("cuda") {
+        labels.add("cuda");
+    }
+    if lower.contains("qt5") || lower.contains("qt6") {
+        labels.add("qt");
+    }
+}
+
+/// `requirements.txt` or `pyproject.toml`: Python, how it is packaged, and the libraries worth
+/// naming.
+fn python(labels: &mut Labels, name: &str, lower: &str) {
+    labels.add("python");
+    labels.add(if name == "requirements.txt" {
+        "pip"
+    } else {
+        "pyproject"
+    });
+    if lower.contains("[tool.poetry]") {
+        labels.add("poetry");
+    }
+    labels.add_found(
+        lower,
+        &[
+            ("django", "django"),
+            ("flask", "flask"),
+            ("fastapi", "fastapi"),
+            ("pytest", "pytest"),
+            ("numpy", "numpy"),
+            ("pandas", "pandas"),
+            ("torch", "pytorch"),
+        ],
+    );
 }
 
 /// The root file names labels are read from.

@@ -155,259 +155,38 @@ fn folder_name(folder: &Path) -> String {
         .unwrap_or_else(|| folder.display().to_string())
 }
 
-/// Builds the prompt.
+/// Builds the prompt: the system message's sections in the order the module's summary gives
+/// ([`system_head`], [`instructions_section`], the index lists), the user's message
+/// ([`user_parts`]), then the fitting: earlier turns that fit ([`fit_history`]), and the
+/// attachments folded when the whole is still too large ([`fold_attachments`]).
 pub fn render(
     found: &Customizations,
     request: &ChatRequest,
     tokenizer: &Tokenizer,
 ) -> Result<ChatPrompt, RenderError> {
     let folders = &found.folders;
-    let multi_root = folders.len() > 1;
     let files: Vec<PathBuf> = request.attachments.iter().map(|a| a.path.clone()).collect();
     let mut notes = Vec::new();
 
-    // The system message: the base prompt, or the invoked agent's body.
-    let mut system_parts = Vec::new();
-    match &request.agent {
-        Some(name) => {
-            let agent = found
-                .agents
-                .iter()
-                .find(|a| a.name.eq_ignore_ascii_case(name))
-                .ok_or_else(|| RenderError::UnknownAgent(name.clone()))?;
-            system_parts.push(Part {
-                source: format!("agent {} ({})", agent.name, agent.path.display()),
-                text: agent.body.trim().to_owned(),
-            });
-            if !agent.tools.is_empty() {
-                notes.push(format!(
-                    "agent {} limits the tools to: {}",
-                    agent.name,
-                    agent.tools.join(", ")
-                ));
-            }
-        }
-        None => system_parts.push(Part {
-            source: "pilotfish base system message".to_owned(),
-            text: BASE_SYSTEM.to_owned(),
-        }),
-    }
-
-    // The instructions section: applicable files, then setting instructions.
-    let mut chunks: Vec<Part> = Vec::new();
-    let mut seen_content: Vec<String> = Vec::new();
-    for i in found.applicable(&files) {
-        let content = i.body.trim().to_owned();
-        if content.is_empty() {
-            notes.push(format!("{} is empty and was left out", i.path.display()));
-            continue;
-        }
-        if seen_content.contains(&content) {
-            notes.push(format!(
-                "{} repeats another instruction file word for word and was left out",
-                i.path.display()
-            ));
-            continue;
-        }
-        seen_content.push(content.clone());
-        let mut attrs = format!(
-            "filePath=\"{}\"",
-            escape_attr(&shown_path(&i.path, folders))
-        );
-        if multi_root && let Some(f) = &i.folder {
-            attrs.push_str(&format!(
-                " workspaceFolder=\"{}\"",
-                escape_attr(&folder_name(f))
-            ));
-        }
-        let why = match i.kind {
-            Kind::CopilotInstructions => "always applies".to_owned(),
-            Kind::InstructionsFile => {
-                format!("applyTo {} covers an attached file", i.apply_to.join(", "))
-            }
-            Kind::AgentsMd => "the nearest AGENTS.md".to_owned(),
-            Kind::ClaudeMd => "CLAUDE.md at the folder root".to_owned(),
-        };
-        chunks.push(Part {
-            source: format!("{} ({why})", i.path.display()),
-            text: format!("<attachment {attrs}>\n{content}\n</attachment>"),
-        });
-    }
-    for s in &found.settings {
-        let line = match &s.language {
-            Some(l) if request.language.as_deref() == Some(l.as_str()) => {
-                format!("For {l} code: {}", s.text)
-            }
-            Some(l) => {
-                notes.push(format!(
-                    "a setting instruction for {l} code was left out (the active language is {})",
-                    request.language.as_deref().unwrap_or("unknown")
-                ));
-                continue;
-            }
-            None => s.text.clone(),
-        };
-        chunks.push(Part {
-            source: s.source.clone(),
-            text: line,
-        });
-    }
-    if !chunks.is_empty() {
-        let mut lead = INTRODUCTION.to_owned();
-        if multi_root {
-            lead.push_str(MULTI_ROOT);
-        }
-        lead.push_str(CONFLICT);
-        system_parts.push(Part {
-            source: "instructions section".to_owned(),
-            text: format!("{lead}\n<instructions>"),
-        });
-        system_parts.extend(chunks);
-        system_parts.push(Part {
-            source: "instructions section".to_owned(),
-            text: "</instructions>".to_owned(),
-        });
-    }
-
-    // What can be loaded on demand.
-    let on_demand = found.on_demand(&files);
-    if !on_demand.is_empty() {
-        let mut text = String::from(
-            "These instruction files apply to particular files or tasks. When your work touches what one describes, read it first with the read_file tool and follow it.\n<instructions>\n",
-        );
-        for i in on_demand {
-            text.push_str(&format!(
-                "<instruction>\n<description>{}</description>\n<file>{}</file>\n</instruction>\n",
-                i.description.as_deref().unwrap_or_default(),
-                shown_path(&i.path, folders)
-            ));
-        }
-        text.push_str("</instructions>");
-        system_parts.push(Part {
-            source: "on-demand instruction files".to_owned(),
-            text,
-        });
-    }
-    if !found.skills.is_empty() {
-        let mut text = String::from(
-            "Skills are folders of instructions for particular tasks. When a task matches a skill's description, read its SKILL.md with the read_file tool before you start.\n<skills>\n",
-        );
-        for s in &found.skills {
-            text.push_str(&format!(
-                "<skill>\n<name>{}</name>\n<description>{}</description>\n<file>{}</file>\n</skill>\n",
-                s.name,
-                s.description.as_deref().unwrap_or_default(),
-                shown_path(&s.path, folders)
-            ));
-        }
-        text.push_str("</skills>");
-        system_parts.push(Part {
-            source: "skills".to_owned(),
-            text,
-        });
-    }
-    let delegable: Vec<_> = found
-        .agents
-        .iter()
-        .filter(|a| a.infer && request.agent.as_deref() != Some(a.name.as_str()))
-        .collect();
-    if !delegable.is_empty() {
-        let mut text = String::from(
-            "These agents can take over a task: when a task matches an agent's description, or the instructions require it, hand it over with the runSubagent tool, giving the agent's name and the task.\n<agents>\n",
-        );
-        for a in delegable {
-            text.push_str(&format!(
-                "<agent>\n<name>{}</name>\n<description>{}</description>\n</agent>\n",
-                a.name,
-                a.description.as_deref().unwrap_or_default()
-            ));
-        }
-        text.push_str("</agents>");
-        system_parts.push(Part {
-            source: "agents".to_owned(),
-            text,
-        });
-    }
-
-    // The current message: workspace labels, attachments, the text.
-    let mut user_parts = Vec::new();
-    if !request.labels.is_empty() {
-        user_parts.push(Part {
-            source: "workspace labels".to_owned(),
-            text: format!(
-                "I am working in a workspace that uses: {}.",
-                request.labels.join(", ")
-            ),
-        });
-    }
-    for a in &request.attachments {
-        user_parts.push(attachment_part(a, folders, None));
-    }
-    user_parts.push(Part {
-        source: "your message".to_owned(),
-        text: request.message.clone(),
-    });
+    let mut system_parts = vec![system_head(found, request, &mut notes)?];
+    system_parts.extend(instructions_section(found, request, &files, &mut notes));
+    system_parts.extend(on_demand_index(found, &files));
+    system_parts.extend(skills_index(found));
+    system_parts.extend(agents_index(found, request));
 
     let system = message(Role::System, None, system_parts, tokenizer);
-    let mut user = message(Role::User, None, user_parts, tokenizer);
+    let user = message(Role::User, None, user_parts(request, folders), tokenizer);
     let fixed = system.tokens + REPLY_PRIMING;
-
-    // Earlier turns, newest first, while they fit their own limit and the whole.
-    let mut history: Vec<Vec<Message>> = request
-        .history
-        .iter()
-        .map(|t| turn_messages(t, tokenizer))
-        .collect();
-    let mut dropped_turns = 0;
-    loop {
-        let history_total: usize = history.iter().flatten().map(|m| m.tokens).sum();
-        let total = fixed + history_total + user.tokens;
-        if history.is_empty()
-            || (history_total <= request.history_tokens && total <= request.max_tokens)
-        {
-            break;
-        }
-        history.remove(0);
-        dropped_turns += 1;
-    }
-    if dropped_turns > 0 {
-        notes.push(format!(
-            "the {dropped_turns} oldest earlier turn(s) were left out to fit the token limits"
-        ));
-    }
-
-    // Still too large: fold the least relevant regions of the attachments.
+    let history = fit_history(request, fixed + user.tokens, tokenizer, &mut notes);
     let history_total: usize = history.iter().flatten().map(|m| m.tokens).sum();
-    let mut total = fixed + history_total + user.tokens;
-    if total > request.max_tokens && !request.attachments.is_empty() {
-        let others = total - attachments_tokens(&user, tokenizer);
-        let room = request.max_tokens.saturating_sub(others);
-        let mut share = room / request.attachments.len();
-        let labels = (!request.labels.is_empty()).then(|| user.parts[0].clone());
-        let text = user.parts.last().cloned();
-        // The share is an estimate (fold markers and joins cost tokens too): shrink it by the
-        // excess until the whole fits, or nothing is left to fold.
-        for _ in 0..8 {
-            let mut parts: Vec<Part> = labels.iter().cloned().collect();
-            for a in &request.attachments {
-                parts.push(attachment_part(
-                    a,
-                    folders,
-                    Some((share, &request.message, tokenizer)),
-                ));
-            }
-            parts.extend(text.iter().cloned());
-            user = message(Role::User, None, parts, tokenizer);
-            total = fixed + history_total + user.tokens;
-            if total <= request.max_tokens || share == 0 {
-                break;
-            }
-            share = share.saturating_sub(
-                (total - request.max_tokens).div_ceil(request.attachments.len()) + 4,
-            );
-        }
-        notes.push("attached code was summarized: its least relevant lines are folded into `/* Lines X-Y omitted */` markers".to_owned());
-    }
+    let (user, total) = fold_attachments(
+        request,
+        folders,
+        user,
+        fixed + history_total,
+        tokenizer,
+        &mut notes,
+    );
     if total > request.max_tokens {
         return Err(RenderError::TooLarge {
             needed: total,
@@ -429,6 +208,320 @@ pub fn render(
         notes,
         delegation,
     })
+}
+
+/// The system message's first part: the base prompt, or the invoked agent's body.
+fn system_head(
+    found: &Customizations,
+    request: &ChatRequest,
+    notes: &mut Vec<String>,
+) -> Result<Part, RenderError> {
+    let Some(name) = &request.agent else {
+        return Ok(Part {
+            source: "pilotfish base system message".to_owned(),
+            text: BASE_SYSTEM.to_owned(),
+        });
+    };
+    let agent = found
+        .agents
+        .iter()
+        .find(|a| a.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| RenderError::UnknownAgent(name.clone()))?;
+    if !agent.tools.is_empty() {
+        notes.push(format!(
+            "agent {} limits the tools to: {}",
+            agent.name,
+            agent.tools.join(", ")
+        ));
+    }
+    Ok(Part {
+        source: format!("agent {} ({})", agent.name, agent.path.display()),
+        text: agent.body.trim().to_owned(),
+    })
+}
+
+/// The instructions section: the applicable instruction files, then the setting instructions,
+/// between the lead and the closing tag; nothing when there are none.
+fn instructions_section(
+    found: &Customizations,
+    request: &ChatRequest,
+    files: &[PathBuf],
+    notes: &mut Vec<String>,
+) -> Vec<Part> {
+    let mut chunks = instruction_files(found, files, notes);
+    chunks.extend(setting_instructions(found, request, notes));
+    if chunks.is_empty() {
+        return chunks;
+    }
+    let mut lead = INTRODUCTION.to_owned();
+    if found.folders.len() > 1 {
+        lead.push_str(MULTI_ROOT);
+    }
+    lead.push_str(CONFLICT);
+    let mut parts = vec![Part {
+        source: "instructions section".to_owned(),
+        text: format!("{lead}\n<instructions>"),
+    }];
+    parts.extend(chunks);
+    parts.push(Part {
+        source: "instructions section".to_owned(),
+        text: "</instructions>".to_owned(),
+    });
+    parts
+}
+
+/// Each applicable instruction file as an attachment, saying why it applies; empty files and
+/// files repeating another word for word are left out.
+fn instruction_files(
+    found: &Customizations,
+    files: &[PathBuf],
+    notes: &mut Vec<String>,
+) -> Vec<Part> {
+    let folders = &found.folders;
+    let mut chunks: Vec<Part> = Vec::new();
+    let mut seen_content: Vec<String> = Vec::new();
+    for i in found.applicable(files) {
+        let content = i.body.trim().to_owned();
+        if content.is_empty() {
+            notes.push(format!("{} is empty and was left out", i.path.display()));
+            continue;
+        }
+        if seen_content.contains(&content) {
+            notes.push(format!(
+                "{} repeats another instruction file word for word and was left out",
+                i.path.display()
+            ));
+            continue;
+        }
+        seen_content.push(content.clone());
+        let mut attrs = format!(
+            "filePath=\"{}\"",
+            escape_attr(&shown_path(&i.path, folders))
+        );
+        if folders.len() > 1
+            && let Some(f) = &i.folder
+        {
+            attrs.push_str(&format!(
+                " workspaceFolder=\"{}\"",
+                escape_attr(&folder_name(f))
+            ));
+        }
+        let why = match i.kind {
+            Kind::CopilotInstructions => "always applies".to_owned(),
+            Kind::InstructionsFile => {
+                format!("applyTo {} covers an attached file", i.apply_to.join(", "))
+            }
+            Kind::AgentsMd => "the nearest AGENTS.md".to_owned(),
+            Kind::ClaudeMd => "CLAUDE.md at the folder root".to_owned(),
+        };
+        chunks.push(Part {
+            source: format!("{} ({why})", i.path.display()),
+            text: format!("<attachment {attrs}>\n{content}\n</attachment>"),
+        });
+    }
+    chunks
+}
+
+/// The setting instructions: each one line, those for another language than the active one
+/// left out.
+fn setting_instructions(
+    found: &Customizations,
+    request: &ChatRequest,
+    notes: &mut Vec<String>,
+) -> Vec<Part> {
+    let mut chunks = Vec::new();
+    for s in &found.settings {
+        let line = match &s.language {
+            Some(l) if request.language.as_deref() == Some(l.as_str()) => {
+                format!("For {l} code: {}", s.text)
+            }
+            Some(l) => {
+                notes.push(format!(
+                    "a setting instruction for {l} code was left out (the active language is {})",
+                    request.language.as_deref().unwrap_or("unknown")
+                ));
+                continue;
+            }
+            None => s.text.clone(),
+        };
+        chunks.push(Part {
+            source: s.source.clone(),
+            text: line,
+        });
+    }
+    chunks
+}
+
+/// The index of instruction files that can be loaded on demand.
+fn on_demand_index(found: &Customizations, files: &[PathBuf]) -> Option<Part> {
+    let on_demand = found.on_demand(files);
+    if on_demand.is_empty() {
+        return None;
+    }
+    let mut text = String::from(
+        "These instruction files apply to particular files or tasks. When your work touches what one describes, read it first with the read_file tool and follow it.\n<instructions>\n",
+    );
+    for i in on_demand {
+        text.push_str(&format!(
+            "<instruction>\n<description>{}</description>\n<file>{}</file>\n</instruction>\n",
+            i.description.as_deref().unwrap_or_default(),
+            shown_path(&i.path, &found.folders)
+        ));
+    }
+    text.push_str("</instructions>");
+    Some(Part {
+        source: "on-demand instruction files".to_owned(),
+        text,
+    })
+}
+
+/// The index of skills.
+fn skills_index(found: &Customizations) -> Option<Part> {
+    if found.skills.is_empty() {
+        return None;
+    }
+    let mut text = String::from(
+        "Skills are folders of instructions for particular tasks. When a task matches a skill's description, read its SKILL.md with the read_file tool before you start.\n<skills>\n",
+    );
+    for s in &found.skills {
+        text.push_str(&format!(
+            "<skill>\n<name>{}</name>\n<description>{}</description>\n<file>{}</file>\n</skill>\n",
+            s.name,
+            s.description.as_deref().unwrap_or_default(),
+            shown_path(&s.path, &found.folders)
+        ));
+    }
+    text.push_str("</skills>");
+    Some(Part {
+        source: "skills".to_owned(),
+        text,
+    })
+}
+
+/// The index of agents a task can be handed to (not the one invoked).
+fn agents_index(found: &Customizations, request: &ChatRequest) -> Option<Part> {
+    let delegable: Vec<_> = found
+        .agents
+        .iter()
+        .filter(|a| a.infer && request.agent.as_deref() != Some(a.name.as_str()))
+        .collect();
+    if delegable.is_empty() {
+        return None;
+    }
+    let mut text = String::from(
+        "These agents can take over a task: when a task matches an agent's description, or the instructions require it, hand it over with the runSubagent tool, giving the agent's name and the task.\n<agents>\n",
+    );
+    for a in delegable {
+        text.push_str(&format!(
+            "<agent>\n<name>{}</name>\n<description>{}</description>\n</agent>\n",
+            a.name,
+            a.description.as_deref().unwrap_or_default()
+        ));
+    }
+    text.push_str("</agents>");
+    Some(Part {
+        source: "agents".to_owned(),
+        text,
+    })
+}
+
+/// The current message: workspace labels, attachments, the text.
+fn user_parts(request: &ChatRequest, folders: &[PathBuf]) -> Vec<Part> {
+    let mut user_parts = Vec::new();
+    if !request.labels.is_empty() {
+        user_parts.push(Part {
+            source: "workspace labels".to_owned(),
+            text: format!(
+                "I am working in a workspace that uses: {}.",
+                request.labels.join(", ")
+            ),
+        });
+    }
+    for a in &request.attachments {
+        user_parts.push(attachment_part(a, folders, None));
+    }
+    user_parts.push(Part {
+        source: "your message".to_owned(),
+        text: request.message.clone(),
+    });
+    user_parts
+}
+
+/// Earlier turns, newest first, while they fit their own limit and the whole (`others`: the
+/// tokens of everything but the history).
+fn fit_history(
+    request: &ChatRequest,
+    others: usize,
+    tokenizer: &Tokenizer,
+    notes: &mut Vec<String>,
+) -> Vec<Vec<Message>> {
+    let mut history: Vec<Vec<Message>> = request
+        .history
+        .iter()
+        .map(|t| turn_messages(t, tokenizer))
+        .collect();
+    let mut dropped_turns = 0;
+    loop {
+        let history_total: usize = history.iter().flatten().map(|m| m.tokens).sum();
+        let total = others + history_total;
+        if history.is_empty()
+            || (history_total <= request.history_tokens && total <= request.max_tokens)
+        {
+            break;
+        }
+        history.remove(0);
+        dropped_turns += 1;
+    }
+    if dropped_turns > 0 {
+        notes.push(format!(
+            "the {dropped_turns} oldest earlier turn(s) were left out to fit the token limits"
+        ));
+    }
+    history
+}
+
+/// Still too large: folds the least relevant regions of the attachments (`others`: the tokens
+/// of everything but the user's message). Returns the user's message and the prompt's total.
+fn fold_attachments(
+    request: &ChatRequest,
+    folders: &[PathBuf],
+    mut user: Message,
+    others: usize,
+    tokenizer: &Tokenizer,
+    notes: &mut Vec<String>,
+) -> (Message, usize) {
+    let mut total = others + user.tokens;
+    if total <= request.max_tokens || request.attachments.is_empty() {
+        return (user, total);
+    }
+    let room = request
+        .max_tokens
+        .saturating_sub(total - attachments_tokens(&user, tokenizer));
+    let mut share = room / request.attachments.len();
+    let labels = (!request.labels.is_empty()).then(|| user.parts[0].clone());
+    let text = user.parts.last().cloned();
+    // The share is an estimate (fold markers and joins cost tokens too): shrink it by the
+    // excess until the whole fits, or nothing is left to fold.
+    for _ in 0..8 {
+        let mut parts: Vec<Part> = labels.iter().cloned().collect();
+        for a in &request.attachments {
+            parts.push(attachment_part(
+                a,
+                folders,
+                Some((share, &request.message, tokenizer)),
+            ));
+        }
+        parts.extend(text.iter().cloned());
+        user = message(Role::User, None, parts, tokenizer);
+        total = others + user.tokens;
+        if total <= request.max_tokens || share == 0 {
+            break;
+        }
+        share = share
+            .saturating_sub((total - request.max_tokens).div_ceil(request.attachments.len()) + 4);
+    }
+    notes.push("attached code was summarized: its least relevant lines are folded into `/* Lines X-Y omitted */` markers".to_owned());
+    (user, total)
 }
 
 /// Words that make a delegation instruction binding.

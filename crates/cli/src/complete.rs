@@ -50,31 +50,13 @@ pub(crate) struct Args {
     html: Option<PathBuf>,
 }
 
+/// `complete`: the settings and the request, checked before any model loads; the pipeline's
+/// answer; then the answer printed (or, for a failed request, what was sent).
 pub(crate) fn run(args: Args) -> Result<()> {
     if !matches!(args.format.as_str(), "text" | "json") {
         bail!("--format {} is not text or json", args.format);
     }
-    let (mut config, _) = host::config::load(&args.overrides)?;
-    if let Some(m) = &args.multiline {
-        config.completion.multiline = m.clone();
-    }
-    if let Some(n) = args.max_prompt_tokens {
-        config.completion.max_prompt_tokens = Some(n);
-    }
-    if let Some(s) = &args.strategy {
-        config.completion.strategy = s.clone();
-    }
-    config.backend.backend()?;
-    let mut settings = config
-        .completion
-        .settings(args.max_tokens.unwrap_or(config.backend.max_tokens))?;
-    settings.fim = config.backend.fim_mode()?;
-    settings.recent_edits_heading =
-        host::copilot_texts::load(config.next_edit.copilot_texts.as_deref()).recent_edits_heading;
-    // One question from a terminal: no keystrokes to wait for, and the user asked for it.
-    settings.debounce = None;
-    settings.skip_like_copilot = false;
-
+    let (mut config, settings) = settings(&args)?;
     let mut request = match (&args.location, &args.request) {
         (Some(location), None) => prompt_cmd::request_from_disk(location, &args.open)?,
         (None, Some(path)) => prompt_cmd::read_request(path)?,
@@ -146,9 +128,46 @@ pub(crate) fn run(args: Args) -> Result<()> {
     for path in &dropped {
         eprintln!("note: {path} is excluded by .copilotignore and was left out");
     }
+    print_outcome(&args, &outcome, &endpoint, kind)
+}
 
+/// The configuration with the command line's overrides, and the pipeline's settings for one
+/// question from a terminal.
+fn settings(args: &Args) -> Result<(host::config::Loaded, ghost::Settings)> {
+    let (mut config, _) = host::config::load(&args.overrides)?;
+    if let Some(m) = &args.multiline {
+        config.completion.multiline = m.clone();
+    }
+    if let Some(n) = args.max_prompt_tokens {
+        config.completion.max_prompt_tokens = Some(n);
+    }
+    if let Some(s) = &args.strategy {
+        config.completion.strategy = s.clone();
+    }
+    config.backend.backend()?;
+    let mut settings = config
+        .completion
+        .settings(args.max_tokens.unwrap_or(config.backend.max_tokens))?;
+    settings.fim = config.backend.fim_mode()?;
+    settings.recent_edits_heading =
+        host::copilot_texts::load(config.next_edit.copilot_texts.as_deref()).recent_edits_heading;
+    // One question from a terminal: no keystrokes to wait for, and the user asked for it.
+    settings.debounce = None;
+    settings.skip_like_copilot = false;
+    Ok((config, settings))
+}
+
+/// The suggestions as JSON or text; with `--explain`, what was sent and what post-processing
+/// did; when nothing is left to show, why.
+fn print_outcome(
+    args: &Args,
+    outcome: &ghost::Outcome,
+    endpoint: &str,
+    kind: backends::Kind,
+) -> Result<()> {
+    let trace = &outcome.trace;
     if args.format == "json" {
-        let mut value = serde_json::to_value(&outcome)?;
+        let mut value = serde_json::to_value(outcome)?;
         if args.explain
             && let Some(p) = &trace.prompt
         {
@@ -158,7 +177,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     if args.explain {
-        explain(trace, &endpoint, kind);
+        explain(trace, endpoint, kind);
         for cut in &trace.cuts {
             println!("post-processing: {cut}");
         }

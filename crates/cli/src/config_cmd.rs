@@ -11,6 +11,8 @@ pub(crate) enum Command {
     Check(Overrides),
 }
 
+/// `config check`: the settings and where each came from, the managed server, then what the
+/// server says of itself and the warnings that follow from it.
 pub(crate) fn run(command: Command) -> Result<()> {
     let Command::Check(overrides) = command;
     let (loaded, path) = load(&overrides)?;
@@ -18,25 +20,57 @@ pub(crate) fn run(command: Command) -> Result<()> {
         Some(p) => println!("configuration: {}", p.display()),
         None => println!("configuration: none found, using the defaults"),
     }
+    print_settings(&loaded)?;
+    let mut b = loaded.backend.clone();
+    let managed = crate::managed::start_for(&mut b)?;
+    if let Some(m) = &managed {
+        print_managed(m);
+    }
+    let b = &b;
+    let backend = b.backend()?;
+    let kind = backend.kind;
+    if kind == Kind::Codestral && backend.api_key.is_none() {
+        // Without its key, Codestral would only refuse: there is nothing to ask yet.
+        println!("server: not asked");
+        println!(
+            "warning: Codestral needs an API key: set api_key_env = \"MISTRAL_API_KEY\" (or api_key_command) in [backend]"
+        );
+        return Ok(());
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let info = runtime
+        .block_on(backend.server_info(PROBE_LIMIT))
+        .map_err(|e| anyhow::anyhow!("the server did not answer: {e}"))?;
+    print_server(&info);
+    let shape = ghost::shape::choose(
+        b.fim_mode()?,
+        kind,
+        b.fim_template.as_deref(),
+        Some(&info),
+        None,
+    );
+    println!("completions");
+    println!("  request                      {}", shape.describe());
+    if !info.models.is_empty() {
+        println!("  models                       {}", info.models.join(", "));
+    }
+    for w in &warnings(b, kind, &info, &shape) {
+        println!("warning: {w}");
+    }
+    Ok(())
+}
+
+/// The `[backend]` and `[completion]` settings in force, each with where it came from;
+/// settings left unset are shown with what they mean.
+fn print_settings(loaded: &host::config::Loaded) -> Result<()> {
     let b = &loaded.backend;
     let completion = toml::Table::try_from(&loaded.completion)?;
     let mut backend_table = toml::Table::try_from(b)?;
-    // Settings left unset are shown with what they mean.
     if b.gguf.is_none() {
         backend_table.insert("endpoint".into(), toml::Value::String(b.endpoint()?));
     }
-    let unset = |key: &str| match key {
-        "model" => "(the server's)",
-        "fim_template" => "(none: the server does FIM)",
-        "fim" => "auto",
-        "api_key_env" | "api_key_command" | "api_key" => "(none)",
-        "first_token_timeout_seconds" => "(command line: none; language server: 4)",
-        "context_size" => "(the server's, else none)",
-        "endpoint" => "(the managed llama-server's, below)",
-        "gguf" => "(none: a server already running)",
-        "max_prompt_tokens" => "(7692, or what the server's context leaves)",
-        _ => "(unset)",
-    };
     for (section, table, keys) in [
         ("backend", &backend_table, BACKEND_KEYS),
         ("completion", &completion, COMPLETION_KEYS),
@@ -52,46 +86,44 @@ pub(crate) fn run(command: Command) -> Result<()> {
             println!("  {key:<28} {value:<40} {origin}");
         }
     }
-    let mut b = b.clone();
-    let managed = crate::managed::start_for(&mut b)?;
-    if let Some(m) = &managed {
-        let plan = &m.plan;
-        println!("managed server");
-        println!("  binary                       {}", plan.binary.display());
-        println!("  model                        {}", plan.model.display());
-        println!(
-            "  trained context              {}",
-            plan.trained
-                .map_or("(not in the file)".to_owned(), |n| format!("{n} tokens"))
-        );
-        println!("  context                      {} tokens", plan.context);
-        println!("  address                      {}", m.url);
-        println!("  log                          {}", m.log.display());
-        println!("  stops                        when pilotfish exits");
+    Ok(())
+}
+
+/// What a setting left unset means.
+fn unset(key: &str) -> &'static str {
+    match key {
+        "model" => "(the server's)",
+        "fim_template" => "(none: the server does FIM)",
+        "fim" => "auto",
+        "api_key_env" | "api_key_command" | "api_key" => "(none)",
+        "first_token_timeout_seconds" => "(command line: none; language server: 4)",
+        "context_size" => "(the server's, else none)",
+        "endpoint" => "(the managed llama-server's, below)",
+        "gguf" => "(none: a server already running)",
+        "max_prompt_tokens" => "(7692, or what the server's context leaves)",
+        _ => "(unset)",
     }
-    let b = &b;
-    let backend = b.backend()?;
-    let kind = backend.kind;
-    let mut warnings = Vec::new();
-    if kind == Kind::Codestral && backend.api_key.is_none() {
-        warnings.push(
-            "Codestral needs an API key: set api_key_env = \"MISTRAL_API_KEY\" (or api_key_command) in [backend]".to_owned(),
-        );
-    }
-    if !warnings.is_empty() {
-        // Without its key, Codestral would only refuse: there is nothing to ask yet.
-        println!("server: not asked");
-        for w in &warnings {
-            println!("warning: {w}");
-        }
-        return Ok(());
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let info = runtime
-        .block_on(backend.server_info(PROBE_LIMIT))
-        .map_err(|e| anyhow::anyhow!("the server did not answer: {e}"))?;
+}
+
+/// The llama-server pilotfish started for a model file: what it runs and where.
+fn print_managed(m: &crate::managed::Managed) {
+    let plan = &m.plan;
+    println!("managed server");
+    println!("  binary                       {}", plan.binary.display());
+    println!("  model                        {}", plan.model.display());
+    println!(
+        "  trained context              {}",
+        plan.trained
+            .map_or("(not in the file)".to_owned(), |n| format!("{n} tokens"))
+    );
+    println!("  context                      {} tokens", plan.context);
+    println!("  address                      {}", m.url);
+    println!("  log                          {}", m.log.display());
+    println!("  stops                        when pilotfish exits");
+}
+
+/// What the server said of itself: its name, model, context, and what it can do.
+fn print_server(info: &backends::server::ServerInfo) {
     println!("server");
     println!("  asked                        {}", info.probed);
     println!("  answered as                  {}", info.server);
@@ -129,18 +161,16 @@ pub(crate) fn run(command: Command) -> Result<()> {
             }
         );
     }
-    let shape = ghost::shape::choose(
-        b.fim_mode()?,
-        kind,
-        b.fim_template.as_deref(),
-        Some(&info),
-        None,
-    );
-    println!("completions");
-    println!("  request                      {}", shape.describe());
-    if !info.models.is_empty() {
-        println!("  models                       {}", info.models.join(", "));
-    }
+}
+
+/// What will not work as configured with this server.
+fn warnings(
+    b: &host::config::BackendConfig,
+    kind: Kind,
+    info: &backends::server::ServerInfo,
+    shape: &ghost::Shape,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
     if info.is_llama_cpp() && kind == Kind::OpenAiCompletions {
         warnings.push(
             ghost::LLAMA_SUFFIX_IGNORED
@@ -162,10 +192,7 @@ pub(crate) fn run(command: Command) -> Result<()> {
             b.max_tokens
         ));
     }
-    for w in &warnings {
-        println!("warning: {w}");
-    }
-    Ok(())
+    warnings
 }
 
 /// A setting's value as it would be written in the file.

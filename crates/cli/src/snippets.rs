@@ -64,14 +64,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let cursor = location.byte_offset(&current.text)?;
     let language_id = current.language_id.clone();
 
-    let (options, options_name) = match args.options.as_deref() {
-        Some(name) => match SimilarFilesOptions::by_name(name) {
-            Some(o) => (o, name.to_owned()),
-            None => bail!("unknown option set `{name}`: use default, conservative, cpp or none"),
-        },
-        None if language_id == "cpp" => (SimilarFilesOptions::CPP, "cpp".to_owned()),
-        None => (SimilarFilesOptions::DEFAULT, "default".to_owned()),
-    };
+    let (options, options_name) = option_set(args.options.as_deref(), &language_id)?;
 
     let mut open_files = Vec::new();
     for path in &args.open {
@@ -121,30 +114,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         } else {
             reference.split('\n').count()
         },
-        neighbours: open_docs
-            .iter()
-            .zip(&verdicts)
-            .map(|(d, v)| {
-                let chars = tokenizer::utf16::utf16_len(d.text);
-                let verdict = match v {
-                    Verdict::Chosen if chars == 0 => "chosen, but empty",
-                    Verdict::Chosen if chars >= options.max_char_per_file => {
-                        "chosen, but too large to search for snippets"
-                    }
-                    Verdict::Chosen => "chosen",
-                    Verdict::CurrentFile => "the current file",
-                    Verdict::OtherLanguage => "another language",
-                    Verdict::OverTotalSize => "over the total size of neighbours",
-                    Verdict::NotReached => "after the file-count cap",
-                };
-                Neighbour {
-                    path: d.path.to_owned(),
-                    language_id: d.language_id.to_owned(),
-                    chars,
-                    verdict,
-                }
-            })
-            .collect(),
+        neighbours: neighbour_rows(&open_docs, &verdicts, &options),
         snippets: snippets
             .into_iter()
             .map(|s| Snippet {
@@ -161,6 +131,50 @@ pub(crate) fn run(args: Args) -> Result<()> {
         Format::Text => print_text(&report),
     }
     Ok(())
+}
+
+/// Copilot's option set by name, or the language's when none is named, and its name.
+fn option_set(name: Option<&str>, language_id: &str) -> Result<(SimilarFilesOptions, String)> {
+    Ok(match name {
+        Some(name) => match SimilarFilesOptions::by_name(name) {
+            Some(o) => (o, name.to_owned()),
+            None => bail!("unknown option set `{name}`: use default, conservative, cpp or none"),
+        },
+        None if language_id == "cpp" => (SimilarFilesOptions::CPP, "cpp".to_owned()),
+        None => (SimilarFilesOptions::DEFAULT, "default".to_owned()),
+    })
+}
+
+/// Each open file with what Copilot made of it as a neighbour.
+fn neighbour_rows(
+    open_docs: &[OpenDocument<'_>],
+    verdicts: &[Verdict],
+    options: &SimilarFilesOptions,
+) -> Vec<Neighbour> {
+    open_docs
+        .iter()
+        .zip(verdicts)
+        .map(|(d, v)| {
+            let chars = tokenizer::utf16::utf16_len(d.text);
+            let verdict = match v {
+                Verdict::Chosen if chars == 0 => "chosen, but empty",
+                Verdict::Chosen if chars >= options.max_char_per_file => {
+                    "chosen, but too large to search for snippets"
+                }
+                Verdict::Chosen => "chosen",
+                Verdict::CurrentFile => "the current file",
+                Verdict::OtherLanguage => "another language",
+                Verdict::OverTotalSize => "over the total size of neighbours",
+                Verdict::NotReached => "after the file-count cap",
+            };
+            Neighbour {
+                path: d.path.to_owned(),
+                language_id: d.language_id.to_owned(),
+                chars,
+                verdict,
+            }
+        })
+        .collect()
 }
 
 fn print_text(r: &Report) {

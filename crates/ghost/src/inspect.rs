@@ -8,7 +8,8 @@ use std::time::Instant;
 use backends::Backend;
 use prompt::request::RequestJson;
 
-use crate::{Pipeline, PipelineError, Trace, sampled_request};
+use crate::ask::sampled_request;
+use crate::{Pipeline, PipelineError, Trace};
 
 impl Pipeline {
     /// The trace of a request for the cursor in `request` as far as the model: how it would be

@@ -15,7 +15,8 @@ use backends::{Backend, BackendError, Request};
 use engine::params;
 use tokio::sync::watch;
 
-use crate::{State, lock, multiline};
+use crate::cursor::Cursor;
+use crate::{Pipeline, State, lock, multiline};
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Progress {
@@ -123,4 +124,52 @@ pub(crate) async fn run_stream(job: Job, tx: watch::Sender<Progress>, cancel: Ar
         }
     }
     tx.send_modify(|p| p.done = Some(result));
+}
+
+impl Pipeline {
+    /// Waits for a stream of the same document that the text typed since it started agrees
+    /// with, and returns the rest of its answer. Streams the typing has left behind are
+    /// cancelled.
+    pub(crate) async fn reuse_in_flight(
+        &self,
+        cursor: &Cursor,
+        arrived: Instant,
+    ) -> Option<String> {
+        let candidates: Vec<Arc<InFlight>> = {
+            let mut state = self.state();
+            let mut keep = Vec::new();
+            for f in state.in_flight.iter().filter(|f| f.path == cursor.path) {
+                let leads_here =
+                    f.suffix == cursor.suffix() && cursor.prefix().starts_with(&f.prefix);
+                let agrees = leads_here && {
+                    let typed = &cursor.prefix()[f.prefix.len()..];
+                    let so_far = &f.progress.borrow().text;
+                    so_far.starts_with(typed) || typed.starts_with(so_far.as_str())
+                };
+                if agrees {
+                    keep.push(f.clone());
+                } else if f.arrived <= arrived {
+                    // A request handled late (tasks run in any order) must not cancel the
+                    // stream of a keystroke that came after it.
+                    f.cancel.store(true, Ordering::Relaxed);
+                }
+            }
+            state
+                .in_flight
+                .retain(|f| !f.cancel.load(Ordering::Relaxed));
+            keep
+        };
+        for f in candidates {
+            let typed = &cursor.prefix()[f.prefix.len()..];
+            let mut rx = f.progress.clone();
+            let done = rx.wait_for(|p| p.done.is_some()).await.ok()?.clone();
+            if let Some(Ok(answer)) = done.done
+                && let Some(rest) = answer.strip_prefix(typed)
+                && !rest.trim().is_empty()
+            {
+                return Some(rest.to_owned());
+            }
+        }
+        None
+    }
 }

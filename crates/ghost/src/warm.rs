@@ -15,7 +15,8 @@ use backends::Kind;
 use prompt::request::RequestJson;
 use serde::Serialize;
 
-use crate::{Pipeline, PipelineError, Trace, fit, model_request};
+use crate::ask::model_request;
+use crate::{Pipeline, PipelineError, Trace, fit};
 
 /// Characters of the document per prompt token assumed when sizing the warmed text; source code
 /// runs 3 to 4, so this errs on the side of sending less than the prefix will hold.

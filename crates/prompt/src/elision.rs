@@ -105,6 +105,11 @@ pub fn elision_lines(value: &str) -> Vec<&str> {
 }
 
 /// Fits `blocks` (in prompt order) and `suffix` into the limits from [`prompt_limits`].
+///
+/// The stages follow Copilot's `WishlistElision.elide` (its completions library's
+/// `prompt/components/elision`): prepare the prefix blocks (count every line), elide the suffix
+/// (which takes what the prefix cannot use), then elide the prefix (drop light blocks, trim
+/// lines from the far end, put dropped blocks back where they fit).
 pub fn elide(
     blocks: Vec<Block>,
     prefix_limit: i64,
@@ -118,7 +123,28 @@ pub fn elide(
     let prefix_limit = prefix_limit as usize;
     // A negative suffix share counts as none, as it does in Copilot.
     let suffix_limit = suffix_limit.max(0) as usize;
-    // Prepare: count every line of every block.
+    let prepared = prepare_blocks(&blocks, tokenizer);
+    let (elided_suffix, prefix_limit) = elide_suffix(
+        suffix,
+        suffix_limit,
+        prefix_limit,
+        prepared.max_prefix_tokens,
+        tokenizer,
+    );
+    let elided = elide_prefix(blocks, &prepared, prefix_limit, tokenizer)?;
+    Ok((elided_suffix, elided))
+}
+
+/// Every block's lines with their tokens, counted once.
+struct Prepared {
+    lines_of: Vec<Vec<Line>>,
+    block_tokens: Vec<usize>,
+    /// The tokens of all blocks together.
+    max_prefix_tokens: usize,
+}
+
+/// Counts every line of every block (Copilot's `preparePrefixBlocks`).
+fn prepare_blocks(blocks: &[Block], tokenizer: &Tokenizer) -> Prepared {
     let mut lines_of: Vec<Vec<Line>> = Vec::with_capacity(blocks.len());
     let mut block_tokens = Vec::with_capacity(blocks.len());
     let mut max_prefix_tokens = 0usize;
@@ -136,10 +162,24 @@ pub fn elide(
         block_tokens.push(tokens);
         lines_of.push(lines);
     }
+    Prepared {
+        lines_of,
+        block_tokens,
+        max_prefix_tokens,
+    }
+}
 
-    // The suffix takes its share, plus whatever the prefix cannot use.
-    let (elided_suffix, prefix_limit) = if suffix.is_empty() || suffix_limit == 0 {
-        (
+/// The suffix takes its share, plus whatever the prefix cannot use (Copilot's `elideSuffix`).
+/// Returns the elided suffix and the prefix's limit adjusted by what the suffix left unused.
+fn elide_suffix(
+    suffix: &str,
+    suffix_limit: usize,
+    prefix_limit: usize,
+    max_prefix_tokens: usize,
+    tokenizer: &Tokenizer,
+) -> (ElidedSuffix, usize) {
+    if suffix.is_empty() || suffix_limit == 0 {
+        return (
             ElidedSuffix {
                 value: suffix.to_owned(),
                 tokens: 0,
@@ -147,27 +187,70 @@ pub fn elide(
                 elided_tokens: 0,
             },
             prefix_limit + suffix_limit,
-        )
-    } else {
-        let (mut prefix_limit, mut suffix_limit) = (prefix_limit, suffix_limit);
-        if max_prefix_tokens < prefix_limit {
-            suffix_limit += prefix_limit - max_prefix_tokens;
-            prefix_limit = max_prefix_tokens;
-        }
-        let taken = tokenizer.take_first_tokens(suffix, suffix_limit);
-        let adjusted = prefix_limit + suffix_limit.saturating_sub(taken.tokens);
-        (
-            ElidedSuffix {
-                value: suffix.to_owned(),
-                tokens: tokenizer.count(suffix),
-                elided_value: taken.text,
-                elided_tokens: taken.tokens,
-            },
-            adjusted,
-        )
-    };
+        );
+    }
+    let (mut prefix_limit, mut suffix_limit) = (prefix_limit, suffix_limit);
+    if max_prefix_tokens < prefix_limit {
+        suffix_limit += prefix_limit - max_prefix_tokens;
+        prefix_limit = max_prefix_tokens;
+    }
+    let taken = tokenizer.take_first_tokens(suffix, suffix_limit);
+    let adjusted = prefix_limit + suffix_limit.saturating_sub(taken.tokens);
+    (
+        ElidedSuffix {
+            value: suffix.to_owned(),
+            tokens: tokenizer.count(suffix),
+            elided_value: taken.text,
+            elided_tokens: taken.tokens,
+        },
+        adjusted,
+    )
+}
 
-    // Drop whole blocks, lowest weight first (stable among equal weights), until the rest fits.
+/// Fits the blocks into `prefix_limit` (Copilot's `elidePrefix`): light blocks dropped, the
+/// lines of the rest trimmed from the far end, then every block rebuilt.
+fn elide_prefix(
+    blocks: Vec<Block>,
+    prepared: &Prepared,
+    prefix_limit: usize,
+    tokenizer: &Tokenizer,
+) -> Result<Vec<ElidedBlock>, ElisionError> {
+    let removed = remove_light_blocks(
+        &blocks,
+        &prepared.block_tokens,
+        prepared.max_prefix_tokens,
+        prefix_limit,
+    );
+    let kept_lines: Vec<&Line> = prepared
+        .lines_of
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !removed[*i])
+        .flat_map(|(_, lines)| lines.iter())
+        .collect();
+    if kept_lines.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (fitting, used) = trim_lines_to_fit(&kept_lines, prefix_limit, tokenizer)?;
+    Ok(rebuild_blocks(
+        blocks,
+        &prepared.block_tokens,
+        &removed,
+        &fitting,
+        (used, prefix_limit),
+        tokenizer,
+    ))
+}
+
+/// Which blocks are dropped whole, lowest weight first (stable among equal weights), until the
+/// rest fits: a chunk goes all together, and blocks of weight 1 stay (Copilot's
+/// `removeLowWeightPrefixBlocks`).
+fn remove_light_blocks(
+    blocks: &[Block],
+    block_tokens: &[usize],
+    max_prefix_tokens: usize,
+    prefix_limit: usize,
+) -> Vec<bool> {
     let mut removed = vec![false; blocks.len()];
     let mut order: Vec<usize> = (0..blocks.len()).collect();
     order.sort_by(|&a, &b| blocks[a].weight.total_cmp(&blocks[b].weight));
@@ -195,18 +278,16 @@ pub fn elide(
             }
         }
     }
+    removed
+}
 
-    let kept_lines: Vec<&Line> = lines_of
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !removed[*i])
-        .flat_map(|(_, lines)| lines.iter())
-        .collect();
-    if kept_lines.is_empty() {
-        return Ok((elided_suffix, Vec::new()));
-    }
-
-    // Keep lines from the cursor side back while they fit.
+/// The lines kept from the cursor side back while they fit, and their tokens; when not even
+/// the last line fits, its last tokens (Copilot's `trimPrefixLinesToFit`).
+fn trim_lines_to_fit(
+    kept_lines: &[&Line],
+    prefix_limit: usize,
+    tokenizer: &Tokenizer,
+) -> Result<(Vec<Line>, usize), ElisionError> {
     let mut fitting: Vec<Line> = Vec::new();
     let mut used = 0usize;
     for line in kept_lines.iter().rev() {
@@ -219,7 +300,6 @@ pub fn elide(
     }
     fitting.reverse();
     if fitting.is_empty() {
-        // Not even the last line fits: keep its last tokens.
         let last = kept_lines[kept_lines.len() - 1];
         if last.text.is_empty() {
             return Err(ElisionError::CannotFit(prefix_limit));
@@ -232,10 +312,21 @@ pub fn elide(
             tokens: taken.tokens,
         });
     }
+    Ok((fitting, used))
+}
 
-    // Rebuild every block; dropped ones come back whole where they still fit.
+/// Every block rebuilt from its fitting lines; dropped ones come back whole, in order, where
+/// they still fit (`(used, prefix_limit)`: the tokens the fitting lines take, and the limit).
+fn rebuild_blocks(
+    blocks: Vec<Block>,
+    block_tokens: &[usize],
+    removed: &[bool],
+    fitting: &[Line],
+    (used, prefix_limit): (usize, usize),
+    tokenizer: &Tokenizer,
+) -> Vec<ElidedBlock> {
     let mut current = used;
-    let elided = blocks
+    blocks
         .into_iter()
         .enumerate()
         .map(|(i, block)| {
@@ -277,8 +368,7 @@ pub fn elide(
                 elided_tokens,
             }
         })
-        .collect();
-    Ok((elided_suffix, elided))
+        .collect()
 }
 
 /// Keeps the total within `max_tokens` where Copilot's elision would not.

@@ -12,41 +12,39 @@
 
 mod cache;
 mod candidates;
+mod fit;
 mod pack;
+mod ranking;
+mod report;
 mod sources;
 mod stable;
 
 pub(crate) use stable::Stable;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use retrieval::SimilarFilesOptions;
-use retrieval::rank::{self, CursorContext};
 use tokenizer::{Tokenizer, utf16};
 
 use self::cache::FileOutline;
+use self::fit::{Counter, Marker};
 use self::pack::Ranked;
+use self::ranking::{MIN_SCORE, Ranking, rank_files};
 use crate::components::similar_files::neighbour_snippets;
-use crate::request::{ContextRendering, Layout, RequestError, RequestJson};
+use crate::request::{ContextRendering, Layout, Options, RequestError, RequestJson};
 use crate::skip::copilot_skip_reason;
 use crate::suffix::{approximate_max_characters, reuse_cached_suffix, suffix_after_cursor_line};
 use crate::{
     AssembleError, Element, ElementKind, OpenFirst, Prompt, Session, fim, normalize_line_endings,
-    trim_last_line,
 };
 
 /// The context's share of the budget at least, in percent, when the request does not say.
 const DEFAULT_CONTEXT_FLOOR_PERCENT: u32 = 35;
-/// Definitions scoring below this are not worth their tokens.
-const MIN_SCORE: f64 = 0.0;
-/// Left-out definitions reported, best first (the rest are counted in a note).
-const REPORTED_LEFT_OUT: usize = 20;
 /// Tokens kept back where pieces are joined (a line break and what follows can merge).
 const SEAM_TOKENS: usize = 8;
 /// Spare tokens below which no similar-file snippet is looked for.
 const MIN_SNIPPET_ROOM: usize = 64;
-/// Files larger than this are outlined line by line rather than parsed.
-const MAX_PARSED_BYTES: usize = 1 << 20;
 
 pub(crate) fn assemble(
     request: &RequestJson,
@@ -61,25 +59,188 @@ pub(crate) fn assemble(
         cursor,
         relative_path: relative,
     } = super::document(request)?;
+    let floor = context_floor(options)?;
+    let root = request.workspace_root.as_deref();
+    let frame = super::frame(options, root, relative.as_deref(), &tokenizer)?;
+    let budget = frame.budget;
+    let stable = options.layout == Layout::Stable;
+    let counter = Counter {
+        tokenizer: &tokenizer,
+        name: &options.tokenizer,
+    };
+    let mut notes = Vec::new();
+    let sides = cut_sides(request, session, cursor, &counter, budget);
+
+    // The marker naming the document (the path, or the language without one).
+    let marker = match relative.as_deref() {
+        Some(p) => languages::path_marker(Some(p)),
+        None => languages::language_marker(&doc.text, &language_id),
+    };
+    let render_context = |text: &str| match frame.rendering {
+        ContextRendering::Split => text.to_owned(),
+        ContextRendering::Inline => languages::comment_block_as_singles(text, &language_id),
+    };
+    let (marker_text, marker_tokens) =
+        marker_as_sent(&marker, &render_context, &tokenizer, &sides, budget);
+    let a = Assembly {
+        request,
+        language_id: &language_id,
+        counter,
+        budget,
+        stable,
+        rendering: frame.rendering,
+        marker: Marker {
+            text: &marker_text,
+            tokens: marker_tokens,
+        },
+        render_context: &render_context,
+    };
+
+    // Candidates from every open and imported file, ranked against the cursor.
+    let ranking = rank_files(
+        request,
+        reader,
+        &language_id,
+        cursor,
+        &sides.before,
+        &sides.suffix,
+    );
+    let share = context_share(&a, &sides, floor);
+    let mut context = pick_context(&a, session, &ranking, share.tokens, &mut notes);
+    let snippet_elements = similar_snippets(&a, cursor, &sides, &share, &mut context);
+    if stable && !context.reused {
+        remember_context(session, &a, &ranking, &context, &snippet_elements);
+    }
+    let sent = send_prefix(&a, session, &sides, &share, &mut context, &mut notes);
+
+    let mut elements = report::report(
+        &ranking,
+        &context.packed,
+        &tokenizer,
+        share.tokens,
+        &mut notes,
+    );
+    elements.extend(snippet_elements);
+    if !marker.is_empty() {
+        elements.insert(
+            0,
+            report::marker_element(&marker, relative.as_deref(), marker_tokens),
+        );
+    }
+    elements.push(prefix_element(
+        relative.as_deref(),
+        &sides,
+        &share,
+        context.tokens,
+        &sent,
+    ));
+    elements.push(suffix_element(relative.as_deref(), &sides, &a.counter));
+    let skip = copilot_skip_reason(&doc.text, cursor, options.suffix_percent, &language_id);
+    Ok(into_prompt(&frame, sides, sent, elements, skip, notes))
+}
+
+/// The prompt as sent, with the FIM template's one string where there is one.
+fn into_prompt(
+    frame: &super::Frame,
+    sides: Sides<'_>,
+    sent: fit::Sent,
+    elements: Vec<Element>,
+    skip: Option<String>,
+    notes: Vec<String>,
+) -> Prompt {
+    let fit::Sent {
+        prefix,
+        trailing_whitespace,
+        context,
+        prompt_tokens,
+        ..
+    } = sent;
+    let fim_prompt = frame.fim.as_ref().map(|t| {
+        t.render(&fim::FimParts {
+            path: &frame.shown_path,
+            repo_name: &frame.repo_name,
+            context: &context,
+            prefix: &prefix,
+            suffix: &sides.suffix_sent,
+        })
+    });
+    Prompt {
+        prefix,
+        suffix: sides.suffix_sent,
+        context,
+        prompt_tokens,
+        suffix_tokens: sides.suffix_tokens,
+        trailing_whitespace,
+        elements,
+        copilot_would_request: skip.is_none(),
+        copilot_skip_reason: skip,
+        fim_prompt,
+        fim_template_tokens: frame.fim_overhead,
+        notes,
+    }
+}
+
+/// The context's share of the budget at least, in percent: the request's, within 100.
+fn context_floor(options: &Options) -> Result<u32, AssembleError> {
     let floor = options
         .context_floor_percent
         .unwrap_or(DEFAULT_CONTEXT_FLOOR_PERCENT);
     if floor > 100 {
         return Err(RequestError::ContextFloor(floor).into());
     }
-    let root = request.workspace_root.as_deref();
-    let frame = super::frame(options, root, relative.as_deref(), &tokenizer)?;
-    let budget = frame.budget;
-    let mut notes = Vec::new();
+    Ok(floor)
+}
 
-    // The document's own text on each side of the cursor, capped in characters as Copilot does.
+/// What every stage of one assembly reads, settled once the sides of the cursor and the
+/// marker are cut.
+struct Assembly<'a> {
+    request: &'a RequestJson,
+    language_id: &'a str,
+    counter: Counter<'a>,
+    budget: usize,
+    stable: bool,
+    rendering: ContextRendering,
+    /// The marker naming the document, as sent before the context.
+    marker: Marker<'a>,
+    /// The context as sent: apart, or commented into the prefix.
+    render_context: &'a dyn Fn(&str) -> String,
+}
+
+/// The document's own text on each side of the cursor.
+struct Sides<'d> {
+    /// The text up to the cursor as sent (line endings normalized), in which the stable
+    /// layout counts the prefix's anchor; empty in the plain layout.
+    upto: Cow<'d, str>,
+    /// The text before the cursor, capped in characters (in the stable layout, at a line's
+    /// start).
+    before: String,
+    /// Where `before` starts in `upto`.
+    before_start: usize,
+    /// The text after the cursor line, capped in characters.
+    suffix: String,
+    /// Its first whole lines within the suffix's share, and their tokens.
+    suffix_sent: String,
+    suffix_tokens: usize,
+}
+
+/// The text on each side of the cursor, capped in characters as Copilot does; the suffix then
+/// cut to its share of the budget (in the stable layout, to a fixed size as well).
+fn cut_sides<'d>(
+    request: &'d RequestJson,
+    session: &mut Session,
+    cursor: usize,
+    counter: &Counter<'_>,
+    budget: usize,
+) -> Sides<'d> {
+    let options = &request.options;
+    let doc = &request.document;
     let max_chars = approximate_max_characters(options.max_prompt_tokens);
     let stable = options.layout == Layout::Stable;
     // The stable layout counts the prefix's anchor in the text up to the cursor as sent (line
     // endings normalized), and starts the prefix at a line's start.
     // Copied only where line endings change: this runs on every keystroke over the whole text
     // before the cursor.
-    let upto: std::borrow::Cow<'_, str> = if !stable {
+    let upto: Cow<'_, str> = if !stable {
         "".into()
     } else if doc.text[..cursor].contains('\r') {
         normalize_line_endings(&doc.text[..cursor]).into()
@@ -99,7 +260,7 @@ pub(crate) fn assemble(
     let suffix = reuse_cached_suffix(
         session,
         suffix_raw,
-        &tokenizer,
+        counter.tokenizer,
         options.suffix_match_threshold,
     );
     let suffix = normalize_line_endings(&suffix);
@@ -107,457 +268,313 @@ pub(crate) fn assemble(
     if stable {
         suffix_share = suffix_share.min(stable::SUFFIX_TOKENS);
     }
-    let counter = Counter {
-        tokenizer: &tokenizer,
-        name: &options.tokenizer,
-    };
-    let (suffix_sent, suffix_tokens) = lines_from_start(&suffix, suffix_share, &counter);
+    let (suffix_sent, suffix_tokens) = fit::lines_from_start(&suffix, suffix_share, counter);
+    Sides {
+        upto,
+        before,
+        before_start,
+        suffix,
+        suffix_sent,
+        suffix_tokens,
+    }
+}
 
-    // The marker naming the document (the path, or the language without one).
-    let marker = match relative.as_deref() {
-        Some(p) => languages::path_marker(Some(p)),
-        None => languages::language_marker(&doc.text, &language_id),
-    };
-    let render_context = |text: &str| match frame.rendering {
-        ContextRendering::Split => text.to_owned(),
-        ContextRendering::Inline => languages::comment_block_as_singles(text, &language_id),
-    };
+/// The marker as sent (rendered as the context is) and its tokens; nothing when the suffix
+/// took the whole budget.
+fn marker_as_sent(
+    marker: &str,
+    render_context: &dyn Fn(&str) -> String,
+    tokenizer: &Tokenizer,
+    sides: &Sides<'_>,
+    budget: usize,
+) -> (String, usize) {
     let mut marker_text = if marker.is_empty() {
         String::new()
     } else {
         render_context(&format!("{marker}\n"))
     };
     let mut marker_tokens = tokenizer.count(&marker_text);
-    if marker_tokens + suffix_tokens > budget {
+    if marker_tokens + sides.suffix_tokens > budget {
         // The suffix took the whole budget: even the marker has no room.
         marker_text.clear();
         marker_tokens = 0;
     }
+    (marker_text, marker_tokens)
+}
 
-    // Candidates from every open and imported file, ranked against the cursor.
-    let Ranking {
-        files,
-        outlines,
-        index,
-        scores,
-        ranked,
-    } = rank_files(request, reader, &language_id, cursor, &before, &suffix);
+/// How the budget is shared between the context and the prefix.
+struct Share {
+    /// The tokens of each line of the text before the cursor, counted line by line.
+    before_counts: Vec<usize>,
+    /// The prefix's own cap, if the request sets one.
+    prefix_cap: usize,
+    /// The whole prefix's tokens (estimated line by line), within its cap.
+    prefix_all: usize,
+    /// The context's share.
+    tokens: usize,
+}
 
-    // The context's share: what the whole prefix leaves, but never less than the floor.
-    // Counted line by line: an estimate, used to share the budget (what is sent is counted
-    // exactly below).
-    let before_counts = counter.lines(&before);
-    let prefix_cap = options.max_prefix_tokens.unwrap_or(usize::MAX);
+/// The context's share: what the whole prefix leaves, but never less than the floor. Counted
+/// line by line: an estimate, used to share the budget (what is sent is counted exactly).
+fn context_share(a: &Assembly<'_>, sides: &Sides<'_>, floor: u32) -> Share {
+    let before_counts = a.counter.lines(&sides.before);
+    let prefix_cap = a.request.options.max_prefix_tokens.unwrap_or(usize::MAX);
     let prefix_all: usize = before_counts.iter().sum::<usize>().min(prefix_cap);
-    let rest = budget.saturating_sub(suffix_tokens + marker_tokens);
-    let floor_tokens = budget * floor as usize / 100;
-    let share = rest.saturating_sub(prefix_all).max(floor_tokens).min(rest);
-    let sent_marker = Marker {
-        text: &marker_text,
-        tokens: marker_tokens,
-    };
-    let (mut chosen, mut context_body, mut context_tokens) = choose(
-        &ranked,
-        &files,
-        &outlines,
+    let rest = a
+        .budget
+        .saturating_sub(sides.suffix_tokens + a.marker.tokens);
+    let floor_tokens = a.budget * floor as usize / 100;
+    let tokens = rest.saturating_sub(prefix_all).max(floor_tokens).min(rest);
+    Share {
+        before_counts,
+        prefix_cap,
+        prefix_all,
+        tokens,
+    }
+}
+
+/// The context chosen: the packing, its text before rendering, and its tokens as sent.
+struct Chosen {
+    packed: pack::Packed,
+    body: String,
+    tokens: usize,
+    /// Whether it is the previous keystroke's context sent again (stable layout).
+    reused: bool,
+}
+
+/// The definitions packed best first into the context's share; in the stable layout, the
+/// previous context instead while it is still true and relevant.
+fn pick_context(
+    a: &Assembly<'_>,
+    session: &Session,
+    ranking: &Ranking<'_>,
+    share: usize,
+    notes: &mut Vec<String>,
+) -> Chosen {
+    let (packed, body, tokens) = choose(
+        &ranking.ranked,
+        &ranking.files,
+        &ranking.outlines,
         share,
-        &tokenizer,
-        &sent_marker,
-        &render_context,
+        a.counter.tokenizer,
+        &a.marker,
+        a.render_context,
     );
-    // The stable layout sends the previous context again while it is still true and relevant.
     let still_open = |snippet: &str| {
-        std::iter::once(&request.document)
-            .chain(&request.open_documents)
+        std::iter::once(&a.request.document)
+            .chain(&a.request.open_documents)
             .any(|d| d.text.contains(snippet))
     };
-    let reused = if stable {
+    let reused = if a.stable {
         stable::reuse_context(
             &session.stable,
-            &marker_text,
-            &files,
-            &outlines,
-            &ranked,
-            &chosen,
+            a.marker.text,
+            &ranking.files,
+            &ranking.outlines,
+            &ranking.ranked,
+            &packed,
             share,
             &still_open,
         )
     } else {
         None
     };
-    let reused_context = reused.is_some();
-    if let Some((packed, body, tokens)) = reused {
-        (chosen, context_body, context_tokens) = (packed, body, tokens);
-        notes.push("the context is the one sent for the previous keystroke, still relevant (stable layout)".to_owned());
+    match reused {
+        Some((packed, body, tokens)) => {
+            notes.push("the context is the one sent for the previous keystroke, still relevant (stable layout)".to_owned());
+            Chosen {
+                packed,
+                body,
+                tokens,
+                reused: true,
+            }
+        }
+        None => Chosen {
+            packed,
+            body,
+            tokens,
+            reused: false,
+        },
     }
+}
 
-    // With room to spare once the whole prefix fits, the windows of open files most like the
-    // code before the cursor (Copilot's similar files) fill it: bodies, not only signatures.
-    let fits_whole =
-        !reused_context && prefix_all + suffix_tokens + marker_tokens + context_tokens < budget;
+/// With room to spare once the whole prefix fits, the windows of open files most like the code
+/// before the cursor (Copilot's similar files) fill it: bodies, not only signatures. Returns
+/// an element for each snippet looked at.
+fn similar_snippets(
+    a: &Assembly<'_>,
+    cursor: usize,
+    sides: &Sides<'_>,
+    share: &Share,
+    context: &mut Chosen,
+) -> Vec<Element> {
+    let fixed = sides.suffix_tokens + a.marker.tokens + context.tokens;
+    let fits_whole = !context.reused && share.prefix_all + fixed < a.budget;
     // Counted exactly (the prefix is short here), with a few tokens kept back for the seams.
     let spare = if fits_whole {
-        budget.saturating_sub(
-            suffix_tokens + marker_tokens + context_tokens + counter.exact(&before) + SEAM_TOKENS,
-        )
+        a.budget
+            .saturating_sub(fixed + a.counter.exact(&sides.before) + SEAM_TOKENS)
     } else {
         0
     };
-    let snippet_elements = if spare >= MIN_SNIPPET_ROOM {
-        let found = neighbour_snippets(
-            request,
-            &language_id,
-            &doc.text,
-            cursor,
-            root,
-            &SimilarFilesOptions::for_language(&language_id),
-        );
-        let mut context = Context {
-            body: &mut context_body,
-            tokens: &mut context_tokens,
-        };
-        add_snippets(
-            found,
-            spare,
-            &mut context,
-            &sent_marker,
-            &tokenizer,
-            &render_context,
-        )
-    } else {
-        Vec::new()
-    };
-
-    if stable && !reused_context {
-        let snippets = snippet_elements
-            .iter()
-            .filter(|e| e.included)
-            .map(|e| {
-                let code = e.text.split_once('\n').map_or("", |(_, code)| code);
-                code.strip_suffix('\n').unwrap_or(code).to_owned()
-            })
-            .collect();
-        stable::keep_context(
-            &mut session.stable,
-            &marker_text,
-            &files,
-            &outlines,
-            &chosen,
-            snippets,
-            &context_body,
-            context_tokens,
-        );
+    if spare < MIN_SNIPPET_ROOM {
+        return Vec::new();
     }
+    let found = neighbour_snippets(
+        a.request,
+        a.language_id,
+        &a.request.document.text,
+        cursor,
+        a.request.workspace_root.as_deref(),
+        &SimilarFilesOptions::for_language(a.language_id),
+    );
+    let mut grown = Context {
+        body: &mut context.body,
+        tokens: &mut context.tokens,
+    };
+    add_snippets(
+        found,
+        spare,
+        &mut grown,
+        &a.marker,
+        a.counter.tokenizer,
+        a.render_context,
+    )
+}
 
-    // The prefix takes what is left, whole lines nearest the cursor; in the stable layout from
-    // an anchor that moves in steps.
-    let prefix_start = stable.then(|| {
-        let room = budget
-            .saturating_sub(suffix_tokens + marker_tokens + context_tokens)
-            .min(prefix_cap);
+/// Keeps the context just chosen, with the snippets it took, for the next keystroke to send
+/// again (stable layout).
+fn remember_context(
+    session: &mut Session,
+    a: &Assembly<'_>,
+    ranking: &Ranking<'_>,
+    context: &Chosen,
+    snippet_elements: &[Element],
+) {
+    let snippets = snippet_elements
+        .iter()
+        .filter(|e| e.included)
+        .map(|e| {
+            let code = e.text.split_once('\n').map_or("", |(_, code)| code);
+            code.strip_suffix('\n').unwrap_or(code).to_owned()
+        })
+        .collect();
+    stable::keep_context(
+        &mut session.stable,
+        a.marker.text,
+        &ranking.files,
+        &ranking.outlines,
+        &context.packed,
+        snippets,
+        &context.body,
+        context.tokens,
+    );
+}
+
+/// The prefix takes what is left, whole lines nearest the cursor; in the stable layout from an
+/// anchor that moves in steps. The prompt as sent is then fitted exactly; if the context had
+/// to be dropped for it, the choice is emptied and a note says why.
+fn send_prefix(
+    a: &Assembly<'_>,
+    session: &mut Session,
+    sides: &Sides<'_>,
+    share: &Share,
+    context: &mut Chosen,
+    notes: &mut Vec<String>,
+) -> fit::Sent {
+    let prefix_start = a.stable.then(|| {
+        let room = a
+            .budget
+            .saturating_sub(sides.suffix_tokens + a.marker.tokens + context.tokens)
+            .min(share.prefix_cap);
         stable::prefix_start(
             &mut session.stable,
-            &upto,
-            before_start,
-            &before,
-            &before_counts,
+            &sides.upto,
+            sides.before_start,
+            &sides.before,
+            &share.before_counts,
             room,
         )
     });
-    let sent = fit_prefix(
-        frame.rendering,
-        &sent_marker,
-        &context_body,
-        context_tokens,
-        &before,
-        &before_counts,
+    let sent = fit::fit_prefix(
+        a.rendering,
+        &a.marker,
+        &context.body,
+        context.tokens,
+        &sides.before,
+        &share.before_counts,
         prefix_start,
-        (budget.saturating_sub(suffix_tokens), prefix_cap),
-        &tokenizer,
-        &render_context,
+        (
+            a.budget.saturating_sub(sides.suffix_tokens),
+            share.prefix_cap,
+        ),
+        a.counter.tokenizer,
+        a.render_context,
     );
     if sent.dropped_context {
+        let (suffix_tokens, budget) = (sides.suffix_tokens, a.budget);
         notes.push(format!(
             "the context was dropped: with the suffix's {suffix_tokens} tokens it would have gone over the {budget}-token budget"
         ));
-        chosen = pack::Packed::default();
+        context.packed = pack::Packed::default();
     }
-    let Sent {
-        prefix,
-        trailing_whitespace,
-        context,
-        prompt_tokens,
-        prefix_sent_tokens,
-        prefix_cut,
-        ..
-    } = sent;
+    sent
+}
 
-    let elements = report(
-        &files, &outlines, &ranked, &scores, &index, &chosen, &tokenizer, share, &mut notes,
-    );
-    let mut elements = elements;
-    elements.extend(snippet_elements);
-    if !marker.is_empty() {
-        elements.insert(
-            0,
-            marker_element(&marker, relative.as_deref(), marker_tokens),
-        );
-    }
-    let prefix_reason = prefix_cut.then(|| {
+/// The element of the text before the cursor, and why it was cut.
+fn prefix_element(
+    path: Option<&str>,
+    sides: &Sides<'_>,
+    share: &Share,
+    context_tokens: usize,
+    sent: &fit::Sent,
+) -> Element {
+    let prefix_reason = sent.prefix_cut.then(|| {
+        let share = share.tokens;
         format!("cut to fit the budget: lines far from the cursor dropped (the context took {context_tokens} of its {share}-token share)")
     });
     // Exact when all of it was sent; otherwise the line-by-line estimate of the whole.
-    let prefix_whole = if prefix_cut {
-        prefix_all.max(prefix_sent_tokens)
+    let prefix_whole = if sent.prefix_cut {
+        share.prefix_all.max(sent.prefix_sent_tokens)
     } else {
-        prefix_sent_tokens
+        sent.prefix_sent_tokens
     };
-    elements.push(side_element(
+    report::side_element(
         ElementKind::BeforeCursor,
-        relative.as_deref(),
-        &before,
-        (prefix_whole, prefix_sent_tokens),
+        path,
+        &sides.before,
+        (prefix_whole, sent.prefix_sent_tokens),
         prefix_reason,
-    ));
-    let suffix_cut = suffix_sent.len() < suffix.len();
+    )
+}
+
+/// The element of the text after the cursor line, and why it was cut.
+fn suffix_element(path: Option<&str>, sides: &Sides<'_>, counter: &Counter<'_>) -> Element {
+    let suffix_tokens = sides.suffix_tokens;
+    let suffix_cut = sides.suffix_sent.len() < sides.suffix.len();
     let suffix_all = if suffix_cut {
         counter
-            .lines(&suffix)
+            .lines(&sides.suffix)
             .iter()
             .sum::<usize>()
             .max(suffix_tokens)
     } else {
         suffix_tokens
     };
-    let suffix_reason = if suffix.is_empty() {
+    let suffix_reason = if sides.suffix.is_empty() {
         Some("nothing after the cursor line".to_owned())
     } else if suffix_cut {
         Some("cut to the suffix's share of the budget".to_owned())
     } else {
         None
     };
-    elements.push(side_element(
+    report::side_element(
         ElementKind::AfterCursor,
-        relative.as_deref(),
-        &suffix,
+        path,
+        &sides.suffix,
         (suffix_all, suffix_tokens),
         suffix_reason,
-    ));
-
-    let fim_prompt = frame.fim.as_ref().map(|t| {
-        t.render(&fim::FimParts {
-            path: &frame.shown_path,
-            repo_name: &frame.repo_name,
-            context: &context,
-            prefix: &prefix,
-            suffix: &suffix_sent,
-        })
-    });
-    let skip = copilot_skip_reason(&doc.text, cursor, options.suffix_percent, &language_id);
-    Ok(Prompt {
-        prefix,
-        suffix: suffix_sent,
-        context,
-        prompt_tokens,
-        suffix_tokens,
-        trailing_whitespace,
-        elements,
-        copilot_would_request: skip.is_none(),
-        copilot_skip_reason: skip,
-        fim_prompt,
-        fim_template_tokens: frame.fim_overhead,
-        notes,
-    })
-}
-
-/// The candidate files, their outlines, and every definition scored and ranked best first.
-struct Ranking<'r> {
-    files: Vec<sources::SourceFile<'r>>,
-    outlines: Vec<Arc<FileOutline>>,
-    /// (file, definition) of each score.
-    index: Vec<(usize, usize)>,
-    scores: Vec<rank::Score>,
-    ranked: Vec<Ranked>,
-}
-
-fn rank_files<'r>(
-    request: &'r RequestJson,
-    reader: &OpenFirst<'r>,
-    language_id: &str,
-    cursor: usize,
-    before: &str,
-    suffix: &str,
-) -> Ranking<'r> {
-    let options = &request.options;
-    let doc = &request.document;
-    let doc_lang = syntax::Lang::from_language_id(language_id);
-    let files = sources::source_files(request, reader, doc_lang);
-    let outlines: Vec<Arc<FileOutline>> = files
-        .iter()
-        .map(|f| {
-            let lang = f.lang.filter(|_| f.text.len() <= MAX_PARSED_BYTES);
-            cache::outline(&f.text, lang, &options.tokenizer)
-        })
-        .collect();
-    let near = candidates::near_cursor(&doc.text[..cursor], &doc.text[cursor..]);
-    let cursor_context = CursorContext::new(&reader.relative(&doc.path), before, suffix);
-    let (candidates, index) = candidates::candidates(&files, &outlines, &near, &cursor_context);
-    let weights = options.context_weights.clone().unwrap_or_default();
-    let scores = rank::score_all(&candidates, &cursor_context, &weights);
-    drop(candidates);
-    let mut ranked: Vec<Ranked> = index
-        .iter()
-        .zip(&scores)
-        .map(|(&(file, def), s)| Ranked {
-            file,
-            def,
-            score: s.total,
-        })
-        .collect();
-    // Best first; ties keep file order, so equal candidates come from the most recent files.
-    ranked.sort_by(|a, b| b.score.total_cmp(&a.score));
-    Ranking {
-        files,
-        outlines,
-        index,
-        scores,
-        ranked,
-    }
-}
-
-/// The prompt's text as sent, and what fitting it did.
-struct Sent {
-    prefix: String,
-    trailing_whitespace: String,
-    context: Vec<String>,
-    prompt_tokens: usize,
-    prefix_sent_tokens: usize,
-    prefix_cut: bool,
-    dropped_context: bool,
-}
-
-/// Fits the prefix after the marker and the context into `room` tokens (the budget less the
-/// suffix): the last whole lines of `before`, counted line by line to choose, then the prompt
-/// as sent counted exactly once, cutting far lines while it is over (tokens can merge across a
-/// line break). If even an empty prefix is over, which only the seams between the pieces can
-/// cause, the context is dropped rather than send more than the budget.
-#[allow(clippy::too_many_arguments)]
-fn fit_prefix(
-    rendering: ContextRendering,
-    marker: &Marker<'_>,
-    context_body: &str,
-    context_tokens: usize,
-    before: &str,
-    before_counts: &[usize],
-    prefix_start: Option<usize>,
-    (room, prefix_cap): (usize, usize),
-    tokenizer: &Tokenizer,
-    render_context: &dyn Fn(&str) -> String,
-) -> Sent {
-    let context_text = if context_body.is_empty() {
-        String::new()
-    } else {
-        render_context(context_body)
-    };
-    let prefix_room = room
-        .saturating_sub(marker.tokens + context_tokens)
-        .min(prefix_cap);
-    let mut prefix_sent = match prefix_start {
-        Some(start) => &before[start..],
-        None => lines_from_end(before, before_counts, prefix_room),
-    };
-    let mut context = match rendering {
-        ContextRendering::Split => {
-            let group = format!("{}{context_text}", marker.text);
-            let group = group.trim_end();
-            if group.is_empty() {
-                vec![]
-            } else {
-                vec![group.to_owned()]
-            }
-        }
-        ContextRendering::Inline => Vec::new(),
-    };
-    let context_sent_tokens: usize = context.iter().map(|c| tokenizer.count(c)).sum();
-    let (mut prefix, trailing_whitespace, mut prompt_tokens) = loop {
-        let whole = match rendering {
-            ContextRendering::Split => prefix_sent.to_owned(),
-            ContextRendering::Inline => format!("{}{context_text}{prefix_sent}", marker.text),
-        };
-        let (prefix, trailing) = trim_last_line(&whole);
-        let tokens = context_sent_tokens + tokenizer.count(&prefix);
-        if tokens <= room || prefix_sent.is_empty() {
-            break (prefix, trailing, tokens);
-        }
-        let cut = prefix_sent.find('\n').map_or(prefix_sent.len(), |i| i + 1);
-        prefix_sent = &prefix_sent[cut..];
-    };
-    let prefix_sent_tokens = match rendering {
-        ContextRendering::Split => prompt_tokens - context_sent_tokens,
-        ContextRendering::Inline => prompt_tokens.saturating_sub(marker.tokens + context_tokens),
-    };
-    let dropped_context = prompt_tokens > room;
-    if dropped_context {
-        context.clear();
-        prefix.clear();
-        prompt_tokens = 0;
-    }
-    Sent {
-        prefix,
-        trailing_whitespace,
-        context,
-        prompt_tokens,
-        prefix_sent_tokens,
-        prefix_cut: prefix_sent.len() < before.len(),
-        dropped_context,
-    }
-}
-
-/// The element of the marker naming the document.
-fn marker_element(marker: &str, path: Option<&str>, tokens: usize) -> Element {
-    Element {
-        kind: if path.is_some() {
-            ElementKind::PathMarker
-        } else {
-            ElementKind::LanguageMarker
-        },
-        path: path.map(str::to_owned),
-        text: marker.to_owned(),
-        tokens,
-        score: None,
-        included: true,
-        included_tokens: tokens,
-        reason: None,
-        why: Vec::new(),
-    }
-}
-
-/// The element of one side of the cursor: its text, (its tokens, the tokens sent), and why it
-/// was cut.
-fn side_element(
-    kind: ElementKind,
-    path: Option<&str>,
-    text: &str,
-    (tokens, sent): (usize, usize),
-    reason: Option<String>,
-) -> Element {
-    Element {
-        kind,
-        path: path.map(str::to_owned),
-        text: text.to_owned(),
-        tokens,
-        score: None,
-        included: sent > 0,
-        included_tokens: sent,
-        reason,
-        why: Vec::new(),
-    }
-}
-
-/// The marker as sent before the context, and its tokens.
-struct Marker<'a> {
-    text: &'a str,
-    tokens: usize,
+    )
 }
 
 /// Packs the ranked definitions into `share` tokens and renders them: the choice, the context's
@@ -670,147 +687,4 @@ fn add_snippets(
         });
     }
     elements
-}
-
-/// The elements: each chosen definition with its score's parts, the best left-out ones with
-/// why they were left out, and a note counting the rest.
-#[allow(clippy::too_many_arguments)]
-fn report(
-    files: &[sources::SourceFile<'_>],
-    outlines: &[Arc<FileOutline>],
-    ranked: &[Ranked],
-    scores: &[rank::Score],
-    index: &[(usize, usize)],
-    packed: &pack::Packed,
-    tokenizer: &Tokenizer,
-    share: usize,
-    notes: &mut Vec<String>,
-) -> Vec<Element> {
-    let positions: rustc_hash::FxHashMap<(usize, usize), usize> =
-        index.iter().enumerate().map(|(i, &key)| (key, i)).collect();
-    let score_of = |file: usize, def: usize| positions.get(&(file, def)).map(|&i| &scores[i]);
-    let chosen: rustc_hash::FxHashSet<(usize, usize)> = packed.chosen.iter().copied().collect();
-    let shown: rustc_hash::FxHashSet<(usize, usize)> = packed
-        .blocks
-        .iter()
-        .flat_map(|(f, defs)| defs.iter().map(move |&d| (*f, d)))
-        .collect();
-    let mut elements = Vec::new();
-    // Chosen definitions, block by block in the order they are rendered.
-    for (f, defs) in &packed.blocks {
-        for (i, &d) in defs.iter().enumerate() {
-            let tokens = outlines[*f].tokens(d, tokenizer);
-            let score = score_of(*f, d);
-            let for_itself = chosen.contains(&(*f, d));
-            elements.push(Element {
-                kind: ElementKind::Definition,
-                path: Some(files[*f].shown.clone()),
-                // What was sent, which for a container shown with its members is its
-                // opening line.
-                text: pack::shown_signature(&outlines[*f], defs, i),
-                tokens,
-                score: score.map(|s| round(s.total)),
-                included: true,
-                included_tokens: tokens,
-                reason: (!for_itself)
-                    .then(|| "shown as the container of a chosen definition".to_owned()),
-                why: score.map(|s| s.parts.clone()).unwrap_or_default(),
-            });
-        }
-    }
-    let mut left_out = 0;
-    for r in ranked {
-        if shown.contains(&(r.file, r.def)) {
-            continue;
-        }
-        left_out += 1;
-        if left_out > REPORTED_LEFT_OUT {
-            continue;
-        }
-        let def = &outlines[r.file].definitions[r.def];
-        let tokens = outlines[r.file].tokens(r.def, tokenizer);
-        let score = score_of(r.file, r.def);
-        elements.push(Element {
-            kind: ElementKind::Definition,
-            path: Some(files[r.file].shown.clone()),
-            text: def.signature.clone(),
-            tokens,
-            score: Some(round(r.score)),
-            included: false,
-            included_tokens: 0,
-            reason: Some(if r.score < MIN_SCORE {
-                format!("score {:.2} is below {MIN_SCORE}", r.score)
-            } else {
-                format!("no room left in the context's {share}-token share")
-            }),
-            why: score.map(|s| s.parts.clone()).unwrap_or_default(),
-        });
-    }
-    if left_out > REPORTED_LEFT_OUT {
-        notes.push(format!(
-            "{} more definitions ranked lower were left out",
-            left_out - REPORTED_LEFT_OUT
-        ));
-    }
-    elements
-}
-
-fn round(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
-
-/// The first whole lines of `text` that fit in `limit` tokens, and their exact count.
-fn lines_from_start(text: &str, limit: usize, counter: &Counter<'_>) -> (String, usize) {
-    let counts = counter.lines(text);
-    let mut end = 0;
-    let mut used = 0;
-    for (line, n) in text.split_inclusive('\n').zip(&counts) {
-        if used + n > limit {
-            break;
-        }
-        used += n;
-        end += line.len();
-    }
-    let mut kept = text[..end].to_owned();
-    let mut n = counter.exact(&kept);
-    // Lines counted one by one can undercount where tokens merge across a break.
-    while n > limit {
-        let cut = kept.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
-        kept.truncate(cut);
-        n = counter.exact(&kept);
-    }
-    (kept, n)
-}
-
-/// The last whole lines of `text` whose line-by-line counts fit in `limit` tokens (the line
-/// the cursor is on is kept whole or not at all). `counts` are [`Counter::lines`] of `text`.
-/// The caller counts the final prompt exactly and cuts further if it must.
-fn lines_from_end<'t>(text: &'t str, counts: &[usize], limit: usize) -> &'t str {
-    let mut start = text.len();
-    let mut used = 0;
-    for (line, n) in text.split_inclusive('\n').rev().zip(counts.iter().rev()) {
-        if used + n > limit {
-            break;
-        }
-        used += n;
-        start -= line.len();
-    }
-    &text[start..]
-}
-
-/// Token counting for one request: exact for what is sent, line by line (cached across
-/// requests) for deciding what to send.
-struct Counter<'a> {
-    tokenizer: &'a Tokenizer,
-    name: &'a str,
-}
-
-impl Counter<'_> {
-    fn exact(&self, text: &str) -> usize {
-        self.tokenizer.count(text)
-    }
-
-    fn lines(&self, text: &str) -> Vec<usize> {
-        cache::line_counts(text, self.tokenizer, self.name)
-    }
 }

@@ -1,0 +1,396 @@
+//! The request to the model: what the server can take (the request shape), then the request
+//! loop: the prompt fitted to the server's context, sent once per candidate, and asked again
+//! where the server's refusal says how (prefix-only for a model without fill-in-the-middle, a
+//! smaller prompt for one too long).
+
+use std::{
+    sync::{Arc, atomic::AtomicBool},
+    time::{Duration, Instant},
+};
+
+use backends::{Backend, BackendError, ExtraChunk, Request, server::ServerInfo};
+use engine::params;
+use prompt::request::RequestJson;
+use tokio::sync::watch;
+
+use crate::cursor::At;
+use crate::stream::{InFlight, Job, OnDone, Progress, run_stream};
+use crate::{
+    Decision, FimMode, LLAMA_SUFFIX_IGNORED, Outcome, Pipeline, PipelineError, Shape, Source,
+    Trace, fit, multiline, shape,
+};
+
+/// What the server said of itself, and the backend as this request uses it.
+pub(crate) struct Server {
+    info: Option<ServerInfo>,
+    backend: Backend,
+    /// The server's context in the model's tokens, when known.
+    context_size: Option<u32>,
+    /// Whether the server counts tokens in the model's own vocabulary.
+    tokenizes: bool,
+}
+
+impl Pipeline {
+    /// What the server can take: its description (asked once), its context, and the limits
+    /// this request waits under.
+    pub(crate) async fn server(&self, trace: &mut Trace) -> Server {
+        let (info, silent) = self.fit.info(&self.backend).await;
+        let mut backend = self.backend.clone();
+        // A server that took the connection and would not even describe itself is hung or
+        // stuck: without a first-token limit of its own, the request waits a short one rather
+        // than the whole total limit.
+        if let Some(e) = silent
+            && backend.first_token_timeout.is_none()
+        {
+            backend.first_token_timeout = Some(SILENT_SERVER_FIRST_TOKEN);
+            trace.notes.push(format!(
+                "{e}; the completion waits {SILENT_SERVER_FIRST_TOKEN:?} for its first text"
+            ));
+        }
+        if self.backend.kind == backends::Kind::OpenAiCompletions
+            && info.as_ref().is_some_and(|i| i.is_llama_cpp())
+        {
+            trace.notes.push(LLAMA_SUFFIX_IGNORED.to_owned());
+        }
+        backend.context_size = fit::ollama_context(&self.backend, info.as_ref());
+        let context_size = fit::context_size(&self.backend, info.as_ref());
+        let tokenizes = info.as_ref().is_some_and(|i| i.tokenizes);
+        Server {
+            info,
+            backend,
+            context_size,
+            tokenizes,
+        }
+    }
+
+    /// The request loop: each round chooses the request's shape, fits the prompt, and asks;
+    /// a refusal that says how to ask better starts another round.
+    pub(crate) async fn request_loop(
+        &self,
+        request: &RequestJson,
+        files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
+        at: &At<'_>,
+        decision: &Decision,
+        mut server: Server,
+        mut trace: Trace,
+    ) -> Result<Outcome, PipelineError> {
+        let mut asked = self
+            .settings
+            .max_prompt_tokens
+            .unwrap_or(request.options.max_prompt_tokens);
+        let mut refused = false;
+        loop {
+            let shape = self.shape(request, server.info.as_ref());
+            server.backend.kind = shape.kind;
+            trace.shape = Some(shape.clone());
+            let prompt = self
+                .fit_prompt(request, files, asked, &server, &shape, &mut trace)
+                .await?;
+            if self.settings.skip_like_copilot
+                && let Some(reason) = &prompt.copilot_skip_reason
+            {
+                self.state().stats.skipped += 1;
+                let reason = format!("Copilot would not ask here: {reason}");
+                trace.prompt = Some(prompt);
+                return Ok(self.skip(reason, trace, at.started));
+            }
+            let (answers, first_error) = self
+                .ask_model(&server.backend, prompt, &shape, decision, at, &mut trace)
+                .await?;
+            if answers.is_empty()
+                && let Some(error) = first_error
+            {
+                let again = Again {
+                    shape: &shape,
+                    context_size: server.context_size,
+                    refused: &mut refused,
+                    asked: &mut asked,
+                };
+                if self.ask_again(&error, again, &mut trace) {
+                    continue;
+                }
+                self.state().stats.failures += 1;
+                trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
+                return Err(PipelineError::Backend {
+                    error,
+                    trace: Box::new(trace),
+                });
+            }
+            return match self.finish(&answers, decision, Source::Network, &mut trace, at) {
+                Some(outcome) => Ok(outcome),
+                None => {
+                    trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
+                    Ok(Outcome {
+                        suggestions: Vec::new(),
+                        source: Some(Source::Network),
+                        skipped: None,
+                        trace,
+                    })
+                }
+            };
+        }
+    }
+
+    /// The prompt within the budget the server's context leaves for `asked` tokens. Where the
+    /// server counts tokens and the prompt may not fit, it is counted as the model counts, and
+    /// assembled again within less if it must.
+    async fn fit_prompt(
+        &self,
+        request: &RequestJson,
+        files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
+        asked: usize,
+        server: &Server,
+        shape: &Shape,
+        trace: &mut Trace,
+    ) -> Result<prompt::Prompt, PipelineError> {
+        let path = &request.document.path;
+        let max_tokens = self.settings.max_tokens;
+        let assembly_started = Instant::now();
+        let budget = self.fit.budget(asked, server.context_size, max_tokens);
+        trace.notes.extend(budget.note.clone());
+        let mut prompt = self.assemble(request, files, path, budget.tokens, shape)?;
+        trace.max_prompt_tokens = Some(budget.tokens);
+        // Counted as the model counts, where the server can and the prompt may not fit.
+        if server.tokenizes
+            && let Some(ctx) = server.context_size
+            && let sent = prompt.prompt_tokens + prompt.suffix_tokens
+            && (sent as f64 * 1.5) as u64 + u64::from(max_tokens + fit::RESERVE) > u64::from(ctx)
+            && let Ok(Some(counted)) = server
+                .backend
+                .count_tokens(&model_text(&prompt, server.backend.kind), COUNT_LIMIT)
+                .await
+        {
+            self.fit.measured(counted, sent);
+            if counted as u64 + u64::from(max_tokens + fit::RESERVE) > u64::from(ctx) {
+                let again = self.fit.budget(asked, server.context_size, max_tokens);
+                trace.notes.push(format!(
+                    "the model counts {counted} tokens where the prompt counted {sent}: assembled again within {} tokens",
+                    again.tokens
+                ));
+                prompt = self.assemble(request, files, path, again.tokens, shape)?;
+                trace.max_prompt_tokens = Some(again.tokens);
+            }
+        }
+        trace.assembly_ms = Some(assembly_started.elapsed().as_secs_f64() * 1e3);
+        Ok(prompt)
+    }
+
+    /// Whether a round whose every request failed is asked again, and how: prefix-only when a
+    /// model without fill-in-the-middle refused it, with a smaller prompt (once) when the
+    /// prompt was too long for the server's context.
+    fn ask_again(&self, error: &BackendError, again: Again<'_>, trace: &mut Trace) -> bool {
+        // A model without fill-in-the-middle that the server did not own up to in advance:
+        // remembered, and asked again prefix-only.
+        if again.shape.fim
+            && self.settings.fim == FimMode::Auto
+            && let Some(why) = shape::refuses_fim(error)
+            && self.backend.kind.prefix_only().is_some()
+        {
+            trace.notes.push(format!(
+                "the server refused fill-in-the-middle ({why}); asked again prefix-only"
+            ));
+            self.fit.refuse_fim(why);
+            return true;
+        }
+        // A prompt the server refused for length is built smaller and sent once more.
+        if error.is_context_overflow() && !*again.refused {
+            *again.refused = true;
+            if again.context_size.is_some() {
+                self.fit.refused();
+            } else {
+                *again.asked = *again.asked * 2 / 3;
+            }
+            trace.notes.push(format!(
+                "the server refused the prompt as too long for its context ({error}); asked again with a smaller prompt"
+            ));
+            return true;
+        }
+        false
+    }
+
+    /// Sends the prompt with Copilot's sampling, one request per candidate, and waits for
+    /// every answer; the first error is kept for when no answer came.
+    async fn ask_model(
+        &self,
+        backend: &Backend,
+        prompt: prompt::Prompt,
+        shape: &Shape,
+        decision: &Decision,
+        at: &At<'_>,
+        trace: &mut Trace,
+    ) -> Result<(Vec<String>, Option<Arc<BackendError>>), PipelineError> {
+        let (cursor, ask) = (at.cursor, at.ask);
+        let backend_request = sampled_request(
+            &prompt,
+            shape.fim,
+            &cursor.language,
+            self.settings.max_tokens,
+            ask.candidates,
+        );
+        trace.prompt = Some(prompt);
+        trace.backend_request = Some(backend_request.clone());
+        // The stream continues the prompt, so its block is judged from where the prompt ends.
+        let finisher = multiline::Finisher::new(
+            decision,
+            &cursor.language,
+            &cursor.text,
+            cursor.model_prefix().len(),
+        );
+        self.state().stats.network += 1;
+        let stops = backend_request.stop.clone();
+        let mut receivers = Vec::new();
+        for i in 0..ask.candidates.max(1) {
+            let (tx, rx) = watch::channel(Progress::default());
+            let cancel = Arc::new(AtomicBool::new(false));
+            let id = {
+                let mut state = self.state();
+                state.next_id += 1;
+                let id = state.next_id;
+                // The first candidate is the one later keystrokes may reuse.
+                if i == 0 {
+                    state.in_flight.push(Arc::new(InFlight {
+                        id,
+                        path: cursor.path.clone(),
+                        prefix: cursor.model_prefix().to_owned(),
+                        suffix: cursor.suffix().to_owned(),
+                        progress: rx.clone(),
+                        cancel: cancel.clone(),
+                        arrived: ask.arrived,
+                    }));
+                }
+                id
+            };
+            let on_done = OnDone {
+                state: self.state.clone(),
+                id,
+                prefix: cursor.model_prefix().to_owned(),
+                suffix: cursor.suffix().to_owned(),
+                cache: self.settings.cache,
+            };
+            let job = Job {
+                backend: backend.clone(),
+                request: backend_request.clone(),
+                finisher: finisher.clone(),
+                stops: stops.clone(),
+                retries: self.settings.retries,
+                on_done,
+            };
+            tokio::spawn(run_stream(job, tx, cancel));
+            receivers.push(rx);
+        }
+        wait_for_answers(receivers, trace).await
+    }
+}
+
+/// Waits for every candidate's stream to end: the answers, and the first error.
+async fn wait_for_answers(
+    receivers: Vec<watch::Receiver<Progress>>,
+    trace: &mut Trace,
+) -> Result<(Vec<String>, Option<Arc<BackendError>>), PipelineError> {
+    let mut answers = Vec::new();
+    let mut first_error = None;
+    for mut rx in receivers {
+        let done = rx
+            .wait_for(|p| p.done.is_some())
+            .await
+            .map_err(|e| PipelineError::Task(e.to_string()))?
+            .clone();
+        trace.attempts += done.attempts;
+        if let Some(t) = done.first_token {
+            let t = t.as_secs_f64() * 1e3;
+            trace.first_token_ms = Some(trace.first_token_ms.map_or(t, |f: f64| f.min(t)));
+        }
+        match done.done {
+            Some(Ok(answer)) => answers.push(answer),
+            Some(Err(e)) => {
+                first_error.get_or_insert(e);
+            }
+            None => {}
+        }
+    }
+    Ok((answers, first_error))
+}
+
+/// How a failed round may be asked again: its shape, the server's context, whether a prompt
+/// was refused for length already, and the budget asked for.
+struct Again<'a> {
+    shape: &'a Shape,
+    context_size: Option<u32>,
+    refused: &'a mut bool,
+    asked: &'a mut usize,
+}
+
+/// The first-token limit for a server that would not describe itself, where none is set.
+const SILENT_SERVER_FIRST_TOKEN: Duration = Duration::from_secs(6);
+
+/// How long counting a prompt with the server's tokenizer may take before it is skipped.
+const COUNT_LIMIT: Duration = Duration::from_millis(500);
+
+/// The request for `prompt` with Copilot's sampling: the language's stops and the temperature
+/// for the number of candidates asked.
+pub(crate) fn sampled_request(
+    prompt: &prompt::Prompt,
+    fim: bool,
+    language: &str,
+    max_tokens: u32,
+    candidates: u32,
+) -> Request {
+    Request {
+        max_tokens,
+        stop: params::stops_for_language(language)
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
+        temperature: params::temperature_for_samples(candidates.max(1)) as f32,
+        top_p: params::TOP_P as f32,
+        ..model_request(prompt, fim)
+    }
+}
+
+/// The prompt as the backend takes it: prefix, suffix and context chunks for fill-in-the-middle
+/// (or the FIM template's one string), the whole prompt for a prefix-only continuation.
+pub(crate) fn model_request(prompt: &prompt::Prompt, fim: bool) -> Request {
+    if !fim {
+        return Request {
+            prompt: prompt.prefix.clone(),
+            prefix: prompt.prefix.clone(),
+            fim: false,
+            ..Request::default()
+        };
+    }
+    Request {
+        prompt: prompt.fim_prompt.clone().unwrap_or_default(),
+        prefix: prompt.prefix.clone(),
+        suffix: prompt.suffix.clone(),
+        extra: prompt
+            .context
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_empty())
+            .map(|(i, c)| ExtraChunk {
+                filename: format!("context-{}", i + 1),
+                text: c.clone(),
+            })
+            .collect(),
+        ..Request::default()
+    }
+}
+
+/// The text the model reads, to be counted in its own vocabulary: the FIM prompt where
+/// pilotfish renders one, else the extra context chunks with their names, prefix and suffix.
+fn model_text(prompt: &prompt::Prompt, kind: backends::Kind) -> String {
+    if kind.fim() == backends::Fim::Template
+        && let Some(p) = &prompt.fim_prompt
+    {
+        return p.clone();
+    }
+    let mut text = String::new();
+    if kind.takes_separate_context() {
+        for (i, c) in prompt.context.iter().enumerate() {
+            text.push_str(&format!("context-{}\n{c}\n", i + 1));
+        }
+    }
+    text.push_str(&prompt.prefix);
+    text.push_str(&prompt.suffix);
+    text
+}
