@@ -153,17 +153,23 @@ pub struct MultiReplace {
 /// Which tool set the model is offered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
-    /// Seed 004's tools, as the contract names them (lines from 0, `edit_file`).
-    Seed004,
-    /// The tools Copilot offers models today (lines from 1, `insert_edit_into_file`,
-    /// `multi_replace_string_in_file`, `semantic_search`).
+    /// `original`: the tools of Copilot's agent mode as its first published system prompt
+    /// names them (seed 004; lines from 0, `edit_file`). The default.
+    Original,
+    /// `copilot`: the tools Copilot's agent mode offers models today (lines from 1,
+    /// `insert_edit_into_file`, `multi_replace_string_in_file`, `semantic_search`).
     Copilot,
 }
 
 impl Profile {
+    /// The names users give on the command line.
+    pub const NAMES: &'static str = "original or copilot";
+
+    /// A profile by its name; `seed004` and `default` are older names of `original`, still
+    /// taken so that existing scripts keep working.
     pub fn parse(name: &str) -> Option<Profile> {
         match name {
-            "seed004" | "default" => Some(Profile::Seed004),
+            "original" | "seed004" | "default" => Some(Profile::Original),
             "copilot" => Some(Profile::Copilot),
             _ => None,
         }
@@ -287,12 +293,12 @@ pub fn specs() -> Vec<Spec> {
 
 /// The tools of a profile.
 pub fn specs_for(profile: Profile) -> Vec<Spec> {
-    let seed = specs();
-    if profile == Profile::Seed004 {
-        return seed;
+    let original = specs();
+    if profile == Profile::Original {
+        return original;
     }
     let mut out: Vec<Spec> = Vec::new();
-    for s in seed {
+    for s in original {
         match s.name {
             "read_file" => out.push(Spec {
                 name: "read_file",
@@ -325,7 +331,7 @@ pub fn specs_for(profile: Profile) -> Vec<Spec> {
 
 /// Parses a call of a profile's tool.
 pub fn parse_in(profile: Profile, name: &str, arguments: &str) -> Result<Call, String> {
-    if profile == Profile::Seed004 {
+    if profile == Profile::Original {
         return parse(name, arguments);
     }
     let value = || -> Result<Value, String> {

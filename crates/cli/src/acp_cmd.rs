@@ -8,8 +8,9 @@ pub(crate) struct Args {
     /// The most tool-call rounds of one prompt.
     #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..))]
     max_rounds: u32,
-    /// The tools offered: `seed004` or `copilot` (as for `pilotfish agent`).
-    #[arg(long, default_value = "seed004", value_name = "PROFILE")]
+    /// The tools offered: `original` (Copilot's agent mode as first published) or `copilot`
+    /// (its current names), as for `pilotfish agent`.
+    #[arg(long, default_value = "original", value_name = "PROFILE")]
     tools: String,
     /// The prompt's limit in tokens; a tool result takes at most half of it.
     #[arg(long, default_value_t = 64_000)]
@@ -22,7 +23,11 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let loaded = args.model.load()?;
     let backend = args.model.backend_from(&loaded)?;
     let Some(profile) = agent::tools::Profile::parse(&args.tools) else {
-        bail!("--tools {} is not seed004 or copilot", args.tools);
+        bail!(
+            "--tools {} is unknown: use {}",
+            args.tools,
+            agent::tools::Profile::NAMES
+        );
     };
     let options = acp::Options {
         backend,

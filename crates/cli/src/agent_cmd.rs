@@ -1,4 +1,4 @@
-//! `pilotfish agent TASK`: seed 004's loop (`agent::run`) on a terminal. The model's tool calls
+//! `pilotfish agent TASK`: the agent loop (`agent::run`) on a terminal. The model's tool calls
 //! are run in the workspace (`host::tools`) and their results sent back, until it answers
 //! without calling a tool or the round limit is reached. `--undo` restores what the last run
 //! changed.
@@ -44,10 +44,10 @@ pub(crate) struct Args {
     /// tools' names).
     #[arg(long, value_name = "FILE")]
     system_prompt: Option<PathBuf>,
-    /// The tools offered: `seed004` (the contract's, lines from 0, `edit_file`) or `copilot`
-    /// (Copilot's current names: lines from 1, `insert_edit_into_file`,
-    /// `multi_replace_string_in_file`, `semantic_search`).
-    #[arg(long, default_value = "seed004", value_name = "PROFILE")]
+    /// The tools offered: `original` (Copilot's agent mode as first published: lines from 0,
+    /// `edit_file`) or `copilot` (Copilot's current names: lines from 1,
+    /// `insert_edit_into_file`, `multi_replace_string_in_file`, `semantic_search`).
+    #[arg(long, default_value = "original", value_name = "PROFILE")]
     tools: String,
     /// The prompt's limit in tokens; a tool result takes at most half of it.
     #[arg(long, default_value_t = 64_000)]
@@ -229,7 +229,11 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let loaded = args.model.load()?;
     let backend = args.model.backend_from(&loaded)?;
     let Some(profile) = agent::tools::Profile::parse(&args.tools) else {
-        bail!("--tools {} is not seed004 or copilot", args.tools);
+        bail!(
+            "--tools {} is unknown: use {}",
+            args.tools,
+            agent::tools::Profile::NAMES
+        );
     };
     let mut ws = Workspace::open(&root, &loaded.agent)?;
     ws.profile = profile;

@@ -231,159 +231,233 @@ fn decay(distance: usize) -> f64 {
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// Scores every candidate against the cursor, in the candidates' order.
+/// Scores every candidate against the cursor, in the candidates' order: the statistics of
+/// all candidates first (term frequencies, BM25, how common each name is), then each
+/// candidate's signals in groups: its name, what it is, the cursor's surroundings, imports and
+/// place, and penalties.
 pub fn score_all(candidates: &[Candidate<'_>], cursor: &CursorContext, w: &Weights) -> Vec<Score> {
-    // Inverse document frequencies over the candidates' signatures: a sub-token every
-    // definition has (`get`, `new`) says little.
-    let n = candidates.len().max(1) as f64;
-    let mut df: FxHashMap<&str, u32> = FxHashMap::default();
-    let mut seen: FxHashSet<&str> = FxHashSet::default();
-    for c in candidates {
-        seen.clear();
-        for t in c.terms {
-            if seen.insert(t) {
-                *df.entry(t).or_default() += 1;
-            }
-        }
-    }
-    let idf = |t: &str| {
-        let d = f64::from(df.get(t).copied().unwrap_or(0));
-        ((n - d + 0.5) / (d + 0.5) + 1.0).ln()
-    };
-    let average = candidates.iter().map(|c| c.terms.len()).sum::<usize>() as f64 / n;
-    let bm25: Vec<f64> = candidates
-        .iter()
-        .map(|c| {
-            // Only terms near the cursor score, and few are: a short list beats a map.
-            let mut tf: Vec<(&str, u32)> = Vec::new();
-            for t in c.terms {
-                if !cursor.near_terms.contains_key(t.as_str()) {
-                    continue;
-                }
-                match tf.iter_mut().find(|(x, _)| *x == t.as_str()) {
-                    Some((_, n)) => *n += 1,
-                    None => tf.push((t, 1)),
-                }
-            }
-            let len = c.terms.len() as f64;
-            tf.iter()
-                .map(|&(t, f)| {
-                    let f = f64::from(f);
-                    idf(t) * f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * len / average.max(1.0)))
-                })
-                .sum()
-        })
-        .collect();
+    let corpus = Corpus::new(candidates);
+    let bm25: Vec<f64> = candidates.iter().map(|c| corpus.bm25(c, cursor)).collect();
     let max_bm25 = bm25.iter().copied().fold(0.0, f64::max);
-    // How many candidates share each name: a name defined once says more than `new`.
-    let mut same_name: FxHashMap<&str, u32> = FxHashMap::default();
-    for c in candidates {
-        *same_name.entry(c.name).or_default() += 1;
-    }
     candidates
         .iter()
         .zip(bm25)
         .map(|(c, b)| {
-            let mut parts = Vec::new();
-            let mut add = |signal: &'static str, value: f64| {
-                if value != 0.0 {
-                    parts.push(ScorePart { signal, value });
-                }
-            };
-            // Sub-tokens of the name met near the cursor, weighted by how telling each is.
-            let name_terms = c.name_terms;
-            if !name_terms.is_empty() {
-                let total: f64 = name_terms.iter().map(|t| idf(t)).sum();
-                let met: f64 = name_terms
-                    .iter()
-                    .filter(|t| cursor.near_terms.contains_key(*t))
-                    .map(|t| idf(t))
-                    .sum();
-                if total > 0.0 {
-                    add("name sub-tokens near the cursor", w.subtokens * met / total);
-                    let in_doc: f64 = name_terms
-                        .iter()
-                        .filter(|t| cursor.doc_terms.contains(*t))
-                        .map(|t| idf(t))
-                        .sum();
-                    add(
-                        "name sub-tokens in the document",
-                        w.doc_subtokens * in_doc / total,
-                    );
-                }
-            }
-            let rarity =
-                1.0 - f64::from(same_name.get(c.name).copied().unwrap_or(1)).ln() / n.ln().max(1.0);
-            add("rare name", w.rare * rarity);
-            if let Some(&d) = cursor.suffix_words.get(c.name) {
-                let near = if d <= 5 { 1.0 } else { (5.0 / d as f64).sqrt() };
-                add("name after the cursor", w.in_suffix * near);
-                add(
-                    "rare name after the cursor",
-                    w.rare_in_suffix * near * rarity,
-                );
-            }
-            if let Some(owner) = c.owner
-                && (cursor.prefix_words.contains_key(owner)
-                    || cursor.suffix_words.contains_key(owner))
-            {
-                add("its type named in the document", w.owner_in_doc);
-            }
-            add(
-                "its file's names used in the document",
-                w.file_use * c.file_use,
-            );
-            if c.type_def {
-                add("a type", w.type_def);
-            }
-            add(
-                "long name",
-                w.long_name * (c.name.chars().count() as f64 / 20.0).min(1.0),
-            );
-            if let Some(&d) = cursor.prefix_words.get(c.name) {
-                add("name before the cursor", w.in_prefix * decay(d));
-            }
-            if let Some(owner) = c.owner {
-                let decay = if cursor.suffix_words.contains_key(owner) {
-                    Some(1.0)
-                } else {
-                    cursor.prefix_words.get(owner).map(|&d| decay(d))
-                };
-                if let Some(decay) = decay {
-                    add("its type named near the cursor", w.owner_near * decay);
-                }
-            }
+            let mut parts = Parts::default();
+            parts.name_signals(c, cursor, &corpus, w);
+            parts.kind_signals(c, cursor, w);
+            parts.cursor_signals(c, cursor, w);
             if max_bm25 > 0.0 {
-                add("BM25 against the cursor's lines", w.bm25 * b / max_bm25);
+                parts.add("BM25 against the cursor's lines", w.bm25 * b / max_bm25);
             }
-            if c.name_imported {
-                add("name imported", w.name_imported);
-            }
-            if c.file_imported {
-                add("file imported", w.file_imported);
-            }
-            if c.alias_near_cursor {
-                add("module alias used near the cursor", w.alias_near);
-            }
-            if c.path.rsplit_once('/').map_or("", |(d, _)| d) == cursor.dir {
-                add("same folder", w.same_dir);
-            }
-            if c.field {
-                add("field", w.field);
-            }
-            if c.private {
-                add("private", w.private);
-            }
-            if c.local {
-                add("local", w.local);
-            }
-            if c.test {
-                add("test code", w.test);
-            }
+            parts.place_signals(c, cursor, w);
+            parts.penalties(c, w);
+            let parts = parts.0;
             let total = parts.iter().map(|p| p.value).sum();
             Score { total, parts }
         })
         .collect()
+}
+
+/// What the candidates say as a whole, computed once per request.
+struct Corpus<'c> {
+    /// The number of candidates (at least 1).
+    n: f64,
+    /// In how many candidates' signatures each term occurs.
+    df: FxHashMap<&'c str, u32>,
+    /// The average number of terms of a signature.
+    average: f64,
+    /// How many candidates share each name: a name defined once says more than `new`.
+    same_name: FxHashMap<&'c str, u32>,
+}
+
+impl<'c> Corpus<'c> {
+    fn new(candidates: &'c [Candidate<'c>]) -> Corpus<'c> {
+        let n = candidates.len().max(1) as f64;
+        let mut df: FxHashMap<&str, u32> = FxHashMap::default();
+        let mut seen: FxHashSet<&str> = FxHashSet::default();
+        for c in candidates {
+            seen.clear();
+            for t in c.terms {
+                if seen.insert(t) {
+                    *df.entry(t).or_default() += 1;
+                }
+            }
+        }
+        let average = candidates.iter().map(|c| c.terms.len()).sum::<usize>() as f64 / n;
+        let mut same_name: FxHashMap<&str, u32> = FxHashMap::default();
+        for c in candidates {
+            *same_name.entry(c.name).or_default() += 1;
+        }
+        Corpus {
+            n,
+            df,
+            average,
+            same_name,
+        }
+    }
+
+    /// Inverse document frequency over the candidates' signatures: a sub-token every
+    /// definition has (`get`, `new`) says little.
+    fn idf(&self, t: &str) -> f64 {
+        let d = f64::from(self.df.get(t).copied().unwrap_or(0));
+        ((self.n - d + 0.5) / (d + 0.5) + 1.0).ln()
+    }
+
+    /// BM25 of a candidate's signature against the terms near the cursor.
+    fn bm25(&self, c: &Candidate<'_>, cursor: &CursorContext) -> f64 {
+        // Only terms near the cursor score, and few are: a short list beats a map.
+        let mut tf: Vec<(&str, u32)> = Vec::new();
+        for t in c.terms {
+            if !cursor.near_terms.contains_key(t.as_str()) {
+                continue;
+            }
+            match tf.iter_mut().find(|(x, _)| *x == t.as_str()) {
+                Some((_, n)) => *n += 1,
+                None => tf.push((t, 1)),
+            }
+        }
+        let len = c.terms.len() as f64;
+        tf.iter()
+            .map(|&(t, f)| {
+                let f = f64::from(f);
+                self.idf(t) * f * (K1 + 1.0)
+                    / (f + K1 * (1.0 - B + B * len / self.average.max(1.0)))
+            })
+            .sum()
+    }
+
+    /// 1 for a name only one candidate has, less the more share it.
+    fn rarity(&self, name: &str) -> f64 {
+        1.0 - f64::from(self.same_name.get(name).copied().unwrap_or(1)).ln() / self.n.ln().max(1.0)
+    }
+}
+
+/// A score's parts, in the order they were added; a part worth nothing is left out.
+#[derive(Default)]
+struct Parts(Vec<ScorePart>);
+
+impl Parts {
+    fn add(&mut self, signal: &'static str, value: f64) {
+        if value != 0.0 {
+            self.0.push(ScorePart { signal, value });
+        }
+    }
+
+    /// The name: its sub-tokens near the cursor and in the document, how rare it is, and
+    /// whether it is written after the cursor.
+    fn name_signals(
+        &mut self,
+        c: &Candidate<'_>,
+        cursor: &CursorContext,
+        corpus: &Corpus<'_>,
+        w: &Weights,
+    ) {
+        // Sub-tokens of the name met near the cursor, weighted by how telling each is.
+        let name_terms = c.name_terms;
+        if !name_terms.is_empty() {
+            let total: f64 = name_terms.iter().map(|t| corpus.idf(t)).sum();
+            let met: f64 = name_terms
+                .iter()
+                .filter(|t| cursor.near_terms.contains_key(*t))
+                .map(|t| corpus.idf(t))
+                .sum();
+            if total > 0.0 {
+                self.add("name sub-tokens near the cursor", w.subtokens * met / total);
+                let in_doc: f64 = name_terms
+                    .iter()
+                    .filter(|t| cursor.doc_terms.contains(*t))
+                    .map(|t| corpus.idf(t))
+                    .sum();
+                self.add(
+                    "name sub-tokens in the document",
+                    w.doc_subtokens * in_doc / total,
+                );
+            }
+        }
+        let rarity = corpus.rarity(c.name);
+        self.add("rare name", w.rare * rarity);
+        if let Some(&d) = cursor.suffix_words.get(c.name) {
+            let near = if d <= 5 { 1.0 } else { (5.0 / d as f64).sqrt() };
+            self.add("name after the cursor", w.in_suffix * near);
+            self.add(
+                "rare name after the cursor",
+                w.rare_in_suffix * near * rarity,
+            );
+        }
+    }
+
+    /// What the definition is: its type named in the document, its file's share of the
+    /// document's names, a type, a long name.
+    fn kind_signals(&mut self, c: &Candidate<'_>, cursor: &CursorContext, w: &Weights) {
+        if let Some(owner) = c.owner
+            && (cursor.prefix_words.contains_key(owner) || cursor.suffix_words.contains_key(owner))
+        {
+            self.add("its type named in the document", w.owner_in_doc);
+        }
+        self.add(
+            "its file's names used in the document",
+            w.file_use * c.file_use,
+        );
+        if c.type_def {
+            self.add("a type", w.type_def);
+        }
+        self.add(
+            "long name",
+            w.long_name * (c.name.chars().count() as f64 / 20.0).min(1.0),
+        );
+    }
+
+    /// The code before the cursor: the name used there (less the farther up), and the
+    /// definition's type named near the cursor.
+    fn cursor_signals(&mut self, c: &Candidate<'_>, cursor: &CursorContext, w: &Weights) {
+        if let Some(&d) = cursor.prefix_words.get(c.name) {
+            self.add("name before the cursor", w.in_prefix * decay(d));
+        }
+        if let Some(owner) = c.owner {
+            let decay = if cursor.suffix_words.contains_key(owner) {
+                Some(1.0)
+            } else {
+                cursor.prefix_words.get(owner).map(|&d| decay(d))
+            };
+            if let Some(decay) = decay {
+                self.add("its type named near the cursor", w.owner_near * decay);
+            }
+        }
+    }
+
+    /// Imports and place: the name or its file imported, the module's alias near the cursor,
+    /// the document's own folder.
+    fn place_signals(&mut self, c: &Candidate<'_>, cursor: &CursorContext, w: &Weights) {
+        if c.name_imported {
+            self.add("name imported", w.name_imported);
+        }
+        if c.file_imported {
+            self.add("file imported", w.file_imported);
+        }
+        if c.alias_near_cursor {
+            self.add("module alias used near the cursor", w.alias_near);
+        }
+        if c.path.rsplit_once('/').map_or("", |(d, _)| d) == cursor.dir {
+            self.add("same folder", w.same_dir);
+        }
+    }
+
+    /// What makes a definition less likely wanted: a field, private, local, test code.
+    fn penalties(&mut self, c: &Candidate<'_>, w: &Weights) {
+        if c.field {
+            self.add("field", w.field);
+        }
+        if c.private {
+            self.add("private", w.private);
+        }
+        if c.local {
+            self.add("local", w.local);
+        }
+        if c.test {
+            self.add("test code", w.test);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -327,58 +327,66 @@ pub fn declarations(lang: Lang, source: &str) -> Vec<Declaration> {
     out
 }
 
+/// The declarations one top-level node gives, by each language's rule of what other files
+/// can import.
 fn collect_declarations(lang: Lang, node: Node<'_>, source: &str, out: &mut Vec<Declaration>) {
-    let name_of = |n: Node<'_>| {
-        n.child_by_field_name("name")
-            .map(|x| text(x, source).to_owned())
+    match lang {
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+            script_declarations(lang, node, source, out);
+        }
+        Lang::Python => python_declarations(node, source, out),
+        Lang::Rust => rust_declarations(node, source, out),
+        Lang::Go => go_declarations(node, source, out),
+        Lang::Java => java_declarations(node, source, out),
+    }
+}
+
+/// The text of a node's `name` field.
+fn name_of(node: Node<'_>, source: &str) -> Option<String> {
+    node.child_by_field_name("name")
+        .map(|x| text(x, source).to_owned())
+}
+
+/// TypeScript and JavaScript: what an `export` statement declares (each variable of an
+/// exported `const`), and `default` for a default export.
+fn script_declarations(lang: Lang, node: Node<'_>, source: &str, out: &mut Vec<Declaration>) {
+    if node.kind() != "export_statement" {
+        return;
+    }
+    let default = children(node).is_empty() || text(node, source).starts_with("export default");
+    let Some(decl) = node.child_by_field_name("declaration") else {
+        return;
     };
-    match (lang, node.kind()) {
-        (Lang::TypeScript | Lang::Tsx | Lang::JavaScript, "export_statement") => {
-            let default =
-                children(node).is_empty() || text(node, source).starts_with("export default");
-            if let Some(decl) = node.child_by_field_name("declaration") {
-                let names: Vec<String> = match decl.kind() {
-                    "lexical_declaration" | "variable_declaration" => children(decl)
-                        .into_iter()
-                        .filter(|d| d.kind() == "variable_declarator")
-                        .filter_map(name_of)
-                        .collect(),
-                    _ => name_of(decl).into_iter().collect(),
-                };
-                let body = elide_bodies(lang, node, source);
-                for name in names {
-                    out.push(Declaration {
-                        name,
-                        text: body.clone(),
-                    });
-                }
-                if default {
-                    out.push(Declaration {
-                        name: "default".to_owned(),
-                        text: body,
-                    });
-                }
-            }
-        }
-        (Lang::Python, "function_definition" | "class_definition") => {
-            if let Some(name) = name_of(node) {
-                out.push(Declaration {
-                    name,
-                    text: elide_bodies(lang, node, source),
-                });
-            }
-        }
-        (Lang::Python, "decorated_definition") => {
-            if let Some(def) = node.child_by_field_name("definition")
-                && let Some(name) = name_of(def)
-            {
-                out.push(Declaration {
-                    name,
-                    text: elide_bodies(lang, node, source),
-                });
-            }
-        }
-        (Lang::Python, "expression_statement") => {
+    let names: Vec<String> = match decl.kind() {
+        "lexical_declaration" | "variable_declaration" => children(decl)
+            .into_iter()
+            .filter(|d| d.kind() == "variable_declarator")
+            .filter_map(|d| name_of(d, source))
+            .collect(),
+        _ => name_of(decl, source).into_iter().collect(),
+    };
+    let body = elide_bodies(lang, node, source);
+    for name in names {
+        out.push(Declaration {
+            name,
+            text: body.clone(),
+        });
+    }
+    if default {
+        out.push(Declaration {
+            name: "default".to_owned(),
+            text: body,
+        });
+    }
+}
+
+/// Python: functions and classes (decorated or not) with bodies elided, and assignments to
+/// a plain name whole.
+fn python_declarations(node: Node<'_>, source: &str, out: &mut Vec<Declaration>) {
+    let defined = match node.kind() {
+        "function_definition" | "class_definition" => Some(node),
+        "decorated_definition" => node.child_by_field_name("definition"),
+        "expression_statement" => {
             if let Some(assign) = children(node)
                 .into_iter()
                 .find(|c| c.kind() == "assignment")
@@ -390,31 +398,52 @@ fn collect_declarations(lang: Lang, node: Node<'_>, source: &str, out: &mut Vec<
                     text: text(node, source).to_owned(),
                 });
             }
+            return;
         }
-        (Lang::Rust, kind) if kind.ends_with("_item") && kind != "use_declaration" => {
-            let public = children(node)
-                .iter()
-                .any(|c| c.kind() == "visibility_modifier");
-            if public && let Some(name) = name_of(node) {
-                out.push(Declaration {
-                    name,
-                    text: elide_bodies(lang, node, source),
-                });
-            }
-        }
-        (Lang::Go, "function_declaration" | "method_declaration") => {
-            if let Some(name) = name_of(node)
+        _ => return,
+    };
+    if let Some(name) = defined.and_then(|d| name_of(d, source)) {
+        out.push(Declaration {
+            name,
+            text: elide_bodies(Lang::Python, node, source),
+        });
+    }
+}
+
+/// Rust: `pub` items with bodies elided.
+fn rust_declarations(node: Node<'_>, source: &str, out: &mut Vec<Declaration>) {
+    let kind = node.kind();
+    if !kind.ends_with("_item") || kind == "use_declaration" {
+        return;
+    }
+    let public = children(node)
+        .iter()
+        .any(|c| c.kind() == "visibility_modifier");
+    if public && let Some(name) = name_of(node, source) {
+        out.push(Declaration {
+            name,
+            text: elide_bodies(Lang::Rust, node, source),
+        });
+    }
+}
+
+/// Go: exported (capitalised) functions and methods with bodies elided, and exported types,
+/// constants and variables with their whole declaration.
+fn go_declarations(node: Node<'_>, source: &str, out: &mut Vec<Declaration>) {
+    match node.kind() {
+        "function_declaration" | "method_declaration" => {
+            if let Some(name) = name_of(node, source)
                 && name.starts_with(char::is_uppercase)
             {
                 out.push(Declaration {
                     name,
-                    text: elide_bodies(lang, node, source),
+                    text: elide_bodies(Lang::Go, node, source),
                 });
             }
         }
-        (Lang::Go, "type_declaration" | "const_declaration" | "var_declaration") => {
+        "type_declaration" | "const_declaration" | "var_declaration" => {
             for spec in children(node) {
-                if let Some(name) = name_of(spec)
+                if let Some(name) = name_of(spec, source)
                     .or_else(|| children(spec).first().map(|n| text(*n, source).to_owned()))
                     && name.starts_with(char::is_uppercase)
                 {
@@ -425,21 +454,21 @@ fn collect_declarations(lang: Lang, node: Node<'_>, source: &str, out: &mut Vec<
                 }
             }
         }
-        (
-            Lang::Java,
-            "class_declaration"
-            | "interface_declaration"
-            | "enum_declaration"
-            | "record_declaration",
-        ) => {
-            if let Some(name) = name_of(node) {
-                out.push(Declaration {
-                    name,
-                    text: elide_bodies(lang, node, source),
-                });
-            }
-        }
         _ => {}
+    }
+}
+
+/// Java: classes, interfaces, enums and records with bodies elided.
+fn java_declarations(node: Node<'_>, source: &str, out: &mut Vec<Declaration>) {
+    if matches!(
+        node.kind(),
+        "class_declaration" | "interface_declaration" | "enum_declaration" | "record_declaration"
+    ) && let Some(name) = name_of(node, source)
+    {
+        out.push(Declaration {
+            name,
+            text: elide_bodies(Lang::Java, node, source),
+        });
     }
 }
 

@@ -150,7 +150,8 @@ fn join(dir: &str, rel: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// The workspace files an import may name, most likely first.
+/// The workspace files an import may name, most likely first: each language's own rules
+/// for where a module lives.
 pub fn resolve_candidates(
     lang: Lang,
     path: &str,
@@ -160,153 +161,169 @@ pub fn resolve_candidates(
     let dir = dir_of(path);
     let m = import.module.as_str();
     match lang {
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-            if !m.starts_with('.') {
-                return Vec::new();
-            }
-            let Some(base) = join(dir, m) else {
-                return Vec::new();
-            };
-            let stem = base
-                .strip_suffix(".js")
-                .or_else(|| base.strip_suffix(".jsx"))
-                .unwrap_or(&base);
-            let mut out = vec![base.clone()];
-            for ext in [".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs"] {
-                out.push(format!("{stem}{ext}"));
-            }
-            for ext in ["ts", "tsx", "js", "jsx"] {
-                out.push(format!("{base}/index.{ext}"));
-            }
-            out
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => script_candidates(dir, m),
+        Lang::Python => python_candidates(dir, m, import),
+        Lang::Rust => rust_candidates(path, dir, m),
+        Lang::Go => go_candidates(m, files),
+        Lang::Java => java_candidates(path, dir, import, files),
+    }
+}
+
+/// TypeScript and JavaScript: only relative imports are the workspace's; the file as named,
+/// with each extension, then a folder's `index` file.
+fn script_candidates(dir: &str, m: &str) -> Vec<String> {
+    if !m.starts_with('.') {
+        return Vec::new();
+    }
+    let Some(base) = join(dir, m) else {
+        return Vec::new();
+    };
+    let stem = base
+        .strip_suffix(".js")
+        .or_else(|| base.strip_suffix(".jsx"))
+        .unwrap_or(&base);
+    let mut out = vec![base.clone()];
+    for ext in [".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs"] {
+        out.push(format!("{stem}{ext}"));
+    }
+    for ext in ["ts", "tsx", "js", "jsx"] {
+        out.push(format!("{base}/index.{ext}"));
+    }
+    out
+}
+
+/// Python: a relative import from the file's package (one folder up per extra dot), an
+/// absolute one from the file's folder, the root or `src`; a module file or a package's
+/// `__init__.py`.
+fn python_candidates(dir: &str, m: &str, import: &Import) -> Vec<String> {
+    let dots = m.chars().take_while(|&c| c == '.').count();
+    let rest = m[dots..].replace('.', "/");
+    let bases: Vec<String> = if dots > 0 {
+        let mut d = dir.to_owned();
+        for _ in 1..dots {
+            d = dir_of(&d).to_owned();
         }
-        Lang::Python => {
-            let dots = m.chars().take_while(|&c| c == '.').count();
-            let rest = m[dots..].replace('.', "/");
-            let bases: Vec<String> = if dots > 0 {
-                let mut d = dir.to_owned();
-                for _ in 1..dots {
-                    d = dir_of(&d).to_owned();
-                }
-                vec![d]
+        vec![d]
+    } else {
+        vec![dir.to_owned(), String::new(), "src".to_owned()]
+    };
+    let mut out = Vec::new();
+    for base in bases {
+        let Some(p) = join(&base, &rest) else {
+            continue;
+        };
+        if rest.is_empty() {
+            let folder = if p.is_empty() {
+                String::new()
             } else {
-                vec![dir.to_owned(), String::new(), "src".to_owned()]
+                format!("{p}/")
             };
-            let mut out = Vec::new();
-            for base in bases {
-                let Some(p) = join(&base, &rest) else {
-                    continue;
-                };
-                if rest.is_empty() {
-                    // `from . import cart`: the names are modules.
-                    out.extend(import.names.iter().map(|n| {
-                        format!(
-                            "{}{n}.py",
-                            if p.is_empty() {
-                                String::new()
-                            } else {
-                                format!("{p}/")
-                            }
-                        )
-                    }));
-                    out.push(format!(
-                        "{}__init__.py",
-                        if p.is_empty() {
-                            String::new()
-                        } else {
-                            format!("{p}/")
-                        }
-                    ));
-                } else {
-                    out.push(format!("{p}.py"));
-                    out.push(format!("{p}/__init__.py"));
-                }
-            }
-            out
-        }
-        Lang::Rust => {
-            let segments: Vec<&str> = m.split("::").collect();
-            let (base, rest): (String, &[&str]) = match segments.first() {
-                Some(&"crate") => {
-                    let root = match path.find("src/") {
-                        Some(i) => path[..i + 3].to_owned(),
-                        None => "src".to_owned(),
-                    };
-                    (root, &segments[1..])
-                }
-                Some(&"super") => (dir_of(dir).to_owned(), &segments[1..]),
-                Some(&"self") => (dir.to_owned(), &segments[1..]),
-                _ => return Vec::new(),
-            };
-            let mut out = Vec::new();
-            // The longest module path first: the item may live in any module along the way.
-            for n in (0..=rest.len()).rev() {
-                let module = rest[..n].join("/");
-                if module.is_empty() {
-                    out.push(format!("{base}/lib.rs"));
-                    out.push(format!("{base}/main.rs"));
-                    out.push(format!("{base}/mod.rs"));
-                } else {
-                    out.push(format!("{base}/{module}.rs"));
-                    out.push(format!("{base}/{module}/mod.rs"));
-                }
-            }
-            out
-        }
-        Lang::Go => {
-            let Some(go_mod) = files.read("go.mod") else {
-                return Vec::new();
-            };
-            let Some(module) = go_mod
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("module "))
-                .map(str::trim)
-            else {
-                return Vec::new();
-            };
-            let Some(rel) = m.strip_prefix(module) else {
-                return Vec::new();
-            };
-            let package_dir = rel.trim_start_matches('/');
-            let mut names = files.list(package_dir);
-            names.sort();
-            names
-                .into_iter()
-                .filter(|n| n.ends_with(".go") && !n.ends_with("_test.go"))
-                .map(|n| {
-                    if package_dir.is_empty() {
-                        n
-                    } else {
-                        format!("{package_dir}/{n}")
-                    }
-                })
-                .collect()
-        }
-        Lang::Java => {
-            let Some(name) = import.names.first() else {
-                return Vec::new();
-            };
-            let relative = format!("{}/{name}.java", m.replace('.', "/"));
-            let mut roots = vec!["src/main/java".to_owned(), "src".to_owned(), String::new()];
-            // The importing file's own source root, from its package declaration.
-            if let Some(own) = java_package(path, files) {
-                let own_dir = own.replace('.', "/");
-                if let Some(root) = dir.strip_suffix(&own_dir) {
-                    roots.insert(0, root.trim_end_matches('/').to_owned());
-                }
-            }
-            roots
-                .into_iter()
-                .map(|r| {
-                    if r.is_empty() {
-                        relative.clone()
-                    } else {
-                        format!("{r}/{relative}")
-                    }
-                })
-                .collect()
+            // `from . import cart`: the names are modules.
+            out.extend(import.names.iter().map(|n| format!("{folder}{n}.py")));
+            out.push(format!("{folder}__init__.py"));
+        } else {
+            out.push(format!("{p}.py"));
+            out.push(format!("{p}/__init__.py"));
         }
     }
+    out
+}
+
+/// Rust: `crate::`, `super::` and `self::` paths, each module along the path as a file or a
+/// folder's `mod.rs`, the longest path first.
+fn rust_candidates(path: &str, dir: &str, m: &str) -> Vec<String> {
+    let segments: Vec<&str> = m.split("::").collect();
+    let (base, rest): (String, &[&str]) = match segments.first() {
+        Some(&"crate") => {
+            let root = match path.find("src/") {
+                Some(i) => path[..i + 3].to_owned(),
+                None => "src".to_owned(),
+            };
+            (root, &segments[1..])
+        }
+        Some(&"super") => (dir_of(dir).to_owned(), &segments[1..]),
+        Some(&"self") => (dir.to_owned(), &segments[1..]),
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    // The longest module path first: the item may live in any module along the way.
+    for n in (0..=rest.len()).rev() {
+        let module = rest[..n].join("/");
+        if module.is_empty() {
+            out.push(format!("{base}/lib.rs"));
+            out.push(format!("{base}/main.rs"));
+            out.push(format!("{base}/mod.rs"));
+        } else {
+            out.push(format!("{base}/{module}.rs"));
+            out.push(format!("{base}/{module}/mod.rs"));
+        }
+    }
+    out
+}
+
+/// Go: an import under the module `go.mod` names is a package folder; its files, tests
+/// aside, in name order.
+fn go_candidates(m: &str, files: &dyn WorkspaceFiles) -> Vec<String> {
+    let Some(go_mod) = files.read("go.mod") else {
+        return Vec::new();
+    };
+    let Some(module) = go_mod
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("module "))
+        .map(str::trim)
+    else {
+        return Vec::new();
+    };
+    let Some(rel) = m.strip_prefix(module) else {
+        return Vec::new();
+    };
+    let package_dir = rel.trim_start_matches('/');
+    let mut names = files.list(package_dir);
+    names.sort();
+    names
+        .into_iter()
+        .filter(|n| n.ends_with(".go") && !n.ends_with("_test.go"))
+        .map(|n| {
+            if package_dir.is_empty() {
+                n
+            } else {
+                format!("{package_dir}/{n}")
+            }
+        })
+        .collect()
+}
+
+/// Java: the class's file under the importing file's own source root (from its package
+/// declaration), then the usual roots.
+fn java_candidates(
+    path: &str,
+    dir: &str,
+    import: &Import,
+    files: &dyn WorkspaceFiles,
+) -> Vec<String> {
+    let m = import.module.as_str();
+    let Some(name) = import.names.first() else {
+        return Vec::new();
+    };
+    let relative = format!("{}/{name}.java", m.replace('.', "/"));
+    let mut roots = vec!["src/main/java".to_owned(), "src".to_owned(), String::new()];
+    // The importing file's own source root, from its package declaration.
+    if let Some(own) = java_package(path, files) {
+        let own_dir = own.replace('.', "/");
+        if let Some(root) = dir.strip_suffix(&own_dir) {
+            roots.insert(0, root.trim_end_matches('/').to_owned());
+        }
+    }
+    roots
+        .into_iter()
+        .map(|r| {
+            if r.is_empty() {
+                relative.clone()
+            } else {
+                format!("{r}/{relative}")
+            }
+        })
+        .collect()
 }
 
 fn java_package(path: &str, files: &dyn WorkspaceFiles) -> Option<String> {

@@ -39,7 +39,7 @@ fn options() -> acp::Options {
     acp::Options {
         backend,
         agent: host::tools::AgentConfig::default(),
-        profile: agent::tools::Profile::Seed004,
+        profile: agent::tools::Profile::Original,
         max_tokens: 8000,
         max_rounds: 2,
     }

@@ -643,6 +643,57 @@ fn the_copilot_tool_profile() {
     assert!(!names.contains(&"edit_file"), "{names:?}");
 }
 
+/// The default tool set is `original`, Copilot's agent mode's first published tools; its old
+/// name `seed004` still selects it, though the help no longer shows it; an unknown name is
+/// refused with the names there are.
+#[test]
+fn the_original_tool_profile_and_its_old_name() {
+    let dir = repo("original");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let offered = |extra: &[&str]| {
+        let model = runtime.block_on(ScriptedChat::start(vec![Turn::Text("done".into())]));
+        let mut args = extra.to_vec();
+        args.push("look around");
+        let out = agent(&dir, &model.url, &args);
+        assert!(
+            out.status.success(),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bodies = model.bodies.lock().unwrap().clone();
+        bodies[0]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+            .collect::<Vec<String>>()
+    };
+    let default = offered(&[]);
+    assert!(
+        default.iter().any(|n| n == "edit_file")
+            && !default.iter().any(|n| n == "insert_edit_into_file"),
+        "{default:?}"
+    );
+    assert_eq!(offered(&["--tools", "original"]), default);
+    assert_eq!(offered(&["--tools", "seed004"]), default);
+    assert_ne!(offered(&["--tools", "copilot"]), default);
+
+    let out = agent(&dir, "http://127.0.0.1:9", &["--tools", "newest", "x"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("original or copilot"), "{err}");
+    assert!(!err.to_lowercase().contains("seed"), "{err}");
+    for command in ["agent", "acp"] {
+        let help = Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+            .args([command, "--help"])
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&help.stdout);
+        assert!(help.contains("original"), "{help}");
+        assert!(!help.to_lowercase().contains("seed"), "{help}");
+    }
+}
+
 /// The workspace's `.vscode/mcp.json` gives `pilotfish agent` a real MCP server's tools (the
 /// reference server from npm, installed by `tools/mcp-servers/setup.sh`) beside the built-in
 /// ones; the server and its calls are approved like a terminal command (`--yes` here; without

@@ -98,7 +98,7 @@ impl Workspace {
             files: Box::new(Disk),
             mcp: McpTools::default(),
             cancel: Arc::new(AtomicBool::new(false)),
-            profile: tools::Profile::Seed004,
+            profile: tools::Profile::Original,
         })
     }
 

@@ -17,6 +17,8 @@ use tree_sitter::{Node, Parser, Tree};
 
 use crate::Lang;
 
+mod empty_start;
+
 /// A document as tree-sitter sees it here: UTF-16 code units, nodes' byte ranges twice
 /// their unit ranges.
 struct Doc<'a> {
@@ -49,10 +51,6 @@ fn start(node: Node<'_>) -> usize {
 
 fn end(node: Node<'_>) -> usize {
     node.end_byte() / 2
-}
-
-fn column(node: Node<'_>) -> usize {
-    node.start_position().column / 2
 }
 
 /// How one language's blocks are recognised.
@@ -449,227 +447,6 @@ impl BlockRules {
             })
     }
 
-    fn is_empty_block_start(&self, text: &str, offset: usize) -> bool {
-        // The cursor must be at the end of its line, white space aside.
-        let rest = &text[offset..];
-        let rest_of_line = rest.split('\n').next().unwrap_or_default();
-        if !is_blank(rest_of_line) {
-            return false;
-        }
-        let doc = Doc::new(text);
-        let offset = doc.unit_of(rewind_to_non_white_space(text, offset));
-        let Some(tree) = self.parse(&doc) else {
-            return false;
-        };
-        // Copilot asks for the node at the UTF-16 unit before the cursor.
-        let index = offset.saturating_sub(1) * 2;
-        let Some(at) = tree.root_node().descendant_for_byte_range(index, index) else {
-            return false;
-        };
-        if self.curly && at.kind() == "}" {
-            return false;
-        }
-        if matches!(self.lang, Lang::JavaScript | Lang::TypeScript)
-            && at
-                .parent()
-                .is_some_and(|p| p.kind() == "object" && trim_js(&doc.text_of(p)) == "{")
-        {
-            return true;
-        }
-        if self.lang == Lang::TypeScript {
-            let mut current = at;
-            while let Some(parent) = current.parent() {
-                if matches!(current.kind(), "function_signature" | "method_signature") {
-                    if let Some(next) = at.next_sibling()
-                        && current.has_error()
-                        && outdented(current, next, &doc)
-                    {
-                        return true;
-                    }
-                    let semicolon = all_children(current).iter().any(|c| c.kind() == ";");
-                    return !semicolon && end(current) <= offset;
-                }
-                current = parent;
-            }
-        }
-
-        let mut error = None;
-        let mut block = None;
-        let mut block_parent = None;
-        let mut current = Some(at);
-        while let Some(n) = current {
-            if n.kind() == self.block_type {
-                block = Some(n);
-                break;
-            }
-            if self.block_type_for(n.kind()).is_some() {
-                block_parent = Some(n);
-                break;
-            }
-            if n.kind() == "ERROR" {
-                error = Some(n);
-                break;
-            }
-            current = n.parent();
-        }
-
-        if let Some(block) = block {
-            if block
-                .parent()
-                .is_none_or(|p| self.block_type_for(p.kind()).is_none())
-            {
-                return false;
-            }
-            if self.lang == Lang::Python
-                && let Some(prev) = block.prev_sibling()
-                && prev.has_error()
-                && (doc.text_of(prev).starts_with("\"\"\"") || doc.text_of(prev).starts_with("'''"))
-            {
-                return true;
-            }
-            return self.is_block_empty(block, &doc);
-        }
-
-        if let Some(error) = error {
-            if error
-                .prev_sibling()
-                .is_some_and(|p| matches!(p.kind(), "module" | "internal_module" | "def"))
-            {
-                return true;
-            }
-            if self.lang == Lang::Python {
-                let t = doc.text_of(error);
-                if error.has_error()
-                    && (t.starts_with('"') || t.starts_with('\''))
-                    && error.parent().is_some_and(|p| {
-                        matches!(
-                            p.kind(),
-                            "function_definition" | "class_definition" | "module"
-                        )
-                    })
-                {
-                    return true;
-                }
-            }
-            let children = all_children(error);
-            let keyword = children
-                .iter()
-                .rev()
-                .find(|c| self.start_keywords.contains(&c.kind()))
-                .copied();
-            let mut block = children
-                .iter()
-                .rev()
-                .find(|c| c.kind() == self.block_type)
-                .copied();
-            if let Some(keyword) = keyword {
-                match self.lang {
-                    Lang::Python => {
-                        if keyword.kind() == "try"
-                            && at.kind() == "identifier"
-                            && end(at) - start(at) > 4
-                        {
-                            block = children.iter().rev().find(|c| c.has_error()).and_then(|c| {
-                                all_children(*c).into_iter().find(|g| g.kind() == "block")
-                            });
-                        }
-                        let mut depth = 0i32;
-                        let mut colon = None;
-                        for child in &children {
-                            match child.kind() {
-                                ":" if depth == 0 => {
-                                    colon = Some(*child);
-                                    break;
-                                }
-                                "(" => depth += 1,
-                                ")" => depth -= 1,
-                                _ => {}
-                            }
-                        }
-                        if let Some(colon) = colon
-                            && end(keyword) <= start(colon)
-                            && let Some(sibling) = colon.next_sibling()
-                        {
-                            if keyword.kind() == "def" {
-                                if matches!(sibling.kind(), "\"" | "'") {
-                                    return true;
-                                }
-                                let t = doc.text_of(sibling);
-                                if sibling.kind() == "ERROR" && (t == "\"\"\"" || t == "'''") {
-                                    return true;
-                                }
-                            }
-                            return false;
-                        }
-                    }
-                    Lang::JavaScript | Lang::TypeScript => {
-                        if self.lang == Lang::JavaScript && keyword.kind() == "class" {
-                            // The grammars pilotfish ships are newer than version 13.
-                            let direct = all_children(error);
-                            if let Some(i) =
-                                direct.iter().position(|c| c.kind() == "formal_parameters")
-                            {
-                                return i + 1 == direct.len()
-                                    || (direct.get(i + 1).is_some_and(|c| c.kind() == "{")
-                                        && i + 2 == direct.len());
-                            }
-                        }
-                        let brace = children.iter().rev().find(|c| c.kind() == "{");
-                        if let Some(brace) = brace
-                            && start(*brace) > end(keyword)
-                            && brace.next_sibling().is_some()
-                        {
-                            return false;
-                        }
-                        if keyword.kind() == "while" && children.iter().any(|c| c.kind() == "do") {
-                            return false;
-                        }
-                        if keyword.kind() == "=>"
-                            && keyword.next_sibling().is_some_and(|n| n.kind() != "{")
-                        {
-                            return false;
-                        }
-                    }
-                    _ => {}
-                }
-                if let Some(block) = block
-                    && start(block) > end(keyword)
-                {
-                    return self.is_block_empty(block, &doc);
-                }
-                return true;
-            }
-        }
-
-        if let Some(parent) = block_parent {
-            let expected = self.block_type_for(parent.kind()).unwrap_or_default();
-            let block = all_children(parent)
-                .into_iter()
-                .rev()
-                .find(|c| c.kind() == expected);
-            return match block {
-                Some(block) => self.is_block_empty(block, &doc),
-                None => {
-                    if let Some(field) = self.block_or_statement_field(parent.kind()) {
-                        let child = if field.is_empty() {
-                            parent.child(0)
-                        } else {
-                            parent.child_by_field_name(field)
-                        };
-                        if let Some(child) = child
-                            && child.kind() != self.block_type
-                            && Some(child.kind()) != self.empty_statement_type
-                        {
-                            return false;
-                        }
-                    }
-                    true
-                }
-            };
-        }
-        false
-    }
-
     fn is_empty_block_start_by_line(&self, lines: &LineRules, text: &str, offset: usize) -> bool {
         let offset = rewind_to_non_white_space(text, offset);
         let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
@@ -730,24 +507,6 @@ fn has_single_docstring(definition: Node<'_>) -> bool {
         n + all_children(node).into_iter().map(count).sum::<usize>()
     }
     count(definition) == 1
-}
-
-/// The white space before `node` on its line, when only white space precedes it there.
-fn indent_of(node: Node<'_>, doc: &Doc<'_>) -> Option<String> {
-    let at = start(node);
-    let before = String::from_utf16_lossy(doc.units.get(at - column(node)..at)?);
-    is_blank(&before).then_some(before)
-}
-
-/// Whether `second` starts on a later line than `first`, indented no deeper.
-fn outdented(first: Node<'_>, second: Node<'_>, doc: &Doc<'_>) -> bool {
-    if second.start_position().row <= first.start_position().row {
-        return false;
-    }
-    match (indent_of(first, doc), indent_of(second, doc)) {
-        (Some(a), Some(b)) => a.starts_with(&b),
-        _ => false,
-    }
 }
 
 #[cfg(test)]
