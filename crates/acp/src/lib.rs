@@ -6,9 +6,12 @@
 //! what the editor is shown, `client` what the editor does for the agent (files, approvals).
 
 mod client;
+mod options;
 mod rpc;
 mod session;
 mod updates;
+
+pub use options::Options;
 
 use std::{
     collections::HashMap,
@@ -30,17 +33,6 @@ pub const PROTOCOL_VERSION: u64 = 1;
 
 /// How long running turns get to stop when the client's input ends.
 const STOP_LIMIT: Duration = Duration::from_secs(3);
-
-/// What every session is run with.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub backend: backends::chat::ChatBackend,
-    pub agent: host::tools::AgentConfig,
-    pub profile: agent::tools::Profile,
-    /// The prompt's limit in tokens; a tool result takes at most half of it.
-    pub max_tokens: usize,
-    pub max_rounds: u32,
-}
 
 /// The server's state shared by the reading thread and the turns.
 struct Server {

@@ -18,8 +18,8 @@ use host::{mcp_tools::McpTools, tools::Workspace};
 use serde_json::{Value, json};
 
 use crate::{
-    Options,
     client::{ClientFiles, Permissions, Remembered},
+    options::Options,
     rpc::{Connection, RpcError},
     updates::Updates,
 };

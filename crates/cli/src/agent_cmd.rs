@@ -228,23 +228,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let task = args.task.clone().unwrap_or_default();
     let loaded = args.model.load()?;
     let backend = args.model.backend_from(&loaded)?;
-    let Some(profile) = agent::tools::Profile::parse(&args.tools) else {
-        bail!(
-            "--tools {} is unknown: use {}",
-            args.tools,
-            agent::tools::Profile::NAMES
-        );
-    };
-    let mut ws = Workspace::open(&root, &loaded.agent)?;
-    ws.profile = profile;
-    if !args.no_mcp {
-        let approved = approved_servers(&ws.root, args.yes);
-        let mcp = McpTools::start(&ws.root, &approved);
-        ws = ws.with_mcp(mcp);
-        for problem in ws.mcp_problems() {
-            eprintln!("pilotfish: note: {problem}");
-        }
-    }
+    let mut ws = open_workspace(&args, &root, &loaded.agent)?;
     let template = match &args.system_prompt {
         Some(p) => Some(
             std::fs::read_to_string(p)
@@ -292,7 +276,45 @@ pub(crate) fn run(args: Args) -> Result<()> {
     .map_err(|e| {
         anyhow::anyhow!("{e} (edits made so far stay; `pilotfish agent --undo` reverts them)")
     })?;
-    let (rounds, reason) = match stop {
+    let (rounds, reason) = why_it_ended(stop)?;
+    printer.emit(
+        json!({"type": "done", "rounds": rounds, "reason": reason}),
+        || format!("─── done in {rounds} round(s): {reason} ───"),
+    );
+    Ok(())
+}
+
+/// The workspace the agent works in: its tool set, and the MCP servers of its
+/// `.vscode/mcp.json` that the user has approved (or none with `--no-mcp`).
+fn open_workspace(
+    args: &Args,
+    root: &std::path::Path,
+    config: &host::tools::AgentConfig,
+) -> Result<Workspace> {
+    let Some(profile) = agent::tools::Profile::parse(&args.tools) else {
+        bail!(
+            "--tools {} is unknown: use {}",
+            args.tools,
+            agent::tools::Profile::NAMES
+        );
+    };
+    let mut ws = Workspace::open(root, config)?;
+    ws.profile = profile;
+    if !args.no_mcp {
+        let approved = approved_servers(&ws.root, args.yes);
+        let mcp = McpTools::start(&ws.root, &approved);
+        ws = ws.with_mcp(mcp);
+        for problem in ws.mcp_problems() {
+            eprintln!("pilotfish: note: {problem}");
+        }
+    }
+    Ok(ws)
+}
+
+/// The rounds a run took and why it ended, told to the user; a run that hit the round limit is
+/// an error, since the model did not finish.
+fn why_it_ended(stop: Stop) -> Result<(u32, &'static str)> {
+    Ok(match stop {
         Stop::Answered { rounds, cut: false } => {
             (rounds, "the model answered without calling a tool")
         }
@@ -305,12 +327,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
             "the round limit ({rounds}) was hit before the model finished; raise --max-rounds, or `pilotfish agent --undo` to revert"
         ),
         Stop::Cancelled { rounds } => (rounds, "cancelled"),
-    };
-    printer.emit(
-        json!({"type": "done", "rounds": rounds, "reason": reason}),
-        || format!("─── done in {rounds} round(s): {reason} ───"),
-    );
-    Ok(())
+    })
 }
 
 /// The first line of a text, cut to `max` characters.

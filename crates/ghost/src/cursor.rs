@@ -5,7 +5,10 @@ use std::time::Instant;
 
 use prompt::request::RequestJson;
 
-use crate::{Ask, PipelineError, clean};
+use crate::{
+    clean,
+    outcome::{Ask, PipelineError},
+};
 
 /// The document around the cursor, computed once per request.
 pub(crate) struct Cursor {

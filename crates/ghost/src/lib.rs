@@ -39,7 +39,6 @@ use cursor::{At, Cursor, at_cursor};
 pub use multiline::{Decision, Multiline};
 pub use outcome::{Ask, Outcome, PipelineError, Source, Stats, Suggestion, Trace};
 pub use shape::{FimMode, Shape};
-use stream::InFlight;
 pub use warm::Warmed;
 
 /// How the pipeline behaves; the defaults are Copilot's where it has one.
@@ -105,7 +104,7 @@ struct State {
     /// The context of the last suggestion shown, and when the user last decided.
     last_shown: Option<(String, String)>,
     last_decision: Option<Instant>,
-    in_flight: Vec<Arc<InFlight>>,
+    in_flight: Vec<Arc<stream::InFlight>>,
     stats: Stats,
     next_id: u64,
 }

@@ -6,7 +6,7 @@ use std::{sync::Arc, time::Instant};
 use backends::{BackendError, Request};
 use serde::Serialize;
 
-use crate::Shape;
+use crate::shape::Shape;
 
 /// Where the suggestions came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

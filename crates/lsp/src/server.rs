@@ -27,10 +27,12 @@ mod items;
 mod next_edit;
 mod notifications;
 mod status;
+mod sync;
 
 pub use next_edit::NextEditConfig;
 
 use status::{StatusState, update_status};
+use sync::lock;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -248,10 +250,6 @@ where
     drop(server);
     let _ = writer.await;
     clean_exit
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Server {

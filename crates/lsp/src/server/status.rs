@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::lock;
+use super::sync::lock;
 
 /// What the status notifications report: the last error (until a request succeeds) and how
 /// many completions are under way.

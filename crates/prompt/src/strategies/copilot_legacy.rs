@@ -474,7 +474,7 @@ fn legacy_order_list(
         copilot_skip_reason: skip,
         fim_prompt: None,
         fim_template_tokens: None,
-        notes: vec!["copilot-legacy order-list preset: reconstructed from seed 002, which leaves parts of its fulfill unstated".to_owned()],
+        notes: vec!["copilot-legacy order-list preset: reconstructed from a published write-up of Copilot's older prompt, which leaves parts of its fulfill unstated".to_owned()],
     }
 }
 

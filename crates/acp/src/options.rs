@@ -1,0 +1,13 @@
+//! What every session of `pilotfish acp` is run with: the model, the workspace's rules and the
+//! limits, chosen by the command line and the configuration.
+
+/// What every session is run with.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub backend: backends::chat::ChatBackend,
+    pub agent: host::tools::AgentConfig,
+    pub profile: agent::tools::Profile,
+    /// The prompt's limit in tokens; a tool result takes at most half of it.
+    pub max_tokens: usize,
+    pub max_rounds: u32,
+}
