@@ -90,6 +90,7 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
     let strict = has_use_strict(program.directives.iter().map(|d| d.directive.as_str()));
     let mut finder = Finder::new(strict);
     finder.visit_program(program);
+    let found = std::mem::take(&mut finder.found);
     let calls = finder.runtime_calls();
     let runtime = !calls.is_empty();
     let require = calls.iter().find_map(|c| c.require);
@@ -107,8 +108,7 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
         })
         .collect();
     let by_place = |t: &Table| (t.depth, usize::MAX - t.modules.len());
-    let found = finder
-        .found
+    let found = found
         .into_iter()
         .filter(|t| runtime || chunk_tables.contains(&t.span));
     let table = if indexed.is_empty() {
@@ -125,7 +125,24 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
         table
     };
     Ok(table.map(|mut table| {
-        table.require = require;
+        // The require function of the call that indexes this table: a module that is
+        // itself a webpack bundle (esprima) has a runtime call of its own, met first when
+        // the table comes before the runtime (webpack 5's `var e = {...}`).
+        let bound_to = |c: &&&RuntimeCall| {
+            c.indexed
+                .and_then(|r| scoping.get_reference(r).symbol_id())
+                .is_some_and(|symbol| {
+                    finder
+                        .bound_tables
+                        .iter()
+                        .any(|(s, span, _)| *s == symbol && *span == table.span)
+                })
+        };
+        table.require = calls
+            .iter()
+            .filter(bound_to)
+            .find_map(|c| c.require)
+            .or(require);
         table.chunk = finder
             .jsonp
             .iter()

@@ -34,3 +34,12 @@ fn a_webpack_4_page_whose_vendors_chunk_pushes_an_array_of_modules_is_split_whol
     );
     assert!(texts.len() >= 35, "{} modules", texts.len());
 }
+
+#[test]
+fn a_webpack_5_bundle_with_a_webpack_bundle_inside_a_module_keeps_its_own_runtime() {
+    // webpack 5 writes its table (`var e = {...}`) before its runtime, so esprima's runtime
+    // call, inside the table, comes first: the require function is the one of the call that
+    // indexes the bundle's own table, and the entry webpack inlined still becomes a file.
+    let texts = unbundle_runs_like_the("webpack5", "yaml");
+    assert!(texts.iter().any(|(id, _)| id == "entry"));
+}
