@@ -225,3 +225,54 @@ fn a_runtime_whose_table_pilotfish_does_not_understand_is_refused_not_half_done(
         "{err}"
     );
 }
+
+/// js-yaml's directive handlers, called as `handlers[name].call(state, state, name, args)`:
+/// an object of functions of three parameters, indexed and called with four arguments, as
+/// webpack's runtime calls its table, but not with a module object and its `exports`.
+const HANDLERS: &str = "var B={YAML:function(t,e,i){t.version=i[0]},TAG:function(t,e,i){t.tags[i[0]]=i[1]}};function d(t,r,i){B[r].call(t,t,r,i)}";
+
+/// esprima's build: a webpack bundle, runtime and table, inside one module of another.
+const NESTED: &str = "(function(e){var t={};function r(n){if(t[n])return t[n].exports;var o=t[n]={exports:{}};return e[n].call(o.exports,o,o.exports,r),o.exports}return r(0)})([function(t,e,i){t.exports=1},function(t,e,i){t.exports=i(0)+1}])";
+
+#[test]
+fn module_shaped_code_is_never_taken_for_the_runtime_or_its_table() {
+    // Alone, such code is no bundle.
+    let err = unbundle::unbundle(&[unbundle::Input {
+        name: "yaml.js",
+        text: HANDLERS,
+    }])
+    .unwrap_err();
+    assert!(
+        matches!(err, unbundle::UnbundleError::NotABundle { .. }),
+        "{err}"
+    );
+    // Inside the modules of a JSONP chunk (an array of modules, as webpack 4 pushes a
+    // vendors chunk, or an object), the chunk's own table is the one split, whole.
+    for (table, ids) in [
+        (
+            format!(
+                "[function(t,e,i){{{HANDLERS};t.exports=d}},,function(t,e,i){{t.exports={NESTED}}}]"
+            ),
+            vec!["0", "2"],
+        ),
+        (
+            format!(
+                "{{25:function(t,e,i){{{HANDLERS};t.exports=d}},7:function(t,e,i){{t.exports={NESTED}}}}}"
+            ),
+            vec!["25", "7"],
+        ),
+    ] {
+        let text = format!("(window.webpackJsonp=window.webpackJsonp||[]).push([[2],{table}]);");
+        let out = unbundle::unbundle(&[unbundle::Input {
+            name: "2.js",
+            text: &text,
+        }])
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
+        let mut found: Vec<&str> = out.manifest.modules.iter().map(|m| m.id.as_str()).collect();
+        found.sort_unstable();
+        let mut ids = ids;
+        ids.sort_unstable();
+        assert_eq!(found, ids, "{text}");
+        everything_parses(&out).unwrap();
+    }
+}

@@ -90,11 +90,15 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
     let strict = has_use_strict(program.directives.iter().map(|d| d.directive.as_str()));
     let mut finder = Finder::new(strict);
     finder.visit_program(program);
-    let (runtime, chunk_tables, require) = (finder.runtime, finder.chunk_tables, finder.require);
-    let indexed: Vec<(Span, bool)> = finder
-        .indexed
+    let found = std::mem::take(&mut finder.found);
+    let calls = finder.runtime_calls();
+    let runtime = !calls.is_empty();
+    let require = calls.iter().find_map(|c| c.require);
+    let chunk_tables = &finder.chunk_tables;
+    let indexed: Vec<(Span, bool)> = calls
         .iter()
-        .filter_map(|r| scoping.get_reference(*r).symbol_id())
+        .filter_map(|c| c.indexed)
+        .filter_map(|r| scoping.get_reference(r).symbol_id())
         .flat_map(|symbol| {
             finder
                 .bound_tables
@@ -104,8 +108,7 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
         })
         .collect();
     let by_place = |t: &Table| (t.depth, usize::MAX - t.modules.len());
-    let found = finder
-        .found
+    let found = found
         .into_iter()
         .filter(|t| runtime || chunk_tables.contains(&t.span));
     let table = if indexed.is_empty() {
@@ -122,7 +125,24 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
         table
     };
     Ok(table.map(|mut table| {
-        table.require = require;
+        // The require function of the call that indexes this table: a module that is
+        // itself a webpack bundle (esprima) has a runtime call of its own, met first when
+        // the table comes before the runtime (webpack 5's `var e = {...}`).
+        let bound_to = |c: &&&RuntimeCall| {
+            c.indexed
+                .and_then(|r| scoping.get_reference(r).symbol_id())
+                .is_some_and(|symbol| {
+                    finder
+                        .bound_tables
+                        .iter()
+                        .any(|(s, span, _)| *s == symbol && *span == table.span)
+                })
+        };
+        table.require = calls
+            .iter()
+            .filter(bound_to)
+            .find_map(|c| c.require)
+            .or(require);
         table.chunk = finder
             .jsonp
             .iter()
@@ -147,7 +167,28 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
 pub(crate) fn find_runtime(program: &Program<'_>) -> Option<ReferenceId> {
     let mut finder = Finder::new(false);
     finder.visit_program(program);
-    finder.require
+    finder.runtime_calls().iter().find_map(|c| c.require)
+}
+
+/// A call of a module function the way webpack's runtime makes it.
+struct RuntimeCall {
+    span: Span,
+    /// The require function it passes, when that is the function making the call.
+    require: Option<ReferenceId>,
+    /// The variable it indexes (`X[id].call(...)`).
+    indexed: Option<ReferenceId>,
+}
+
+/// Whether `module` and `exports` are a name and that name's `exports`, as webpack's runtime
+/// passes a module object and its exports (`m, m.exports`). A call with other arguments
+/// (js-yaml's `handlers[name].call(state, state, name, args)`) is ordinary code.
+fn module_and_exports(module: &Argument<'_>, exports: &Argument<'_>) -> bool {
+    let Argument::Identifier(module) = module else {
+        return false;
+    };
+    matches!(exports, Argument::StaticMemberExpression(m)
+        if m.property.name == "exports"
+            && matches!(&m.object, Expression::Identifier(i) if i.name == module.name))
 }
 
 fn has_use_strict<'s>(mut directives: impl Iterator<Item = &'s str>) -> bool {
@@ -164,14 +205,10 @@ struct Finder {
     jsonp: Vec<(Span, Chunk)>,
     /// Calls that defer the entry until chunks are loaded, and those chunks.
     deferred: Vec<(Span, Vec<String>)>,
-    /// Whether the file calls a module function the way webpack's runtime does.
-    runtime: bool,
-    /// The require function such a call passes, when it is the function making the call.
-    require: Option<ReferenceId>,
+    /// The calls of a module function made the way webpack's runtime makes them.
+    calls: Vec<RuntimeCall>,
     /// The names of the functions being visited, innermost last.
     functions: Vec<Option<String>>,
-    /// The variables the runtime's calls index (`X[id].call(...)`).
-    indexed: Vec<ReferenceId>,
     /// Literal tables, the variable or parameter each is bound to, and whether it is empty
     /// (holes aside).
     bound_tables: Vec<(SymbolId, Span, bool)>,
@@ -186,10 +223,8 @@ impl Finder {
             chunk_tables: Vec::new(),
             jsonp: Vec::new(),
             deferred: Vec::new(),
-            runtime: false,
-            require: None,
+            calls: Vec::new(),
             functions: Vec::new(),
-            indexed: Vec::new(),
             bound_tables: Vec::new(),
         }
     }
@@ -226,6 +261,21 @@ impl Finder {
     fn leave(&mut self) {
         self.strict.pop();
         self.depth -= 1;
+    }
+
+    /// The runtime's calls of this file: those outside every chunk's table. A call inside
+    /// a chunk's table is a module's own code (a package that is itself a webpack bundle,
+    /// as esprima is), not the runtime of the file.
+    fn runtime_calls(&self) -> Vec<&RuntimeCall> {
+        self.calls
+            .iter()
+            .filter(|c| {
+                !self
+                    .chunk_tables
+                    .iter()
+                    .any(|t| t.start <= c.span.start && c.span.end <= t.end)
+            })
+            .collect()
     }
 }
 
@@ -292,17 +342,26 @@ impl<'a> Visit<'a> for Finder {
             Expression::StaticMemberExpression(m)
                 if m.property.name == "call"
                     && it.arguments.len() == 4
+                    && module_and_exports(&it.arguments[1], &it.arguments[2])
                     && is_computed_member_of_name(&m.object) =>
             {
-                self.runtime = true;
-                self.require = self.require.or_else(|| self.itself(&it.arguments[3]));
-                self.indexed.extend(indexed_name(&m.object));
+                self.calls.push(RuntimeCall {
+                    span: it.span,
+                    require: self.itself(&it.arguments[3]),
+                    indexed: indexed_name(&m.object),
+                });
             }
             // `table[id](module, module.exports, require)`
-            callee if it.arguments.len() == 3 && is_computed_member_of_name(callee) => {
-                self.runtime = true;
-                self.require = self.require.or_else(|| self.itself(&it.arguments[2]));
-                self.indexed.extend(indexed_name(callee));
+            callee
+                if it.arguments.len() == 3
+                    && module_and_exports(&it.arguments[0], &it.arguments[1])
+                    && is_computed_member_of_name(callee) =>
+            {
+                self.calls.push(RuntimeCall {
+                    span: it.span,
+                    require: self.itself(&it.arguments[2]),
+                    indexed: indexed_name(callee),
+                });
             }
             _ => {}
         }

@@ -1,0 +1,3 @@
+export default function late(doc) {
+  return `late: ${Object.keys(doc).join(", ")}`;
+}

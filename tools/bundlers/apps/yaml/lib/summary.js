@@ -1,0 +1,1 @@
+exports.summary = (doc) => `summary: ${doc.name} with ${doc.fish.length} fish`;
