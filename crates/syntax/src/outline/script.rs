@@ -106,12 +106,8 @@ impl Walker<'_> {
             self.push(name, DefKind::Type, start, node, signature, false, scope);
             return;
         }
-        let signature = signature_from(self.source, start, node, self.lang);
-        let index = self.push(name, DefKind::Type, start, node, signature, false, scope);
-        if let Some(body) = node.child_by_field_name("body") {
-            let inner = self.inner(index, scope, false, true);
-            self.visit_children(body, &inner);
-        }
+        // A long one is outlined as a class is: its header, then its members.
+        self.script_class(node, scope, start);
     }
 
     /// A method or method signature, and the definitions in its body.
