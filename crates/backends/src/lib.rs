@@ -390,7 +390,9 @@ impl Backend {
                 if let Some(n) = self.context_size {
                     body["options"]["num_ctx"] = json!(n);
                 }
-                if !raw {
+                // An empty suffix is left out: some servers refuse `suffix` outright for a
+                // model without fill-in-the-middle, and an empty one says nothing anyway.
+                if !raw && !req.suffix.is_empty() {
                     body["suffix"] = json!(req.suffix);
                 }
                 body
@@ -421,7 +423,9 @@ impl Backend {
                     "n": req.n,
                     "stream": stream,
                 });
-                if req.fim {
+                // vLLM answers 400 to any `suffix`, even an empty one, for a model without
+                // fill-in-the-middle, so an empty suffix is never sent.
+                if req.fim && !req.suffix.is_empty() {
                     body["suffix"] = json!(req.suffix);
                 }
                 if !req.stop.is_empty() {
@@ -708,4 +712,44 @@ async fn read_limited(response: reqwest::Response, limit: usize) -> Result<Vec<u
         out.extend_from_slice(&chunk);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An empty `suffix` is never sent (vLLM refuses any `suffix` for a model without
+    /// fill-in-the-middle); a real one is, where the request is fill-in-the-middle.
+    #[test]
+    fn an_empty_suffix_is_left_out_of_every_body() {
+        for kind in [Kind::OpenAiCompletions, Kind::Codestral, Kind::Ollama] {
+            let backend = Backend::new(
+                kind,
+                "http://127.0.0.1:1",
+                Duration::from_secs(1),
+                Duration::from_secs(1),
+            )
+            .unwrap();
+            for (suffix, fim, sent) in [
+                ("", true, false),
+                ("x\n", true, true),
+                ("x\n", false, false),
+            ] {
+                let req = Request {
+                    prefix: "def f(".to_owned(),
+                    suffix: suffix.to_owned(),
+                    fim,
+                    ..Request::default()
+                };
+                let body = backend.body(&req, false);
+                // Ollama's native FIM kind always carries a non-empty suffix, `fim` aside.
+                let expected = sent || (kind == Kind::Ollama && !suffix.is_empty());
+                assert_eq!(
+                    body.get("suffix").is_some(),
+                    expected,
+                    "{kind:?} {suffix:?} {fim}: {body}"
+                );
+            }
+        }
+    }
 }

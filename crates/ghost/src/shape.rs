@@ -118,15 +118,14 @@ pub fn choose(
     }
 }
 
-/// Whether a failed fill-in-the-middle request says the model cannot do it (llama.cpp's 501
-/// "Infill is not supported by this model"), so that `auto` falls back to prefix-only.
+/// Whether a failed fill-in-the-middle request says the model cannot do it, so that `auto`
+/// falls back to prefix-only: llama.cpp's 501 "Infill is not supported by this model", or
+/// vLLM's 400 "suffix is only supported for models with FIM completion rendering" (and other
+/// OpenAI-compatible servers' 400s that name `suffix` as unsupported).
 pub(crate) fn refuses_fim(error: &backends::BackendError) -> Option<String> {
     match error {
         backends::BackendError::Status { status, body, .. }
-            if *status == 501
-                || body
-                    .to_ascii_lowercase()
-                    .contains("infill is not supported") =>
+            if *status == 501 || says_no_fim(*status, body) =>
         {
             Some(format!(
                 "HTTP {status}: {}",
@@ -135,6 +134,22 @@ pub(crate) fn refuses_fim(error: &backends::BackendError) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Whether an error body says the model does no fill-in-the-middle, in any server's words.
+fn says_no_fim(status: u16, body: &str) -> bool {
+    let body = body.to_ascii_lowercase();
+    if body.contains("infill is not supported") {
+        return true;
+    }
+    // A 400 that names `suffix` and says it is not (or only sometimes) supported; a 400 about
+    // anything else (a prompt too long, a bad parameter) is not a refusal of FIM.
+    status == 400
+        && body.contains("suffix")
+        && (body.contains("not supported")
+            || body.contains("only supported")
+            || body.contains("unsupported")
+            || body.contains("does not support"))
 }
 
 #[cfg(test)]
@@ -217,5 +232,38 @@ mod tests {
             body: "busy".into(),
         };
         assert!(refuses_fim(&busy).is_none());
+    }
+
+    #[test]
+    fn every_servers_refusal_of_a_suffix_counts_and_nothing_else_does() {
+        let cases = [
+            (501, "Infill is not supported by this model", true),
+            (
+                400,
+                r#"{"object":"error","message":"suffix is only supported for models with FIM completion rendering","type":"BadRequestError","param":null,"code":400}"#,
+                true,
+            ),
+            (
+                400,
+                r#"{"error":{"message":"suffix is not supported"}}"#,
+                true,
+            ),
+            (
+                400,
+                "This model's maximum context length is 2048 tokens; the suffix was cut",
+                false,
+            ),
+            (400, "max_tokens must be at least 1", false),
+            (404, "suffix is not supported", false),
+            (503, "Loading model", false),
+        ];
+        for (status, body, refuses) in cases {
+            let error = backends::BackendError::Status {
+                url: "u".into(),
+                status,
+                body: body.into(),
+            };
+            assert_eq!(refuses_fim(&error).is_some(), refuses, "{status} {body}");
+        }
     }
 }

@@ -12,6 +12,7 @@ mod managed;
 mod next_edit;
 mod real_bundles;
 mod real_model;
+mod server_answers;
 mod servers;
 mod unbundle;
 mod vscode;

@@ -11,18 +11,18 @@ use std::{
 
 use crate::{assert_clean_failure, pilotfish, temp_file};
 
-const CURSOR: &str = "examples/shop/orders.py:31:13";
+pub(crate) const CURSOR: &str = "examples/shop/orders.py:31:13";
 
-fn stderr(out: &std::process::Output) -> String {
+pub(crate) fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-fn stdout(out: &std::process::Output) -> String {
+pub(crate) fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A command line the argument parser refuses: exit code 2, the flag named, no panic.
-fn assert_usage_error(out: &std::process::Output, flag: &str) {
+pub(crate) fn assert_usage_error(out: &std::process::Output, flag: &str) {
     let err = stderr(out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("invalid value") && err.contains(flag), "{err}");
