@@ -15,6 +15,7 @@
 pub mod chat;
 mod post;
 pub mod server;
+pub mod silence;
 pub mod sse;
 
 use std::{ops::ControlFlow, time::Duration};

@@ -1,7 +1,7 @@
 //! `pilotfish complete`: the prompt for a cursor, sent to a model server through the
 //! ghost-text pipeline, and the suggestions that come back.
 
-use std::path::PathBuf;
+use std::{path::PathBuf, time::Duration};
 
 use anyhow::{Context, Result, bail};
 
@@ -70,7 +70,12 @@ pub(crate) fn run(args: Args) -> Result<()> {
     // Every setting and the request are checked before a model loads; the server it starts
     // lives until this function returns.
     let _managed = crate::managed::start_for(&mut config.backend)?;
-    let backend = config.backend.backend()?;
+    let mut backend = config.backend.backend()?;
+    // The first-token limit holds whatever the server said of itself: a server that describes
+    // itself and then never answers (all slots busy, or hung) ends the command in seconds.
+    backend
+        .first_token_timeout
+        .get_or_insert(Duration::from_secs_f64(FIRST_TOKEN_SECONDS));
     let kind = backend.kind;
     let endpoint = backend.endpoint.clone();
 
@@ -103,7 +108,17 @@ pub(crate) fn run(args: Args) -> Result<()> {
                 html_page(path, &args, &trace, pipeline.backend(), failed)?;
             }
             print_notes(&trace.notes);
-            return Err(anyhow::Error::new(BackendFailure(error)));
+            // A server that sent nothing in time is asked why, so that the message names the
+            // cause: still loading, busy or hung.
+            let why = match error.as_ref() {
+                backends::BackendError::FirstTokenTimeout { .. } => Some(
+                    runtime
+                        .block_on(pipeline.backend().why_silent(WHY_SILENT_LIMIT))
+                        .explain(),
+                ),
+                _ => None,
+            };
+            return Err(anyhow::Error::new(BackendFailure(error, why)));
         }
         Err(e) => return Err(e.into()),
     };
@@ -276,13 +291,24 @@ fn print_notes(notes: &[String]) {
     }
 }
 
-/// A backend failure as the command's error.
+/// `complete`'s time-to-first-token limit unless configured: with the server's description
+/// asked first, the command ends within ten seconds however the server behaves.
+const FIRST_TOKEN_SECONDS: f64 = 6.0;
+
+/// How long each question about a silent server's health may take.
+const WHY_SILENT_LIMIT: Duration = Duration::from_millis(700);
+
+/// A backend failure as the command's error, with why the server was silent when it was.
 #[derive(Debug)]
-struct BackendFailure(std::sync::Arc<backends::BackendError>);
+struct BackendFailure(std::sync::Arc<backends::BackendError>, Option<String>);
 
 impl std::fmt::Display for BackendFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
+        self.0.fmt(f)?;
+        match &self.1 {
+            Some(why) => write!(f, ". {why}"),
+            None => Ok(()),
+        }
     }
 }
 

@@ -39,12 +39,12 @@ impl Pipeline {
         // A server that took the connection and would not even describe itself is hung or
         // stuck: without a first-token limit of its own, the request waits a short one rather
         // than the whole total limit.
-        if let Some(e) = silent
-            && backend.first_token_timeout.is_none()
-        {
-            backend.first_token_timeout = Some(SILENT_SERVER_FIRST_TOKEN);
+        if let Some(e) = silent {
+            let wait = *backend
+                .first_token_timeout
+                .get_or_insert(SILENT_SERVER_FIRST_TOKEN);
             trace.notes.push(format!(
-                "{e}; the completion waits {SILENT_SERVER_FIRST_TOKEN:?} for its first text"
+                "{e}; the completion waits {wait:?} for its first text"
             ));
         }
         if self.backend.kind == backends::Kind::OpenAiCompletions

@@ -1,8 +1,12 @@
 //! What servers answer when they cannot or will not do what was asked, as a new user meets
-//! it: vLLM's refusal of `suffix`. The servers here are FAKES on loopback that
+//! it: vLLM's refusal of `suffix`, and a server that describes itself and then never answers. The servers here are FAKES on loopback that
 //! answer as the real ones do, so that each case can be played on demand.
 
-use std::time::{Duration, Instant};
+use std::{
+    io::{BufRead, BufReader, Write},
+    net::TcpListener,
+    time::{Duration, Instant},
+};
 
 use crate::servers::{CURSOR, stderr, stdout};
 use crate::{pilotfish, temp_file};
@@ -81,4 +85,99 @@ fn vllms_refusal_of_a_suffix_leads_to_the_prefix_only_request() {
         last.get("prompt").is_some() && last.get("suffix").is_none(),
         "{last}"
     );
+}
+
+/// FAKE: a llama.cpp-like server that describes itself (`/props`, `/tokenize`) and answers
+/// `/health` and `/slots` as given, but never answers a completion (`/infill`, `/completion`):
+/// a server whose slots are all busy, one still loading, or one hung.
+fn silent_describing_server(health: (u16, &str), slots: &str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (health, slots) = ((health.0, health.1.to_owned()), slots.to_owned());
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            let Ok(mut socket) = socket else { return };
+            let (health, slots) = (health.clone(), slots.clone());
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(socket.try_clone().unwrap());
+                let mut first = String::new();
+                let _ = reader.read_line(&mut first);
+                let path = first.split_whitespace().nth(1).unwrap_or("").to_owned();
+                let props =
+                    r#"{"default_generation_settings":{"n_ctx":4096},"model_path":"/m/fake.gguf"}"#;
+                let (status, body) = match path.as_str() {
+                    "/props" => (200, props.to_owned()),
+                    "/tokenize" => (200, r#"{"tokens":[1,2,3]}"#.to_owned()),
+                    "/health" => (health.0, health.1.clone()),
+                    "/slots" => (200, slots.clone()),
+                    // A completion: taken, never answered, held until the client gives up.
+                    _ => {
+                        std::thread::sleep(Duration::from_secs(30));
+                        return;
+                    }
+                };
+                let _ = write!(
+                    socket,
+                    "HTTP/1.1 {status} Fake\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    url
+}
+
+/// `complete` against a server that describes itself and never answers a completion ends
+/// within ten seconds, with a message that says why: every slot busy, the model still
+/// loading, or the server hung.
+#[test]
+fn a_server_that_describes_itself_and_never_answers_ends_complete_within_ten_seconds() {
+    let ok = (200, r#"{"status":"ok"}"#);
+    let loading = (
+        503,
+        r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#,
+    );
+    let cases = [
+        (
+            ok,
+            r#"[{"id":0,"is_processing":true}]"#,
+            "The server is busy: 1 of its 1 slot(s) are processing",
+        ),
+        (
+            loading,
+            "[]",
+            "The server is still loading its model (/health answered 503: Loading model)",
+        ),
+        (
+            ok,
+            r#"[{"id":0,"is_processing":false},{"id":1,"is_processing":true}]"#,
+            "The server looks hung: /slots shows 1 of 2 slot(s) idle",
+        ),
+    ];
+    let runs: Vec<_> = cases
+        .into_iter()
+        .map(|(health, slots, expected)| {
+            let url = silent_describing_server(health, slots);
+            std::thread::spawn(move || {
+                let started = Instant::now();
+                let out = pilotfish(&["complete", CURSOR, "--endpoint", &url], b"");
+                (out, started.elapsed(), expected)
+            })
+        })
+        .collect();
+    for run in runs {
+        let (out, took, expected) = run.join().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(
+            took < Duration::from_secs(10),
+            "took {took:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("(the time-to-first-token limit)")
+                && stderr(&out).contains(expected),
+            "{expected}: {}",
+            stderr(&out)
+        );
+    }
 }

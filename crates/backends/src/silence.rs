@@ -1,0 +1,128 @@
+//! Why a server that took a completion request sent nothing back in time: still loading its
+//! model, busy (every slot working), or hung (it says it is ready and idle, yet nothing came).
+//! Asked after a first-token limit passed, so that the user's message names the cause.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::{Backend, read_limited};
+
+/// What the server says of itself after it sent no text within the first-token limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Silence {
+    /// The server is still loading its model (llama.cpp's `/health` answers 503 "Loading
+    /// model" until it is ready).
+    Loading(String),
+    /// Every slot is working (`/slots` shows each one processing), or `/health` says no slot
+    /// is free: on other requests, or still reading this prompt.
+    Busy { busy: usize, slots: usize },
+    /// The server says it is ready and has an idle slot, yet sent nothing.
+    Hung(String),
+    /// The server answers nothing now, not even its health check.
+    Unresponsive,
+}
+
+impl Silence {
+    /// One sentence for the user: the cause, and what to do about it.
+    pub fn explain(&self) -> String {
+        match self {
+            Silence::Loading(said) => format!(
+                "The server is still loading its model ({said}); try again when it is ready."
+            ),
+            Silence::Busy { busy, slots } => format!(
+                "The server is busy: {busy} of its {slots} slot(s) are processing (other requests, or this prompt still being read cold); try again, give the server more slots (llama-server -np), or raise first_token_timeout_seconds in [backend]."
+            ),
+            Silence::Hung(said) => {
+                format!("The server looks hung: {said}, yet it sent no text; restart it.")
+            }
+            Silence::Unresponsive => {
+                "The server looks hung: it answers nothing now, not even /health; restart it."
+                    .to_owned()
+            }
+        }
+    }
+}
+
+impl Backend {
+    /// Asks the server's health and slots (llama.cpp's `/health` and `/slots`), each within
+    /// `limit`, to tell loading, busy and hung apart.
+    pub async fn why_silent(&self, limit: Duration) -> Silence {
+        let (health, slots) = tokio::join!(self.peek("/health", limit), self.peek("/slots", limit));
+        if let Some((503, body)) = &health {
+            let said = message(body);
+            if said.to_ascii_lowercase().contains("loading") {
+                return Silence::Loading(format!("/health answered 503: {said}"));
+            }
+        }
+        if let Some((200, Value::Array(all))) = &slots
+            && !all.is_empty()
+        {
+            let busy = all
+                .iter()
+                .filter(|s| {
+                    s["is_processing"].as_bool().unwrap_or(false)
+                        || s["state"].as_u64().is_some_and(|state| state != 0)
+                })
+                .count();
+            if busy == all.len() {
+                return Silence::Busy {
+                    busy,
+                    slots: all.len(),
+                };
+            }
+            return Silence::Hung(format!(
+                "/slots shows {} of {} slot(s) idle",
+                all.len() - busy,
+                all.len()
+            ));
+        }
+        match health {
+            // An older llama.cpp says "no slot available" with 503 when every slot works.
+            Some((503, body)) => {
+                let said = message(&body);
+                if said.to_ascii_lowercase().contains("slot") {
+                    Silence::Busy { busy: 1, slots: 1 }
+                } else {
+                    Silence::Hung(format!("/health answered 503: {said}"))
+                }
+            }
+            Some((status, _)) if (200..300).contains(&status) => {
+                Silence::Hung("/health says it is ready".to_owned())
+            }
+            Some((status, body)) => Silence::Hung(format!(
+                "/health answered HTTP {status}: {}",
+                message(&body)
+            )),
+            None => Silence::Unresponsive,
+        }
+    }
+
+    /// A GET's status and JSON body (`Null` when the body is not JSON), or `None` when the
+    /// server did not answer within `limit`.
+    async fn peek(&self, path: &str, limit: Duration) -> Option<(u16, Value)> {
+        let mut builder = self
+            .client
+            .get(format!("{}{path}", self.endpoint))
+            .timeout(limit);
+        if let Some(key) = &self.api_key {
+            builder = builder.bearer_auth(key);
+        }
+        let response = builder.send().await.ok()?;
+        let status = response.status().as_u16();
+        let body = read_limited(response, 1 << 20).await.unwrap_or_default();
+        let value = serde_json::from_slice(&body)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).trim().to_owned()));
+        Some((status, value))
+    }
+}
+
+/// The words of an error body: llama.cpp's `error.message`, a `status`, or the text itself.
+fn message(body: &Value) -> String {
+    let said = body["error"]["message"]
+        .as_str()
+        .or_else(|| body["status"].as_str())
+        .or_else(|| body.as_str())
+        .unwrap_or("");
+    said.chars().take(160).collect()
+}
