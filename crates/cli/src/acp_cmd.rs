@@ -12,8 +12,14 @@ pub(crate) struct Args {
     /// (its current names), as for `pilotfish agent`.
     #[arg(long, default_value = "original", value_name = "PROFILE")]
     tools: String,
-    /// The prompt's limit in tokens; a tool result takes at most half of it.
-    #[arg(long, default_value_t = 64_000)]
+    /// The prompt's limit in tokens; a tool result takes at most half of it (the answer's is
+    /// --max-answer-tokens); `--max-tokens` is the same option under its older name.
+    #[arg(
+        long = "max-prompt-tokens",
+        visible_alias = "max-tokens",
+        value_name = "N",
+        default_value_t = 64_000
+    )]
     max_tokens: usize,
     #[command(flatten)]
     model: host::chat_model::ChatModelArgs,
@@ -21,7 +27,8 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> Result<()> {
     let loaded = args.model.load()?;
-    let backend = args.model.backend_from(&loaded)?;
+    let mut backend = args.model.backend_from(&loaded)?;
+    host::chat_model::limit_answer(&mut backend, host::chat_model::AGENT_ANSWER_TOKENS);
     let Some(profile) = agent::tools::Profile::parse(&args.tools) else {
         bail!(
             "--tools {} is unknown: use {}",

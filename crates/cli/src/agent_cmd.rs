@@ -49,8 +49,14 @@ pub(crate) struct Args {
     /// `insert_edit_into_file`, `multi_replace_string_in_file`, `semantic_search`).
     #[arg(long, default_value = "original", value_name = "PROFILE")]
     tools: String,
-    /// The prompt's limit in tokens; a tool result takes at most half of it.
-    #[arg(long, default_value_t = 64_000)]
+    /// The prompt's limit in tokens; a tool result takes at most half of it (the answer's is
+    /// --max-answer-tokens); `--max-tokens` is the same option under its older name.
+    #[arg(
+        long = "max-prompt-tokens",
+        visible_alias = "max-tokens",
+        value_name = "N",
+        default_value_t = 64_000
+    )]
     max_tokens: usize,
     /// Start no MCP server, not even those of the workspace's `.vscode/mcp.json` (which start
     /// only once approved: asked on a terminal, remembered when answered "always", started for
@@ -227,7 +233,8 @@ pub(crate) fn run(args: Args) -> Result<()> {
     }
     let task = args.task.clone().unwrap_or_default();
     let loaded = args.model.load()?;
-    let backend = args.model.backend_from(&loaded)?;
+    let mut backend = args.model.backend_from(&loaded)?;
+    host::chat_model::limit_answer(&mut backend, host::chat_model::AGENT_ANSWER_TOKENS);
     let mut ws = open_workspace(&args, &root, &loaded.agent)?;
     let template = match &args.system_prompt {
         Some(p) => Some(
@@ -321,7 +328,7 @@ fn why_it_ended(stop: Stop) -> Result<(u32, &'static str)> {
         // Why the run ends, for the user: small models often answer in words at once.
         Stop::Answered { rounds, cut: true } => (
             rounds,
-            "the model answered without calling a tool, and its answer was cut at the length limit (max_tokens in [chat])",
+            "the model answered without calling a tool, and its answer was cut at the length limit (--max-answer-tokens, or max_answer_tokens in [chat])",
         ),
         Stop::RoundLimit { rounds } => bail!(
             "the round limit ({rounds}) was hit before the model finished; raise --max-rounds, or `pilotfish agent --undo` to revert"

@@ -235,8 +235,14 @@ pub(crate) struct ChatArgs {
     /// Earlier turns: a JSON list of {"user", "assistant", "tool_calls": [{"name", "arguments", "result"}]}.
     #[arg(long, value_name = "FILE")]
     history: Option<PathBuf>,
-    /// The model's prompt limit in tokens.
-    #[arg(long, default_value_t = 64_000)]
+    /// The prompt's limit in tokens (the answer's is --max-answer-tokens); `--max-tokens` is
+    /// the same option under its older name.
+    #[arg(
+        long = "max-prompt-tokens",
+        visible_alias = "max-tokens",
+        value_name = "N",
+        default_value_t = 64_000
+    )]
     max_tokens: usize,
     /// The limit for earlier turns (Copilot's: 32768).
     #[arg(long, default_value_t = 32_768)]
@@ -290,7 +296,9 @@ pub(crate) fn run_chat(args: ChatArgs) -> Result<()> {
     let backend = if args.dry_run {
         None
     } else {
-        Some(args.model.backend()?)
+        let mut backend = args.model.backend()?;
+        host::chat_model::limit_answer(&mut backend, host::chat_model::CHAT_ANSWER_TOKENS);
+        Some(backend)
     };
     let mut session = args
         .session
@@ -446,7 +454,9 @@ fn send(backend: &backends::chat::ChatBackend, prompt: &chat::ChatPrompt) -> Res
         writeln!(stdout)?;
     }
     if answer.finish_reason.as_deref() == Some("length") {
-        eprintln!("note: the answer was cut at the model's length limit (max_tokens in [chat])");
+        eprintln!(
+            "note: the answer was cut at the model's length limit (--max-answer-tokens, or max_answer_tokens in [chat])"
+        );
     }
     Ok(answer.content)
 }

@@ -38,6 +38,25 @@ pub struct ChatModelArgs {
     /// The configuration file (default: as for `pilotfish complete`).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The most tokens the model's answer may have (`[chat] max_answer_tokens`; default 1,024
+    /// for `chat`, 4,096 for `agent` and `acp`, whose answers carry whole files in tool calls).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_answer_tokens: Option<u32>,
+}
+
+/// The answer limit of `pilotfish chat` when neither the flag nor `[chat]` gives one: room
+/// for a long explanation with code, and an end to a model that rambles on.
+pub const CHAT_ANSWER_TOKENS: u32 = 1024;
+
+/// The answer limit of `agent` and `acp` by default: a tool call that writes a file carries
+/// the whole file in its answer, so more room than a chat answer.
+pub const AGENT_ANSWER_TOKENS: u32 = 4096;
+
+/// Gives `backend` an answer limit where neither the flag nor the configuration gave one, so
+/// that every request tells the server when to stop (`max_tokens`, Ollama's `num_predict`):
+/// without one, some servers generate until the context is full.
+pub fn limit_answer(backend: &mut ChatBackend, default: u32) {
+    backend.max_tokens.get_or_insert(default);
 }
 
 impl ChatModelArgs {
@@ -68,6 +87,14 @@ impl ChatModelArgs {
         }
         if let Some(v) = &self.api_key_env {
             c.api_key_env = Some(v.clone());
+        }
+        if let Some(n) = self.max_answer_tokens {
+            c.max_tokens = Some(n);
+        }
+        if c.max_tokens == Some(0) {
+            bail!(
+                "max_answer_tokens in [chat] must be 1 or more: an answer of no tokens says nothing"
+            );
         }
         let Some(kind) = ChatKind::parse(&c.kind) else {
             bail!(

@@ -44,7 +44,9 @@ pub struct ChatConfig {
     /// Ollama's `num_ctx` (its default, 2,048, cuts long prompts silently).
     pub context_size: Option<u32>,
     pub temperature: Option<f32>,
-    /// Tokens the answer may have.
+    /// Tokens the answer may have (`max_answer_tokens` is the same setting under a name that
+    /// says so); when unset, `chat` asks for at most 1,024 and `agent` and `acp` 4,096.
+    #[serde(alias = "max_answer_tokens")]
     pub max_tokens: Option<u32>,
 }
 

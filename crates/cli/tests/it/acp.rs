@@ -355,6 +355,8 @@ fn a_streamed_answer_arrives_as_chunks_and_the_turn_ends() {
     );
     let bodies = model.bodies.lock().unwrap();
     assert_eq!(bodies.len(), 1);
+    // No one set an answer limit, and the server is told one all the same.
+    assert_eq!(bodies[0]["max_tokens"], 4096, "{}", bodies[0]);
     let user = bodies[0]["messages"]
         .as_array()
         .unwrap()

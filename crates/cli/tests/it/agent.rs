@@ -84,6 +84,15 @@ fn the_agent_fixes_a_bug_and_undo_restores_it() {
         fixed,
         "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
     );
+    // Every round tells the server when to stop, with no limit set by anyone.
+    let limits: Vec<Value> = model
+        .bodies
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|b| b["max_tokens"].clone())
+        .collect();
+    assert_eq!(limits, vec![json!(4096); 6]);
     let ev = events(&out);
     let results: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_result").collect();
     assert_eq!(results.len(), 5, "{ev:?}");
@@ -504,9 +513,28 @@ fn old_rounds_are_dropped_whole_when_the_budget_is_full() {
         read(200),
         Turn::Text("read it all".into()),
     ]));
-    let out = agent(&dir, &model.url, &["--max-tokens", "4000", "read big.py"]);
+    let out = agent(
+        &dir,
+        &model.url,
+        &[
+            "--max-prompt-tokens",
+            "4000",
+            "--max-answer-tokens",
+            "300",
+            "read big.py",
+        ],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
+    // The prompt's limit and the answer's are two options, each doing its own job.
+    assert!(
+        model
+            .bodies
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|b| b["max_tokens"] == 300)
+    );
     assert!(
         stderr.contains("earlier tool round(s) (read_file) were dropped"),
         "{stderr}"

@@ -1,5 +1,6 @@
 //! What servers answer when they cannot or will not do what was asked, as a new user meets
-//! it: vLLM's refusal of `suffix`, and a server that describes itself and then never answers. The servers here are FAKES on loopback that
+//! it: vLLM's refusal of `suffix`, a server that describes itself and then never answers, and
+//! a chat server told how long an answer may be. The servers here are FAKES on loopback that
 //! answer as the real ones do, so that each case can be played on demand.
 
 use std::{
@@ -8,7 +9,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::servers::{CURSOR, stderr, stdout};
+use crate::servers::{CURSOR, assert_usage_error, stderr, stdout};
 use crate::{pilotfish, temp_file};
 
 /// vLLM's answer to a `suffix` for a model without fill-in-the-middle, word for word.
@@ -84,6 +85,67 @@ fn vllms_refusal_of_a_suffix_leads_to_the_prefix_only_request() {
     assert!(
         last.get("prompt").is_some() && last.get("suffix").is_none(),
         "{last}"
+    );
+}
+
+/// `chat` tells the server when to stop even when no one set a limit (a server without one
+/// generates until its context is full), the flag and `[chat] max_answer_tokens` set it, and
+/// the prompt's limit keeps both its clear name and its older one. The model is a FAKE chat
+/// server on loopback that keeps every request body.
+#[test]
+fn chat_sends_an_answer_limit_and_each_option_says_which_limit_it_is() {
+    use test_utils::scripted_chat::{ScriptedChat, Turn};
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let model = runtime.block_on(ScriptedChat::start(
+        (0..3).map(|_| Turn::Text("Hello.".to_owned())).collect(),
+    ));
+    let config = temp_file("answer-limit.toml", b"[chat]\nmax_answer_tokens = 77\n");
+    let config = config.display().to_string();
+    let url = model.url.as_str();
+    let cases: [(Vec<&str>, u64); 3] = [
+        (vec!["--endpoint", url], 1024),
+        (
+            vec![
+                "--endpoint",
+                url,
+                "--max-answer-tokens",
+                "50",
+                "--max-prompt-tokens",
+                "8000",
+            ],
+            50,
+        ),
+        (
+            vec![
+                "--endpoint",
+                url,
+                "--config",
+                &config,
+                "--max-tokens",
+                "8000",
+            ],
+            77,
+        ),
+    ];
+    for (i, (extra, limit)) in cases.into_iter().enumerate() {
+        let mut args = vec!["chat", "Say hello", "--folder", "examples/shop"];
+        args.extend(&extra);
+        let out = pilotfish(&args, b"");
+        assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+        assert!(stdout(&out).contains("Hello."), "{}", stdout(&out));
+        let body = model.bodies.lock().unwrap()[i].clone();
+        assert_eq!(body["max_tokens"], limit, "{extra:?}: {body}");
+    }
+    let help = stdout(&pilotfish(&["chat", "--help"], b""));
+    assert!(
+        help.contains("--max-prompt-tokens <N>")
+            && help.contains("[alias: --max-tokens]")
+            && help.contains("--max-answer-tokens <N>"),
+        "{help}"
+    );
+    assert_usage_error(
+        &pilotfish(&["chat", "hi", "--max-answer-tokens", "0"], b""),
+        "--max-answer-tokens",
     );
 }
 
