@@ -70,12 +70,11 @@ pub(crate) fn run(args: Args) -> Result<()> {
     // Every setting and the request are checked before a model loads; the server it starts
     // lives until this function returns.
     let _managed = crate::managed::start_for(&mut config.backend)?;
-    let mut backend = config.backend.backend()?;
-    // The first-token limit holds whatever the server said of itself: a server that describes
-    // itself and then never answers (all slots busy, or hung) ends the command in seconds.
-    backend
-        .first_token_timeout
-        .get_or_insert(Duration::from_secs_f64(FIRST_TOKEN_SECONDS));
+    // A configured first-token limit holds whatever the server said of itself, and its
+    // message says whether the server is loading, busy or hung. No short limit is set by
+    // default: until the budget is sized by the server's measured speed, a cold first request
+    // on a slow machine can honestly take longer than any fixed few seconds.
+    let backend = config.backend.backend()?;
     let kind = backend.kind;
     let endpoint = backend.endpoint.clone();
 
@@ -290,10 +289,6 @@ fn print_notes(notes: &[String]) {
         }
     }
 }
-
-/// `complete`'s time-to-first-token limit unless configured: with the server's description
-/// asked first, the command ends within ten seconds however the server behaves.
-const FIRST_TOKEN_SECONDS: f64 = 6.0;
 
 /// How long each question about a silent server's health may take.
 const WHY_SILENT_LIMIT: Duration = Duration::from_millis(700);

@@ -193,7 +193,7 @@ fn silent_describing_server(health: (u16, &str), slots: &str) -> String {
 /// within ten seconds, with a message that says why: every slot busy, the model still
 /// loading, or the server hung.
 #[test]
-fn a_server_that_describes_itself_and_never_answers_ends_complete_within_ten_seconds() {
+fn a_configured_first_token_limit_holds_for_a_server_that_describes_itself_and_never_answers() {
     let ok = (200, r#"{"status":"ok"}"#);
     let loading = (
         503,
@@ -222,7 +222,15 @@ fn a_server_that_describes_itself_and_never_answers_ends_complete_within_ten_sec
             let url = silent_describing_server(health, slots);
             std::thread::spawn(move || {
                 let started = Instant::now();
-                let out = pilotfish(&["complete", CURSOR, "--endpoint", &url], b"");
+                let config = temp_file(
+                    "first-token.toml",
+                    b"[backend]\nfirst_token_timeout_seconds = 6\n",
+                );
+                let config = config.display().to_string();
+                let out = pilotfish(
+                    &["complete", CURSOR, "--endpoint", &url, "--config", &config],
+                    b"",
+                );
                 (out, started.elapsed(), expected)
             })
         })
