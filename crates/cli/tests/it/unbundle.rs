@@ -228,7 +228,9 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
         ),
         "{bundler}: webpack 5 and esbuild inline the entry, webpack 4 and a runtime of its own keep it in the table"
     );
-    if bundler == "esbuild-plain" {
+    // esbuild-plain keys its wrappers by their paths; esbuild-comments drops the keys and
+    // keeps the `// path` comment before each module.
+    if ["esbuild-plain", "esbuild-comments"].contains(&bundler) {
         let paths: Vec<&str> = manifest["modules"]
             .as_array()
             .unwrap()
@@ -253,7 +255,7 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
         assert_eq!(
             missing.len(),
             inlined_entry,
-            "esbuild-plain: modules not found by path: {missing:?}"
+            "{bundler}: modules not found by path: {missing:?}"
         );
     }
     if bundler.starts_with("esbuild") {
@@ -529,6 +531,22 @@ fn a_minified_esbuild_bundle_runs_the_same_unbundled() {
 #[test]
 fn a_plain_esbuild_bundle_runs_the_same_unbundled_with_its_paths() {
     unbundle_runs_like_the_bundle("esbuild-plain");
+}
+
+#[test]
+fn an_esbuild_bundle_that_keeps_its_path_comments_names_its_modules_by_them() {
+    // Minified for names and syntax but not whitespace: the wrappers are `q((e, t) => ...)`
+    // with no path key, and only the comment above each says where its module came from.
+    let dir = scratch("comments-shape");
+    let stats = build("esbuild-comments", "cjs", &dir);
+    let text = std::fs::read_to_string(dir.join(listed(&stats, "files")[0].as_str())).unwrap();
+    assert!(
+        !text.contains("__commonJS") && !text.contains(".js\"("),
+        "no path keys"
+    );
+    assert!(text.contains("\n// ") && text.contains("node_modules/ms/index.js\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+    unbundle_runs_like_the_bundle("esbuild-comments");
 }
 
 #[test]

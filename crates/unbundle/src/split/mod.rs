@@ -5,6 +5,7 @@
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
+mod paths;
 pub(crate) mod shared;
 pub(crate) mod units;
 
@@ -68,9 +69,7 @@ pub(crate) fn split_file<'a>(
             file: input.name.to_owned(),
         });
     };
-    if let Some(map) = map {
-        original_paths(&file, map, &mut out);
-    }
+    paths::original_paths(&file, map, &mut out);
     if let Some((entry, require)) = entry {
         entry_module(&file, entry, require, &mut out);
     }
@@ -431,67 +430,6 @@ fn esbuild_job<'a>(
         span: m.span,
         name_helper: None,
     }
-}
-
-/// Writes each module whose path only its id gave under the path of its original source,
-/// where the file's source map names one that no other module has; the loader's calls and
-/// table name the new path.
-fn original_paths(
-    file: &File<'_, '_, '_>,
-    map: &crate::write::source_map::SourceMap<'_>,
-    out: &mut Split<'_>,
-) {
-    let located: Vec<usize> = (0..out.jobs.len())
-        .filter(|&i| out.jobs[i].path == module_path(&out.jobs[i].id, None, file.names))
-        .collect();
-    let spans: Vec<(usize, usize)> = located
-        .iter()
-        .map(|&i| {
-            let span = out.jobs[i].span;
-            (span.start as usize, span.end as usize)
-        })
-        .collect();
-    let found: Vec<(usize, String)> = located
-        .into_iter()
-        .zip(map.sources(file.input.text, &spans))
-        .filter_map(|(i, source)| {
-            let source = as_js(&source?);
-            Some((i, module_path(&out.jobs[i].id, Some(&source), file.names)))
-        })
-        .collect();
-    // A path two modules would share, or one another module has, names neither.
-    let mut taken: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
-    for path in out
-        .jobs
-        .iter()
-        .map(|j| &j.path)
-        .chain(found.iter().map(|f| &f.1))
-    {
-        *taken.entry(path.clone()).or_default() += 1;
-    }
-    for (i, path) in found {
-        if taken[&path] > 1 {
-            continue;
-        }
-        let (old, new) = (format!("{:?}", out.jobs[i].path), format!("{path:?}"));
-        for (_, replacement) in &mut out.edits {
-            if replacement.contains(&old) {
-                *replacement = replacement.replace(&old, &new);
-            }
-        }
-        out.jobs[i].path = path;
-    }
-}
-
-/// A source path as a JavaScript file's: the module file holds JavaScript whatever its
-/// source was written in (`src/a.ts` is written `src/a.js`).
-fn as_js(source: &str) -> String {
-    for ext in [".ts", ".tsx", ".jsx", ".mts", ".cts"] {
-        if let Some(stem) = source.strip_suffix(ext) {
-            return format!("{stem}.js");
-        }
-    }
-    source.to_owned()
 }
 
 /// The entry becomes a module file, run where its code was, with what it was given there,
