@@ -550,6 +550,43 @@ fn an_esbuild_bundle_that_keeps_its_path_comments_names_its_modules_by_them() {
 }
 
 #[test]
+fn a_minified_esbuild_bundle_with_its_source_map_gets_its_local_names_back() {
+    // `--minify --sourcemap`: `exports.pad = function(s, l) {let h = String(s); ...}` in the
+    // bundle; the map's `names` give the parameters their names again (`h` keeps its own:
+    // `s`, its source name, is another variable's in the module).
+    let dir = scratch("map-names");
+    let bundle = dir.join("bundle");
+    let stats = build("esbuild-map", "cjs", &bundle);
+    let files: Vec<PathBuf> = listed(&stats, "files")
+        .iter()
+        .map(|f| bundle.join(f))
+        .collect();
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(!text.contains("width"), "the bundle has lost the name");
+    let out = dir.join("out");
+    let manifest = unbundle_files(&files, &out);
+    let pad = std::fs::read_to_string(
+        out.join(
+            manifest["modules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["path"].as_str().unwrap())
+                .find(|p| p.ends_with("apps/cjs/lib/text.js"))
+                .expect("text.js under its source path"),
+        ),
+    )
+    .unwrap();
+    assert!(pad.contains("function(text, width)"), "{pad}");
+    assert_eq!(
+        run_node(&out.join(manifest["entry"].as_str().unwrap())),
+        run_node(&files[0]),
+        "the renamed program behaves as the bundle"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn what_is_not_a_bundle_is_refused_and_nothing_is_written() {
     let dir = scratch("refused");
     let plain = dir.join("plain.js");

@@ -70,6 +70,9 @@ pub(crate) fn split_file<'a>(
         });
     };
     paths::original_paths(&file, map, &mut out);
+    if let Some(map) = map {
+        paths::source_names(input.text, map, &mut out.jobs);
+    }
     if let Some((entry, require)) = entry {
         entry_module(&file, entry, require, &mut out);
     }
@@ -247,6 +250,7 @@ fn webpack_modules<'a>(
             size: m.span.size() as usize,
             span: m.span,
             name_helper: None,
+            source_names: Vec::new(),
         });
     }
     let scoping = file.scoping;
@@ -370,6 +374,7 @@ fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>
             size: m.function.size() as usize,
             span: m.function,
             name_helper: None,
+            source_names: Vec::new(),
         });
     }
 }
@@ -429,6 +434,7 @@ fn esbuild_job<'a>(
         size: m.span.size() as usize,
         span: m.span,
         name_helper: None,
+        source_names: Vec::new(),
     }
 }
 
@@ -483,6 +489,7 @@ fn entry_module<'a>(
         size: entry.span.size() as usize,
         span: entry.span,
         name_helper: None,
+        source_names: Vec::new(),
     });
 }
 
@@ -574,6 +581,8 @@ pub(crate) struct Job<'a> {
     pub(crate) span: Span,
     /// esbuild's `__name` helper, as the module reads it (see `name/keep_names.rs`).
     pub(crate) name_helper: Option<String>,
+    /// The source map's names by byte offset in `source` (see `name/source_names.rs`).
+    pub(crate) source_names: Vec<(u32, String)>,
 }
 
 /// Where the loader's line goes: after a hashbang and the directive prologue, which must stay

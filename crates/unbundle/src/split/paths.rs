@@ -134,6 +134,27 @@ fn commented_path(comment: &str) -> Option<&str> {
     .then_some(path)
 }
 
+/// Gives each job whose text is its span of the bundle (or that span after a `function`
+/// prefix) the map's names inside it, by offset in its text.
+pub(super) fn source_names(text: &str, map: &SourceMap<'_>, jobs: &mut [super::Job<'_>]) {
+    let names = map.names(text);
+    for job in jobs {
+        let (start, end) = (job.span.start as usize, job.span.end as usize);
+        let Some(prefix) = job.source.len().checked_sub(end - start) else {
+            continue;
+        };
+        if job.source.get(prefix..) != text.get(start..end) {
+            continue;
+        }
+        let first = names.partition_point(|n| (n.0 as usize) < start);
+        job.source_names = names[first..]
+            .iter()
+            .take_while(|n| (n.0 as usize) < end)
+            .map(|(at, name)| ((*at as usize - start + prefix) as u32, name.clone()))
+            .collect();
+    }
+}
+
 /// A source path as a JavaScript file's: the module file holds JavaScript whatever its
 /// source was written in (`src/a.ts` is written `src/a.js`).
 pub(super) fn as_js(source: &str) -> String {
