@@ -9,7 +9,9 @@
 // paths), webpack5-licenses (minified, packages' license comments kept where they are rather
 // than moved to a separate file), esbuild-map (minified, with its source map),
 // esbuild-esm (minified, an ES module: main.mjs), esbuild-esm-map (with its source map) and
-// esbuild-esm-split (code-split into main.mjs and chunk-*.mjs files).
+// esbuild-esm-split (code-split into main.mjs and chunk-*.mjs files), esbuild-comments
+// (names and syntax minified but not whitespace: its wrappers lose their path keys, and the
+// `// src/a.js` comment before each module's code stays).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
 // "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
 // bundler's own account of what it emitted; the files a page would load come first, in
@@ -21,7 +23,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -97,7 +99,7 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
   );
 } else if (['webpack4', 'webpack4-web', 'webpack4-web-hashed', 'webpack4-web-inline-runtime'].includes(bundler)) {
   webpackBuild(require('webpack4'), bundler !== 'webpack4', false, false, false, bundler.endsWith('-hashed'), bundler.endsWith('-inline-runtime'));
-} else if (['esbuild', 'esbuild-plain', 'esbuild-map', 'esbuild-esm', 'esbuild-esm-map', 'esbuild-esm-split'].includes(bundler)) {
+} else if (['esbuild', 'esbuild-plain', 'esbuild-map', 'esbuild-esm', 'esbuild-esm-map', 'esbuild-esm-split', 'esbuild-comments'].includes(bundler)) {
   // esbuild-esm*: ES module output (`.mjs`, so that node runs it as one), split into an entry
   // and `chunk-*.mjs` files that import each other with esbuild-esm-split; *-map: with the
   // source map beside the bundle (`main.js.map`).
@@ -109,7 +111,8 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     platform: 'node',
     format: esm ? 'esm' : 'cjs',
     // esbuild-plain: not minified, so the bundle names its modules by their paths.
-    minify: bundler !== 'esbuild-plain',
+    minify: !['esbuild-plain', 'esbuild-comments'].includes(bundler),
+    ...(bundler === 'esbuild-comments' ? { minifyIdentifiers: true, minifySyntax: true } : {}),
     sourcemap: bundler.endsWith('-map'),
     splitting: split,
     outdir: outDir,
@@ -130,6 +133,6 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     JSON.stringify({ files: [main, ...chunks], initial: [main], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map or esbuild-esm-split`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split or esbuild-comments`);
   process.exit(2);
 }

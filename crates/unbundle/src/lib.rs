@@ -408,7 +408,7 @@ fn rewrite_all(
                             module::rewrite(
                                 &job.id,
                                 &job.source,
-                                (job.strict, job.name_helper.as_deref()),
+                                (job.strict, job.name_helper.as_deref(), &job.source_names),
                                 job.parameters,
                                 transforms,
                                 names,

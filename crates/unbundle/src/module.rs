@@ -51,7 +51,7 @@ pub struct ModuleError {
 pub(crate) fn rewrite(
     id: &str,
     source: &str,
-    (strict, name_helper): (bool, Option<&str>),
+    (strict, name_helper, source_names): (bool, Option<&str>, &[(u32, String)]),
     parameters: &[&'static str],
     transforms: crate::transform::Transforms,
     names: &crate::name::ModuleNames,
@@ -80,18 +80,17 @@ pub(crate) fn rewrite(
         } else {
             crate::transform::exports::Facts::default()
         };
-    let plain_functions = match plan {
-        Some(plan) if plan.plain_exports.contains(id) => {
-            crate::transform::exports::function_declarations(&program, scoping, wrapper)
-        }
-        _ => Default::default(),
-    };
+    let plain_functions = plain_functions(plan, id, &program, scoping, wrapper);
     let module_renames = variable_names(&program, scoping, wrapper, names, transforms, parameters);
-    // esbuild's `__name(f, "original")` calls: `f` takes the original name.
-    let (named, name_calls) = match name_helper {
-        Some(helper) => keep_names(&program, scoping, helper, &module_renames, parameters),
-        None => Default::default(),
-    };
+    // `source` starts after `wrapped`'s prefix and its `(`.
+    let at = (wrapped.len() - source.len() - 2) as u32;
+    let (named, name_calls) = given_names(
+        (&program, scoping),
+        (name_helper, source_names, at),
+        &module_renames,
+        (&renames, &params),
+        parameters,
+    );
     let mut scoping = semantic.into_scoping();
     apply_renames(
         &mut scoping,
@@ -239,6 +238,64 @@ fn keep_names(
     module_renames: &[crate::name::Rename],
     parameters: &[&'static str],
 ) -> (Vec<(SymbolId, String)>, FxHashSet<u32>) {
+    let mut taken = taken_names(scoping, parameters);
+    taken.extend(module_renames.iter().map(|r| r.name.clone()));
+    crate::name::keep_names::renames(program, scoping, helper, &mut taken)
+}
+
+/// The function declarations whose getters the plan makes plain exports.
+fn plain_functions(
+    plan: Option<&crate::transform::exports::Plan>,
+    id: &str,
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &oxc_semantic::Scoping,
+    wrapper: crate::refs::Wrapper,
+) -> FxHashSet<SymbolId> {
+    match plan {
+        Some(plan) if plan.plain_exports.contains(id) => {
+            crate::transform::exports::function_declarations(program, scoping, wrapper)
+        }
+        _ => Default::default(),
+    }
+}
+
+/// The names given back to variables: by esbuild's `__name(f, "original")` calls (`f`
+/// takes the original name, and the calls go), then by the source map's `names` (by offset
+/// in the module's text, which starts at `at` in the parsed text) to the variables no other
+/// rename took.
+fn given_names(
+    (program, scoping): (&oxc_ast::ast::Program<'_>, &oxc_semantic::Scoping),
+    (name_helper, source_names, at): (Option<&str>, &[(u32, String)], u32),
+    module_renames: &[crate::name::Rename],
+    (renames, params): (&[(SymbolId, &'static str)], &[SymbolId]),
+    parameters: &[&'static str],
+) -> (Vec<(SymbolId, String)>, FxHashSet<u32>) {
+    let (mut named, name_calls) = match name_helper {
+        Some(helper) => keep_names(program, scoping, helper, module_renames, parameters),
+        None => Default::default(),
+    };
+    if source_names.is_empty() {
+        return (named, name_calls);
+    }
+    let names: Vec<(u32, String)> = source_names
+        .iter()
+        .map(|(offset, n)| (offset + at, n.clone()))
+        .collect();
+    let mut taken = taken_names(scoping, parameters);
+    taken.extend(module_renames.iter().map(|r| r.name.clone()));
+    taken.extend(named.iter().map(|n| n.1.clone()));
+    let mut renamed: FxHashSet<SymbolId> = module_renames.iter().map(|r| r.symbol).collect();
+    renamed.extend(named.iter().map(|n| n.0));
+    renamed.extend(renames.iter().map(|r| r.0));
+    renamed.extend(params.iter().copied());
+    let found = crate::name::source_names::renames(program, scoping, &names, &mut taken);
+    named.extend(found.into_iter().filter(|(s, _)| !renamed.contains(s)));
+    (named, name_calls)
+}
+
+/// The names a variable of the module cannot take: those it has or uses, and those the
+/// module file's own parameters and node's module scope give.
+fn taken_names(scoping: &oxc_semantic::Scoping, parameters: &[&'static str]) -> FxHashSet<String> {
     let mut taken: FxHashSet<String> = scoping.symbol_names().map(str::to_owned).collect();
     taken.extend(
         scoping
@@ -246,7 +303,6 @@ fn keep_names(
             .keys()
             .map(|k| k.as_str().to_owned()),
     );
-    taken.extend(module_renames.iter().map(|r| r.name.clone()));
     taken.extend(
         ["module", "exports", "require", "__filename", "__dirname"]
             .iter()
@@ -254,7 +310,7 @@ fn keep_names(
             .map(|p| (*p).to_owned()),
     );
     taken.extend(parameters.iter().map(|p| crate::write::outer_name(p)));
-    crate::name::keep_names::renames(program, scoping, helper, &mut taken)
+    taken
 }
 
 /// Gives variables their new names (after their modules or exports, and functions the names

@@ -228,7 +228,9 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
         ),
         "{bundler}: webpack 5 and esbuild inline the entry, webpack 4 and a runtime of its own keep it in the table"
     );
-    if bundler == "esbuild-plain" {
+    // esbuild-plain keys its wrappers by their paths; esbuild-comments drops the keys and
+    // keeps the `// path` comment before each module.
+    if ["esbuild-plain", "esbuild-comments"].contains(&bundler) {
         let paths: Vec<&str> = manifest["modules"]
             .as_array()
             .unwrap()
@@ -253,7 +255,7 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
         assert_eq!(
             missing.len(),
             inlined_entry,
-            "esbuild-plain: modules not found by path: {missing:?}"
+            "{bundler}: modules not found by path: {missing:?}"
         );
     }
     if bundler.starts_with("esbuild") {
@@ -529,6 +531,59 @@ fn a_minified_esbuild_bundle_runs_the_same_unbundled() {
 #[test]
 fn a_plain_esbuild_bundle_runs_the_same_unbundled_with_its_paths() {
     unbundle_runs_like_the_bundle("esbuild-plain");
+}
+
+#[test]
+fn an_esbuild_bundle_that_keeps_its_path_comments_names_its_modules_by_them() {
+    // Minified for names and syntax but not whitespace: the wrappers are `q((e, t) => ...)`
+    // with no path key, and only the comment above each says where its module came from.
+    let dir = scratch("comments-shape");
+    let stats = build("esbuild-comments", "cjs", &dir);
+    let text = std::fs::read_to_string(dir.join(listed(&stats, "files")[0].as_str())).unwrap();
+    assert!(
+        !text.contains("__commonJS") && !text.contains(".js\"("),
+        "no path keys"
+    );
+    assert!(text.contains("\n// ") && text.contains("node_modules/ms/index.js\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+    unbundle_runs_like_the_bundle("esbuild-comments");
+}
+
+#[test]
+fn a_minified_esbuild_bundle_with_its_source_map_gets_its_local_names_back() {
+    // `--minify --sourcemap`: `exports.pad = function(s, l) {let h = String(s); ...}` in the
+    // bundle; the map's `names` give the parameters their names again (`h` keeps its own:
+    // `s`, its source name, is another variable's in the module).
+    let dir = scratch("map-names");
+    let bundle = dir.join("bundle");
+    let stats = build("esbuild-map", "cjs", &bundle);
+    let files: Vec<PathBuf> = listed(&stats, "files")
+        .iter()
+        .map(|f| bundle.join(f))
+        .collect();
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(!text.contains("width"), "the bundle has lost the name");
+    let out = dir.join("out");
+    let manifest = unbundle_files(&files, &out);
+    let pad = std::fs::read_to_string(
+        out.join(
+            manifest["modules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["path"].as_str().unwrap())
+                .find(|p| p.ends_with("apps/cjs/lib/text.js"))
+                .expect("text.js under its source path"),
+        ),
+    )
+    .unwrap();
+    assert!(pad.contains("function(text, width)"), "{pad}");
+    assert_eq!(
+        run_node(&out.join(manifest["entry"].as_str().unwrap())),
+        run_node(&files[0]),
+        "the renamed program behaves as the bundle"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

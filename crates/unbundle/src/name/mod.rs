@@ -16,6 +16,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 pub(crate) mod keep_names;
 pub(crate) mod license;
+pub(crate) mod source_names;
 
 use crate::refs::Wrapper;
 use crate::syntax::is_identifier;

@@ -5,6 +5,7 @@
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
+mod paths;
 pub(crate) mod shared;
 pub(crate) mod units;
 
@@ -68,8 +69,9 @@ pub(crate) fn split_file<'a>(
             file: input.name.to_owned(),
         });
     };
+    paths::original_paths(&file, map, &mut out);
     if let Some(map) = map {
-        original_paths(&file, map, &mut out);
+        paths::source_names(input.text, map, &mut out.jobs);
     }
     if let Some((entry, require)) = entry {
         entry_module(&file, entry, require, &mut out);
@@ -248,6 +250,7 @@ fn webpack_modules<'a>(
             size: m.span.size() as usize,
             span: m.span,
             name_helper: None,
+            source_names: Vec::new(),
         });
     }
     let scoping = file.scoping;
@@ -371,6 +374,7 @@ fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>
             size: m.function.size() as usize,
             span: m.function,
             name_helper: None,
+            source_names: Vec::new(),
         });
     }
 }
@@ -430,68 +434,8 @@ fn esbuild_job<'a>(
         size: m.span.size() as usize,
         span: m.span,
         name_helper: None,
+        source_names: Vec::new(),
     }
-}
-
-/// Writes each module whose path only its id gave under the path of its original source,
-/// where the file's source map names one that no other module has; the loader's calls and
-/// table name the new path.
-fn original_paths(
-    file: &File<'_, '_, '_>,
-    map: &crate::write::source_map::SourceMap<'_>,
-    out: &mut Split<'_>,
-) {
-    let located: Vec<usize> = (0..out.jobs.len())
-        .filter(|&i| out.jobs[i].path == module_path(&out.jobs[i].id, None, file.names))
-        .collect();
-    let spans: Vec<(usize, usize)> = located
-        .iter()
-        .map(|&i| {
-            let span = out.jobs[i].span;
-            (span.start as usize, span.end as usize)
-        })
-        .collect();
-    let found: Vec<(usize, String)> = located
-        .into_iter()
-        .zip(map.sources(file.input.text, &spans))
-        .filter_map(|(i, source)| {
-            let source = as_js(&source?);
-            Some((i, module_path(&out.jobs[i].id, Some(&source), file.names)))
-        })
-        .collect();
-    // A path two modules would share, or one another module has, names neither.
-    let mut taken: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
-    for path in out
-        .jobs
-        .iter()
-        .map(|j| &j.path)
-        .chain(found.iter().map(|f| &f.1))
-    {
-        *taken.entry(path.clone()).or_default() += 1;
-    }
-    for (i, path) in found {
-        if taken[&path] > 1 {
-            continue;
-        }
-        let (old, new) = (format!("{:?}", out.jobs[i].path), format!("{path:?}"));
-        for (_, replacement) in &mut out.edits {
-            if replacement.contains(&old) {
-                *replacement = replacement.replace(&old, &new);
-            }
-        }
-        out.jobs[i].path = path;
-    }
-}
-
-/// A source path as a JavaScript file's: the module file holds JavaScript whatever its
-/// source was written in (`src/a.ts` is written `src/a.js`).
-fn as_js(source: &str) -> String {
-    for ext in [".ts", ".tsx", ".jsx", ".mts", ".cts"] {
-        if let Some(stem) = source.strip_suffix(ext) {
-            return format!("{stem}.js");
-        }
-    }
-    source.to_owned()
 }
 
 /// The entry becomes a module file, run where its code was, with what it was given there,
@@ -545,6 +489,7 @@ fn entry_module<'a>(
         size: entry.span.size() as usize,
         span: entry.span,
         name_helper: None,
+        source_names: Vec::new(),
     });
 }
 
@@ -636,6 +581,8 @@ pub(crate) struct Job<'a> {
     pub(crate) span: Span,
     /// esbuild's `__name` helper, as the module reads it (see `name/keep_names.rs`).
     pub(crate) name_helper: Option<String>,
+    /// The source map's names by byte offset in `source` (see `name/source_names.rs`).
+    pub(crate) source_names: Vec<(u32, String)>,
 }
 
 /// Where the loader's line goes: after a hashbang and the directive prologue, which must stay

@@ -88,6 +88,46 @@ impl<'m> SourceMap<'m> {
     }
 }
 
+impl SourceMap<'_> {
+    /// The map's names by the byte offset in `text` (the bundle file) of the identifier each
+    /// is recorded at, sorted.
+    pub(crate) fn names(&self, text: &str) -> Vec<(u32, String)> {
+        let mut named: Vec<((u32, u32), &str)> = self
+            .map
+            .get_tokens()
+            .filter_map(|t| {
+                let name = self.map.get_name(t.get_name_id()?)?;
+                Some(((t.get_dst_line(), t.get_dst_col()), name))
+            })
+            .collect();
+        named.sort_unstable_by_key(|n| n.0);
+        let mut out = Vec::with_capacity(named.len());
+        let (mut line, mut column) = (0u32, 0u32);
+        let mut next = named.iter().peekable();
+        for (at, c) in text.char_indices() {
+            while let Some(&&(place, name)) = next.peek() {
+                if place > (line, column) {
+                    break;
+                }
+                if place == (line, column) {
+                    out.push((at as u32, name.to_owned()));
+                }
+                next.next();
+            }
+            if next.peek().is_none() {
+                break;
+            }
+            if c == '\n' {
+                line += 1;
+                column = 0;
+            } else {
+                column += c.len_utf16() as u32;
+            }
+        }
+        out
+    }
+}
+
 /// The line and UTF-16 column, as source maps count them, of each byte offset of `text`, in
 /// one pass over it (a minified bundle's lines are megabytes long).
 fn positions(text: &str, offsets: impl Iterator<Item = usize>) -> Vec<(u32, u32)> {
