@@ -216,17 +216,20 @@ fn a_configured_first_token_limit_holds_for_a_server_that_describes_itself_and_n
             "The server looks hung: /slots shows 1 of 2 slot(s) idle",
         ),
     ];
+    // Written once, before the runs start: runs writing one file at once could read it half made.
+    let config = temp_file(
+        "first-token.toml",
+        b"[backend]\nfirst_token_timeout_seconds = 6\n",
+    )
+    .display()
+    .to_string();
     let runs: Vec<_> = cases
         .into_iter()
         .map(|(health, slots, expected)| {
             let url = silent_describing_server(health, slots);
+            let config = config.clone();
             std::thread::spawn(move || {
                 let started = Instant::now();
-                let config = temp_file(
-                    "first-token.toml",
-                    b"[backend]\nfirst_token_timeout_seconds = 6\n",
-                );
-                let config = config.display().to_string();
                 let out = pilotfish(
                     &["complete", CURSOR, "--endpoint", &url, "--config", &config],
                     b"",
