@@ -18,7 +18,8 @@ const body = JSON.stringify({
   params: {
     processId: null,
     rootUri: null,
-    capabilities: {},
+    // What any editor says it can do; some servers read these without checking.
+    capabilities: { textDocument: { hover: {}, completion: {} }, workspace: { workspaceFolders: true } },
     clientInfo: { name: 'pilotfish-test', version: '1' },
   },
 });

@@ -3,7 +3,10 @@
 # and not built by this project, into PILOTFISH_CACHE (default ~/.cache/pilotfish), once per
 # machine: GitHub Copilot's language server at two versions (esbuild, minified: 1.290.0 with
 # its source map, 1.539.0 at 10.7 MB, which needs node 22 or later) and pnpm (esbuild, not
-# minified, `__commonJS` and `__esm` by name). Only the tarballs are fetched (`npm pack`): the
+# minified, `__commonJS` and `__esm` by name), Yarn 4's `bin/yarn.js` (esbuild, minified, the
+# whole bundle inside an arrow called at once), the Tailwind CSS language server (esbuild,
+# minified, its native modules beside it) and Yarn 1's `lib/cli.js` (webpack 4, with a webpack
+# bundle inside one of its modules). Only the tarballs are fetched (`npm pack`): the
 # tests run the bundle files themselves, not an installed package. Prints the folder on its
 # last line; each package is in `NAME-VERSION/package` under it. Also fetches node 24
 # (tools/node24.sh) for the 1.539.0 server.
@@ -30,5 +33,8 @@ fetch() {
 fetch @github/copilot-language-server 1.290.0 copilot-language-server-1.290.0
 fetch @github/copilot-language-server 1.539.0 copilot-language-server-1.539.0
 fetch pnpm 9.15.0 pnpm-9.15.0
+fetch @yarnpkg/cli-dist 4.5.0 yarnpkg-cli-dist-4.5.0
+fetch @tailwindcss/language-server 0.14.1 tailwindcss-language-server-0.14.1
+fetch yarn 1.22.22 yarn-1.22.22
 bash "$here/../node24.sh" >/dev/null
 echo "$dir"

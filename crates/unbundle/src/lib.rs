@@ -199,8 +199,23 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut notes = Vec::new();
     let mut roles = Vec::new();
     let mut wrappers = Wrappers::default();
+    // An esbuild bundle inside an arrow called at once is split as if the arrow's body were
+    // the file, and put back inside it afterwards.
+    let unwrapped: Vec<Option<recognize::iife::Unwrapped>> = inputs
+        .iter()
+        .map(|i| recognize::iife::unwrap(i.text))
+        .collect();
+    let read: Vec<Input<'_>> = inputs
+        .iter()
+        .zip(&unwrapped)
+        .map(|(input, unwrapped)| Input {
+            name: input.name,
+            text: unwrapped.as_ref().map_or(input.text, |u| u.text.as_str()),
+        })
+        .collect();
+    let inputs = read.as_slice();
     let shared = split::shared::exported(inputs);
-    for input in inputs {
+    for (input, unwrapped) in inputs.iter().zip(&unwrapped) {
         let map = options
             .source_maps
             .get(input.name)
@@ -213,7 +228,11 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             (&shared, map.as_ref()),
             &mut notes,
         )?;
-        files.push(split.file);
+        let mut file = split.file;
+        if unwrapped.is_some() {
+            file.text = recognize::iife::Unwrapped::wrap(&file.text);
+        }
+        files.push(file);
         jobs.extend(split.jobs);
         roles.push(split.role);
         wrappers += split.wrappers;

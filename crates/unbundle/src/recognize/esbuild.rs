@@ -6,7 +6,7 @@
 
 use oxc_ast::ast::{
     Argument, CallExpression, Expression, ObjectExpression, ObjectPropertyKind, Program,
-    PropertyKey, Statement,
+    PropertyKey, Statement, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
@@ -39,7 +39,7 @@ pub(crate) fn commonjs_modules(
 /// Top-level variables holding esbuild's `__commonJS` helper: `(cb, mod) => () => ...` whose
 /// body creates `{exports: {}}`.
 pub(crate) fn commonjs_helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
-    two_parameter_functions(program)
+    two_parameter_functions(&program.body)
         .filter(|(_, init, _)| creates_exports_object(init))
         .map(|(symbol, ..)| symbol)
         .collect()
@@ -49,18 +49,26 @@ pub(crate) fn commonjs_helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
 /// helpers are:
 /// each variable, the function, and its first parameter's name.
 pub(crate) fn two_parameter_functions<'p, 'a>(
-    program: &'p Program<'a>,
+    body: &'p [Statement<'a>],
 ) -> impl Iterator<Item = (SymbolId, &'p Expression<'a>, &'p str)> {
-    program
-        .body
-        .iter()
+    helper_shaped(body).filter_map(|(declarator, init, first)| {
+        let symbol = declarator.id.get_binding_identifier()?.symbol_id.get()?;
+        Some((symbol, init, first))
+    })
+}
+
+/// [`two_parameter_functions`] before scopes are known: each declarator, its function and
+/// the function's first parameter's name.
+fn helper_shaped<'p, 'a>(
+    body: &'p [Statement<'a>],
+) -> impl Iterator<Item = (&'p VariableDeclarator<'a>, &'p Expression<'a>, &'p str)> {
+    body.iter()
         .filter_map(|statement| match statement {
             Statement::VariableDeclaration(d) => Some(d.declarations.iter()),
             _ => None,
         })
         .flatten()
         .filter_map(|declarator| {
-            let symbol = declarator.id.get_binding_identifier()?.symbol_id.get()?;
             let init = declarator.init.as_ref()?;
             let params = match init {
                 Expression::ArrowFunctionExpression(f) => &f.params,
@@ -72,16 +80,23 @@ pub(crate) fn two_parameter_functions<'p, 'a>(
                 return None;
             };
             let first = first.pattern.get_binding_identifier()?;
-            Some((symbol, init, first.name.as_str()))
+            Some((declarator, init, first.name.as_str()))
         })
 }
 
 /// The top-level variable holding esbuild's `__name` helper, by name: `(target, value) =>
 /// defineProperty(target, "name", {value, configurable: true})`, minified to any name.
 pub(crate) fn name_helper(program: &Program<'_>, scoping: &Scoping) -> Option<String> {
-    two_parameter_functions(program)
+    two_parameter_functions(&program.body)
         .find(|(_, init, _)| sets_name(init))
         .map(|(symbol, ..)| scoping.symbol_name(symbol).to_owned())
+}
+
+/// Whether `body` (a program's, or a function's that wraps a whole bundle) defines esbuild's
+/// `__commonJS` or `__esm` helper.
+pub(crate) fn defines_helpers(body: &[Statement<'_>]) -> bool {
+    helper_shaped(body)
+        .any(|(_, init, first)| creates_exports_object(init) || assigns_zero(init, first))
 }
 
 /// Whether `expr` is an arrow whose body is a call `f(x, "name", {value: ...})`.
@@ -102,6 +117,25 @@ fn sets_name(expr: &Expression<'_>) -> bool {
                         if matches!(&p.key, PropertyKey::StaticIdentifier(k) if k.name == "value")
                 ))
     )
+}
+
+/// Whether `expr` holds `NAME = 0`.
+pub(crate) fn assigns_zero(expr: &Expression<'_>, name: &str) -> bool {
+    struct Finds<'n>(&'n str, bool);
+    impl<'a> Visit<'a> for Finds<'_> {
+        fn visit_assignment_expression(&mut self, it: &oxc_ast::ast::AssignmentExpression<'a>) {
+            if let oxc_ast::ast::AssignmentTarget::AssignmentTargetIdentifier(id) = &it.left
+                && id.name == self.0
+                && matches!(&it.right, Expression::NumericLiteral(n) if n.value == 0.0)
+            {
+                self.1 = true;
+            }
+            walk::walk_assignment_expression(self, it);
+        }
+    }
+    let mut finds = Finds(name, false);
+    finds.visit_expression(expr);
+    finds.1
 }
 
 /// Whether `expr` holds the object literal `{exports: {}}`.

@@ -8,7 +8,7 @@ use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, Expression, Function, FunctionBody, ObjectPropertyKind,
     Program, PropertyKey, Statement,
 };
-use oxc_ast_visit::{Visit, walk};
+use oxc_ast_visit::Visit;
 use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::{GetSpan, Span};
 use rustc_hash::FxHashSet;
@@ -53,29 +53,10 @@ pub(crate) struct Hoisted {
 /// Top-level variables holding esbuild's `__esm` helper: a function of two parameters whose
 /// body assigns `0` to the first (`fn = 0`, so that the module function runs once).
 pub(crate) fn helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
-    crate::recognize::esbuild::two_parameter_functions(program)
-        .filter(|(_, init, first)| assigns_zero(init, first))
+    crate::recognize::esbuild::two_parameter_functions(&program.body)
+        .filter(|(_, init, first)| crate::recognize::esbuild::assigns_zero(init, first))
         .map(|(symbol, ..)| symbol)
         .collect()
-}
-
-/// Whether `expr` holds `NAME = 0`.
-fn assigns_zero(expr: &Expression<'_>, name: &str) -> bool {
-    struct Finds<'n>(&'n str, bool);
-    impl<'a> Visit<'a> for Finds<'_> {
-        fn visit_assignment_expression(&mut self, it: &oxc_ast::ast::AssignmentExpression<'a>) {
-            if let oxc_ast::ast::AssignmentTarget::AssignmentTargetIdentifier(id) = &it.left
-                && id.name == self.0
-                && matches!(&it.right, Expression::NumericLiteral(n) if n.value == 0.0)
-            {
-                self.1 = true;
-            }
-            walk::walk_assignment_expression(self, it);
-        }
-    }
-    let mut finds = Finds(name, false);
-    finds.visit_expression(expr);
-    finds.1
 }
 
 /// The calls of `helpers` bound to a variable, among `units`.
