@@ -233,6 +233,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             file.text = recognize::iife::Unwrapped::wrap(&file.text);
         }
         files.push(file);
+        files.extend(split.runtime);
         jobs.extend(split.jobs);
         roles.push(split.role);
         wrappers += split.wrappers;

@@ -6,6 +6,7 @@ pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
 mod paths;
+mod runtime;
 pub(crate) mod shared;
 pub(crate) mod units;
 
@@ -43,6 +44,8 @@ pub(crate) fn split_file<'a>(
         program: &program,
         scoping: semantic.scoping(),
         es_module,
+        several_files: shared.several_files,
+        transforms,
     };
     let imported = shared.imported(&program);
     let mut out = Split::default();
@@ -87,6 +90,7 @@ pub(crate) fn split_file<'a>(
     Ok(FileSplit {
         file,
         role: out.role(),
+        runtime: out.runtime,
         wrappers: out.wrappers,
         jobs: out.jobs,
     })
@@ -96,6 +100,8 @@ pub(crate) fn split_file<'a>(
 pub(crate) struct FileSplit<'a> {
     /// The file with its modules replaced by the loader's.
     pub(crate) file: OutputFile,
+    /// esbuild's helpers, moved out of the file.
+    pub(crate) runtime: Option<OutputFile>,
     /// The modules to rewrite.
     pub(crate) jobs: Vec<Job<'a>>,
     /// What the file is to the others.
@@ -151,6 +157,9 @@ struct File<'c, 'a, 'p> {
     scoping: &'c oxc_semantic::Scoping,
     /// The file is an ES module.
     es_module: bool,
+    /// The bundle has other files.
+    several_files: bool,
+    transforms: Transforms,
 }
 
 impl<'a> File<'_, 'a, '_> {
@@ -187,6 +196,8 @@ struct Split<'a> {
     wrappers: crate::Wrappers,
     /// esbuild's `__name` helper, by name, which every module of the file receives.
     name_helper: Option<String>,
+    /// esbuild's helpers, moved to a file of their own.
+    runtime: Option<OutputFile>,
 }
 
 impl Split<'_> {
@@ -332,6 +343,9 @@ fn esbuild_modules<'a>(
         ));
     }
     out.edits.extend(out.moved.edits.iter().cloned());
+    if !file.es_module {
+        runtime_file(file, strict, out);
+    }
     out.edits.sort_by_key(|(s, _)| (s.start, s.end));
     // An ES module's top level may import and export: it stays in the file.
     if file.es_module {
@@ -347,6 +361,39 @@ fn esbuild_modules<'a>(
         },
     )?;
     Some((found, None))
+}
+
+/// esbuild's helpers moved to a runtime file of their own, which the bundle requires where
+/// they were (see [`runtime`]), when nothing else edits them.
+fn runtime_file(file: &File<'_, '_, '_>, strict: bool, out: &mut Split<'_>) {
+    let Some(found) = runtime::helpers(file.program, file.scoping, file.input.text, strict) else {
+        return;
+    };
+    let overlaps = |a: &Span, b: &Span| a.start < b.end && b.start < a.end;
+    if out
+        .edits
+        .iter()
+        .any(|(e, _)| found.statements.iter().any(|s| overlaps(e, s)))
+    {
+        return;
+    }
+    let path = if file.several_files {
+        format!("{}.{}", file.input.name, runtime::RUNTIME_FILE)
+    } else {
+        runtime::RUNTIME_FILE.to_owned()
+    };
+    for (n, span) in found.statements.iter().enumerate() {
+        let replacement = if n == 0 {
+            runtime::require_line(&found.names, &path)
+        } else {
+            String::new()
+        };
+        out.edits.push((*span, replacement));
+    }
+    out.runtime = Some(OutputFile {
+        path,
+        text: transform::clean_file(&found.text, file.transforms),
+    });
 }
 
 /// The jobs of esbuild's ES modules that move whole, their functions replaced by the

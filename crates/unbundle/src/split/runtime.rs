@@ -1,0 +1,256 @@
+//! esbuild's runtime helpers (`__commonJS`, `__esm`, `__export`, `__toESM`, `__toCommonJS`,
+//! `__reExport`, `__name`, ... under whatever names a minifier gave them) move out of the
+//! bundle into one small file, `esbuild-runtime.js`, which the bundle `require`s where they
+//! were: the bundle then starts with its modules, and a reader finds the helpers once.
+//!
+//! A helper moves only when that cannot change what runs: it is a top-level `var` before
+//! the first module wrapper, its value is a function or a property of a global (`Object.create`)
+//! and reads nothing but globals and the helpers moved before it (not node's `require`,
+//! `module` or `exports`, which are the bundle file's own, nor `this` or `import.meta`), and
+//! nothing assigns it again. Declarations among the helpers that do not qualify (esbuild's
+//! `__require`, which reads `require`) stay where they are; the helpers after one move only
+//! when it does not read them (it would otherwise see them set earlier than it did).
+
+use oxc_ast::ast::{
+    BindingPattern, Expression, IdentifierReference, ImportMeta, Program, Statement,
+    ThisExpression, VariableDeclarationKind,
+};
+use oxc_ast_visit::{Visit, walk};
+use oxc_semantic::{Scoping, SymbolId};
+use oxc_span::{GetSpan, Span};
+use oxc_syntax::scope::ScopeFlags;
+use rustc_hash::FxHashSet;
+
+/// The file the helpers move to, beside the bundle file (when the bundle is one file; else
+/// named after the file they come from).
+pub(crate) const RUNTIME_FILE: &str = "esbuild-runtime.js";
+
+/// The helpers that move: the statements that declared them and the names they bind, in
+/// order, and the runtime file's text.
+#[derive(Debug, Clone)]
+pub(crate) struct Runtime {
+    pub(crate) statements: Vec<Span>,
+    pub(crate) names: Vec<String>,
+    pub(crate) text: String,
+}
+
+/// Names that are the bundle file's own under node (its CommonJS wrapper's parameters): a
+/// helper reading one cannot move to another file.
+const FILE_OWN: [&str; 6] = [
+    "require",
+    "module",
+    "exports",
+    "__filename",
+    "__dirname",
+    "arguments",
+];
+
+/// esbuild's helpers at the top of `program`, when at least its `__commonJS` or `__esm` helper
+/// is among those that can move; `strict`: the bundle file is strict, and so is the runtime.
+pub(crate) fn helpers(
+    program: &Program<'_>,
+    scoping: &Scoping,
+    text: &str,
+    strict: bool,
+) -> Option<Runtime> {
+    let region = helper_region(program);
+    let mut moved: FxHashSet<SymbolId> = FxHashSet::default();
+    let mut statements = Vec::new();
+    let mut names = Vec::new();
+    let mut skipped_reads: FxHashSet<SymbolId> = FxHashSet::default();
+    for statement in region {
+        let Statement::VariableDeclaration(d) = statement else {
+            break;
+        };
+        let declared = declared_symbols(d, scoping);
+        let qualifies = d.kind == VariableDeclarationKind::Var
+            && d.declarations
+                .iter()
+                .all(|x| x.init.as_ref().is_some_and(helper_value))
+            && declared.iter().all(|&s| never_assigned(scoping, s))
+            && reads_only(statement, scoping, &moved, &declared);
+        if !qualifies {
+            skipped_reads.extend(root_reads(statement, scoping));
+            continue;
+        }
+        // A declaration left behind that reads this helper would see it set too early.
+        if declared.iter().any(|s| skipped_reads.contains(s)) {
+            break;
+        }
+        moved.extend(declared.iter().copied());
+        names.extend(declared.iter().map(|&s| scoping.symbol_name(s).to_owned()));
+        statements.push(statement.span());
+    }
+    let moved_statements: Vec<&Statement<'_>> = region
+        .iter()
+        .filter(|s| statements.contains(&s.span()))
+        .collect();
+    if !defines_wrapper_helper(&moved_statements) {
+        return None;
+    }
+    Some(Runtime {
+        text: runtime_text(text, &statements, &names, strict),
+        statements,
+        names,
+    })
+}
+
+/// The statements before the first module wrapper: the first that is not a `var`, or whose
+/// value calls a name (`var require_a = __commonJS(...)`, `var fs = require("fs")`).
+fn helper_region<'p, 'a>(program: &'p Program<'a>) -> &'p [Statement<'a>] {
+    let end = program
+        .body
+        .iter()
+        .position(|s| match s {
+            Statement::VariableDeclaration(d) => d.declarations.iter().any(|x| {
+                matches!(
+                    x.init.as_ref().map(Expression::without_parentheses),
+                    Some(Expression::CallExpression(call))
+                        if matches!(call.callee.without_parentheses(), Expression::Identifier(_))
+                )
+            }),
+            _ => true,
+        })
+        .unwrap_or(program.body.len());
+    &program.body[..end]
+}
+
+/// Whether `moved` defines esbuild's `__commonJS` or `__esm` helper: without one, the file is
+/// not an esbuild bundle's top, and nothing moves.
+fn defines_wrapper_helper(moved: &[&Statement<'_>]) -> bool {
+    moved
+        .iter()
+        .any(|s| crate::recognize::esbuild::defines_helpers(std::slice::from_ref(*s)))
+}
+
+/// A helper's value: a function, or a property read of a global (`Object.prototype.
+/// hasOwnProperty`), or a global itself (`var {defineProperty: d} = Object`).
+fn helper_value(init: &Expression<'_>) -> bool {
+    match init.without_parentheses() {
+        Expression::ArrowFunctionExpression(_) | Expression::FunctionExpression(_) => true,
+        Expression::Identifier(_) => true,
+        Expression::StaticMemberExpression(m) => helper_value(&m.object),
+        _ => false,
+    }
+}
+
+/// The top-level symbols a declaration binds.
+fn declared_symbols(d: &oxc_ast::ast::VariableDeclaration<'_>, scoping: &Scoping) -> Vec<SymbolId> {
+    let mut out = Vec::new();
+    for declarator in &d.declarations {
+        collect_bindings(&declarator.id, &mut out);
+    }
+    out.retain(|s| scoping.symbol_scope_id(*s) == scoping.root_scope_id());
+    out
+}
+
+fn collect_bindings(pattern: &BindingPattern<'_>, out: &mut Vec<SymbolId>) {
+    for binding in pattern.get_binding_identifiers() {
+        if let Some(symbol) = binding.symbol_id.get() {
+            out.push(symbol);
+        }
+    }
+}
+
+/// Whether nothing writes `symbol` after its declaration.
+fn never_assigned(scoping: &Scoping, symbol: SymbolId) -> bool {
+    scoping
+        .get_resolved_references(symbol)
+        .all(|r| !r.is_write())
+}
+
+/// Whether `statement` reads only globals (not the file's own names), the helpers `moved`
+/// before it, its own `declared` names and its inner functions' locals, and no `this` of the
+/// top level or `import.meta`.
+fn reads_only(
+    statement: &Statement<'_>,
+    scoping: &Scoping,
+    moved: &FxHashSet<SymbolId>,
+    declared: &[SymbolId],
+) -> bool {
+    struct Reads<'s> {
+        scoping: &'s Scoping,
+        moved: &'s FxHashSet<SymbolId>,
+        declared: &'s [SymbolId],
+        ok: bool,
+        /// Functions with a `this` of their own around the point visited.
+        own_this: usize,
+    }
+    impl<'a> Visit<'a> for Reads<'_> {
+        fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+            match crate::refs::symbol_of(self.scoping, it) {
+                None => self.ok &= !FILE_OWN.contains(&it.name.as_str()),
+                Some(symbol) => {
+                    let top = self.scoping.symbol_scope_id(symbol) == self.scoping.root_scope_id();
+                    self.ok &=
+                        !top || self.moved.contains(&symbol) || self.declared.contains(&symbol);
+                }
+            }
+        }
+        fn visit_this_expression(&mut self, _: &ThisExpression) {
+            self.ok &= self.own_this > 0;
+        }
+        fn visit_import_meta(&mut self, _: &ImportMeta) {
+            self.ok = false;
+        }
+        fn visit_function(&mut self, it: &oxc_ast::ast::Function<'a>, flags: ScopeFlags) {
+            self.own_this += 1;
+            walk::walk_function(self, it, flags);
+            self.own_this -= 1;
+        }
+    }
+    let mut reads = Reads {
+        scoping,
+        moved,
+        declared,
+        ok: true,
+        own_this: 0,
+    };
+    reads.visit_statement(statement);
+    reads.ok
+}
+
+/// The top-level symbols `statement` reads.
+fn root_reads(statement: &Statement<'_>, scoping: &Scoping) -> Vec<SymbolId> {
+    struct Reads<'s> {
+        scoping: &'s Scoping,
+        found: Vec<SymbolId>,
+    }
+    impl<'a> Visit<'a> for Reads<'_> {
+        fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+            if let Some(symbol) = crate::refs::symbol_of(self.scoping, it)
+                && self.scoping.symbol_scope_id(symbol) == self.scoping.root_scope_id()
+            {
+                self.found.push(symbol);
+            }
+        }
+    }
+    let mut reads = Reads {
+        scoping,
+        found: Vec::new(),
+    };
+    reads.visit_statement(statement);
+    reads.found
+}
+
+/// The runtime file: the helpers' statements as the bundle wrote them, and an object of them
+/// for the bundle.
+fn runtime_text(text: &str, statements: &[Span], names: &[String], strict: bool) -> String {
+    let mut out = String::from(
+        "// esbuild's runtime helpers, moved out of the bundle by pilotfish unbundle: the bundle\n// takes them from here where it defined them, and passes them to its modules.\n",
+    );
+    if strict {
+        out.push_str("\"use strict\";\n");
+    }
+    for span in statements {
+        out.push_str(&text[span.start as usize..span.end as usize]);
+        out.push('\n');
+    }
+    out.push_str(&format!("module.exports = {{ {} }};\n", names.join(", ")));
+    out
+}
+
+/// What replaces the helpers' first statement in the bundle: `path` is the runtime file's.
+pub(crate) fn require_line(names: &[String], path: &str) -> String {
+    format!("var {{ {} }} = require(\"./{path}\");", names.join(", "))
+}

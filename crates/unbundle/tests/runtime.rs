@@ -1,0 +1,88 @@
+//! esbuild's runtime helpers move out of the bundle into `esbuild-runtime.js`, which the
+//! bundle requires where it defined them, only where nothing can tell: the outputs run as the
+//! bundles do.
+
+mod common;
+
+/// esbuild's helpers as `--minify` writes them: `c` `Object.create`, `d` `defineProperty`,
+/// `g` `getOwnPropertyNames`, `h` `getPrototypeOf`, `p` `hasOwnProperty`, `r` `__require`
+/// (reads node's `require`), `q` `__commonJS`, `cp` `__copyProps`, `t` `__toESM`; then `rest`.
+fn bundle(rest: &str) -> String {
+    format!(
+        "var c=Object.create;var d=Object.defineProperty;var g=Object.getOwnPropertyNames;var h=Object.getPrototypeOf,p=Object.prototype.hasOwnProperty;var r=(x=>typeof require<\"u\"?require:x)(function(x){{return require.apply(this,arguments)}});var q=(i,s)=>()=>(s||i((s={{exports:{{}}}}).exports,s),s.exports);var cp=(a,b,e,f)=>{{if(b&&typeof b==\"object\"||typeof b==\"function\")for(let k of g(b))!p.call(a,k)&&k!==e&&d(a,k,{{get:()=>b[k],enumerable:!0}});return a}};var t=(m,n,o)=>(o=m!=null?c(h(m)):{{}},cp(n||!m||!m.__esModule?d(o,\"default\",{{value:m,enumerable:!0}}):o,m));{rest}"
+    )
+}
+
+const MODULES: &str = "var a=q((i,s)=>{s.exports={v:41}});var b=q((i,s)=>{var m=t(a());s.exports=m.default.v+1});console.log(b(),r(\"path\").sep);";
+
+fn file<'o>(out: &'o unbundle::Output, path: &str) -> Option<&'o str> {
+    out.files
+        .iter()
+        .find(|f| f.path == path)
+        .map(|f| f.text.as_str())
+}
+
+#[test]
+fn the_helpers_move_to_one_runtime_file_the_bundle_requires() {
+    let text = bundle(MODULES);
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text: &text,
+    }])
+    .unwrap();
+    let runtime = file(&out, "esbuild-runtime.js").expect("a runtime file");
+    let main = file(&out, "main.js").unwrap();
+    for helper in ["var q = ", "var t = ", "var cp = ", "var c = Object.create"] {
+        assert!(runtime.contains(helper), "{helper} in {runtime}");
+        assert!(!main.contains(helper), "{helper} left in {main}");
+    }
+    let exported: String = runtime
+        .split("module.exports = ")
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(exported, "{c,d,g,h,p,q,cp,t};", "{runtime}");
+    assert!(
+        main.contains("var { c, d, g, h, p, q, cp, t } = require(\"./esbuild-runtime.js\");"),
+        "{main}"
+    );
+    // `__require` reads the bundle file's own `require`: it stays.
+    assert!(main.contains("var r = "), "{main}");
+    assert!(!runtime.contains("require.apply"), "{runtime}");
+    let (before, after) = common::run_both("runtime", &text, &out);
+    assert_eq!(before.0, "42 /\n");
+    assert_eq!(before, after);
+}
+
+#[test]
+fn a_helper_read_by_a_declaration_left_behind_stays_with_those_after_it() {
+    // `w` stays (its value is a call) and reads `t` when it runs: `t` must not be set earlier
+    // than it was, so it stays too.
+    let text = bundle(&format!("{MODULES}console.log(w);"))
+        .replace("var q=", "var w=(()=>typeof t)();var q=");
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text: &text,
+    }])
+    .unwrap();
+    let runtime = file(&out, "esbuild-runtime.js").expect("a runtime file");
+    assert!(runtime.contains("var q = "), "{runtime}");
+    assert!(!runtime.contains("var t = "), "{runtime}");
+    let (before, after) = common::run_both("runtime-read", &text, &out);
+    assert_eq!(before.0, "42 /\nundefined\n");
+    assert_eq!(before, after);
+}
+
+#[test]
+fn a_helper_assigned_again_stays() {
+    let text = bundle(&format!("{MODULES}q=null;"));
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text: &text,
+    }])
+    .unwrap();
+    assert_eq!(file(&out, "esbuild-runtime.js"), None);
+    let (before, after) = common::run_both("runtime-assigned", &text, &out);
+    assert_eq!(before, after);
+}
