@@ -47,6 +47,15 @@ fn the_helpers_move_to_one_runtime_file_the_bundle_requires() {
         main.contains("var { c, d, g, h, p, q, cp, t } = require(\"./esbuild-runtime.js\");"),
         "{main}"
     );
+    // The runtime says which helper is which, as esbuild names them.
+    assert!(
+        runtime.contains("q is __commonJS") && runtime.contains("t is __toESM"),
+        "{runtime}"
+    );
+    assert!(
+        runtime.contains("c is __create") && runtime.contains("cp is __copyProps"),
+        "{runtime}"
+    );
     // `__require` reads the bundle file's own `require`: it stays.
     assert!(main.contains("var r = "), "{main}");
     assert!(!runtime.contains("require.apply"), "{runtime}");

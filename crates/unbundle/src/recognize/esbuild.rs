@@ -99,6 +99,11 @@ pub(crate) fn defines_helpers(body: &[Statement<'_>]) -> bool {
         .any(|(_, init, first)| creates_exports_object(init) || assigns_zero(init, first))
 }
 
+/// Whether `expr` is shaped as esbuild's `__name` helper.
+pub(crate) fn names_functions(expr: &Expression<'_>) -> bool {
+    sets_name(expr)
+}
+
 /// Whether `expr` is an arrow whose body is a call `f(x, "name", {value: ...})`.
 fn sets_name(expr: &Expression<'_>) -> bool {
     let Expression::ArrowFunctionExpression(f) = expr else {

@@ -88,10 +88,102 @@ pub(crate) fn helpers(
     if !defines_wrapper_helper(&moved_statements) {
         return None;
     }
+    let known = esbuild_names(&moved_statements, text);
     Some(Runtime {
-        text: runtime_text(text, &statements, &names, strict),
+        text: runtime_text(text, (&statements, &known), &names, strict),
         statements,
         names,
+    })
+}
+
+/// What esbuild calls each helper that moves, recognized by its shape (a minifier renames
+/// them, `Ze` for `__toESM`): `(name in the bundle, esbuild's name)`, for the runtime file's
+/// reader.
+fn esbuild_names(moved: &[&Statement<'_>], text: &str) -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    for statement in moved {
+        let Statement::VariableDeclaration(d) = statement else {
+            continue;
+        };
+        for declarator in &d.declarations {
+            let Some(init) = &declarator.init else {
+                continue;
+            };
+            match &declarator.id {
+                BindingPattern::BindingIdentifier(id) => {
+                    let source = &text[init.span().start as usize..init.span().end as usize];
+                    if let Some(name) = helper_name(init, source) {
+                        out.push((id.name.to_string(), name));
+                    }
+                }
+                // `var {getPrototypeOf: a, defineProperty: b} = Object`
+                BindingPattern::ObjectPattern(pattern) => {
+                    for property in &pattern.properties {
+                        if let (Some(key), BindingPattern::BindingIdentifier(id)) =
+                            (property.key.static_name(), &property.value)
+                            && let Some(name) = object_member_name(&key)
+                        {
+                            out.push((id.name.to_string(), name));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// esbuild's name for the helper `init` (its source `source`), by shape.
+fn helper_name(init: &Expression<'_>, source: &str) -> Option<&'static str> {
+    use crate::recognize::esbuild as shapes;
+    if let Expression::StaticMemberExpression(m) = init.without_parentheses() {
+        return object_member_name(m.property.name.as_str());
+    }
+    let params = match init.without_parentheses() {
+        Expression::ArrowFunctionExpression(f) => &f.params,
+        Expression::FunctionExpression(f) => &f.params,
+        _ => return None,
+    };
+    let first = params
+        .items
+        .first()
+        .and_then(|p| p.pattern.get_binding_identifier())
+        .map_or("", |b| b.name.as_str());
+    let params = params.items.len();
+    let compact: String = source.chars().filter(|c| !c.is_whitespace()).collect();
+    let name = if shapes::names_functions(init) {
+        "__name"
+    } else if compact.contains("{exports:{}}") && params == 2 {
+        "__commonJS"
+    } else if (2..=3).contains(&params) && shapes::assigns_zero(init, first) {
+        "__esm"
+    } else if compact.contains("__esModule") && params == 1 {
+        "__toCommonJS"
+    } else if compact.contains("__esModule") && compact.contains("\"default\"") {
+        "__toESM"
+    } else if compact.contains("\"default\"") && params == 3 {
+        "__reExport"
+    } else if compact.contains("for(var") && compact.contains("get:") && params == 2 {
+        "__export"
+    } else if compact.contains("enumerable") && params == 4 {
+        "__copyProps"
+    } else {
+        return None;
+    };
+    Some(name)
+}
+
+/// esbuild's name for its alias of a member of `Object`.
+fn object_member_name(member: &str) -> Option<&'static str> {
+    Some(match member {
+        "create" => "__create",
+        "defineProperty" => "__defProp",
+        "getOwnPropertyDescriptor" => "__getOwnPropDesc",
+        "getOwnPropertyNames" => "__getOwnPropNames",
+        "getPrototypeOf" => "__getProtoOf",
+        "hasOwnProperty" => "__hasOwnProp",
+        _ => return None,
     })
 }
 
@@ -235,10 +327,31 @@ fn root_reads(statement: &Statement<'_>, scoping: &Scoping) -> Vec<SymbolId> {
 
 /// The runtime file: the helpers' statements as the bundle wrote them, and an object of them
 /// for the bundle.
-fn runtime_text(text: &str, statements: &[Span], names: &[String], strict: bool) -> String {
+fn runtime_text(
+    text: &str,
+    (statements, known): (&[Span], &[(String, &str)]),
+    names: &[String],
+    strict: bool,
+) -> String {
     let mut out = String::from(
         "// esbuild's runtime helpers, moved out of the bundle by pilotfish unbundle: the bundle\n// takes them from here where it defined them, and passes them to its modules.\n",
     );
+    if !known.is_empty() {
+        let listed: Vec<String> = known
+            .iter()
+            .map(|(ours, theirs)| {
+                if ours == theirs {
+                    ours.clone()
+                } else {
+                    format!("{ours} is {theirs}")
+                }
+            })
+            .collect();
+        out.push_str(&format!(
+            "// By their shapes, in esbuild's names: {}.\n",
+            listed.join(", ")
+        ));
+    }
     if strict {
         out.push_str("\"use strict\";\n");
     }
