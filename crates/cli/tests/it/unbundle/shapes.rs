@@ -2,6 +2,8 @@
 //! runtime and tables are split, every module webpack's stats list has a file, and the
 //! unbundled program runs as the bundle does.
 
+use std::process::Command;
+
 use super::{build, listed, scratch, unbundle_runs_like_the};
 
 #[test]
@@ -42,4 +44,51 @@ fn a_webpack_5_bundle_with_a_webpack_bundle_inside_a_module_keeps_its_own_runtim
     // indexes the bundle's own table, and the entry webpack inlined still becomes a file.
     let texts = unbundle_runs_like_the("webpack5", "yaml");
     assert!(texts.iter().any(|(id, _)| id == "entry"));
+}
+
+#[test]
+fn an_esbuild_bundle_with_a_webpack_bundle_inside_a_module_keeps_it_whole_there() {
+    // The `big` app bundled by webpack 5, then that bundle required by an entry and bundled
+    // again by esbuild (minified): webpack's runtime and table sit inside one of esbuild's
+    // CommonJS wrappers. It stays whole in that module's file, where every name its code
+    // reads is in scope; no module is made of its table; the program prints the same (no
+    // `ReferenceError` of a name left behind).
+    let dir = scratch("nested");
+    let inner = dir.join("inner");
+    let stats = build("webpack5", "big", &inner);
+    assert_eq!(
+        listed(&stats, "files"),
+        ["main.js"],
+        "webpack writes one file"
+    );
+    let entry = dir.join("entry.js");
+    std::fs::write(
+        &entry,
+        "const answers = require(\"./inner/main.js\");\nconsole.log(\"outer\", typeof answers);\n",
+    )
+    .unwrap();
+    let outer = dir.join("outer.js");
+    let script = format!(
+        "require('esbuild').buildSync({{entryPoints: [{:?}], bundle: true, minify: true, platform: 'node', outfile: {:?}, logLevel: 'error'}})",
+        entry.display().to_string(),
+        outer.display().to_string()
+    );
+    let built = Command::new("node")
+        .args(["-e", &script])
+        .current_dir(super::repo().join("tools/bundlers"))
+        .status()
+        .unwrap();
+    assert!(built.success(), "esbuild failed");
+    let out = dir.join("out");
+    let manifest = super::unbundle_files(std::slice::from_ref(&outer), &out);
+    assert_eq!(manifest["wrappers"]["commonjs"]["found"], 1, "{manifest}");
+    assert_eq!(manifest["wrappers"]["commonjs"]["split"], 1, "{manifest}");
+    assert_eq!(manifest["wrappers"]["webpack"]["found"], 0, "{manifest}");
+    let original = super::run_node(&outer);
+    assert!(original.0.contains("outer object"), "{original:?}");
+    assert_eq!(
+        super::run_node(&out.join(manifest["entry"].as_str().unwrap())),
+        original
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
