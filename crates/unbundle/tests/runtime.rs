@@ -32,6 +32,11 @@ fn the_helpers_move_to_one_runtime_file_the_bundle_requires() {
     .unwrap();
     let runtime = file(&out, "esbuild-runtime.js").expect("a runtime file");
     let main = file(&out, "main.js").unwrap();
+    assert!(
+        out.notes.iter().any(|n| n.contains("esbuild-runtime.js")),
+        "the summary says where the helpers went: {:?}",
+        out.notes
+    );
     for helper in ["var q = ", "var t = ", "var cp = ", "var c = Object.create"] {
         assert!(runtime.contains(helper), "{helper} in {runtime}");
         assert!(!main.contains(helper), "{helper} left in {main}");

@@ -345,6 +345,12 @@ fn esbuild_modules<'a>(
     out.edits.extend(out.moved.edits.iter().cloned());
     if !file.es_module {
         runtime_file(file, strict, out);
+        if let Some(runtime) = &out.runtime {
+            notes.push(format!(
+                "{}: esbuild's runtime helpers are in {}, which the bundle requires where it defined them",
+                file.input.name, runtime.path
+            ));
+        }
     }
     out.edits.sort_by_key(|(s, _)| (s.start, s.end));
     // An ES module's top level may import and export: it stays in the file.
