@@ -15,6 +15,7 @@ mod real_model;
 mod server_answers;
 mod servers;
 mod unbundle;
+mod vllm;
 mod vscode;
 
 use std::{
