@@ -1,11 +1,13 @@
 //! What pilotfish does when no model server is configured (no `endpoint`, no `gguf`) and none
-//! answers where the backend's kind listens by default: it runs the default local model
+//! answers where the backend's kind listens by default: `complete` runs the default local model
 //! (SmolLM2-135M-Instruct, which `tools/smollm2.sh` caches) on a llama-server of its own when
 //! both are already on the machine, and otherwise says in one line how to get a server, naming
-//! the address it tried, instead of a bare connection error at the first request.
+//! the address it tried, instead of a bare connection error at the first request; the language
+//! server logs that line once.
 
 use std::{
     net::{TcpStream, ToSocketAddrs},
+    path::PathBuf,
     time::Duration,
 };
 
@@ -29,33 +31,14 @@ pub(crate) enum Choice {
     CachedModel(String),
 }
 
-/// Fills in the cached default model when nothing names a server and nothing listens at the
-/// default address; fails with the one line that says how to get a server when the cache
-/// holds no model or no llama-server either.
+/// For `complete`: fills in the cached default model when nothing names a server and nothing
+/// listens at the default address; fails with the one line that says how to get a server
+/// when the cache holds no model or no llama-server either.
 pub(crate) fn settle(backend: &mut BackendConfig) -> Result<Choice> {
-    if backend.endpoint.is_some() || backend.gguf.is_some() {
-        return Ok(Choice::Configured);
-    }
-    let kind = backend.kind()?;
-    let endpoint = backend.endpoint()?;
-    let Some(refused) = unreachable(&endpoint) else {
+    let Some((endpoint, refused)) = missing(backend)? else {
         return Ok(Choice::Configured);
     };
-    // Only a kind that llama-server speaks can be served by the model pilotfish starts.
-    let served = matches!(
-        kind,
-        Kind::LlamaCppInfill
-            | Kind::LlamaCppCompletion
-            | Kind::OpenAiCompletions
-            | Kind::OpenAiChat
-    );
-    let model = crate::managed::cache_dir()
-        .map(|c| c.join(DEFAULT_MODEL))
-        .filter(|p| p.is_file());
-    if served
-        && let Some(model) = model
-        && crate::managed::find_server().is_ok()
-    {
+    if let Some(model) = cached(backend)? {
         let why = format!(
             "pilotfish: no model server answers at {endpoint} ({refused}) and none is configured; using the default local model {}, which tools/smollm2.sh cached, on a llama-server of pilotfish's own (give --endpoint or --gguf to choose another)",
             model.display()
@@ -66,8 +49,53 @@ pub(crate) fn settle(backend: &mut BackendConfig) -> Result<Choice> {
     bail!("{}", how_to_get_one(&endpoint, &refused))
 }
 
+/// For the language server: the one line for its log when nothing names a server and nothing
+/// listens at the default address, else `None`. It starts no model of its own: the editor's
+/// settings, which come after the server starts, usually name the server, and a model loaded
+/// before them would be loaded for nothing; the line gives the setting that would use the
+/// cached one.
+pub(crate) fn log_line(backend: &BackendConfig) -> Result<Option<String>> {
+    let Some((endpoint, refused)) = missing(backend)? else {
+        return Ok(None);
+    };
+    Ok(Some(match cached(backend)? {
+        Some(model) => format!(
+            "no model server answers at {endpoint} ({refused}) and none is configured: start one, set `endpoint` in [backend] or the editor's settings, or set `gguf = \"{}\"` there to have pilotfish run the default model tools/smollm2.sh cached",
+            model.display()
+        ),
+        None => how_to_get_one(&endpoint, &refused),
+    }))
+}
+
+/// The default address and why nothing answers there, when no server is named; `None` when
+/// one is named or something listens.
+fn missing(backend: &BackendConfig) -> Result<Option<(String, String)>> {
+    if backend.endpoint.is_some() || backend.gguf.is_some() {
+        return Ok(None);
+    }
+    backend.kind()?;
+    let endpoint = backend.endpoint()?;
+    Ok(unreachable(&endpoint).map(|refused| (endpoint, refused)))
+}
+
+/// The cached default model, when it and a llama-server are on the machine and the backend's
+/// kind is one llama-server speaks.
+fn cached(backend: &BackendConfig) -> Result<Option<PathBuf>> {
+    let served = matches!(
+        backend.kind()?,
+        Kind::LlamaCppInfill
+            | Kind::LlamaCppCompletion
+            | Kind::OpenAiCompletions
+            | Kind::OpenAiChat
+    );
+    let model = crate::managed::cache_dir()
+        .map(|c| c.join(DEFAULT_MODEL))
+        .filter(|p| p.is_file());
+    Ok(model.filter(|_| served && crate::managed::find_server().is_ok()))
+}
+
 /// The one line for a user with no server: what was tried, and the commands that give one.
-pub(crate) fn how_to_get_one(endpoint: &str, refused: &str) -> String {
+fn how_to_get_one(endpoint: &str, refused: &str) -> String {
     format!(
         "no model server answers at {endpoint} ({refused}) and none is configured: start one (`llama-server -m MODEL.gguf --port 8080 -c 4096 -np 1`), give --endpoint URL or --gguf MODEL.gguf, or run `bash tools/smollm2.sh && bash tools/llama-server.sh` in a clone of pilotfish to bring the default model and llama-server, which pilotfish then starts by itself"
     )
@@ -75,7 +103,7 @@ pub(crate) fn how_to_get_one(endpoint: &str, refused: &str) -> String {
 
 /// Why nothing listens at `endpoint`, or `None` when something accepts a connection there.
 /// An address that does not resolve, or a URL without a host, counts as nothing listening.
-pub(crate) fn unreachable(endpoint: &str) -> Option<String> {
+fn unreachable(endpoint: &str) -> Option<String> {
     let (host, port) = host_and_port(endpoint)?;
     let addrs: Vec<_> = match (host.as_str(), port).to_socket_addrs() {
         Ok(a) => a.collect(),

@@ -154,14 +154,14 @@ fn folder_files(excluded: Arc<dyn Fn(&str) -> bool + Send + Sync>) -> lsp::Works
 
 pub(crate) fn run(args: Args) -> Result<()> {
     let _ = args.stdio;
-    let (mut loaded, _) = host::config::load(&args.overrides)?;
-    // No server named and none listening: the cached default model, else one line in the
-    // editor's log (the server's standard error) that says how to get a server. The language
-    // server still starts: the editor's settings may name one, or the user may start one.
-    match crate::default_model::settle(&mut loaded.backend) {
-        Ok(crate::default_model::Choice::CachedModel(why)) => eprintln!("{why}"),
-        Ok(crate::default_model::Choice::Configured) => {}
-        Err(e) => eprintln!("pilotfish: {e}"),
+    let (loaded, _) = host::config::load(&args.overrides)?;
+    // No server named and none listening: one line in the editor's log (the server's standard
+    // error) on how to get one. The language server still starts: the editor's settings may
+    // name a server, or the user may start one.
+    match crate::default_model::log_line(&loaded.backend) {
+        Ok(Some(line)) => eprintln!("pilotfish: {line}"),
+        // A setting that cannot be read is refused with its fix by `configure` below.
+        Ok(None) | Err(_) => {}
     }
     // One managed model server (`gguf`) for the whole session, started now and replaced when
     // the editor's settings name another model. Starting it here, on the main thread, also

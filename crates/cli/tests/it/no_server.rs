@@ -98,7 +98,23 @@ fn without_a_server_complete_runs_the_cached_default_model() {
         dir.join("cache/llama-server-test"),
     )
     .unwrap();
-    let out = pilotfish(&dir, &["complete", CURSOR, "--max-tokens", "8"]);
+    // A small prompt and a generous limit: the model's cold read is not under test, and a
+    // busy machine reads slowly. The configuration names no server.
+    let config = dir.join("patient.toml");
+    std::fs::write(&config, "[backend]\ntimeout_seconds = 180\n").unwrap();
+    let out = pilotfish(
+        &dir,
+        &[
+            "complete",
+            CURSOR,
+            "--max-tokens",
+            "8",
+            "--max-prompt-tokens",
+            "256",
+            "--config",
+            &config.display().to_string(),
+        ],
+    );
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
