@@ -158,10 +158,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
     // No server named and none listening: one line in the editor's log (the server's standard
     // error) on how to get one. The language server still starts: the editor's settings may
     // name a server, or the user may start one.
-    match crate::default_model::log_line(&loaded.backend) {
-        Ok(Some(line)) => eprintln!("pilotfish: {line}"),
-        // A setting that cannot be read is refused with its fix by `configure` below.
-        Ok(None) | Err(_) => {}
+    // A setting that cannot be read is refused with its fix by `configure` below.
+    if let Ok(Some(line)) = crate::default_model::log_line(&loaded.backend) {
+        eprintln!("pilotfish: {line}");
     }
     // One managed model server (`gguf`) for the whole session, started now and replaced when
     // the editor's settings name another model. Starting it here, on the main thread, also
