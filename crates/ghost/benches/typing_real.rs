@@ -18,7 +18,9 @@
 //! tokens a second the server reads cold with each model, so that results from different
 //! machines compare (a keystroke's time is its tokens read divided by that speed).
 //!
-//! Run with `cargo bench -p ghost --bench typing_real`. `PILOTFISH_TYPING_CHARS` limits the
+//! Run with `cargo bench -p ghost --bench typing_real` (`PILOTFISH_TYPING_MODELS=smollm2` or
+//! `tiny` for one model; each request may take three times the budget's cold read at the
+//! measured speed, at least two minutes). `PILOTFISH_TYPING_CHARS` limits the
 //! characters typed (default: the whole line); without the cache every keystroke reads the
 //! whole prompt, so that row types only `PILOTFISH_TYPING_NOCACHE_CHARS` (default 4).
 
@@ -43,6 +45,8 @@ struct Server {
     child: Child,
     url: String,
     port: u16,
+    /// Prompt tokens a second read cold, once measured: the requests' time limit follows it.
+    speed: Option<f64>,
 }
 
 impl Drop for Server {
@@ -109,6 +113,7 @@ fn start(server: &Path, model: &Path) -> Server {
         child,
         url: format!("http://127.0.0.1:{port}"),
         port,
+        speed: None,
     }
 }
 
@@ -206,11 +211,16 @@ fn mean(v: &[f64]) -> f64 {
 
 /// The pipeline as the language server runs it, but asking at every keystroke.
 fn pipeline(server: &Server, cache_prompt: bool) -> Arc<Pipeline> {
+    // Time for the whole budget to be read cold three times over at the measured speed, and
+    // never less than two minutes: a slow or busy machine gives slower figures, not a failure.
+    let limit = server.speed.map_or(120.0, |speed| {
+        (3.0 * BUDGET as f64 / speed.max(0.1)).max(120.0)
+    });
     let mut backend = Backend::new(
         Kind::LlamaCppInfill,
         &server.url,
         Duration::from_secs(3),
-        Duration::from_secs(120),
+        Duration::from_secs_f64(limit),
     )
     .unwrap();
     backend.cache_prompt = cache_prompt;
@@ -358,15 +368,29 @@ fn main() {
     let chars = setting("PILOTFISH_TYPING_CHARS", usize::MAX);
     let nocache_chars = setting("PILOTFISH_TYPING_NOCACHE_CHARS", 4);
     let (server_bin, tiny) = test_utils::llama_paths().clone();
-    let models = [
-        ("SmolLM2-135M (prefix-only)", smollm2()),
-        ("tiny FIM model (/infill)", tiny),
-    ];
+    // `PILOTFISH_TYPING_MODELS=smollm2` or `=tiny` runs one of the two (default: both).
+    let only = std::env::var("PILOTFISH_TYPING_MODELS").unwrap_or_default();
+    let models: Vec<(&str, PathBuf)> = [
+        ("smollm2", "SmolLM2-135M (prefix-only)"),
+        ("tiny", "tiny FIM model (/infill)"),
+    ]
+    .into_iter()
+    .filter(|(key, _)| only.is_empty() || only.split(',').any(|o| o.trim() == *key))
+    .map(|(key, name)| {
+        let path = if key == "tiny" {
+            tiny.clone()
+        } else {
+            smollm2()
+        };
+        (name, path)
+    })
+    .collect();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
+    println!("machine: {}", machine());
     println!(
         "typing one line of crates/ghost/src/fit.rs again, neighbours open, budget {BUDGET}; prompt tokens the server evaluated per keystroke (after the first)"
     );
@@ -374,10 +398,10 @@ fn main() {
         "{:<28} {:<22} {:>10} {:>12} {:>8} {:>14} {:>10}",
         "model", "layout", "cold read", "per keystroke", "% cold", "first token ms", "total ms"
     );
-    println!("machine: {}", machine());
     for (name, model) in &models {
-        let server = start(&server_bin, model);
-        let (speed, read) = prompt_speed(server.port, 1000);
+        let mut server = start(&server_bin, model);
+        let (speed, read) = prompt_speed(server.port, 512);
+        server.speed = Some(speed);
         println!(
             "{name}: the server reads {speed:.0} prompt tokens a second cold ({read} tokens, median of 3, threads 2)"
         );
