@@ -44,6 +44,10 @@ pub(crate) struct Args {
     /// Also print the prompt, the request sent, the timings and what post-processing did.
     #[arg(long)]
     explain: bool,
+    /// Also print a few lines on the prompt sent (its size and parts, the request's shape and
+    /// the timings) before the completion: `--explain` without the prompt's text.
+    #[arg(long, conflicts_with = "explain")]
+    summary: bool,
     /// Also write the prompt, the request and the timings as a self-contained HTML page to FILE
     /// (whether or not the request succeeds).
     #[arg(long, value_name = "FILE")]
@@ -68,7 +72,14 @@ pub(crate) fn run(args: Args) -> Result<()> {
     let (files, dropped) = prompt_cmd::workspace_excluding(&mut request)?;
 
     // Every setting and the request are checked before a model loads; the server it starts
-    // lives until this function returns.
+    // lives until this function returns. With no server named and none listening where one
+    // is looked for, the default model cached by the tools scripts is used, or the error says
+    // how to get a server.
+    if let crate::default_model::Choice::CachedModel(why) =
+        crate::default_model::settle(&mut config.backend)?
+    {
+        eprintln!("{why}");
+    }
     let _managed = crate::managed::start_for(&mut config.backend)?;
     // A configured first-token limit holds whatever the server said of itself, and its
     // message says whether the server is loading, busy or hung. No short limit is set by
@@ -204,6 +215,9 @@ fn print_outcome(
             println!("post-processing: nothing cut");
         }
     }
+    if args.summary {
+        summary(trace, endpoint, kind);
+    }
     if outcome.suggestions.is_empty() {
         let why = outcome
             .skipped
@@ -213,7 +227,7 @@ fn print_outcome(
         eprintln!("pilotfish: nothing to show: {why}");
     }
     for (i, s) in outcome.suggestions.iter().enumerate() {
-        if args.explain || outcome.suggestions.len() > 1 {
+        if args.explain || args.summary || outcome.suggestions.len() > 1 {
             println!("─── completion {} ───", i + 1);
         }
         println!("{}", s.text);
@@ -255,6 +269,50 @@ fn explain(trace: &ghost::Trace, endpoint: &str, kind: backends::Kind) {
     println!(
         "─── timings: prompt assembly {}, first token {}, total {:.1} ms, {} request(s) ───",
         ms(trace.assembly_ms),
+        ms(trace.first_token_ms),
+        trace.total_ms,
+        trace.attempts
+    );
+}
+
+/// What was sent, in a few lines: the prompt's size against its budget, the parts it holds
+/// (and those left out for room), the request's shape and the timings.
+fn summary(trace: &ghost::Trace, endpoint: &str, kind: backends::Kind) {
+    let kind = trace.shape.as_ref().map_or(kind, |s| s.kind);
+    println!("─── prompt sent to {endpoint} ({}) ───", kind.name());
+    if let Some(p) = &trace.prompt {
+        let budget = trace
+            .max_prompt_tokens
+            .map_or(String::new(), |n| format!(" of a {n}-token budget"));
+        println!(
+            "{} tokens{budget}: {} context block(s), prefix {} line(s), suffix {} line(s)",
+            p.prompt_tokens + p.suffix_tokens,
+            p.context.len(),
+            p.prefix.lines().count(),
+            p.suffix.lines().count(),
+        );
+        let mut parts: std::collections::BTreeMap<(&str, String), usize> = Default::default();
+        for e in &p.elements {
+            let what = e.path.as_deref().map_or_else(
+                || format!("{:?}", e.kind),
+                |path| format!("{:?} {path}", e.kind),
+            );
+            *parts.entry((e.status(), what)).or_default() += 1;
+        }
+        for ((status, what), n) in parts {
+            let times = if n > 1 {
+                format!(" ×{n}")
+            } else {
+                String::new()
+            };
+            println!("  {status:<8} {what}{times}");
+        }
+    }
+    if let Some(shape) = &trace.shape {
+        println!("{}", shape.describe());
+    }
+    println!(
+        "first token {}, total {:.1} ms, {} request(s)",
         ms(trace.first_token_ms),
         trace.total_ms,
         trace.attempts

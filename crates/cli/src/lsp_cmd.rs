@@ -155,6 +155,13 @@ fn folder_files(excluded: Arc<dyn Fn(&str) -> bool + Send + Sync>) -> lsp::Works
 pub(crate) fn run(args: Args) -> Result<()> {
     let _ = args.stdio;
     let (loaded, _) = host::config::load(&args.overrides)?;
+    // No server named and none listening: one line in the editor's log (the server's standard
+    // error) on how to get one. The language server still starts: the editor's settings may
+    // name a server, or the user may start one.
+    // A setting that cannot be read is refused with its fix by `configure` below.
+    if let Ok(Some(line)) = crate::default_model::log_line(&loaded.backend) {
+        eprintln!("pilotfish: {line}");
+    }
     // One managed model server (`gguf`) for the whole session, started now and replaced when
     // the editor's settings name another model. Starting it here, on the main thread, also
     // matters on Linux: the server is told to end with the thread that started it, and the

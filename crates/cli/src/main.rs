@@ -6,6 +6,7 @@ mod agent_cmd;
 mod chat_cmd;
 mod complete;
 mod config_cmd;
+mod default_model;
 mod gguf;
 mod lsp_cmd;
 mod managed;

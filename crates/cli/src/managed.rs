@@ -298,7 +298,7 @@ fn check_model(path: &Path) -> Result<Header> {
 
 /// The server binary: `$PILOTFISH_LLAMA_SERVER`, else `llama-server` on PATH, else the newest
 /// `llama-server-*` that `tools/llama-server.sh` built into pilotfish's cache.
-fn find_server() -> Result<PathBuf> {
+pub(crate) fn find_server() -> Result<PathBuf> {
     const HOW: &str = "build one with `bash tools/llama-server.sh` from a clone of pilotfish, or install llama.cpp; or start a server yourself and give --endpoint";
     if let Some(p) = std::env::var_os("PILOTFISH_LLAMA_SERVER") {
         let p = PathBuf::from(p);
@@ -340,7 +340,7 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// `${PILOTFISH_CACHE:-$HOME/.cache/pilotfish}`.
-fn cache_dir() -> Option<PathBuf> {
+pub(crate) fn cache_dir() -> Option<PathBuf> {
     std::env::var_os("PILOTFISH_CACHE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/pilotfish")))

@@ -14,7 +14,13 @@
 //! the `stable` layout (the default), the `plain` layout (every part rebuilt per keystroke, as
 //! before), and `stable` without the server's prompt cache (`cache_prompt: false`).
 //!
-//! Run with `cargo bench -p ghost --bench typing_real`. `PILOTFISH_TYPING_CHARS` limits the
+//! The machine is reported with the figures: its processor and cores, and how many prompt
+//! tokens a second the server reads cold with each model, so that results from different
+//! machines compare (a keystroke's time is its tokens read divided by that speed).
+//!
+//! Run with `cargo bench -p ghost --bench typing_real` (`PILOTFISH_TYPING_MODELS=smollm2` or
+//! `tiny` for one model; each request may take three times the budget's cold read at the
+//! measured speed, at least two minutes). `PILOTFISH_TYPING_CHARS` limits the
 //! characters typed (default: the whole line); without the cache every keystroke reads the
 //! whole prompt, so that row types only `PILOTFISH_TYPING_NOCACHE_CHARS` (default 4).
 
@@ -39,6 +45,8 @@ struct Server {
     child: Child,
     url: String,
     port: u16,
+    /// Prompt tokens a second read cold, once measured: the requests' time limit follows it.
+    speed: Option<f64>,
 }
 
 impl Drop for Server {
@@ -105,6 +113,7 @@ fn start(server: &Path, model: &Path) -> Server {
         child,
         url: format!("http://127.0.0.1:{port}"),
         port,
+        speed: None,
     }
 }
 
@@ -116,6 +125,55 @@ fn evaluated(port: u16) -> f64 {
         .find_map(|l| l.strip_prefix("llamacpp:prompt_tokens_total "))
         .and_then(|v| v.trim().parse().ok())
         .expect("llama-server --metrics reports llamacpp:prompt_tokens_total")
+}
+
+/// The machine in words: its processor and the cores this process may use.
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "an unknown processor".to_owned());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{cpu}, {cores} core(s)")
+}
+
+/// How fast the server reads a prompt it has not cached, in tokens a second: the text of a
+/// real source file (about `tokens` of them) read cold three times (`cache_prompt: false`),
+/// the median of llama-server's own `timings.prompt_per_second`. This is the figure that
+/// makes the per-keystroke times of two machines comparable.
+fn prompt_speed(port: u16, tokens: usize) -> (f64, u64) {
+    let text = std::fs::read_to_string(repo().join("crates/ghost/src/fit.rs")).unwrap();
+    // About four characters a token for code; the server's count is the one reported.
+    let prompt: String = text.chars().take(tokens * 4).collect();
+    let body = serde_json::json!({
+        "prompt": prompt, "n_predict": 1, "cache_prompt": false, "temperature": 0,
+    })
+    .to_string();
+    let request = format!(
+        "POST /completion HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut speeds = Vec::new();
+    let mut read = 0;
+    for _ in 0..3 {
+        let response = http(port, &request);
+        let json = response.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| {
+            panic!("llama-server's /completion answer is JSON ({e}): {response}")
+        });
+        read = v["timings"]["prompt_n"].as_u64().unwrap_or(0);
+        speeds.push(
+            v["timings"]["prompt_per_second"]
+                .as_f64()
+                .expect("llama-server reports timings"),
+        );
+    }
+    speeds.sort_by(f64::total_cmp);
+    (speeds[1], read)
 }
 
 fn request(doc: &str, cursor_line: usize, character: usize, layout: Layout) -> RequestJson {
@@ -153,11 +211,16 @@ fn mean(v: &[f64]) -> f64 {
 
 /// The pipeline as the language server runs it, but asking at every keystroke.
 fn pipeline(server: &Server, cache_prompt: bool) -> Arc<Pipeline> {
+    // Time for the whole budget to be read cold three times over at the measured speed, and
+    // never less than two minutes: a slow or busy machine gives slower figures, not a failure.
+    let limit = server.speed.map_or(120.0, |speed| {
+        (3.0 * BUDGET as f64 / speed.max(0.1)).max(120.0)
+    });
     let mut backend = Backend::new(
         Kind::LlamaCppInfill,
         &server.url,
         Duration::from_secs(3),
-        Duration::from_secs(120),
+        Duration::from_secs_f64(limit),
     )
     .unwrap();
     backend.cache_prompt = cache_prompt;
@@ -305,15 +368,29 @@ fn main() {
     let chars = setting("PILOTFISH_TYPING_CHARS", usize::MAX);
     let nocache_chars = setting("PILOTFISH_TYPING_NOCACHE_CHARS", 4);
     let (server_bin, tiny) = test_utils::llama_paths().clone();
-    let models = [
-        ("SmolLM2-135M (prefix-only)", smollm2()),
-        ("tiny FIM model (/infill)", tiny),
-    ];
+    // `PILOTFISH_TYPING_MODELS=smollm2` or `=tiny` runs one of the two (default: both).
+    let only = std::env::var("PILOTFISH_TYPING_MODELS").unwrap_or_default();
+    let models: Vec<(&str, PathBuf)> = [
+        ("smollm2", "SmolLM2-135M (prefix-only)"),
+        ("tiny", "tiny FIM model (/infill)"),
+    ]
+    .into_iter()
+    .filter(|(key, _)| only.is_empty() || only.split(',').any(|o| o.trim() == *key))
+    .map(|(key, name)| {
+        let path = if key == "tiny" {
+            tiny.clone()
+        } else {
+            smollm2()
+        };
+        (name, path)
+    })
+    .collect();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
+    println!("machine: {}", machine());
     println!(
         "typing one line of crates/ghost/src/fit.rs again, neighbours open, budget {BUDGET}; prompt tokens the server evaluated per keystroke (after the first)"
     );
@@ -322,7 +399,12 @@ fn main() {
         "model", "layout", "cold read", "per keystroke", "% cold", "first token ms", "total ms"
     );
     for (name, model) in &models {
-        let server = start(&server_bin, model);
+        let mut server = start(&server_bin, model);
+        let (speed, read) = prompt_speed(server.port, 512);
+        server.speed = Some(speed);
+        println!(
+            "{name}: the server reads {speed:.0} prompt tokens a second cold ({read} tokens, median of 3, threads 2)"
+        );
         let mut plain_ttft = None;
         for (label, layout, cache) in [
             ("plain (before)", Layout::Plain, true),

@@ -72,6 +72,30 @@ pub fn choose(
     info: Option<&ServerInfo>,
     refused: Option<&str>,
 ) -> Shape {
+    // llama.cpp's `/infill` (the default kind) does not exist on an OpenAI-compatible server
+    // such as vLLM; its `/v1/completions` takes the same prefix and suffix, so a user who only
+    // gave the address gets an answer rather than a 404.
+    if kind == Kind::LlamaCppInfill
+        && let Some(i) = info
+        && matches!(i.server.as_str(), "vLLM" | "OpenAI-compatible")
+    {
+        let mut shape = choose_for(mode, Kind::OpenAiCompletions, template, info, refused);
+        shape.reason = format!(
+            "{} ({} has no llama.cpp /infill: its /v1/completions is asked)",
+            shape.reason, i.server
+        );
+        return shape;
+    }
+    choose_for(mode, kind, template, info, refused)
+}
+
+fn choose_for(
+    mode: FimMode,
+    kind: Kind,
+    template: Option<&str>,
+    info: Option<&ServerInfo>,
+    refused: Option<&str>,
+) -> Shape {
     let prefix_only = |reason: String| Shape {
         fim: false,
         kind: kind.prefix_only().unwrap_or(kind),
@@ -188,6 +212,43 @@ mod tests {
         assert_eq!(yes.kind, Kind::LlamaCppInfill);
         let unknown = choose(FimMode::Auto, Kind::OpenAiCompletions, None, None, None);
         assert!(unknown.fim);
+    }
+
+    #[test]
+    fn the_default_kind_asks_an_openai_compatible_server_on_v1_completions() {
+        for server in ["vLLM", "OpenAI-compatible"] {
+            let info = ServerInfo {
+                server: server.into(),
+                ..ServerInfo::default()
+            };
+            let shape = choose(FimMode::Auto, Kind::LlamaCppInfill, None, Some(&info), None);
+            assert_eq!((shape.fim, shape.kind), (true, Kind::OpenAiCompletions));
+            assert!(
+                shape.reason.contains("has no llama.cpp /infill"),
+                "{shape:?}"
+            );
+            // Refused once, the same server gets the prefix-only request there too.
+            let refused = choose(
+                FimMode::Auto,
+                Kind::LlamaCppInfill,
+                None,
+                Some(&info),
+                Some("HTTP 400"),
+            );
+            assert_eq!(
+                (refused.fim, refused.kind),
+                (false, Kind::OpenAiCompletions)
+            );
+        }
+        // llama.cpp and Ollama keep what was configured.
+        let llama = choose(
+            FimMode::Auto,
+            Kind::LlamaCppInfill,
+            None,
+            Some(&told(None)),
+            None,
+        );
+        assert_eq!(llama.kind, Kind::LlamaCppInfill);
     }
 
     #[test]

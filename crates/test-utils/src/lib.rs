@@ -2,12 +2,16 @@
 //! random-weight code model, or SmolLM2-135M-Instruct from `tools/smollm2.sh` for a model
 //! that answers in words) started on a free loopback port, and a scripted model server
 //! ([`scripted`], a named fake) for answers a test must know in advance; [`fake_next_edit`] is
-//! the same for next edit suggestions.
+//! the same for next edit suggestions. [`vllm`] starts a real vLLM server (vLLM for CPU, from
+//! `tools/vllm.sh`) shared by a test binary's tests.
 
 pub mod fake_next_edit;
 pub mod measure;
 pub mod scripted;
 pub mod scripted_chat;
+pub mod vllm;
+
+pub use vllm::VllmServer;
 
 use std::{
     path::PathBuf,
@@ -196,4 +200,20 @@ pub fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// vLLM for CPU and SmolLM2-135M-Instruct converted to safetensors, installed or taken from
+/// the cache once per run (`tools/vllm.sh`): the virtualenv's python and the model folder.
+pub fn vllm_paths() -> &'static (PathBuf, PathBuf) {
+    static PATHS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    PATHS.get_or_init(|| {
+        let lines = run_tool(
+            "vllm.sh",
+            "the vLLM tests need vLLM and SmolLM2 as safetensors",
+        );
+        let [.., python, model] = lines.as_slice() else {
+            panic!("tools/vllm.sh printed {lines:?}")
+        };
+        (PathBuf::from(python), PathBuf::from(model))
+    })
 }

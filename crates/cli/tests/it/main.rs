@@ -10,11 +10,13 @@ mod copilot_texts;
 mod ghost_text;
 mod managed;
 mod next_edit;
+mod no_server;
 mod real_bundles;
 mod real_model;
 mod server_answers;
 mod servers;
 mod unbundle;
+mod vllm;
 mod vscode;
 
 use std::{

@@ -1,0 +1,206 @@
+//! `pilotfish` against a real vLLM (vLLM for CPU from `tools/vllm.sh`, serving SmolLM2-135M-
+//! Instruct converted to safetensors, with prefix caching): `complete` with default settings,
+//! typing with one `complete` a keystroke that keeps its prompt in vLLM's prefix cache, `chat`
+//! and `agent`. One server serves every test here (it takes about a minute to start).
+//! Assertions are on behaviour and on vLLM's own counters, never on the model's words.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+    time::{Duration, Instant},
+};
+
+use test_utils::VllmServer;
+
+/// A home of its own for each test, so that the user's configuration and state play no part.
+fn home(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pilotfish-vllm-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(home: &Path, dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .output()
+        .unwrap()
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn vllm_answers_complete_with_default_settings() {
+    let server = VllmServer::shared();
+    let home = home("complete");
+    // Only the endpoint: the kind, fill-in-the-middle and the budget are pilotfish's defaults,
+    // and SmolLM2 on vLLM has no fill-in-the-middle.
+    let out = run(
+        &home,
+        &repo(),
+        &[
+            "complete",
+            "examples/shop/orders.py:31:13",
+            "--open",
+            "examples/shop/cart.py",
+            "--endpoint",
+            &server.url,
+        ],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "stderr: {stderr}");
+    assert!(
+        !stdout.trim().is_empty(),
+        "a completion is printed; stderr: {stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// The line typed in `OrderBook.cancel`, at line 31 column 13 of the example's `orders.py`.
+const TYPED: &str = "self._inventory.restock(line.sku)";
+
+#[test]
+fn vllm_typing_keeps_each_prompt_in_the_prefix_cache() {
+    let server = VllmServer::shared();
+    let home = home("typing");
+    // The example shop copied, so that each keystroke can be written to the file.
+    let shop = home.join("shop");
+    std::fs::create_dir_all(&shop).unwrap();
+    for f in ["orders.py", "cart.py", "inventory.py"] {
+        std::fs::copy(repo().join("examples/shop").join(f), shop.join(f)).unwrap();
+    }
+    let original = std::fs::read_to_string(shop.join("orders.py")).unwrap();
+    let lines: Vec<&str> = original.split('\n').collect();
+    let indent = "            ";
+    assert_eq!(lines[30], indent, "line 31 of orders.py is the cursor's");
+    let keystrokes = 12;
+    let mut shares = Vec::new();
+    let started = Instant::now();
+    for k in 1..=keystrokes {
+        let mut doc = lines.clone();
+        let line = format!("{indent}{}", &TYPED[..k]);
+        doc[30] = &line;
+        std::fs::write(shop.join("orders.py"), doc.join("\n")).unwrap();
+        let cursor = format!("orders.py:31:{}", line.len() + 1);
+        let queries = server.counter("vllm:prefix_cache_queries_total");
+        let hits = server.counter("vllm:prefix_cache_hits_total");
+        let out = run(
+            &home,
+            &shop,
+            &[
+                "complete",
+                &cursor,
+                "--open",
+                "cart.py",
+                "--open",
+                "inventory.py",
+                "--endpoint",
+                &server.url,
+                "--max-tokens",
+                "8",
+            ],
+        );
+        assert!(out.status.success(), "keystroke {k}: {}", text(&out.stderr));
+        let queried = server.counter("vllm:prefix_cache_queries_total") - queries;
+        let hit = server.counter("vllm:prefix_cache_hits_total") - hits;
+        assert!(
+            queried > 0.0,
+            "keystroke {k}: vLLM counted no prompt tokens"
+        );
+        if k > 1 {
+            shares.push((k, hit / queried, queried));
+        }
+    }
+    eprintln!(
+        "typing against vLLM: {keystrokes} keystrokes in {:.1} s; (keystroke, share of the prompt cached, prompt tokens): {shares:?}",
+        started.elapsed().as_secs_f64()
+    );
+    for (k, share, queried) in &shares {
+        assert!(
+            *share >= 0.8,
+            "keystroke {k}: only {:.0}% of {queried} prompt tokens came from vLLM's prefix cache: {shares:?}",
+            share * 100.0
+        );
+    }
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn vllm_chat_say_hello_ends_within_a_minute() {
+    let server = VllmServer::shared();
+    let home = home("chat");
+    let started = Instant::now();
+    // Default settings but the server: the answer's default limit is what ends a model that
+    // would otherwise write until the context is full.
+    let out = run(
+        &home,
+        &repo(),
+        &["chat", "Say hello", "--endpoint", &server.url],
+    );
+    let took = started.elapsed();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "stderr: {stderr}");
+    assert!(
+        stdout.chars().any(char::is_alphabetic),
+        "the answer is words: {stdout:?}; stderr: {stderr}"
+    );
+    assert!(
+        took < Duration::from_secs(60),
+        "chat took {took:?}: {stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn vllm_runs_the_agent_to_a_clean_end() {
+    let server = VllmServer::shared();
+    let home = home("agent");
+    let workspace = home.join("workspace");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::write(
+        workspace.join("calc.py"),
+        "def add(a, b):\n    return a - b\n",
+    )
+    .unwrap();
+    let started = Instant::now();
+    let out = run(
+        &home,
+        &workspace,
+        &[
+            "agent",
+            "What does the add function in calc.py do?",
+            "--folder",
+            &workspace.display().to_string(),
+            "--endpoint",
+            &server.url,
+            "--max-answer-tokens",
+            "256",
+        ],
+    );
+    let took = started.elapsed();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    // The tiny model's wisdom is not under test: the run must end by itself, cleanly, with an
+    // answer no longer than the limit asked for.
+    assert!(out.status.success(), "stdout: {stdout}\nstderr: {stderr}");
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("─── done in "),
+        "the run says how it ended: {stdout}\nstderr: {stderr}"
+    );
+    assert!(
+        took < Duration::from_secs(180),
+        "the agent took {took:?}: {stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
