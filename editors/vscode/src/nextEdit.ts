@@ -164,6 +164,9 @@ export class NextEdits implements vscode.Disposable {
     const p = place(item, lines);
     const at = (line: number, character: number) => new vscode.Position(line, character);
     const away = isAway(item, editor.selection.active);
+    // The keys first: once the suggestion can be seen, Tab must already mean it.
+    void vscode.commands.executeCommand('setContext', 'pilotfish.nextEdit.visible', true);
+    void vscode.commands.executeCommand('setContext', 'pilotfish.nextEdit.away', away);
     editor.setDecorations(this.types.removed, p.removed ? [s.range] : []);
     editor.setDecorations(
       this.types.beside,
@@ -178,8 +181,6 @@ export class NextEdits implements vscode.Disposable {
     editor.setDecorations(this.types.label, [
       { range: new vscode.Range(end, end), renderOptions: { after: { contentText: label(away) } } },
     ]);
-    void vscode.commands.executeCommand('setContext', 'pilotfish.nextEdit.visible', true);
-    void vscode.commands.executeCommand('setContext', 'pilotfish.nextEdit.away', away);
   }
 
   /** Tab on a suggestion away from the cursor: the cursor goes to it. */

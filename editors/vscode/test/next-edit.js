@@ -4,7 +4,8 @@
 // `return size` to `return length` in the lines it is asked to rewrite. A parameter is renamed
 // by typing; the suggestion to rename its other use shows away from the cursor (gutter icon and
 // label); Tab goes to it, Tab again applies it (one undoable edit); a second rename's
-// suggestion is dismissed with Escape. The language server's standard input is recorded (the
+// suggestion is dismissed with Escape; then `pilotfish.chat.endpoint` names another model, whose
+// suggestion over two lines is drawn below the line it replaces and applied. The language server's standard input is recorded (the
 // configured program is a script that copies it), so the test sees the server receive shown,
 // accepted and rejected. Screenshots of each step go to ARTIFACTS.
 //
@@ -13,13 +14,15 @@
 //   VSIX             tools/vscode-extension.sh's package
 //   PILOTFISH        the pilotfish binary
 //   NEXT_EDIT        the fake next-edit model's address
+//   NEXT_EDIT_LINES  another, which rewrites `return value / 2` on two lines; the settings are
+//                    changed to name it near the end, and its suggestion is drawn below
 //   WORK             an empty folder for the workspace and code-server's state
 //   ARTIFACTS        where screenshots go
 //   DISABLED         when set, `pilotfish.nextEdit.enable` is false: no suggestion may show
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { control, editorText, env, launch, log, openFile, shot: shotIn, statusSays, until, writeSettings } =
+const { control, editorText, env, launch, log, openFile, runCommand, shot: shotIn, statusSays, until, writeSettings } =
   require('./code-server');
 
 const work = env('WORK');
@@ -45,6 +48,49 @@ const SOURCE = [
   '',
 ].join('\n');
 
+/** Sets a text setting in the Settings editor, as a user would (searched for, typed into its
+ * field), and goes back to the file. `described` is text of the setting's description. */
+async function setInSettingsEditor(page, key, described, value) {
+  await runCommand(page, 'Preferences: Open User Settings');
+  const search = await page.waitForSelector('.settings-editor .suggest-input-container', { visible: true });
+  await search.click();
+  await page.keyboard.type(key, { delay: 20 });
+  const field = await until(`the setting ${key} in the Settings editor`, async () => {
+    const handle = await page.evaluateHandle((d) => {
+      const item = [...document.querySelectorAll('.settings-editor .setting-item-contents')].find((e) =>
+        (e.textContent || '').includes(d),
+      );
+      return item ? item.querySelector('input') : null;
+    }, described);
+    return handle.asElement();
+  }, 20);
+  await field.click();
+  await control(page, 'KeyA');
+  await page.keyboard.type(value);
+  await page.keyboard.press('Tab');
+  const file = path.join(work, 'user-data', 'User', 'settings.json');
+  await until(`${key} saved in the user's settings`, () => fs.readFileSync(file, 'utf8').includes(value), 20);
+  await page.keyboard.press('Escape');
+  await control(page, 'KeyW');
+  await page.waitForSelector('.editor-instance .view-lines', { visible: true });
+  await page.click('.editor-instance .view-lines');
+}
+
+/** Writes the user's settings file. */
+function userSettings(chatEndpoint) {
+  writeSettings(
+    work,
+    {
+      // No ghost text here (nothing serves completions): next edits alone.
+      'pilotfish.enable': false,
+      'pilotfish.endpoint': 'http://127.0.0.1:9',
+      'pilotfish.chat.endpoint': chatEndpoint,
+      'pilotfish.nextEdit.enable': !process.env.DISABLED,
+    },
+    { 'pilotfish.path': path.join(work, 'pilotfish-recorded.sh') },
+  );
+}
+
 function workspace() {
   const ws = path.join(work, 'workspace');
   fs.mkdirSync(ws, { recursive: true });
@@ -53,17 +99,7 @@ function workspace() {
   const program = path.join(work, 'pilotfish-recorded.sh');
   fs.writeFileSync(program, `#!/bin/sh\ntee -a '${received}' | '${env('PILOTFISH')}' "$@"\n`);
   fs.chmodSync(program, 0o755);
-  writeSettings(
-    work,
-    {
-      // No ghost text here (nothing serves completions): next edits alone.
-      'pilotfish.enable': false,
-      'pilotfish.endpoint': 'http://127.0.0.1:9',
-      'pilotfish.chat.endpoint': env('NEXT_EDIT'),
-      'pilotfish.nextEdit.enable': !process.env.DISABLED,
-    },
-    { 'pilotfish.path': program },
-  );
+  userSettings(env('NEXT_EDIT'));
   return ws;
 }
 
@@ -184,6 +220,8 @@ async function main() {
     await shows(page, 'the suggestion to rename the other use', 'length', true);
     await shows(page, 'the label of a suggestion away from the cursor', 'Tab: go to the suggested edit', true);
     await shot(page, '1-suggested');
+    // A user's glance: Tab follows the suggestion being seen, not the same instant.
+    await new Promise((r) => setTimeout(r, 300));
     const before = await editorText(page);
 
     // Tab: the cursor goes to the suggestion; the label now says Tab accepts.
@@ -230,6 +268,7 @@ async function main() {
       throw new Error(`Escape changed the text:\n${after}`);
     }
     await shot(page, '5-dismissed');
+
     await until('the rejection to reach the server', () => {
       try {
         checkReported('length');
@@ -238,6 +277,27 @@ async function main() {
         return false;
       }
     }, 10).catch(() => checkReported('length'));
+
+    // Another model, named in the settings while VS Code runs: its suggestion spans two lines
+    // and is drawn below the line it replaces.
+    await setInSettingsEditor(page, 'pilotfish.chat.endpoint', "The chat model server's address", env('NEXT_EDIT_LINES'));
+    await until('the new settings to reach the server', () =>
+      messages().some((m) => m.method === 'workspace/didChangeConfiguration' &&
+        JSON.stringify(m.params).includes(env('NEXT_EDIT_LINES'))), 30);
+    await goTo(page, 7, 'def halve(value):'.length);
+    await page.keyboard.type('  # by two', { delay: 40 });
+    await shows(page, 'the two-line suggestion below its line', '    return half', true);
+    await shot(page, '6-below');
+    await new Promise((r) => setTimeout(r, 300));
+    await page.keyboard.press('Tab');
+    await shows(page, 'the two-line suggestion at the cursor', 'Tab: accept · Esc: dismiss', false);
+    await new Promise((r) => setTimeout(r, 300));
+    await page.keyboard.press('Tab');
+    await until('the two lines applied', async () => {
+      const t = await editorText(page);
+      return t.includes('    half = value / 2\n    return half\n') && t;
+    }, 15);
+
     console.log('PASS');
   } catch (e) {
     await shot(page, 'failure').catch(() => {});

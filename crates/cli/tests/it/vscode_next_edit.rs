@@ -12,30 +12,43 @@ use test_utils::{
 
 use crate::vscode::{artifacts, run_browser_script, run_node};
 
-/// The fake, serving on its own runtime while the browser script runs.
-fn fake_model() -> (tokio::runtime::Runtime, FakeNextEditModel) {
+/// The fakes, serving on a runtime of their own while the browser script runs: one renames
+/// `return size` to `return length`, the other rewrites `return value / 2` on two lines.
+fn fake_models() -> (
+    tokio::runtime::Runtime,
+    FakeNextEditModel,
+    FakeNextEditModel,
+) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .unwrap();
-    let model = runtime.block_on(FakeNextEditModel::start(Script::Replace(
-        "return size".into(),
-        "return length".into(),
-    )));
-    (runtime, model)
+    let rename = Script::Replace("return size".into(), "return length".into());
+    let lines = Script::Replace(
+        "return value / 2".into(),
+        "half = value / 2\n    return half".into(),
+    );
+    let (a, b) = runtime.block_on(async {
+        (
+            FakeNextEditModel::start(rename).await,
+            FakeNextEditModel::start(lines).await,
+        )
+    });
+    (runtime, a, b)
 }
 
 /// Runs the browser script with next edits on (or, `disabled`, off) against a fresh fake.
-fn run(name: &str, disabled: bool) -> (String, FakeNextEditModel, tokio::runtime::Runtime) {
+fn run(name: &str, disabled: bool) -> (String, [FakeNextEditModel; 2], tokio::runtime::Runtime) {
     let tools = vscode_tools();
-    let (runtime, model) = fake_model();
+    let (runtime, model, lines) = fake_models();
     let work = crate::temp_dir(name);
     let shots = artifacts(name);
     let mut vars = vec![
         ("VSIX", tools.vsix.as_os_str()),
         ("PILOTFISH", env!("CARGO_BIN_EXE_pilotfish").as_ref()),
         ("NEXT_EDIT", model.url.as_ref()),
+        ("NEXT_EDIT_LINES", lines.url.as_ref()),
         ("WORK", work.as_os_str()),
         ("ARTIFACTS", shots.as_os_str()),
     ];
@@ -43,12 +56,12 @@ fn run(name: &str, disabled: bool) -> (String, FakeNextEditModel, tokio::runtime
         vars.push(("DISABLED", "1".as_ref()));
     }
     let out = run_browser_script("next-edit.js", &vars);
-    (out, model, runtime)
+    (out, [model, lines], runtime)
 }
 
 #[test]
 fn a_renamed_parameters_other_use_is_suggested_and_applied_with_tab_in_code_server() {
-    let (out, model, _runtime) = run("next-edit", false);
+    let (out, [model, lines], _runtime) = run("next-edit", false);
     println!("{out}");
     // The model was asked with the rename in the edit history.
     let asked = model.received.lock().unwrap().clone();
@@ -71,8 +84,8 @@ fn a_renamed_parameters_other_use_is_suggested_and_applied_with_tab_in_code_serv
 
 #[test]
 fn with_next_edits_turned_off_nothing_is_asked_or_shown() {
-    let (_, model, _runtime) = run("next-edit-off", true);
-    assert_eq!(model.requests(), 0);
+    let (_, [model, lines], _runtime) = run("next-edit-off", true);
+    assert_eq!(model.requests() + lines.requests(), 0);
 }
 
 #[test]
