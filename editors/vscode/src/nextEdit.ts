@@ -161,9 +161,10 @@ export class NextEdits implements vscode.Disposable {
   private draw(s: Shown): void {
     const { editor, item } = s;
     const lines = Array.from({ length: editor.document.lineCount }, (_, i) => editor.document.lineAt(i).text);
-    const p = place(item, lines);
+    const cursor = editor.selection.active;
+    const p = place(item, lines, cursor);
     const at = (line: number, character: number) => new vscode.Position(line, character);
-    const away = isAway(item, editor.selection.active);
+    const away = isAway(item, cursor);
     // The keys first: once the suggestion can be seen, Tab must already mean it.
     void vscode.commands.executeCommand('setContext', 'pilotfish.nextEdit.visible', true);
     void vscode.commands.executeCommand('setContext', 'pilotfish.nextEdit.away', away);
@@ -174,7 +175,7 @@ export class NextEdits implements vscode.Disposable {
         ? [{ range: new vscode.Range(at(p.beside.at.line, p.beside.at.character), at(p.beside.at.line, p.beside.at.character)), renderOptions: { after: { contentText: p.beside.text } } }]
         : [],
     );
-    editor.setDecorations(this.types.below, p.below ? belowLines(p.below.under, p.below.lines) : []);
+    editor.setDecorations(this.types.below, p.below ? belowLines(p.below) : []);
     const line = s.range.start.line;
     const end = editor.document.lineAt(line).range.end;
     editor.setDecorations(this.types.gutter, away ? [new vscode.Range(at(line, 0), at(line, 0))] : []);
@@ -239,9 +240,10 @@ export class NextEdits implements vscode.Disposable {
 
 /**
  * The edited lines, drawn under line `under` over the lines that follow it (VS Code has no
- * lines of its own to insert): each an `after` box moved down by CSS, one line height apiece.
+ * lines of its own to insert): each a `before` box moved down by CSS, one line height apiece,
+ * and right by `column` characters.
  */
-function belowLines(under: number, lines: string[]): vscode.DecorationOptions[] {
+function belowLines({ under, column, lines }: { under: number; column: number; lines: string[] }): vscode.DecorationOptions[] {
   const at = new vscode.Position(under, 0);
   return lines.map((text, i) => ({
     range: new vscode.Range(at, at),
@@ -250,7 +252,7 @@ function belowLines(under: number, lines: string[]): vscode.DecorationOptions[] 
         contentText: text === '' ? ' ' : text,
         color: new vscode.ThemeColor('editor.foreground'),
         // A style the API does not name, given through the one property it passes on as CSS.
-        textDecoration: `none; position: absolute; left: 0; top: ${(i + 1) * 100}%; white-space: pre; z-index: 1; min-width: 40ch; background-color: var(--vscode-editorHoverWidget-background); border-left: 2px solid var(--vscode-diffEditor-insertedTextBorder, #9bb955)`,
+        textDecoration: `none; position: absolute; left: ${column}ch; top: ${(i + 1) * 100}%; white-space: pre; z-index: 1; min-width: 40ch; background-color: var(--vscode-editorHoverWidget-background); border-left: 2px solid var(--vscode-diffEditor-insertedTextBorder, #9bb955)`,
       },
     },
   }));

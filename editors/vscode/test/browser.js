@@ -55,7 +55,13 @@ function workspace() {
   );
   // `pilotfish.path` is a machine setting: in code-server (a remote window to VS Code) the user
   // sets it in the machine's settings, beside the user's own.
-  writeSettings(work, { 'pilotfish.endpoint': env('ENDPOINT') }, { 'pilotfish.path': env('PILOTFISH') });
+  // Next edits are tested in next-edit.js. Here they would ask SmolLM2, a completion model,
+  // for chat answers that hold its single slot while the ghost text waits.
+  writeSettings(
+    work,
+    { 'pilotfish.endpoint': env('ENDPOINT'), 'pilotfish.nextEdit.enable': false },
+    { 'pilotfish.path': env('PILOTFISH') },
+  );
   return ws;
 }
 

@@ -34,11 +34,26 @@ test('an edit over several lines shows the lines as they would read, below them'
   // Line 1's `size * factor` becomes two lines.
   const p = place({ text: 'length\n    return result * factor', range: span(1, 11, 1, 15) }, lines);
   assert.equal(p.beside, null);
-  assert.deepEqual(p.below, { under: 1, lines: ['    return length', '    return result * factor * factor'] });
+  assert.deepEqual(p.below, {
+    under: 1,
+    column: 0,
+    lines: ['    return length', '    return result * factor * factor'],
+  });
   // Spanning lines: the first line's start and the last line's end are kept.
   const joined = place({ text: 'x', range: span(0, 4, 1, 10) }, lines);
-  assert.deepEqual(joined.below, { under: 1, lines: ['def x size * factor'] });
+  assert.deepEqual(joined.below, { under: 1, column: 0, lines: ['def x size * factor'] });
   assert.deepEqual(joined.removed, span(0, 4, 1, 10));
+});
+
+test('lines drawn below move right of the code when they would hide the cursor', () => {
+  const code = ['def f(a):', '    b = a', '    return b', 'x = f(1)  # long line here', ''];
+  const s = { text: 'c = a\n    d = c', range: span(1, 4, 1, 9) };
+  // Drawn over lines 2 and 3; the cursor on line 3 would be hidden.
+  assert.equal(place(s, code, { line: 3, character: 2 }).below?.column, 'x = f(1)  # long line here'.length + 4);
+  // The cursor elsewhere: under the line, from its start.
+  assert.equal(place(s, code, { line: 0, character: 2 }).below?.column, 0);
+  assert.equal(place(s, code, { line: 4, character: 0 }).below?.column, 0);
+  assert.equal(place(s, code).below?.column, 0);
 });
 
 test('at the cursor is on the lines the edit replaces; elsewhere is away', () => {

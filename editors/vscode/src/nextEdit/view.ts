@@ -26,8 +26,12 @@ export interface Placement {
   removed: Span | null;
   /** The new text drawn just after the replaced text, when the edit stays on one line. */
   beside: { at: Pos; text: string } | null;
-  /** The edited lines as they would read, drawn under line `under`, when the edit spans lines. */
-  below: { under: number; lines: string[] } | null;
+  /**
+   * The edited lines as they would read, drawn under line `under` from character `column`,
+   * when the edit spans lines. They are drawn over the lines that follow; `column` is 0 unless
+   * the cursor is on one of those, when they move right of that code, so no typing is hidden.
+   */
+  below: { under: number; column: number; lines: string[] } | null;
 }
 
 const isEmpty = (s: Span) => s.start.line === s.end.line && s.start.character === s.end.character;
@@ -37,7 +41,7 @@ const isEmpty = (s: Span) => s.start.line === s.end.line && s.start.character ==
  * beside the text it replaces (a deletion only marks it); an edit that spans lines, or inserts
  * some, shows the lines it touches as they would read after it, below the last of them.
  */
-export function place(s: Suggestion, lines: readonly string[]): Placement {
+export function place(s: Suggestion, lines: readonly string[], cursor?: Pos): Placement {
   const removed = isEmpty(s.range) ? null : s.range;
   const oneLine = s.range.start.line === s.range.end.line && !s.text.includes('\n');
   if (oneLine) {
@@ -46,7 +50,12 @@ export function place(s: Suggestion, lines: readonly string[]): Placement {
   const first = lines[s.range.start.line] ?? '';
   const last = lines[s.range.end.line] ?? '';
   const after = first.slice(0, s.range.start.character) + s.text + last.slice(s.range.end.character);
-  return { removed, beside: null, below: { under: s.range.end.line, lines: after.split('\n') } };
+  const shown = after.split('\n');
+  const under = s.range.end.line;
+  const covered = lines.slice(under + 1, under + 1 + shown.length);
+  const hides = cursor !== undefined && cursor.line > under && cursor.line <= under + shown.length;
+  const column = hides ? Math.max(0, ...covered.map((l) => l.length)) + 4 : 0;
+  return { removed, beside: null, below: { under, column, lines: shown } };
 }
 
 /**
