@@ -71,12 +71,18 @@ fn a_renamed_parameters_other_use_is_suggested_and_applied_with_tab_in_code_serv
         "the fake was not asked about the rename: {} requests",
         asked.len()
     );
+    // The settings changed while VS Code ran named the second model, and it was asked.
+    assert!(
+        lines.requests() > 0,
+        "the model named by the new settings was not asked"
+    );
     let shots = artifacts("next-edit");
     for shot in [
         "1-suggested",
         "2-at-the-suggestion",
         "3-accepted",
         "5-dismissed",
+        "6-below",
     ] {
         assert!(shots.join(format!("{shot}.png")).is_file(), "{shot}");
     }
