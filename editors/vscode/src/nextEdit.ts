@@ -9,6 +9,9 @@ import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
 import { isAway, label, place, Suggestion } from './nextEdit/view';
 
+/** The documents the language client syncs (its document selector). */
+const SCHEMES = ['file', 'untitled'];
+
 /** How long after an edit the suggestion is asked for. */
 const DEBOUNCE_MS = 75;
 
@@ -98,6 +101,8 @@ export class NextEdits implements vscode.Disposable {
   private changed(e: vscode.TextDocumentChangeEvent): void {
     const editor = vscode.window.activeTextEditor;
     if (!editor || e.document !== editor.document || e.contentChanges.length === 0) return;
+    // Only the documents the server is told of (the output channel's own log is not one).
+    if (!SCHEMES.includes(e.document.uri.scheme)) return;
     // Typed over: the suggestion was about text that is gone.
     this.dismiss(!this.applying);
     this.cancel();
