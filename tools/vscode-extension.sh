@@ -16,7 +16,7 @@ bash "$here/npm-setup.sh" "$ext" ci
 version=$(node -p 'require("./package.json").version')
 vsix="$ext/pilotfish-$version.vsix"
 # Rebuilt when any source, the manifest or the lock is newer than the package.
-if [ ! -f "$vsix" ] || [ -n "$(find src package.json package-lock.json tsconfig.json README.md \
+if [ ! -f "$vsix" ] || [ -n "$(find src media package.json package-lock.json tsconfig.json README.md \
   .vscodeignore -newer "$vsix" -print -quit)" ]; then
   echo "tools/vscode-extension.sh: type-checking, bundling and packaging $vsix" >&2
   npx --no-install tsc --noEmit -p . >&2

@@ -24,8 +24,11 @@ pub(crate) struct Args {
 }
 
 /// The settings an editor sends (`initializationOptions`, `workspace/didChangeConfiguration`
-/// under `pilotfish`, `workspace/configuration`): `backend` and `completion` tables with the
-/// configuration file's keys, laid over the configuration the server started with.
+/// under `pilotfish`, `workspace/configuration`): `backend`, `completion` and `chat` tables
+/// with the configuration file's keys, laid over the configuration the server started with.
+/// `chat` names the model next edits ask (as `[chat]` does; `[next_edit]`'s own server and
+/// model still win); without a chat server anywhere, next edits ask the completions' server,
+/// the managed one included, so a model file is loaded once.
 ///
 /// With `gguf` in force, the managed server in `managed` is kept if it serves the same model
 /// with the same context, else stopped and replaced (everything else checked first, so that
@@ -34,7 +37,8 @@ fn configure(
     base: &Loaded,
     settings: &Value,
     managed: &Mutex<Option<crate::managed::Managed>>,
-) -> Result<(backends::Backend, ghost::Settings)> {
+) -> Result<lsp::Configured> {
+    let editor_chat = settings.get("chat");
     let mut backend = serde_json::to_value(&base.backend)?;
     let mut completion = serde_json::to_value(&base.completion)?;
     let mut origins = base.origins.clone();
@@ -56,6 +60,9 @@ fn configure(
     settings.recent_edits_heading =
         host::copilot_texts::load(base.next_edit.copilot_texts.as_deref()).recent_edits_heading;
     backend.backend()?;
+    // Checked before a model loads; made again below, where the managed server's address is
+    // known.
+    next_edit_model(base, editor_chat, &backend)?;
     let plan = match &backend.gguf {
         Some(gguf) => Some(crate::managed::plan(gguf, backend.context_size)?),
         None => None,
@@ -73,6 +80,7 @@ fn configure(
     if let Some(m) = running.as_ref() {
         backend.endpoint = Some(m.url.clone());
     }
+    let next_edit = next_edit_model(base, editor_chat, &backend)?;
     let mut built = backend.backend()?;
     // A suggestion that comes later than this is no longer wanted, and a hung server must not
     // hold every keystroke for the whole time limit.
@@ -81,7 +89,11 @@ fn configure(
             .first_token_timeout_seconds
             .unwrap_or(EDITOR_FIRST_TOKEN_SECONDS),
     ));
-    Ok((built, settings))
+    Ok(lsp::Configured {
+        backend: built,
+        settings,
+        next_edit: Some(next_edit),
+    })
 }
 
 /// The language server's time-to-first-token limit unless configured.
@@ -170,14 +182,14 @@ pub(crate) fn run(args: Args) -> Result<()> {
     // Refuse a broken configuration now, with the fix, rather than at the first keystroke.
     configure(&loaded, &Value::Null, &managed)?;
     let excluded: Arc<dyn Fn(&str) -> bool + Send + Sync> = Arc::new(excluder());
-    let next_edit = next_edit_model(&loaded)?;
     let slot = managed.clone();
     let config = lsp::ServerConfig {
         configure: Arc::new(move |v| configure(&loaded, v, &slot).map_err(|e| format!("{e:#}"))),
         excluded: excluded.clone(),
         files: folder_files(excluded),
         version: env!("CARGO_PKG_VERSION").to_owned(),
-        next_edit: Some(next_edit),
+        // The first `configure`, when serving starts, says where next edits go.
+        next_edit: None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -192,14 +204,28 @@ pub(crate) fn run(args: Args) -> Result<()> {
     std::process::exit(if clean { 0 } else { 1 });
 }
 
-/// Where next edits are asked for: `[next_edit] endpoint`, else the `[chat]` model's server, through its chat endpoint
-/// (Copilot's prompt) or llama.cpp's completion endpoint (`[next_edit] strategy = "sweep"`).
-fn next_edit_model(loaded: &host::config::Loaded) -> Result<lsp::NextEditConfig> {
-    // Without a chat endpoint of its own, the completions' server is asked (a llama-server
-    // serves both).
-    let mut loaded = loaded.next_edit.apply_to(loaded);
-    if loaded.chat.endpoint.is_none() && loaded.backend.gguf.is_none() {
-        loaded.chat.endpoint = Some(loaded.backend.endpoint()?);
+/// Where next edits are asked for: `[next_edit] endpoint`, else the `[chat]` model's server
+/// (the editor's `chat` settings laid over the file's), else the completions' server, through
+/// its chat endpoint (Copilot's prompt) or llama.cpp's completion endpoint (`[next_edit]
+/// strategy = "sweep"`).
+fn next_edit_model(
+    base: &Loaded,
+    editor_chat: Option<&Value>,
+    completions: &BackendConfig,
+) -> Result<lsp::NextEditConfig> {
+    let mut loaded = base.clone();
+    if let Some(over) = editor_chat.and_then(Value::as_object) {
+        let mut chat = serde_json::to_value(&loaded.chat)?;
+        for (k, v) in over {
+            chat[k] = v.clone();
+        }
+        loaded.chat = serde_json::from_value(chat).context("the `chat` settings are not valid")?;
+    }
+    let mut loaded = loaded.next_edit.apply_to(&loaded);
+    // Without a chat endpoint of its own, the completions' server is asked (a llama-server,
+    // the managed one too, serves both).
+    if loaded.chat.endpoint.is_none() {
+        loaded.chat.endpoint = Some(completions.endpoint()?);
     }
     let chat = host::chat_model::ChatModelArgs::default().backend_from(&loaded)?;
     let strategy = loaded.next_edit.strategy.clone();

@@ -49,7 +49,7 @@ fn config(url: &str, debounce: bool) -> lsp::ServerConfig {
             if !debounce {
                 settings.debounce = None;
             }
-            Ok((backend, settings))
+            Ok((backend, settings).into())
         }),
         excluded: Arc::new(|_| false),
         files: lsp::no_files(),

@@ -15,4 +15,6 @@ pub mod position;
 mod server;
 pub mod transport;
 
-pub use server::{Configure, NextEditConfig, ServerConfig, WorkspaceReader, no_files, serve};
+pub use server::{
+    Configure, Configured, NextEditConfig, ServerConfig, WorkspaceReader, no_files, serve,
+};

@@ -44,11 +44,38 @@ const REQUEST_CANCELLED: i64 = -32800;
 /// Other open documents offered to the prompt as neighbours (Copilot's cap is 20 files).
 const NEIGHBOURS: usize = 20;
 
-/// Builds the backend and pipeline settings from settings JSON (`initializationOptions`,
-/// `workspace/didChangeConfiguration`, `workspace/configuration`): given `null`, the
-/// configuration the server started with.
-pub type Configure =
-    Arc<dyn Fn(&Value) -> Result<(backends::Backend, ghost::Settings), String> + Send + Sync>;
+/// Builds the backend, pipeline settings and next-edit model from settings JSON
+/// (`initializationOptions`, `workspace/didChangeConfiguration`, `workspace/configuration`):
+/// given `null`, the configuration the server started with.
+pub type Configure = Arc<dyn Fn(&Value) -> Result<Configured, String> + Send + Sync>;
+
+/// What [`Configure`] makes of the settings.
+pub struct Configured {
+    pub backend: backends::Backend,
+    pub settings: ghost::Settings,
+    /// Where next edits go under these settings; `None` keeps the one in force (at start,
+    /// [`ServerConfig::next_edit`]).
+    pub next_edit: Option<NextEditConfig>,
+}
+
+impl std::fmt::Debug for Configured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Configured")
+            .field("next_edit", &self.next_edit.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<(backends::Backend, ghost::Settings)> for Configured {
+    /// Completions only: next edits keep going where they went.
+    fn from((backend, settings): (backends::Backend, ghost::Settings)) -> Configured {
+        Configured {
+            backend,
+            settings,
+            next_edit: None,
+        }
+    }
+}
 
 /// What the server starts with.
 pub struct ServerConfig {
@@ -163,6 +190,8 @@ struct Server {
     user: String,
     /// Next edits shown, by uuid, until accepted or rejected.
     shown_edits: Arc<Mutex<HashMap<String, Value>>>,
+    /// What the editor said it did with the next edits it was given.
+    next_edit_decisions: next_edit::Decisions,
     /// The last suggestions shown for each document, which a cycling request starts with.
     shown: Arc<Mutex<HashMap<String, completion::Shown>>>,
     /// Whether the log has been told that Copilot's next-edit texts are missing.
@@ -184,8 +213,14 @@ where
             }
         }
     });
+    let mut config = config;
     let (backend, settings) = match (config.configure)(&Value::Null) {
-        Ok(p) => p,
+        Ok(c) => {
+            if c.next_edit.is_some() {
+                config.next_edit = c.next_edit;
+            }
+            (c.backend, c.settings)
+        }
         Err(e) => {
             // The start-up configuration was checked before serving; keep the defaults.
             eprintln!("pilotfish lsp: {e}");
@@ -220,6 +255,7 @@ where
         last: Arc::default(),
         user: std::env::var("USER").unwrap_or_else(|_| "local".to_owned()),
         shown_edits: Arc::default(),
+        next_edit_decisions: next_edit::Decisions::default(),
         shown: Arc::default(),
     };
     let mut decoder = Decoder::default();
@@ -353,7 +389,9 @@ impl Server {
                     let next_edit = params["arguments"][0]
                         .as_str()
                         .and_then(|u| lock(&self.shown_edits).remove(u));
-                    if next_edit.is_none() {
+                    if next_edit.is_some() {
+                        self.next_edit_decisions.accepted += 1;
+                    } else {
                         self.pipeline.record_decision(true);
                     }
                 }
@@ -366,7 +404,8 @@ impl Server {
                 let latency = lock(&self.latencies).summary();
                 self.respond(
                     id,
-                    json!({"pipeline": stats, "latency": latency, "documents": self.docs.len()}),
+                    json!({"pipeline": stats, "latency": latency, "documents": self.docs.len(),
+                           "next_edits": self.next_edit_decisions.to_json()}),
                 );
             }
             _ => self.send_error(
@@ -433,8 +472,11 @@ impl Server {
     fn reconfigure(&mut self, settings: &Value) {
         let section = settings.get("pilotfish").unwrap_or(settings);
         match (self.config.configure)(section) {
-            Ok((backend, settings)) => {
-                self.pipeline = Arc::new(Pipeline::new(backend, settings));
+            Ok(c) => {
+                self.pipeline = Arc::new(Pipeline::new(c.backend, c.settings));
+                if c.next_edit.is_some() {
+                    self.config.next_edit = c.next_edit;
+                }
             }
             Err(e) => {
                 self.log(1, &format!("the new settings were not applied: {e}"));

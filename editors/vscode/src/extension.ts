@@ -9,6 +9,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import * as inspector from './inspector';
+import { NextEdits } from './nextEdit';
 import { describe, ServerState } from './status';
 import { ExtensionSettings, needsRestart, readSettings, serverCommand, serverSettings } from './settings';
 
@@ -17,6 +18,7 @@ let output: vscode.LogOutputChannel;
 let statusItem: vscode.StatusBarItem;
 let settings: ExtensionSettings;
 let state: ServerState = { kind: 'starting' };
+let nextEdits: NextEdits | undefined;
 
 function current(): ExtensionSettings {
   return readSettings(vscode.workspace.getConfiguration('pilotfish'));
@@ -142,7 +144,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   statusItem.name = 'pilotfish';
   statusItem.command = 'pilotfish.showLog';
   settings = current();
+  nextEdits = new NextEdits(context.extensionUri, () => client, () => settings.nextEdit, output);
   context.subscriptions.push(
+    nextEdits,
     output,
     statusItem,
     vscode.commands.registerCommand('pilotfish.showLog', () => output.show(true)),
@@ -162,6 +166,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         return;
       }
       setState(state);
+      nextEdits?.settingsChanged();
       if (client?.state === State.Running) {
         await client.sendNotification('workspace/didChangeConfiguration', {
           settings: { pilotfish: serverSettings(settings) },

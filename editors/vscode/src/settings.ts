@@ -1,5 +1,5 @@
 // What the extension passes to `pilotfish lsp`: the command line, and the settings object
-// whose keys are those of pilotfish's configuration file (`[backend]`, `[completion]`).
+// whose keys are those of pilotfish's configuration file (`[backend]`, `[completion]`, `[chat]`).
 
 /** The part of VS Code's configuration the extension reads (`pilotfish.*`). */
 export interface ExtensionSettings {
@@ -11,6 +11,10 @@ export interface ExtensionSettings {
   strategy: string;
   gguf: string;
   args: string[];
+  /** `pilotfish.nextEdit.enable`: next edit suggestions after edits. */
+  nextEdit: boolean;
+  /** `pilotfish.chat.*`: the model next edits ask (as `pilotfish chat` takes it). */
+  chat: { backend: string; endpoint: string; model: string };
 }
 
 /** The part of `vscode.WorkspaceConfiguration` the extension reads. */
@@ -51,6 +55,8 @@ export function readSettings(config: Configuration): ExtensionSettings {
     strategy: text('strategy'),
     gguf: text('gguf'),
     args: Array.isArray(args) ? args.filter((a) => typeof a === 'string') : [],
+    nextEdit: config.get<boolean>('nextEdit.enable') ?? true,
+    chat: { backend: text('chat.backend'), endpoint: text('chat.endpoint'), model: text('chat.model') },
   };
 }
 
@@ -72,7 +78,12 @@ export function serverSettings(s: ExtensionSettings): Record<string, Record<stri
   if (s.gguf) backend.gguf = s.gguf;
   const completion: Record<string, string> = {};
   if (s.strategy) completion.strategy = s.strategy;
-  return { backend, completion };
+  // Empty: next edits ask `[chat]`'s server, else the completions' (the managed one too).
+  const chat: Record<string, string> = {};
+  if (s.chat.backend) chat.kind = s.chat.backend;
+  if (s.chat.endpoint) chat.endpoint = s.chat.endpoint;
+  if (s.chat.model) chat.model = s.chat.model;
+  return { backend, completion, chat };
 }
 
 /** Whether a change of settings needs a new server process rather than new settings. */

@@ -14,7 +14,7 @@ const config = (values: Record<string, unknown>) => ({
 
 test('empty settings leave the configuration file in charge', () => {
   const s = readSettings(config({}));
-  assert.deepEqual(serverSettings(s), { backend: {}, completion: {} });
+  assert.deepEqual(serverSettings(s), { backend: {}, completion: {}, chat: {} });
   assert.deepEqual(serverCommand(s), { command: 'pilotfish', args: ['lsp'] });
   assert.equal(s.enable, true);
 });
@@ -34,6 +34,7 @@ test('settings become the configuration file\'s keys', () => {
   assert.deepEqual(serverSettings(s), {
     backend: { kind: 'ollama', endpoint: 'http://127.0.0.1:11434', model: 'qwen2.5-coder:1.5b-base' },
     completion: { strategy: 'copilot' },
+    chat: {},
   });
   assert.deepEqual(serverCommand(s), {
     command: '/opt/pilotfish',

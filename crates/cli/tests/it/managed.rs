@@ -443,3 +443,53 @@ fn a_killed_pilotfish_takes_its_server_with_it() {
     assert_eq!(left, Vec::<u32>::new(), "the server outlived pilotfish");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Next edits with no chat server named anywhere ask the managed server, through its chat
+/// endpoint, so the model is loaded once. The tiny model's answer runs to the token limit the
+/// editor's `chat` settings give, which only a model that answered can do.
+#[test]
+fn next_edits_ask_the_managed_server_when_no_chat_server_is_named() {
+    let dir = scratch("next-edit");
+    let cache = dir.join("cache");
+    let model = model_at(&dir, "shared.gguf");
+    let mut lsp = Lsp::start(&cache, &["--gguf", &model.to_string_lossy()]);
+    let (init, _) = lsp.request(
+        "initialize",
+        json!({"capabilities": {}, "initializationOptions": {"chat": {"max_tokens": 8}}}),
+    );
+    assert!(init["error"].is_null(), "{init}");
+    let uri = "file:///tmp/pilotfish-managed-test/point.py";
+    lsp.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+               "text": "def norm(p):\n    return (p.x ** 2 + p.y ** 2) ** 0.5\n"}}),
+    );
+    let at = json!({"line": 0, "character": 10});
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": at, "end": at}, "text": "oint"}]}),
+    );
+    let (answer, seen) = lsp.request(
+        "textDocument/copilotInlineEdit",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "position": {"line": 0, "character": 14}}),
+    );
+    assert_eq!(answer["result"]["edits"], json!([]), "{answer}");
+    let logged: Vec<&str> = seen
+        .iter()
+        .filter(|m| m["method"] == "window/logMessage")
+        .filter_map(|m| m["params"]["message"].as_str())
+        .collect();
+    assert!(
+        logged
+            .iter()
+            .any(|m| m.contains("next edit") && m.contains("reached its token limit")),
+        "no model answered the next edit: {logged:?}"
+    );
+    assert_eq!(servers_of(&model).len(), 1, "one server for both");
+    lsp.request("shutdown", Value::Null);
+    lsp.notify("exit", Value::Null);
+    lsp.inner.child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

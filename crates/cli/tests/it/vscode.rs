@@ -11,7 +11,7 @@ use std::{
 
 use test_utils::{LlamaServer, vscode_tools};
 
-fn artifacts(name: &str) -> PathBuf {
+pub(crate) fn artifacts(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("vscode")
         .join(name)
@@ -19,7 +19,7 @@ fn artifacts(name: &str) -> PathBuf {
 
 /// Runs node 24 in `editors/vscode` with `args` and `vars`, node 24 first on PATH, and fails
 /// with its output unless it succeeded (and printed a `PASS` line, where `pass` says it must).
-fn run_node(args: &[&str], vars: &[(&str, &std::ffi::OsStr)], pass: bool) -> String {
+pub(crate) fn run_node(args: &[&str], vars: &[(&str, &std::ffi::OsStr)], pass: bool) -> String {
     let tools = vscode_tools();
     let extension = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../editors/vscode");
     let path = std::env::var_os("PATH").unwrap_or_default();
@@ -44,7 +44,7 @@ fn run_node(args: &[&str], vars: &[(&str, &std::ffi::OsStr)], pass: bool) -> Str
 }
 
 /// Runs `editors/vscode/test/SCRIPT`, which prints `PASS` when every check held.
-fn run_browser_script(script: &str, vars: &[(&str, &std::ffi::OsStr)]) -> String {
+pub(crate) fn run_browser_script(script: &str, vars: &[(&str, &std::ffi::OsStr)]) -> String {
     run_node(&[&format!("test/{script}")], vars, true)
 }
 

@@ -32,6 +32,32 @@ pub struct NextEditConfig {
     pub notice: Option<String>,
 }
 
+/// What the editor said it did with the next edits it was given, as `pilotfish/stats` shows
+/// it, for suggestions this server made.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Decisions {
+    /// `textDocument/didShowInlineEdit`.
+    pub shown: u64,
+    /// The edit's command, `github.copilot.didAcceptCompletionItem`.
+    pub accepted: u64,
+    /// `textDocument/didRejectInlineEdit`.
+    pub rejected: u64,
+}
+
+impl Decisions {
+    pub(super) fn to_json(self) -> Value {
+        json!({"shown": self.shown, "accepted": self.accepted, "rejected": self.rejected})
+    }
+}
+
+/// The uuid of the suggestion a notification names: Copilot's `{item: edit}` (the uuid is the
+/// argument of the edit's command), or a bare `{uuid}`.
+fn uuid_of(params: &Value) -> Option<&str> {
+    params["item"]["command"]["arguments"][0]
+        .as_str()
+        .or(params["uuid"].as_str())
+}
+
 /// The answer with no suggestion.
 fn no_edits() -> Value {
     json!({ "edits": [] })
@@ -197,6 +223,22 @@ impl Shown {
 }
 
 impl Server {
+    /// `textDocument/didShowInlineEdit`: a suggestion reached the user's eyes.
+    pub(super) fn did_show_inline_edit(&mut self, params: &Value) {
+        if uuid_of(params).is_some_and(|u| lock(&self.shown_edits).contains_key(u)) {
+            self.next_edit_decisions.shown += 1;
+        }
+    }
+
+    /// `textDocument/didRejectInlineEdit` (turned down) or `reportCachedInlineEdit` (left
+    /// unshown): the suggestion is forgotten; only the first counts as rejected.
+    pub(super) fn did_reject_inline_edit(&mut self, method: &str, params: &Value) {
+        let known = uuid_of(params).and_then(|u| lock(&self.shown_edits).remove(u));
+        if known.is_some() && method == "textDocument/didRejectInlineEdit" {
+            self.next_edit_decisions.rejected += 1;
+        }
+    }
+
     /// Logs, at the first next edit of the `copilot` strategy, why Copilot's texts are not
     /// used and what to run for them (the only strategy that sends them).
     fn tell_texts_once(&mut self, config: &NextEditConfig) {

@@ -32,15 +32,11 @@ impl Server {
             }
             "workspace/didChangeWorkspaceFolders" => self.did_change_folders(&params["event"]),
             "workspace/didChangeConfiguration" => self.did_change_configuration(&params),
-            "textDocument/didShowCompletion" | "textDocument/didShowInlineEdit" => {}
+            "textDocument/didShowCompletion" => {}
+            "textDocument/didShowInlineEdit" => self.did_show_inline_edit(&params),
             // A next edit the user turned down (or that was left unshown): forgotten.
             "textDocument/didRejectInlineEdit" | "textDocument/reportCachedInlineEdit" => {
-                if let Some(uuid) = params["item"]["command"]["arguments"][0]
-                    .as_str()
-                    .or(params["uuid"].as_str())
-                {
-                    lock(&self.shown_edits).remove(uuid);
-                }
+                self.did_reject_inline_edit(method, &params);
             }
             "textDocument/didPartiallyAcceptCompletion" => self.pipeline.record_decision(true),
             "$/cancelRequest" => self.cancel_request(&params["id"]),

@@ -45,7 +45,7 @@ pub(crate) fn config(url: &str) -> lsp::ServerConfig {
             if let Some(m) = v["completion"]["max_tokens"].as_u64() {
                 s.max_tokens = m as u32;
             }
-            Ok((backend, s))
+            Ok((backend, s).into())
         }),
         excluded: Arc::new(|path: &str| path.contains("secret")),
         files: lsp::no_files(),

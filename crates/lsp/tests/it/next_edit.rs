@@ -357,3 +357,94 @@ async fn the_sweep_strategy() {
         "{prompt}"
     );
 }
+
+/// What the editor did with each suggestion reaches `pilotfish/stats`: shown, accepted (the
+/// edit's command) and rejected, each for suggestions the server made; a uuid it never gave,
+/// or one already settled, counts for nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shown_accepted_and_rejected_are_counted() {
+    let model = FakeNextEditModel::start(rename()).await;
+    let mut c = renamed(&model, "copilot", "utf-16").await;
+    let ask = async |c: &mut Client| {
+        let answer = c
+            .call("textDocument/copilotInlineEdit", on_later_use(2, "utf-16"))
+            .await;
+        edits(&answer)[0].clone()
+    };
+    let first = ask(&mut c).await;
+    let second = ask(&mut c).await;
+    assert_ne!(first["command"], second["command"], "each has its uuid");
+    for e in [&first, &second] {
+        c.notify("textDocument/didShowInlineEdit", json!({ "item": e }))
+            .await;
+    }
+    c.call("workspace/executeCommand", first["command"].clone())
+        .await;
+    c.notify(
+        "textDocument/didRejectInlineEdit",
+        json!({ "item": second }),
+    )
+    .await;
+    // Settled already, or never given: not counted again.
+    c.call("workspace/executeCommand", first["command"].clone())
+        .await;
+    c.notify("textDocument/didRejectInlineEdit", json!({ "item": first }))
+        .await;
+    c.notify(
+        "textDocument/didShowInlineEdit",
+        json!({"item": {"command": {"arguments": ["nes-999"]}}}),
+    )
+    .await;
+    let stats = c.call("pilotfish/stats", json!({})).await;
+    assert_eq!(
+        stats["result"]["next_edits"],
+        json!({"shown": 2, "accepted": 1, "rejected": 1}),
+        "{stats}"
+    );
+}
+
+/// New settings can name another next-edit model (`Configured::next_edit`): before them the
+/// server has none and answers no edits; after them the model they name is asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_choose_the_next_edit_model() {
+    let model = FakeNextEditModel::start(rename()).await;
+    let mut cfg = config("http://127.0.0.1:9");
+    let completions = cfg.configure.clone();
+    cfg.configure = std::sync::Arc::new(move |v: &Value| {
+        let mut c = completions(v)?;
+        if let Some(url) = v["chat"]["endpoint"].as_str() {
+            let chat = backends::chat::ChatBackend::new(
+                backends::chat::ChatKind::OpenAi,
+                url,
+                Duration::from_secs(1),
+                Duration::from_secs(10),
+            )
+            .map_err(|e| e.to_string())?;
+            c.next_edit = Some(lsp::NextEditConfig {
+                model: ghost::next_edit::Model::Chat(chat),
+                strategy: "copilot".into(),
+                wording: std::sync::Arc::new(nes::strategies::copilot::Wording::pilotfish()),
+                notice: None,
+            });
+        }
+        Ok(c)
+    });
+    let mut c = Client::start(cfg);
+    c.initialize(json!({})).await;
+    c.open(URI, "typescript", TEXT).await;
+    change(&mut c, URI, 2, (0, 11), "3D").await;
+    let before = c
+        .call("textDocument/copilotInlineEdit", on_later_use(2, "utf-16"))
+        .await;
+    assert_eq!(before["result"], json!({"edits": []}), "{before}");
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"pilotfish": {"chat": {"endpoint": model.url}}}}),
+    )
+    .await;
+    let after = c
+        .call("textDocument/copilotInlineEdit", on_later_use(2, "utf-16"))
+        .await;
+    assert_eq!(edits(&after).len(), 1, "{after}");
+    assert_eq!(model.requests(), 1);
+}

@@ -453,9 +453,9 @@ async fn a_hung_server_costs_only_the_first_token_limit() {
     let configure = base.configure.clone();
     let hung = lsp::ServerConfig {
         configure: std::sync::Arc::new(move |v: &Value| {
-            let (mut backend, settings) = configure(v)?;
-            backend.first_token_timeout = Some(Duration::from_millis(500));
-            Ok((backend, settings))
+            let mut c = configure(v)?;
+            c.backend.first_token_timeout = Some(Duration::from_millis(500));
+            Ok(c)
         }),
         ..base
     };
