@@ -2,7 +2,7 @@
 # Builds the VS Code extension in editors/vscode into a .vsix: installs its npm packages at the
 # versions package-lock.json pins (under node 24, which @vscode/vsce needs; tools/node24.sh
 # fetches it once per machine), type-checks it, bundles it with esbuild and packages it with
-# vsce. Prints the .vsix's path on its last line. Quick when nothing changed.
+# vsce (the chat view's page script and style in media/ are shipped as they are). Prints the .vsix's path on its last line. Quick when nothing changed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ext=$(cd "$here/../editors/vscode" && pwd)
@@ -16,7 +16,7 @@ bash "$here/npm-setup.sh" "$ext" ci
 version=$(node -p 'require("./package.json").version')
 vsix="$ext/pilotfish-$version.vsix"
 # Rebuilt when any source, the manifest or the lock is newer than the package.
-if [ ! -f "$vsix" ] || [ -n "$(find src package.json package-lock.json tsconfig.json README.md \
+if [ ! -f "$vsix" ] || [ -n "$(find src media package.json package-lock.json tsconfig.json README.md \
   .vscodeignore -newer "$vsix" -print -quit)" ]; then
   echo "tools/vscode-extension.sh: type-checking, bundling and packaging $vsix" >&2
   npx --no-install tsc --noEmit -p . >&2

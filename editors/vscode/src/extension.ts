@@ -1,5 +1,6 @@
 // pilotfish for VS Code: starts `pilotfish lsp`, shows its inline completions as ghost text,
-// says in the status bar what the server is doing, and opens the prompt inspector.
+// says in the status bar what the server is doing, and opens the prompt inspector and the chat
+// view (`pilotfish acp`, src/chat).
 import * as vscode from 'vscode';
 import {
   LanguageClient,
@@ -9,6 +10,8 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import * as inspector from './inspector';
+import { readChatSettings, agentCommand } from './chat/settings';
+import { ChatView, VIEW_ID } from './chat/view';
 import { describe, ServerState } from './status';
 import { ExtensionSettings, needsRestart, readSettings, serverCommand, serverSettings } from './settings';
 
@@ -17,6 +20,7 @@ let output: vscode.LogOutputChannel;
 let statusItem: vscode.StatusBarItem;
 let settings: ExtensionSettings;
 let state: ServerState = { kind: 'starting' };
+let chat: ChatView | undefined;
 
 function current(): ExtensionSettings {
   return readSettings(vscode.workspace.getConfiguration('pilotfish'));
@@ -111,6 +115,7 @@ async function stop(): Promise<void> {
 
 async function restart(): Promise<void> {
   await stop();
+  chat?.restart();
   await start();
 }
 
@@ -142,7 +147,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   statusItem.name = 'pilotfish';
   statusItem.command = 'pilotfish.showLog';
   settings = current();
+  const view = new ChatView(
+    context.extensionUri,
+    () => agentCommand(settings, readChatSettings(vscode.workspace.getConfiguration('pilotfish'))),
+    output,
+  );
+  chat = view;
   context.subscriptions.push(
+    view,
+    vscode.window.registerWebviewViewProvider(VIEW_ID, view),
+    vscode.commands.registerCommand('pilotfish.openChat', () => view.open()),
+    vscode.commands.registerCommand('pilotfish.newChat', () => view.newChat()),
     output,
     statusItem,
     vscode.commands.registerCommand('pilotfish.showLog', () => output.show(true)),
@@ -155,6 +170,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('pilotfish.inspectCursor', () => inspect(true)),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (!e.affectsConfiguration('pilotfish')) return;
+      // The chat's agent takes its model settings when it starts: a new one for new settings.
+      if (e.affectsConfiguration('pilotfish.chat')) chat?.restart();
       const before = settings;
       settings = current();
       if (needsRestart(before, settings)) {
@@ -173,5 +190,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 export async function deactivate(): Promise<void> {
+  chat?.dispose();
   await stop();
 }

@@ -16,19 +16,13 @@
 //   NO_BINARY        when set, PILOTFISH is missing: only the status bar's report is checked
 //   ARTIFACTS        where screenshots go
 'use strict';
-const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const path = require('node:path');
+const {
+  env, log, until, QUIET_SETTINGS, writeSettings, shot: shotIn, pick, runCommand, openFile,
+  editorText, openWorkbench,
+} = require('./harness');
 
-const env = (name) => {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set`);
-  return v;
-};
-const dir = env('CODE_SERVER_DIR');
-const puppeteer = require(path.join(dir, 'node_modules', 'puppeteer-core'));
-const codeServer = path.join(dir, 'node_modules', '.bin', 'code-server');
 const work = env('WORK');
 // The program a workspace's settings name, and the marker it leaves if it ever runs.
 const workspaceProgram = path.join(work, 'workspace-program.sh');
@@ -42,35 +36,7 @@ function checkWorkspaceProgramNeverRan() {
   log('the program the workspace\'s settings named never ran');
 }
 const artifacts = env('ARTIFACTS');
-const started = Date.now();
-const log = (m) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${m}`);
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
-/** Polls `check` until it returns something truthy, or fails saying what was awaited. */
-async function until(what, check, seconds = 60) {
-  const end = Date.now() + seconds * 1000;
-  let last;
-  while (Date.now() < end) {
-    try {
-      last = await check();
-      if (last) return last;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out after ${seconds} s waiting for ${what} (last: ${last})`);
-}
+const shot = (page, name) => shotIn(page, artifacts, name);
 
 function workspace() {
   const ws = path.join(work, 'workspace');
@@ -90,46 +56,12 @@ function workspace() {
   );
   // `pilotfish.path` is a machine setting: in code-server (a remote window to VS Code) the user
   // sets it in the machine's settings, beside the user's own.
-  const machine = path.join(work, 'user-data', 'Machine');
-  fs.mkdirSync(machine, { recursive: true });
-  fs.writeFileSync(
-    path.join(machine, 'settings.json'),
-    JSON.stringify({ 'pilotfish.path': env('PILOTFISH') }, null, 2),
-  );
-  const user = path.join(work, 'user-data', 'User');
-  fs.mkdirSync(user, { recursive: true });
-  fs.writeFileSync(
-    path.join(user, 'settings.json'),
-    JSON.stringify(
-      {
-        'pilotfish.endpoint': env('ENDPOINT'),
-        'editor.inlineSuggest.enabled': true,
-        'editor.quickSuggestions': { other: false, comments: false, strings: false },
-        'editor.suggestOnTriggerCharacters': false,
-        'editor.acceptSuggestionOnEnter': 'off',
-        'workbench.startupEditor': 'none',
-        'workbench.tips.enabled': false,
-        'security.workspace.trust.enabled': false,
-        'telemetry.telemetryLevel': 'off',
-        'extensions.autoCheckUpdates': false,
-        'extensions.autoUpdate': false,
-        'update.mode': 'none',
-        'files.autoSave': 'off',
-        'python.languageServer': 'None',
-        'chat.disableAIFeatures': true,
-        'workbench.secondarySideBar.defaultVisibility': 'hidden',
-      },
-      null,
-      2,
-    ),
+  writeSettings(
+    path.join(work, 'user-data'),
+    { 'pilotfish.path': env('PILOTFISH') },
+    { 'pilotfish.endpoint': env('ENDPOINT'), ...QUIET_SETTINGS },
   );
   return ws;
-}
-
-async function shot(page, name) {
-  const file = path.join(artifacts, `${name}.png`);
-  await page.screenshot({ path: file });
-  log(`screenshot ${file}`);
 }
 
 /** The text of pilotfish's status bar item. */
@@ -141,22 +73,6 @@ function statusText(page) {
   });
 }
 
-/** The editor's lines as rendered, without ghost text (Monaco draws it inside the lines and
- * writes non-breaking spaces). */
-function editorText(page) {
-  return page.evaluate(() =>
-    [...document.querySelectorAll('.editor-instance .view-lines .view-line')]
-      .map((l) => {
-        const copy = l.cloneNode(true);
-        copy.querySelectorAll('[class*="ghost-text"]').forEach((g) => g.remove());
-        return { top: parseFloat(l.style.top) || 0, text: copy.textContent.replace(/\u00a0/g, ' ') };
-      })
-      .sort((a, b) => a.top - b.top)
-      .map((l) => l.text)
-      .join('\n'),
-  );
-}
-
 /** Waits for pilotfish's status bar item to hold `needle`; returns its text. */
 function statusSays(page, needle, seconds = 30) {
   return until(`the status bar to say "${needle}"`, async () => {
@@ -165,85 +81,13 @@ function statusSays(page, needle, seconds = 30) {
   }, seconds);
 }
 
-/** Types `text` into the open quick input (Quick Open, the command palette) and picks the
- * row that shows it. */
-async function pick(page, text) {
-  const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
-  await input.type(text);
-  await until(`"${text}" in the quick input`, () =>
-    page.evaluate(
-      (t) =>
-        [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) =>
-          (r.textContent || '').includes(t),
-        ),
-      text,
-    ),
-  );
-  await page.keyboard.press('Enter');
-}
-
-async function runCommand(page, title) {
-  await page.keyboard.press('F1');
-  await pick(page, title);
-}
-
 async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
   const ws = workspace();
-  const userData = path.join(work, 'user-data');
-  const extensions = path.join(work, 'extensions');
-  log('installing the .vsix');
-  execFileSync(
-    codeServer,
-    ['--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', env('VSIX')],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
-  );
-  const port = await freePort();
-  const server = spawn(
-    codeServer,
-    [
-      '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData,
-      '--extensions-dir', extensions, '--reconnection-grace-time', '5', '--disable-telemetry',
-      '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
-      '--disable-proxy', ws,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-  );
-  let serverLog = '';
-  server.stdout.on('data', (d) => (serverLog += d));
-  server.stderr.on('data', (d) => (serverLog += d));
-  const browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    userDataDir: path.join(work, 'chromium'),
-    args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--window-size=1400,900',
-    ],
-    defaultViewport: { width: 1400, height: 900 },
-  });
-  let page;
+  const { page, close, serverLog } = await openWorkbench({ work, ws, vsix: env('VSIX') });
   try {
-    page = await browser.newPage();
-    await until('code-server to listen', async () => {
-      const r = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
-      return r && r.ok;
-    });
-    log(`code-server is up on port ${port}`);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
-    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
-    log('the workbench is shown');
-
     // Open the file through Quick Open, as a user would.
-    await until('the explorer to list shapes.py', () =>
-      page.evaluate(() => document.body.textContent.includes('shapes.py')),
-    );
-    await page.keyboard.down('Control');
-    await page.keyboard.press('KeyP');
-    await page.keyboard.up('Control');
-    await pick(page, 'shapes.py');
-    await page.waitForSelector('.editor-instance .view-lines', { visible: true });
+    await openFile(page, 'shapes.py');
     if (process.env.NO_BINARY) {
       // PILOTFISH names no binary: the server cannot start, and the status bar says so.
       log(`status bar: ${await statusSays(page, 'pilotfish: server stopped', 60)}`);
@@ -341,15 +185,12 @@ async function main() {
     checkWorkspaceProgramNeverRan();
     console.log('PASS');
   } catch (e) {
-    if (page) await shot(page, 'failure').catch(() => {});
+    await shot(page, 'failure').catch(() => {});
     if (fs.existsSync(workspaceRan)) log(`the program the workspace's settings named (${workspaceProgram}) was run`);
-    console.log(`code-server's log:\n${serverLog.slice(-4000)}`);
+    console.log(`code-server's log:\n${serverLog().slice(-4000)}`);
     throw e;
   } finally {
-    await browser.close().catch(() => {});
-    try {
-      process.kill(-server.pid, 'SIGTERM');
-    } catch {}
+    await close();
   }
 }
 

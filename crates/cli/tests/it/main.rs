@@ -16,6 +16,7 @@ mod server_answers;
 mod servers;
 mod unbundle;
 mod vscode;
+mod vscode_chat;
 
 use std::{
     io::Write,

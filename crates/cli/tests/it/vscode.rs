@@ -11,7 +11,7 @@ use std::{
 
 use test_utils::{LlamaServer, vscode_tools};
 
-fn artifacts(name: &str) -> PathBuf {
+pub(crate) fn artifacts(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("vscode")
         .join(name)
@@ -44,7 +44,7 @@ fn run_node(args: &[&str], vars: &[(&str, &std::ffi::OsStr)], pass: bool) -> Str
 }
 
 /// Runs `editors/vscode/test/SCRIPT`, which prints `PASS` when every check held.
-fn run_browser_script(script: &str, vars: &[(&str, &std::ffi::OsStr)]) -> String {
+pub(crate) fn run_browser_script(script: &str, vars: &[(&str, &std::ffi::OsStr)]) -> String {
     run_node(&[&format!("test/{script}")], vars, true)
 }
 

@@ -1,0 +1,98 @@
+//! The chat view of the VS Code extension in a real VS Code: code-server with the packaged
+//! `.vsix` in Chromium, the extension running `pilotfish acp`, and a scripted chat model (a
+//! fake: it plays a model's moves, so each step's tool call is known). The browser script is
+//! `editors/vscode/test/chat.js`; its screenshots land in `target/tmp/vscode/chat/`.
+
+use std::{path::Path, time::Duration};
+
+use serde_json::json;
+use test_utils::{
+    scripted_chat::{ScriptedChat, Turn},
+    vscode_tools,
+};
+
+use crate::vscode::{artifacts, run_browser_script};
+
+fn run(command: &str) -> Turn {
+    Turn::call(
+        "run_in_terminal",
+        json!({"command": command, "explanation": "", "isBackground": false}),
+    )
+}
+
+/// The model's moves, one per request, in the order the browser script asks.
+fn script() -> Vec<Turn> {
+    let pieces = [
+        "To use **square areas**, ",
+        "call the function:\n\n```python\n",
+        "print(square_area(3))\n```\n",
+    ];
+    vec![
+        // A streamed answer in three pieces.
+        Turn::Pieces(
+            pieces.iter().map(|p| p.to_string()).collect(),
+            Duration::from_millis(700),
+        ),
+        // The edit of the open file, then its summary.
+        Turn::call(
+            "edit_file",
+            json!({"filePath": "calc.py", "explanation": "add adds",
+                   "code": "def add(a, b):\n    return a + b\n# ...existing code...\n"}),
+        ),
+        Turn::Text("Fixed: add adds now.".into()),
+        // A command asked about and rejected, then another asked about and allowed.
+        run("touch denied.flag"),
+        Turn::Text("Not run, as you asked.".into()),
+        run("touch allowed.flag"),
+        Turn::Text("Made it.".into()),
+        // A stalled answer, stopped.
+        Turn::Stall("Thinking".into()),
+        // After the restart.
+        Turn::Text("Yes, after the restart.".into()),
+    ]
+}
+
+#[test]
+fn the_chat_view_streams_edits_asks_stops_and_restarts_in_code_server() {
+    let tools = vscode_tools();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let model = runtime.block_on(ScriptedChat::start(script()));
+    let work = crate::temp_dir("vscode-chat");
+    let shots = artifacts("chat");
+    let state = work.join("state");
+    let config = work.join("config");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::create_dir_all(&config).unwrap();
+    let out = run_browser_script(
+        "chat.js",
+        &[
+            ("VSIX", tools.vsix.as_os_str()),
+            ("PILOTFISH", env!("CARGO_BIN_EXE_pilotfish").as_ref()),
+            ("CHAT_ENDPOINT", model.url.as_ref()),
+            ("WORK", work.as_os_str()),
+            ("ARTIFACTS", shots.as_os_str()),
+            // The agent's undo journal and configuration stay in the test's folder.
+            ("XDG_STATE_HOME", state.as_os_str()),
+            ("XDG_CONFIG_HOME", config.as_os_str()),
+        ],
+    );
+    println!("{out}");
+    // Every scripted move was asked for: the view ran each step through the agent.
+    let asked = model.bodies.lock().unwrap().len();
+    assert_eq!(asked, script().len(), "the model was asked {asked} times");
+    for shot in [
+        "chat-1-open",
+        "chat-2-answer",
+        "chat-3-edit",
+        "chat-4-undone",
+        "chat-5-permission",
+        "chat-6-allowed",
+        "chat-7-stopped",
+        "chat-8-restarted",
+    ] {
+        assert!(
+            Path::new(&shots).join(format!("{shot}.png")).is_file(),
+            "{shot}"
+        );
+    }
+}

@@ -1,0 +1,252 @@
+// The chat view in a real VS Code in a real browser: code-server with the packaged .vsix in
+// headless Chromium, `pilotfish acp` started by the extension, and a scripted chat model (a
+// fake that plays a model's moves, started by the Rust test). Step by step, each with a
+// screenshot: `pilotfish: Open Chat` opens the view; a prompt's answer streams in as Markdown;
+// the agent edits the open file (with an unsaved change the model must see), the edit shows in
+// the editor and its Undo puts the text back; a command is asked about, rejected (not run),
+// then asked again and allowed (run); a stalled answer is stopped with Stop; after
+// `pilotfish: Restart` the view answers again.
+//
+// Run by `crates/cli/tests/it/vscode_chat.rs` under node 24, with these in the environment:
+//   CODE_SERVER_DIR  tools/code-server.sh's folder (code-server and puppeteer-core)
+//   VSIX             tools/vscode-extension.sh's package
+//   PILOTFISH        the pilotfish binary
+//   CHAT_ENDPOINT    the scripted chat model's address
+//   WORK             an empty folder for the workspace and code-server's state
+//   ARTIFACTS        where screenshots go
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const {
+  env, log, until, QUIET_SETTINGS, writeSettings, shot: shotIn, runCommand, openFile, editorText,
+  openWorkbench,
+} = require('./harness');
+
+const work = env('WORK');
+const artifacts = env('ARTIFACTS');
+const shot = (page, name) => shotIn(page, artifacts, name);
+const ws = path.join(work, 'workspace');
+
+function workspace() {
+  fs.mkdirSync(ws, { recursive: true });
+  fs.writeFileSync(
+    path.join(ws, 'calc.py'),
+    'def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n',
+  );
+  writeSettings(
+    path.join(work, 'user-data'),
+    { 'pilotfish.path': env('PILOTFISH') },
+    { 'pilotfish.chat.endpoint': env('CHAT_ENDPOINT'), 'pilotfish.endpoint': 'http://127.0.0.1:9', ...QUIET_SETTINGS },
+  );
+}
+
+/** The chat view's frame: the webview frame whose page holds the chat's log and input. */
+function chatFrame(page) {
+  return until('the chat view', async () => {
+    for (const frame of page.frames()) {
+      const ours = await frame
+        .evaluate(() => Boolean(document.querySelector('#log[role="log"]') && document.querySelector('#input')))
+        .catch(() => false);
+      if (ours) return frame;
+    }
+    return null;
+  }, 60);
+}
+
+/** What the view shows, element by element, as a screen reader would name it. */
+function transcript(frame) {
+  return frame.evaluate(() =>
+    [...document.querySelectorAll('#log > *')].map((e) => ({
+      role: e.getAttribute('role'),
+      label: e.getAttribute('aria-label'),
+      status: e.getAttribute('data-status'),
+      text: e.textContent,
+    })),
+  );
+}
+
+async function ask(frame, text) {
+  const input = await frame.waitForSelector('#input');
+  await input.click();
+  await input.type(text);
+  await input.press('Enter');
+  log(`asked: ${text}`);
+}
+
+/** Clicks the button whose text is `text` inside the last element matching `within`. */
+async function clickButton(frame, within, text) {
+  const ok = await until(`a "${text}" button in ${within}`, () =>
+    frame.evaluate(
+      (w, t) => {
+        const boxes = [...document.querySelectorAll(w)];
+        const box = boxes[boxes.length - 1];
+        const b = box && [...box.querySelectorAll('button')].find((x) => x.textContent === t);
+        if (!b || b.disabled) return false;
+        b.click();
+        return true;
+      },
+      within,
+      text,
+    ),
+  30);
+  log(`clicked ${text}`);
+  return ok;
+}
+
+/** Waits for the view's last agent message to hold `needle`; returns each text it showed. */
+async function answerHolds(frame, needle, seconds = 30) {
+  return until(`an answer holding "${needle}"`, async () => {
+    const t = await transcript(frame);
+    const last = t.filter((e) => e.label === 'pilotfish').pop();
+    return last && last.text.includes(needle) && last.text;
+  }, seconds);
+}
+
+/** Waits for the tool call titled with `title` to reach `status`; returns it. */
+function toolCall(frame, title, status, seconds = 30) {
+  return until(`the tool call "${title}" ${status}`, async () => {
+    const t = await transcript(frame);
+    return t.find((e) => e.label && e.label.startsWith('Tool call:') && e.label.includes(title) && e.status === status);
+  }, seconds);
+}
+
+async function turnEnded(frame) {
+  await until('the turn to end (Stop disabled)', () => frame.evaluate(() => document.querySelector('#stop').disabled), 30);
+}
+
+async function streams(page, frame) {
+  await ask(frame, 'How do I use square areas?');
+  // The scripted answer comes in pieces a moment apart: the first is seen before the last.
+  const seen = new Set();
+  await until('the answer to stream in pieces', async () => {
+    const t = await transcript(frame);
+    const last = t.filter((e) => e.label === 'pilotfish').pop();
+    if (last) seen.add(last.text);
+    return last && last.text.includes('print(square_area(3))') && last.text;
+  }, 30);
+  if (seen.size < 2) throw new Error(`the answer did not stream: seen only ${[...seen].join(' | ')}`);
+  const code = await frame.evaluate(() => {
+    const pre = [...document.querySelectorAll('article[aria-label="pilotfish"] pre code')].pop();
+    return pre && pre.textContent;
+  });
+  if (!code || !code.includes('print(square_area(3))')) throw new Error(`no code block in the answer: ${code}`);
+  const bold = await frame.evaluate(() => Boolean(document.querySelector('article[aria-label="pilotfish"] strong')));
+  if (!bold) throw new Error('the Markdown emphasis is not rendered');
+  log(`the answer streamed in ${seen.size} states, with a code block`);
+  await turnEnded(frame);
+  await shot(page, 'chat-2-answer');
+}
+
+async function editsAndUndoes(page, frame) {
+  // An unsaved change in the open editor: the model must read it through the view.
+  await openFile(page, 'calc.py', { explorer: false });
+  await page.click('.editor-instance .view-lines');
+  await page.keyboard.down('Control');
+  await page.keyboard.press('End');
+  await page.keyboard.up('Control');
+  await page.keyboard.type('# unsaved note\n', { delay: 20 });
+  await ask(frame, 'Fix add');
+  await toolCall(frame, 'calc.py', 'done');
+  const edited = await until('the edit in the editor', async () => {
+    const t = await editorText(page);
+    return t.includes('return a + b') && t;
+  }, 20);
+  if (!edited.includes('# unsaved note')) throw new Error(`the edit lost the unsaved text:\n${edited}`);
+  const diff = await frame.evaluate(() => [...document.querySelectorAll('.diff .add')].map((e) => e.textContent).join('\n'));
+  if (!diff.includes('return a + b')) throw new Error(`the diff does not show the change: ${diff}`);
+  log('the edit shows in the editor, unsaved text kept, and as a diff in the view');
+  await answerHolds(frame, 'add adds now');
+  await shot(page, 'chat-3-edit');
+  await clickButton(frame, 'section[data-status="done"]', 'Undo');
+  await until('the edit undone in the editor', async () => {
+    const t = await editorText(page);
+    return t.includes('return a - b') && !t.includes('return a + b') && t.includes('# unsaved note');
+  }, 20);
+  await until('the view to say Undone', () => frame.evaluate(() => document.body.textContent.includes('Undone')), 10);
+  log('Undo put the text back');
+  await shot(page, 'chat-4-undone');
+}
+
+async function asksAboutCommands(page, frame) {
+  const denied = path.join(ws, 'denied.flag');
+  const allowed = path.join(ws, 'allowed.flag');
+  await ask(frame, 'Make the denied flag');
+  await until('the permission question', () => frame.$('[role="alertdialog"]'), 30);
+  const labels = await frame.evaluate(() =>
+    [...document.querySelectorAll('[role="alertdialog"] button')].map((b) => b.textContent),
+  );
+  for (const want of ['Allow once', 'Reject']) {
+    if (!labels.includes(want)) throw new Error(`no "${want}" among the question's buttons: ${labels}`);
+  }
+  if (!labels.some((l) => l.startsWith('Always allow'))) throw new Error(`no "Always allow" button: ${labels}`);
+  await shot(page, 'chat-5-permission');
+  await clickButton(frame, '[role="alertdialog"]', 'Reject');
+  await answerHolds(frame, 'Not run');
+  await turnEnded(frame);
+  if (fs.existsSync(denied)) throw new Error('the rejected command ran');
+  log('rejected: the command did not run');
+  await ask(frame, 'Make the allowed flag');
+  await until('the second question', () => frame.$('[role="alertdialog"]'), 30);
+  await clickButton(frame, '[role="alertdialog"]', 'Allow once');
+  await until('the allowed command to run', () => fs.existsSync(allowed), 30);
+  await answerHolds(frame, 'Made it');
+  await turnEnded(frame);
+  log('allowed: the command ran');
+  await shot(page, 'chat-6-allowed');
+}
+
+async function stops(page, frame) {
+  await ask(frame, 'Think for a long time');
+  await answerHolds(frame, 'Thinking');
+  await clickButton(frame, '.composer', 'Stop');
+  await until('the turn to stop', () => frame.evaluate(() => document.body.textContent.includes('Stopped.')), 10);
+  await turnEnded(frame);
+  log('Stop cancelled the turn');
+  await shot(page, 'chat-7-stopped');
+}
+
+async function main() {
+  fs.mkdirSync(artifacts, { recursive: true });
+  workspace();
+  const { page, close, serverLog } = await openWorkbench({ work, ws, vsix: env('VSIX') });
+  try {
+    await until('the explorer to list calc.py', () => page.evaluate(() => document.body.textContent.includes('calc.py')));
+    // The command palette lists an extension's commands once the extension is known; its
+    // status bar item says it has started.
+    await until('the extension to start', () =>
+      page.evaluate(() => [...document.querySelectorAll('.statusbar-item')].some((e) => (e.textContent || '').includes('pilotfish'))),
+    60);
+    await runCommand(page, 'pilotfish: Open Chat');
+    let frame = await chatFrame(page);
+    await until('the session to start', () => frame.evaluate(() => document.body.textContent.includes('Ready.')), 60);
+    const modes = await frame.evaluate(() => [...document.querySelectorAll('#mode option')].map((o) => o.textContent));
+    if (!modes.includes('Agent') || !modes.includes('Chat')) throw new Error(`the modes are not offered: ${modes}`);
+    await shot(page, 'chat-1-open');
+    await streams(page, frame);
+    await editsAndUndoes(page, frame);
+    await asksAboutCommands(page, frame);
+    await stops(page, frame);
+    await runCommand(page, 'pilotfish: Restart the Language Server');
+    frame = await chatFrame(page);
+    await until('a new session after the restart', () =>
+      frame.evaluate(() => document.body.textContent.includes('Ready.') && !document.body.textContent.includes('Stopped.')),
+    60);
+    await ask(frame, 'Still there?');
+    await answerHolds(frame, 'after the restart');
+    await shot(page, 'chat-8-restarted');
+    const t = await transcript(frame);
+    if (!t.some((e) => e.role === 'article' && e.label === 'You')) throw new Error('no message labelled for screen readers');
+    console.log('PASS');
+  } catch (e) {
+    await shot(page, 'chat-failure').catch(() => {});
+    console.log(`code-server's log:\n${serverLog().slice(-4000)}`);
+    throw e;
+  } finally {
+    await close();
+  }
+}
+
+main().catch((e) => {
+  console.error(e && e.stack ? e.stack : e);
+  process.exit(1);
+});

@@ -1,0 +1,198 @@
+// What the browser scripts share: polling, screenshots, the command palette, and code-server
+// with the packaged .vsix in headless Chromium (through puppeteer-core).
+'use strict';
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+};
+const dir = env('CODE_SERVER_DIR');
+const puppeteer = require(path.join(dir, 'node_modules', 'puppeteer-core'));
+const codeServer = path.join(dir, 'node_modules', '.bin', 'code-server');
+const started = Date.now();
+const log = (m) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${m}`);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** Polls `check` until it returns something truthy, or fails saying what was awaited. */
+async function until(what, check, seconds = 60) {
+  const end = Date.now() + seconds * 1000;
+  let last;
+  while (Date.now() < end) {
+    try {
+      last = await check();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out after ${seconds} s waiting for ${what} (last: ${last})`);
+}
+
+/** The user settings every script starts from: no tips, updates, telemetry or other AI. */
+const QUIET_SETTINGS = {
+  'editor.inlineSuggest.enabled': true,
+  'editor.quickSuggestions': { other: false, comments: false, strings: false },
+  'editor.suggestOnTriggerCharacters': false,
+  'editor.acceptSuggestionOnEnter': 'off',
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'update.mode': 'none',
+  'files.autoSave': 'off',
+  'python.languageServer': 'None',
+  'chat.disableAIFeatures': true,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+};
+
+/** Writes the machine's settings (`machine`) and the user's (`user`) under `userData`. */
+function writeSettings(userData, machine, user) {
+  for (const [folder, settings] of [['Machine', machine], ['User', user]]) {
+    fs.mkdirSync(path.join(userData, folder), { recursive: true });
+    fs.writeFileSync(path.join(userData, folder, 'settings.json'), JSON.stringify(settings, null, 2));
+  }
+}
+
+async function shot(page, artifacts, name) {
+  const file = path.join(artifacts, `${name}.png`);
+  await page.screenshot({ path: file });
+  log(`screenshot ${file}`);
+}
+
+/** Types `text` into the open quick input (Quick Open, the command palette) and picks the
+ * row that shows it. */
+async function pick(page, text) {
+  const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
+  await input.type(text);
+  await until(`"${text}" in the quick input`, () =>
+    page.evaluate(
+      (t) =>
+        [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) =>
+          (r.textContent || '').includes(t),
+        ),
+      text,
+    ),
+  );
+  await page.keyboard.press('Enter');
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  await pick(page, title);
+}
+
+/** Opens `name` through Quick Open, as a user would, and waits for its editor; first, unless
+ * another view holds the side bar, for the explorer to list it (the folder has been read). */
+async function openFile(page, name, { explorer = true } = {}) {
+  if (explorer) {
+    await until(`the explorer to list ${name}`, () =>
+      page.evaluate((n) => document.body.textContent.includes(n), name),
+    );
+  }
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyP');
+  await page.keyboard.up('Control');
+  await pick(page, name);
+  await page.waitForSelector('.editor-instance .view-lines', { visible: true });
+}
+
+/** The editor's lines as rendered, without ghost text (Monaco draws it inside the lines and
+ * writes non-breaking spaces). */
+function editorText(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('.editor-instance .view-lines .view-line')]
+      .map((l) => {
+        const copy = l.cloneNode(true);
+        copy.querySelectorAll('[class*="ghost-text"]').forEach((g) => g.remove());
+        return { top: parseFloat(l.style.top) || 0, text: copy.textContent.replace(/\u00a0/g, ' ') };
+      })
+      .sort((a, b) => a.top - b.top)
+      .map((l) => l.text)
+      .join('\n'),
+  );
+}
+
+/**
+ * Installs the .vsix, starts code-server on folder `ws` and Chromium, and opens the workbench.
+ * Returns the page and `close()`, which stops both; `serverLog()` is code-server's output.
+ */
+async function openWorkbench({ work, ws, vsix }) {
+  const userData = path.join(work, 'user-data');
+  const extensions = path.join(work, 'extensions');
+  log('installing the .vsix');
+  execFileSync(
+    codeServer,
+    ['--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const port = await freePort();
+  const server = spawn(
+    codeServer,
+    [
+      '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData,
+      '--extensions-dir', extensions, '--reconnection-grace-time', '5', '--disable-telemetry',
+      '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+      '--disable-proxy', ws,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  let serverLog = '';
+  server.stdout.on('data', (d) => (serverLog += d));
+  server.stderr.on('data', (d) => (serverLog += d));
+  const browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    userDataDir: path.join(work, 'chromium'),
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--window-size=1400,900',
+    ],
+    defaultViewport: { width: 1400, height: 900 },
+  });
+  const close = async () => {
+    await browser.close().catch(() => {});
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {}
+  };
+  try {
+    const page = await browser.newPage();
+    await until('code-server to listen', async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+      return r && r.ok;
+    });
+    log(`code-server is up on port ${port}`);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    log('the workbench is shown');
+    return { page, close, serverLog: () => serverLog };
+  } catch (e) {
+    console.log(`code-server's log:\n${serverLog.slice(-4000)}`);
+    await close();
+    throw e;
+  }
+}
+
+module.exports = {
+  env, log, until, QUIET_SETTINGS, writeSettings, shot, pick, runCommand, openFile, editorText,
+  openWorkbench,
+};
