@@ -5,7 +5,8 @@
 // the agent edits the open file (with an unsaved change the model must see), the edit shows in
 // the editor and its Undo puts the text back; a command is asked about, rejected (not run),
 // then asked again and allowed (run); a stalled answer is stopped with Stop; after
-// `pilotfish: Restart` the view answers again.
+// `pilotfish: Restart` the view answers again, in the custom agent's mode picked from the
+// list, to a prompt file picked after typing `/`.
 //
 // Run by `crates/cli/tests/it/vscode_chat.rs` under node 24, with these in the environment:
 //   CODE_SERVER_DIR  tools/code-server.sh's folder (code-server and puppeteer-core)
@@ -32,6 +33,17 @@ function workspace() {
   fs.writeFileSync(
     path.join(ws, 'calc.py'),
     'def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n',
+  );
+  // A custom agent (a mode to pick) and a prompt file (a slash command).
+  fs.mkdirSync(path.join(ws, '.github', 'agents'), { recursive: true });
+  fs.writeFileSync(
+    path.join(ws, '.github', 'agents', 'reviewer.agent.md'),
+    '---\ndescription: Reviews code without changing it\ntools: [read_file]\n---\nYou are a strict reviewer. Never edit.\n',
+  );
+  fs.mkdirSync(path.join(ws, '.github', 'prompts'), { recursive: true });
+  fs.writeFileSync(
+    path.join(ws, '.github', 'prompts', 'explain.prompt.md'),
+    '---\ndescription: Explains a file line by line\n---\nExplain this file line by line.\n',
   );
   writeSettings(
     path.join(work, 'user-data'),
@@ -205,6 +217,26 @@ async function stops(page, frame) {
   await shot(page, 'chat-7-stopped');
 }
 
+/** Picks the custom agent `reviewer` as the mode, then the prompt file `/explain` from the
+ * list that typing `/` shows, and sends it. */
+async function customAgentAndPromptFile(frame) {
+  await until('the custom agent among the modes', () =>
+    frame.evaluate(() => [...document.querySelectorAll('#mode option')].some((o) => o.textContent === 'reviewer')),
+  30);
+  await frame.select('#mode', 'agent:reviewer');
+  await until('the mode to be switched', () => frame.evaluate(() => document.querySelector('#mode').value === 'agent:reviewer'), 10);
+  const input = await frame.waitForSelector('#input');
+  await input.click();
+  await input.type('/ex');
+  const option = await until('/explain in the prompt file list', () => frame.$('#commands [role="option"][aria-label="/explain"]'), 30);
+  await option.click();
+  await input.type('calc.py');
+  const typed = await frame.evaluate(() => document.querySelector('#input').value);
+  if (typed !== '/explain calc.py') throw new Error(`picking /explain left "${typed}" in the box`);
+  await input.press('Enter');
+  log('sent /explain calc.py as the reviewer');
+}
+
 async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
   workspace();
@@ -231,7 +263,7 @@ async function main() {
     await until('a new session after the restart', () =>
       frame.evaluate(() => document.body.textContent.includes('Ready.') && !document.body.textContent.includes('Stopped.')),
     60);
-    await ask(frame, 'Still there?');
+    await customAgentAndPromptFile(frame);
     await answerHolds(frame, 'after the restart');
     await shot(page, 'chat-8-restarted');
     const t = await transcript(frame);

@@ -47,8 +47,8 @@ fn script() -> Vec<Turn> {
         Turn::Text("Made it.".into()),
         // A stalled answer, stopped.
         Turn::Stall("Thinking".into()),
-        // After the restart.
-        Turn::Text("Yes, after the restart.".into()),
+        // After the restart, as the custom agent, to a prompt file.
+        Turn::Text("Reviewed, after the restart.".into()),
     ]
 }
 
@@ -78,8 +78,29 @@ fn the_chat_view_streams_edits_asks_stops_and_restarts_in_code_server() {
     );
     println!("{out}");
     // Every scripted move was asked for: the view ran each step through the agent.
-    let asked = model.bodies.lock().unwrap().len();
-    assert_eq!(asked, script().len(), "the model was asked {asked} times");
+    let bodies = model.bodies.lock().unwrap().clone();
+    assert_eq!(
+        bodies.len(),
+        script().len(),
+        "the model was asked {} times",
+        bodies.len()
+    );
+    // The last: the custom agent picked as the mode is the system prompt and offers only its
+    // tools, and the prompt file picked with `/` is the task.
+    let last = bodies.last().unwrap();
+    let messages = last["messages"].as_array().unwrap();
+    let system = messages[0]["content"].as_str().unwrap_or_default();
+    assert!(system.contains("You are a strict reviewer"), "{system}");
+    let tools: Vec<&str> = last["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert_eq!(tools, ["read_file"], "{last}");
+    let task = messages.last().unwrap()["content"].to_string();
+    assert!(task.contains("Explain this file line by line."), "{task}");
+    assert!(task.contains("calc.py"), "{task}");
     for shot in [
         "chat-1-open",
         "chat-2-answer",
