@@ -6,6 +6,7 @@
 //! what the editor is shown, `client` what the editor does for the agent (files, approvals).
 
 mod client;
+mod inspect;
 mod options;
 mod rpc;
 mod session;
@@ -196,6 +197,16 @@ impl Server {
             }
             // No sign-in: a local model needs none.
             "authenticate" => Ok(json!({})),
+            "_pilotfish/lastRequest" => {
+                let handle = self.session_of(params)?;
+                let last = handle.last.lock().unwrap_or_else(|e| e.into_inner());
+                match &*last {
+                    Some(last) => Ok(inspect::answer(last)),
+                    None => Err(RpcError::invalid_params(
+                        "this session has sent no request to the model yet: send a prompt first",
+                    )),
+                }
+            }
             "session/set_mode" => {
                 let handle = self.session_of(params)?;
                 let id = params["modeId"].as_str().unwrap_or("(none given)");

@@ -45,6 +45,8 @@ pub(crate) struct Handle {
     /// The workspace's custom agents (`*.agent.md`) when the session opened: (name,
     /// description), each offered as a mode.
     pub(crate) agents: Vec<(String, Option<String>)>,
+    /// The last request the agent sent to the model, for `_pilotfish/lastRequest`.
+    pub(crate) last: Mutex<Option<crate::inspect::LastRequest>>,
     pub(crate) session: Mutex<Session>,
 }
 
@@ -161,6 +163,7 @@ pub(crate) fn open(
             .iter()
             .map(|a| (a.name.clone(), a.description.clone()))
             .collect(),
+        last: Mutex::new(None),
         session: Mutex::new(Session {
             ws,
             messages: Vec::new(),
@@ -342,6 +345,7 @@ fn turn(
     let mut model =
         host::chat_model::ChatModel::new(options.backend.clone(), handle.cancel.clone())
             .map_err(|e| RpcError::internal(format!("{e:#}")))?;
+    let facts = facts(&mode, &root, options);
     let mut updates = Updates {
         conn: conn.clone(),
         session: handle.id.clone(),
@@ -355,6 +359,11 @@ fn turn(
         cancel: handle.cancel.clone(),
     };
     let count = |t: &str| tokenizer.count(t);
+    let mut model = crate::inspect::Recording {
+        inner: &mut model,
+        last: &handle.last,
+        facts,
+    };
     let stop = Loop {
         model: &mut model,
         tools: &mut session.ws,
@@ -375,6 +384,35 @@ fn turn(
         Stop::Cancelled { .. } => "cancelled",
     };
     Ok(json!({ "stopReason": reason }))
+}
+
+/// What the inspector says shaped a turn's requests: its mode, the model, the customization
+/// files of the workspace (and the user's) that were found.
+fn facts(mode: &Mode, root: &Path, options: &Options) -> crate::inspect::Facts {
+    let found = host::setup::customizations(root);
+    let customizations = found
+        .instructions
+        .iter()
+        .map(|i| i.path.display().to_string())
+        .chain(
+            found
+                .agents
+                .iter()
+                .map(|a| format!("agent {}: {}", a.name, a.path.display())),
+        )
+        .chain(
+            found
+                .skills
+                .iter()
+                .map(|k| format!("skill {}: {}", k.name, k.path.display())),
+        )
+        .collect();
+    crate::inspect::Facts {
+        mode: mode.id(),
+        endpoint: options.backend.endpoint.clone(),
+        model: options.backend.model.clone(),
+        customizations,
+    }
 }
 
 /// At the session's first prompt in agent mode, the workspace's MCP servers are settled: those

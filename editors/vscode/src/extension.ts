@@ -158,6 +158,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.window.registerWebviewViewProvider(VIEW_ID, view),
     vscode.commands.registerCommand('pilotfish.openChat', () => view.open()),
     vscode.commands.registerCommand('pilotfish.newChat', () => view.newChat()),
+    vscode.commands.registerCommand('pilotfish.inspectChat', () => view.inspect()),
     output,
     statusItem,
     vscode.commands.registerCommand('pilotfish.showLog', () => output.show(true)),

@@ -6,13 +6,16 @@
 // the editor and its Undo puts the text back; a command is asked about, rejected (not run),
 // then asked again and allowed (run); a stalled answer is stopped with Stop; after
 // `pilotfish: Restart` the view answers again, in the custom agent's mode picked from the
-// list, to a prompt file picked after typing `/`.
+// list, to a prompt file picked after typing `/`. The workspace's `.vscode/mcp.json` names an
+// MCP server (through a script that leaves a marker when it starts): allowed in the view at
+// the first session's first prompt it starts, rejected in the second session it does not.
 //
 // Run by `crates/cli/tests/it/vscode_chat.rs` under node 24, with these in the environment:
 //   CODE_SERVER_DIR  tools/code-server.sh's folder (code-server and puppeteer-core)
 //   VSIX             tools/vscode-extension.sh's package
 //   PILOTFISH        the pilotfish binary
 //   CHAT_ENDPOINT    the scripted chat model's address
+//   MCP_ENTRY        the MCP reference server's script (server-everything), run by node
 //   WORK             an empty folder for the workspace and code-server's state
 //   ARTIFACTS        where screenshots go
 'use strict';
@@ -27,12 +30,22 @@ const work = env('WORK');
 const artifacts = env('ARTIFACTS');
 const shot = (page, name) => shotIn(page, artifacts, name);
 const ws = path.join(work, 'workspace');
+const mcpStarted = path.join(work, 'mcp-started');
 
 function workspace() {
   fs.mkdirSync(ws, { recursive: true });
   fs.writeFileSync(
     path.join(ws, 'calc.py'),
     'def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n',
+  );
+  // The workspace's MCP server, as VS Code users keep it; the script leaves a marker.
+  const script = path.join(work, 'mcp-everything.sh');
+  fs.writeFileSync(script, `#!/bin/sh\ntouch '${mcpStarted}'\nexec '${process.execPath}' '${env('MCP_ENTRY')}' stdio\n`);
+  fs.chmodSync(script, 0o755);
+  fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+  fs.writeFileSync(
+    path.join(ws, '.vscode', 'mcp.json'),
+    `{\n  "servers": {\n    // The MCP reference server\n    "everything": { "type": "stdio", "command": "${script}" },\n  },\n}\n`,
   );
   // A custom agent (a mode to pick) and a prompt file (a slash command).
   fs.mkdirSync(path.join(ws, '.github', 'agents'), { recursive: true });
@@ -126,8 +139,22 @@ async function turnEnded(frame) {
   await until('the turn to end (Stop disabled)', () => frame.evaluate(() => document.querySelector('#stop').disabled), 30);
 }
 
+/** Answers the question about the workspace's MCP server with `choice`. */
+async function mcpQuestion(page, frame, choice) {
+  await until('the question about the MCP server', () =>
+    frame.evaluate(() =>
+      [...document.querySelectorAll('[role="alertdialog"]')].some((e) => (e.getAttribute('aria-label') || '').includes('MCP server everything')),
+    ),
+  60);
+  if (choice === 'Start it this time') await shot(page, 'chat-2-mcp-server');
+  await clickButton(frame, '[role="alertdialog"]', choice);
+}
+
 async function streams(page, frame) {
   await ask(frame, 'How do I use square areas?');
+  await mcpQuestion(page, frame, 'Start it this time');
+  await until('the allowed MCP server to start', () => fs.existsSync(mcpStarted), 30);
+  log('allowed: the MCP server started');
   // The scripted answer comes in pieces a moment apart: the first is seen before the last.
   const seen = new Set();
   await until('the answer to stream in pieces', async () => {
@@ -237,6 +264,35 @@ async function customAgentAndPromptFile(frame) {
   log('sent /explain calc.py as the reviewer');
 }
 
+/** The agent's inspector: the last request, with the custom agent's system prompt, the prompt
+ * file's text, the customizations found and the one tool offered. */
+async function inspects(page) {
+  await runCommand(page, "pilotfish: Inspect the Agent's Last Request");
+  const seen = await until('the agent request in the inspector', async () => {
+    for (const frame of page.frames()) {
+      const found = await frame
+        .evaluate(() => {
+          const part = (p) => {
+            const e = document.querySelector(`[data-part="${p}"]`);
+            return e ? e.textContent : null;
+          };
+          return part('system') && { system: part('system'), tools: part('tools'), customizations: part('customizations'), body: document.body.innerText };
+        })
+        .catch(() => null);
+      if (found) return found;
+    }
+    return null;
+  }, 30);
+  if (!seen.system.includes('You are a strict reviewer')) throw new Error(`the inspector's system prompt: ${seen.system}`);
+  if (!seen.tools.includes('read_file') || seen.tools.includes('run_in_terminal')) throw new Error(`the inspector's tools: ${seen.tools}`);
+  if (!seen.customizations.includes('reviewer.agent.md')) throw new Error(`the inspector's customizations: ${seen.customizations}`);
+  if (!seen.body.includes('Explain this file line by line.') || !seen.body.includes(env('CHAT_ENDPOINT'))) {
+    throw new Error('the inspector does not show the task or the endpoint');
+  }
+  log('the inspector shows the agent\'s last request');
+  await shot(page, 'chat-9-inspector');
+}
+
 async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
   workspace();
@@ -263,9 +319,14 @@ async function main() {
     await until('a new session after the restart', () =>
       frame.evaluate(() => document.body.textContent.includes('Ready.') && !document.body.textContent.includes('Stopped.')),
     60);
+    fs.rmSync(mcpStarted, { force: true });
     await customAgentAndPromptFile(frame);
+    await mcpQuestion(page, frame, 'Do not start it');
     await answerHolds(frame, 'after the restart');
+    if (fs.existsSync(mcpStarted)) throw new Error('the rejected MCP server started');
+    log('rejected: the MCP server did not start');
     await shot(page, 'chat-8-restarted');
+    await inspects(page);
     const t = await transcript(frame);
     if (!t.some((e) => e.role === 'article' && e.label === 'You')) throw new Error('no message labelled for screen readers');
     console.log('PASS');

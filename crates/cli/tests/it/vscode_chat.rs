@@ -55,6 +55,14 @@ fn script() -> Vec<Turn> {
 #[test]
 fn the_chat_view_streams_edits_asks_stops_and_restarts_in_code_server() {
     let tools = vscode_tools();
+    test_utils::run_tool(
+        "mcp-servers/setup.sh",
+        "the chat view's test starts a real MCP server",
+    );
+    let mcp = std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../tools/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    ))
+    .unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let model = runtime.block_on(ScriptedChat::start(script()));
     let work = crate::temp_dir("vscode-chat");
@@ -69,6 +77,7 @@ fn the_chat_view_streams_edits_asks_stops_and_restarts_in_code_server() {
             ("VSIX", tools.vsix.as_os_str()),
             ("PILOTFISH", env!("CARGO_BIN_EXE_pilotfish").as_ref()),
             ("CHAT_ENDPOINT", model.url.as_ref()),
+            ("MCP_ENTRY", mcp.as_os_str()),
             ("WORK", work.as_os_str()),
             ("ARTIFACTS", shots.as_os_str()),
             // The agent's undo journal and configuration stay in the test's folder.
@@ -85,6 +94,9 @@ fn the_chat_view_streams_edits_asks_stops_and_restarts_in_code_server() {
         "the model was asked {} times",
         bodies.len()
     );
+    // The first, after the workspace's MCP server was allowed in the view: its tools offered.
+    let first_tools = bodies[0]["tools"].to_string();
+    assert!(first_tools.contains("mcp_everything_echo"), "{first_tools}");
     // The last: the custom agent picked as the mode is the system prompt and offers only its
     // tools, and the prompt file picked with `/` is the task.
     let last = bodies.last().unwrap();
@@ -103,6 +115,7 @@ fn the_chat_view_streams_edits_asks_stops_and_restarts_in_code_server() {
     assert!(task.contains("calc.py"), "{task}");
     for shot in [
         "chat-1-open",
+        "chat-2-mcp-server",
         "chat-2-answer",
         "chat-3-edit",
         "chat-4-undone",
@@ -110,6 +123,7 @@ fn the_chat_view_streams_edits_asks_stops_and_restarts_in_code_server() {
         "chat-6-allowed",
         "chat-7-stopped",
         "chat-8-restarted",
+        "chat-9-inspector",
     ] {
         assert!(
             Path::new(&shots).join(format!("{shot}.png")).is_file(),

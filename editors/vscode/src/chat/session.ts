@@ -105,6 +105,11 @@ export class ChatSession {
     this.acp.notify('session/cancel', { sessionId: await this.sessionId });
   }
 
+  /** The last request the agent sent to the model, as the inspector's page (`_pilotfish/lastRequest`). */
+  async lastRequest(): Promise<{ title: string; html: string }> {
+    return this.acp.request('_pilotfish/lastRequest', { sessionId: await this.sessionId });
+  }
+
   async setMode(modeId: string): Promise<void> {
     try {
       await this.acp.request('session/set_mode', { sessionId: await this.sessionId, modeId });

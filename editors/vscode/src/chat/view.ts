@@ -4,6 +4,7 @@
 // content security policy: its own script and style, nothing remote.
 import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
+import * as inspector from '../inspector';
 import { AgentCommand, ChatSession, ViewEvent } from './session';
 
 export const VIEW_ID = 'pilotfish.chat';
@@ -32,6 +33,19 @@ export class ChatView implements vscode.WebviewViewProvider {
   /** Shows the view (the command `pilotfish: Open Chat`). */
   async open(): Promise<void> {
     await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+  }
+
+  /** Shows the agent's last request in the inspector (`pilotfish: Inspect the Agent's Last Request`). */
+  async inspect(): Promise<void> {
+    if (!this.session) {
+      void vscode.window.showWarningMessage('pilotfish: open the chat and send a prompt first.');
+      return;
+    }
+    try {
+      inspector.show(await this.session.lastRequest());
+    } catch (e) {
+      void vscode.window.showWarningMessage(`pilotfish: ${e instanceof Error ? e.message : e}`);
+    }
   }
 
   /** A new session in a new agent process; the old one's history is cleared. */
