@@ -15,4 +15,7 @@ pub mod position;
 mod server;
 pub mod transport;
 
-pub use server::{Configure, NextEditConfig, ServerConfig, WorkspaceReader, no_files, serve};
+pub use server::{
+    Configure, ModelServer, NextEditConfig, ServerConfig, WorkspaceReader, no_files,
+    no_model_server, serve,
+};

@@ -11,6 +11,7 @@ import {
 } from 'vscode-languageclient/node';
 import * as inspector from './inspector';
 import { readChatSettings, agentCommand } from './chat/settings';
+import type { AgentCommand } from './chat/session';
 import { ChatView, VIEW_ID } from './chat/view';
 import { describe, ServerState } from './status';
 import { ExtensionSettings, needsRestart, readSettings, serverCommand, serverSettings } from './settings';
@@ -115,8 +116,11 @@ async function stop(): Promise<void> {
 
 async function restart(): Promise<void> {
   await stop();
+  // The new language server first (it may start the managed model server the chat shares),
+  // then the chat's new agent, which waits for it.
+  const started = start();
   chat?.restart();
-  await start();
+  await started;
 }
 
 async function inspect(atCursor: boolean): Promise<void> {
@@ -141,17 +145,49 @@ async function inspect(atCursor: boolean): Promise<void> {
   }
 }
 
+/** Whether `c` runs, or comes to run within `ms` milliseconds. */
+function running(c: LanguageClient, ms: number): Promise<boolean> {
+  if (c.state === State.Running) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      sub.dispose();
+      clearTimeout(timer);
+      resolve(ok);
+    };
+    const sub = c.onDidChangeState((e) => {
+      if (e.newState === State.Running) done(true);
+      else if (e.newState === State.Stopped) done(false);
+    });
+    const timer = setTimeout(() => done(false), ms);
+  });
+}
+
+/** The chat's agent command line; the managed model server's address comes from the
+ * language server, which started it (`pilotfish/modelServer`). */
+async function chatAgent(): Promise<AgentCommand> {
+  const chatSettings = readChatSettings(vscode.workspace.getConfiguration('pilotfish'));
+  let managed: string | undefined;
+  if (!chatSettings.endpoint && settings.gguf && client) {
+    try {
+      // The language server may still be loading the model: wait for it to run.
+      const c = client;
+      if (!(await running(c, 150_000))) throw new Error('the language server is not running');
+      const r = await c.sendRequest<{ endpoint?: string | null }>('pilotfish/modelServer', {});
+      managed = r.endpoint ?? undefined;
+    } catch (e) {
+      output.warn(`pilotfish: no managed model server for the chat: ${e instanceof Error ? e.message : e}`);
+    }
+  }
+  return agentCommand(settings, chatSettings, managed);
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('pilotfish', { log: true });
   statusItem = vscode.window.createStatusBarItem('pilotfish.status', vscode.StatusBarAlignment.Right, 100);
   statusItem.name = 'pilotfish';
   statusItem.command = 'pilotfish.showLog';
   settings = current();
-  const view = new ChatView(
-    context.extensionUri,
-    () => agentCommand(settings, readChatSettings(vscode.workspace.getConfiguration('pilotfish'))),
-    output,
-  );
+  const view = new ChatView(context.extensionUri, chatAgent, output);
   chat = view;
   context.subscriptions.push(
     view,

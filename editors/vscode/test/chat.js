@@ -15,6 +15,9 @@
 //   VSIX             tools/vscode-extension.sh's package
 //   PILOTFISH        the pilotfish binary
 //   CHAT_ENDPOINT    the scripted chat model's address
+//   GGUF             when set, instead of all that: no chat endpoint, `pilotfish.gguf` names this
+//                    model file, and the chat must answer from the one llama-server the
+//                    language server started for it
 //   MCP_ENTRY        the MCP reference server's script (server-everything), run by node
 //   WORK             an empty folder for the workspace and code-server's state
 //   ARTIFACTS        where screenshots go
@@ -38,6 +41,14 @@ function workspace() {
     path.join(ws, 'calc.py'),
     'def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n',
   );
+  if (process.env.GGUF) {
+    writeSettings(
+      path.join(work, 'user-data'),
+      { 'pilotfish.path': env('PILOTFISH'), 'pilotfish.gguf': process.env.GGUF },
+      QUIET_SETTINGS,
+    );
+    return;
+  }
   // The workspace's MCP server, as VS Code users keep it; the script leaves a marker.
   const script = path.join(work, 'mcp-everything.sh');
   fs.writeFileSync(script, `#!/bin/sh\ntouch '${mcpStarted}'\nexec '${process.execPath}' '${env('MCP_ENTRY')}' stdio\n`);
@@ -293,6 +304,36 @@ async function inspects(page) {
   await shot(page, 'chat-9-inspector');
 }
 
+/** The llama-server processes serving `model`. */
+function serversOf(model) {
+  const { execFileSync } = require('node:child_process');
+  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes('llama-server') && l.includes(model));
+}
+
+/** With `pilotfish.gguf` and no chat endpoint, the chat (in Chat mode: SmolLM2 is too small
+ * to call tools well) answers from the model server the language server started: one server
+ * for that file, not two. */
+async function sharesTheManagedServer(page, frame) {
+  await frame.select('#mode', 'chat');
+  await until('the chat mode', () => frame.evaluate(() => document.querySelector('#mode').value === 'chat'), 10);
+  await ask(frame, 'Say hello.');
+  const answer = await until('an answer from the real model', async () => {
+    const t = await transcript(frame);
+    const last = t.filter((e) => e.label === 'pilotfish').pop();
+    const ended = await frame.evaluate(() => document.querySelector('#stop').disabled);
+    return ended && last && last.text.replace(/^pilotfish/, '').trim() && last.text;
+  }, 120);
+  log(`the real model answered: ${JSON.stringify(answer.slice(0, 120))}`);
+  const errors = await frame.evaluate(() => [...document.querySelectorAll('[role="alert"]')].map((e) => e.textContent));
+  if (errors.length) throw new Error(`the view shows errors: ${errors.join(' | ')}`);
+  const servers = serversOf(env('GGUF'));
+  if (servers.length !== 1) throw new Error(`${servers.length} llama-servers for the model, not one:\n${servers.join('\n')}`);
+  log(`one llama-server for the model: ${servers[0].trim().slice(0, 160)}`);
+  await shot(page, 'chat-managed');
+}
+
 async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
   workspace();
@@ -310,6 +351,11 @@ async function main() {
     const modes = await frame.evaluate(() => [...document.querySelectorAll('#mode option')].map((o) => o.textContent));
     if (!modes.includes('Agent') || !modes.includes('Chat')) throw new Error(`the modes are not offered: ${modes}`);
     await shot(page, 'chat-1-open');
+    if (process.env.GGUF) {
+      await sharesTheManagedServer(page, frame);
+      console.log('PASS');
+      return;
+    }
     await streams(page, frame);
     await editsAndUndoes(page, frame);
     await asksAboutCommands(page, frame);

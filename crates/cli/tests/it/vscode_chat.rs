@@ -131,3 +131,38 @@ fn the_chat_view_streams_edits_asks_stops_and_restarts_in_code_server() {
         );
     }
 }
+
+/// With `pilotfish.gguf` and no chat endpoint, the chat answers from the llama-server the
+/// language server started for that file (the real SmolLM2 model): one server, loaded once.
+#[test]
+fn the_chat_shares_the_managed_model_server_of_pilotfish_gguf() {
+    let tools = vscode_tools();
+    let work = crate::temp_dir("vscode-chat-managed");
+    let shots = artifacts("chat-managed");
+    let cache = work.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    // The model under a path of this test's own (a hard link: no copy, and no link that a
+    // canonical path would resolve), so that the servers counted are this test's, not those of
+    // other tests using the same cached file.
+    let model = work.join("SmolLM2-135M-Instruct.gguf");
+    let _ = std::fs::remove_file(&model);
+    std::fs::hard_link(test_utils::smollm2_path(), &model)
+        .or_else(|_| std::fs::copy(test_utils::smollm2_path(), &model).map(|_| ()))
+        .unwrap();
+    run_browser_script(
+        "chat.js",
+        &[
+            ("VSIX", tools.vsix.as_os_str()),
+            ("PILOTFISH", env!("CARGO_BIN_EXE_pilotfish").as_ref()),
+            ("GGUF", model.as_os_str()),
+            (
+                "PILOTFISH_LLAMA_SERVER",
+                test_utils::llama_paths().0.as_os_str(),
+            ),
+            ("PILOTFISH_CACHE", cache.as_os_str()),
+            ("WORK", work.as_os_str()),
+            ("ARTIFACTS", shots.as_os_str()),
+        ],
+    );
+    assert!(shots.join("chat-managed.png").is_file());
+}

@@ -25,7 +25,8 @@ export interface AgentCommand {
 const FS_CAPABILITIES = { fs: { readTextFile: true, writeTextFile: true }, terminal: false };
 
 export class ChatSession {
-  private acp: AcpConnection;
+  /** The agent's process, once its command line is known (see `open`). */
+  private acp: AcpConnection | undefined;
   private sessionId: Promise<string> = Promise.reject(new Error('the chat has not started'));
   private history: ViewEvent[] = [];
   private diffs = new Map<string, Diff[]>();
@@ -35,26 +36,15 @@ export class ChatSession {
   private disposed = false;
 
   constructor(
-    agent: AgentCommand,
+    private agent: () => Promise<AgentCommand>,
     private folder: string | undefined,
     private post: (e: ViewEvent) => void,
     private log: vscode.LogOutputChannel,
   ) {
-    this.acp = new AcpConnection(
-      agent.command,
-      agent.args,
-      folder,
-      (m, p) => this.serve(m, p),
-      (m, p) => this.notified(m, p),
-      (l) => log.info(l),
-      (why) => {
-        if (!this.disposed) this.emit({ type: 'exited', message: why });
-      },
-    );
     this.sessionId.catch(() => {});
   }
 
-  /** Opens the ACP session; its events start to flow. */
+  /** Starts the agent and opens the ACP session; its events start to flow. */
   start(): void {
     this.sessionId = this.open();
     this.sessionId.catch((e) => this.emit({ type: 'error', message: `The agent did not start: ${describe(e)}` }));
@@ -68,7 +58,7 @@ export class ChatSession {
   dispose(): void {
     this.disposed = true;
     for (const answer of this.permissions.values()) answer(null);
-    this.acp.dispose();
+    this.acp?.dispose();
   }
 
   /** Runs one prompt; its answer, tool calls and end arrive as events. */
@@ -82,7 +72,7 @@ export class ChatSession {
     this.emit({ type: 'turn', running: true });
     try {
       const sessionId = await this.sessionId;
-      const r = await this.acp.request<{ stopReason: string }>('session/prompt', {
+      const r = await this.connection().request<{ stopReason: string }>('session/prompt', {
         sessionId,
         prompt: [{ type: 'text', text }],
       });
@@ -102,17 +92,20 @@ export class ChatSession {
       this.emit({ type: 'permissionDone', id, optionId: null });
     }
     this.permissions.clear();
-    this.acp.notify('session/cancel', { sessionId: await this.sessionId });
+    const sessionId = await this.sessionId;
+    this.connection().notify('session/cancel', { sessionId });
   }
 
   /** The last request the agent sent to the model, as the inspector's page (`_pilotfish/lastRequest`). */
   async lastRequest(): Promise<{ title: string; html: string }> {
-    return this.acp.request('_pilotfish/lastRequest', { sessionId: await this.sessionId });
+    const sessionId = await this.sessionId;
+    return this.connection().request('_pilotfish/lastRequest', { sessionId });
   }
 
   async setMode(modeId: string): Promise<void> {
     try {
-      await this.acp.request('session/set_mode', { sessionId: await this.sessionId, modeId });
+      const sessionId = await this.sessionId;
+      await this.connection().request('session/set_mode', { sessionId, modeId });
       this.emit({ type: 'mode', modeId });
     } catch (e) {
       this.emit({ type: 'error', message: `Could not switch to ${modeId}: ${describe(e)}` });
@@ -141,6 +134,12 @@ export class ChatSession {
     }
   }
 
+  /** The agent's connection; only called once the session is open, so it exists. */
+  private connection(): AcpConnection {
+    if (!this.acp) throw new Error('pilotfish acp is not running');
+    return this.acp;
+  }
+
   private emit(e: ViewEvent): void {
     this.history.push(e);
     this.post(e);
@@ -148,13 +147,28 @@ export class ChatSession {
 
   private async open(): Promise<string> {
     this.emit({ type: 'status', text: 'Starting pilotfish acp…' });
-    await this.acp.request('initialize', {
+    const agent = await this.agent();
+    if (this.disposed) throw new Error('the chat was closed');
+    this.log.info(`chat: starting ${agent.command} ${agent.args.join(' ')}`);
+    const acp = new AcpConnection(
+      agent.command,
+      agent.args,
+      this.folder,
+      (m, p) => this.serve(m, p),
+      (m, p) => this.notified(m, p),
+      (l) => this.log.info(l),
+      (why) => {
+        if (!this.disposed) this.emit({ type: 'exited', message: why });
+      },
+    );
+    this.acp = acp;
+    await acp.request('initialize', {
       protocolVersion: 1,
       clientCapabilities: FS_CAPABILITIES,
       clientInfo: { name: 'pilotfish-vscode', title: 'pilotfish for VS Code', version: '0.1.0' },
     });
     if (!this.folder) throw new Error('open a folder first: the agent works in a workspace folder');
-    const r = await this.acp.request<{ sessionId: string; modes?: any }>('session/new', {
+    const r = await acp.request<{ sessionId: string; modes?: any }>('session/new', {
       cwd: this.folder,
       mcpServers: [],
     });

@@ -21,10 +21,13 @@ export function readChatSettings(config: Configuration): ChatSettings {
  * settings, and the `--config` file that `pilotfish.args` names for the language server (the
  * one configuration for both); the other server arguments belong to `pilotfish lsp` alone.
  */
-export function agentCommand(s: ExtensionSettings, chat: ChatSettings): AgentCommand {
+export function agentCommand(s: ExtensionSettings, chat: ChatSettings, managed?: string): AgentCommand {
   const args = ['acp'];
   if (chat.backend) args.push('--backend', chat.backend);
-  if (chat.endpoint) args.push('--endpoint', chat.endpoint);
+  // With no chat endpoint set, the model server `pilotfish.gguf` made the language server
+  // start serves chat too: one model loaded once.
+  const endpoint = chat.endpoint || (s.gguf ? managed : undefined);
+  if (endpoint) args.push('--endpoint', endpoint);
   if (chat.model) args.push('--model', chat.model);
   const config = configFile(s.args);
   if (config) args.push('--config', config);

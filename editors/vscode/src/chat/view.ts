@@ -15,7 +15,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 
   constructor(
     private extensionUri: vscode.Uri,
-    private agent: () => AgentCommand,
+    private agent: () => Promise<AgentCommand>,
     private log: vscode.LogOutputChannel,
   ) {}
 
@@ -75,7 +75,7 @@ export class ChatView implements vscode.WebviewViewProvider {
     if (!this.session) {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       const session: ChatSession = new ChatSession(
-        this.agent(),
+        this.agent,
         folder,
         (e) => {
           if (this.session === session) this.post(e);
