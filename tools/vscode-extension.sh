@@ -2,7 +2,7 @@
 # Builds the VS Code extension in editors/vscode into a .vsix: installs its npm packages at the
 # versions package-lock.json pins (under node 24, which @vscode/vsce needs; tools/node24.sh
 # fetches it once per machine), type-checks it, bundles it with esbuild and packages it with
-# vsce. Prints the .vsix's path on its last line. Quick when nothing changed.
+# vsce (the chat view's page script and style in media/ are shipped as they are). Prints the .vsix's path on its last line. Quick when nothing changed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ext=$(cd "$here/../editors/vscode" && pwd)

@@ -6,6 +6,7 @@
 //! what the editor is shown, `client` what the editor does for the agent (files, approvals).
 
 mod client;
+mod inspect;
 mod options;
 mod rpc;
 mod session;
@@ -196,23 +197,37 @@ impl Server {
             }
             // No sign-in: a local model needs none.
             "authenticate" => Ok(json!({})),
+            "_pilotfish/lastRequest" => {
+                let handle = self.session_of(params)?;
+                let last = handle.last.lock().unwrap_or_else(|e| e.into_inner());
+                match &*last {
+                    Some(last) => Ok(inspect::answer(last)),
+                    None => Err(RpcError::invalid_params(
+                        "this session has sent no request to the model yet: send a prompt first",
+                    )),
+                }
+            }
             "session/set_mode" => {
                 let handle = self.session_of(params)?;
-                let chat = match params["modeId"].as_str() {
-                    Some("agent") => false,
-                    Some("chat") => true,
-                    other => {
-                        return Err(RpcError::invalid_params(format!(
-                            "there is no mode {}; the modes are agent and chat",
-                            other.unwrap_or("(none given)")
-                        )));
-                    }
+                let id = params["modeId"].as_str().unwrap_or("(none given)");
+                let Some(mode) = session::Mode::parse(id, &handle) else {
+                    let ids: Vec<String> = session::modes(&handle)["availableModes"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|m| m["id"].as_str().map(str::to_owned))
+                        .collect();
+                    return Err(RpcError::invalid_params(format!(
+                        "there is no mode {id}; the modes are {}",
+                        ids.join(", ")
+                    )));
                 };
-                handle.chat.store(chat, Ordering::SeqCst);
+                let id = mode.id();
+                *handle.mode.lock().unwrap_or_else(|e| e.into_inner()) = mode;
                 self.conn.notify(
                     "session/update",
                     json!({"sessionId": handle.id, "update": {"sessionUpdate": "current_mode_update",
-                        "currentModeId": if chat { "chat" } else { "agent" }}}),
+                        "currentModeId": id}}),
                 );
                 Ok(json!({}))
             }
@@ -233,11 +248,12 @@ impl Server {
                 };
                 let caps = *self.caps.lock().unwrap_or_else(|e| e.into_inner());
                 let handle = session::open(id.clone(), params, &self.conn, caps, &self.options)?;
+                let modes = session::modes(&handle);
                 self.sessions
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .insert(id.clone(), Arc::new(handle));
-                Ok(json!({"sessionId": id, "modes": session::modes("agent")}))
+                Ok(json!({"sessionId": id, "modes": modes}))
             }
             _ => {
                 let handle = self.session_of(params)?;

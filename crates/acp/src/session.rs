@@ -40,8 +40,13 @@ pub(crate) struct Handle {
     pub(crate) id: String,
     pub(crate) cancel: Arc<AtomicBool>,
     pub(crate) running: AtomicBool,
-    /// `chat`: no tools.
-    pub(crate) chat: AtomicBool,
+    /// The mode the next prompt runs in.
+    pub(crate) mode: Mutex<Mode>,
+    /// The workspace's custom agents (`*.agent.md`) when the session opened: (name,
+    /// description), each offered as a mode.
+    pub(crate) agents: Vec<(String, Option<String>)>,
+    /// The last request the agent sent to the model, for `_pilotfish/lastRequest`.
+    pub(crate) last: Mutex<Option<crate::inspect::LastRequest>>,
     pub(crate) session: Mutex<Session>,
 }
 
@@ -54,13 +59,60 @@ pub(crate) struct Session {
     pending: Vec<mcp::ServerSpec>,
 }
 
-/// The modes a session offers.
-pub(crate) fn modes(current: &str) -> Value {
-    json!({"currentModeId": current, "availableModes": [
-        {"id": "agent", "name": "Agent",
-         "description": "Reads, searches, edits and runs commands in the workspace through tools"},
-        {"id": "chat", "name": "Chat", "description": "Answers in words; no tool is offered"},
-    ]})
+/// What a prompt runs as: pilotfish's agent, a chat without tools, or a custom agent of the
+/// workspace (its body the system prompt, its `tools` the tools).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Agent,
+    Chat,
+    Custom(String),
+}
+
+/// The mode id of a custom agent: its name after this prefix.
+const CUSTOM_PREFIX: &str = "agent:";
+
+impl Mode {
+    pub(crate) fn id(&self) -> String {
+        match self {
+            Mode::Agent => "agent".into(),
+            Mode::Chat => "chat".into(),
+            Mode::Custom(name) => format!("{CUSTOM_PREFIX}{name}"),
+        }
+    }
+
+    /// The mode `id` names among those `handle` offers.
+    pub(crate) fn parse(id: &str, handle: &Handle) -> Option<Mode> {
+        match id {
+            "agent" => Some(Mode::Agent),
+            "chat" => Some(Mode::Chat),
+            _ => {
+                let name = id.strip_prefix(CUSTOM_PREFIX)?;
+                handle
+                    .agents
+                    .iter()
+                    .any(|(n, _)| n == name)
+                    .then(|| Mode::Custom(name.to_owned()))
+            }
+        }
+    }
+}
+
+/// The modes a session offers: agent, chat, and each of the workspace's custom agents.
+pub(crate) fn modes(handle: &Handle) -> Value {
+    let current = handle.mode.lock().unwrap_or_else(|e| e.into_inner()).id();
+    let mut available = vec![
+        json!({"id": "agent", "name": "Agent",
+         "description": "Reads, searches, edits and runs commands in the workspace through tools"}),
+        json!({"id": "chat", "name": "Chat", "description": "Answers in words; no tool is offered"}),
+    ];
+    for (name, description) in &handle.agents {
+        let mut mode = json!({"id": Mode::Custom(name.clone()).id(), "name": name});
+        if let Some(d) = description {
+            mode["description"] = json!(d);
+        }
+        available.push(mode);
+    }
+    json!({"currentModeId": current, "availableModes": available})
 }
 
 /// Starts a session in `cwd` with the MCP servers given and the workspace's own.
@@ -105,7 +157,13 @@ pub(crate) fn open(
         id,
         cancel: ws.cancel_flag(),
         running: AtomicBool::new(false),
-        chat: AtomicBool::new(false),
+        mode: Mutex::new(Mode::Agent),
+        agents: host::setup::customizations(&ws.root)
+            .agents
+            .iter()
+            .map(|a| (a.name.clone(), a.description.clone()))
+            .collect(),
+        last: Mutex::new(None),
         session: Mutex::new(Session {
             ws,
             messages: Vec::new(),
@@ -243,7 +301,12 @@ fn turn(
     // A prompt file is a slash command.
     let task = host::customizations::expand_prompt_file(std::slice::from_ref(&root), text, None)
         .map_err(|e| RpcError::invalid_params(format!("{e:#}")))?;
-    let chat = handle.chat.load(Ordering::SeqCst);
+    let mode = handle
+        .mode
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let chat = mode == Mode::Chat;
     if !chat {
         settle_servers(handle, session, conn);
     }
@@ -254,7 +317,10 @@ fn turn(
         &host::setup::Request {
             root: &root,
             task: &task,
-            agent: None,
+            agent: match &mode {
+                Mode::Custom(name) => Some(name.as_str()),
+                _ => None,
+            },
             template: None,
             catalogue: &catalogue,
             max_tokens: options.max_tokens,
@@ -279,6 +345,7 @@ fn turn(
     let mut model =
         host::chat_model::ChatModel::new(options.backend.clone(), handle.cancel.clone())
             .map_err(|e| RpcError::internal(format!("{e:#}")))?;
+    let facts = facts(&mode, &root, options);
     let mut updates = Updates {
         conn: conn.clone(),
         session: handle.id.clone(),
@@ -292,6 +359,11 @@ fn turn(
         cancel: handle.cancel.clone(),
     };
     let count = |t: &str| tokenizer.count(t);
+    let mut model = crate::inspect::Recording {
+        inner: &mut model,
+        last: &handle.last,
+        facts,
+    };
     let stop = Loop {
         model: &mut model,
         tools: &mut session.ws,
@@ -312,6 +384,35 @@ fn turn(
         Stop::Cancelled { .. } => "cancelled",
     };
     Ok(json!({ "stopReason": reason }))
+}
+
+/// What the inspector says shaped a turn's requests: its mode, the model, the customization
+/// files of the workspace (and the user's) that were found.
+fn facts(mode: &Mode, root: &Path, options: &Options) -> crate::inspect::Facts {
+    let found = host::setup::customizations(root);
+    let customizations = found
+        .instructions
+        .iter()
+        .map(|i| i.path.display().to_string())
+        .chain(
+            found
+                .agents
+                .iter()
+                .map(|a| format!("agent {}: {}", a.name, a.path.display())),
+        )
+        .chain(
+            found
+                .skills
+                .iter()
+                .map(|k| format!("skill {}: {}", k.name, k.path.display())),
+        )
+        .collect();
+    crate::inspect::Facts {
+        mode: mode.id(),
+        endpoint: options.backend.endpoint.clone(),
+        model: options.backend.model.clone(),
+        customizations,
+    }
 }
 
 /// At the session's first prompt in agent mode, the workspace's MCP servers are settled: those

@@ -183,6 +183,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     configure(&loaded, &Value::Null, &managed)?;
     let excluded: Arc<dyn Fn(&str) -> bool + Send + Sync> = Arc::new(excluder());
     let slot = managed.clone();
+    let managed_now = managed.clone();
     let config = lsp::ServerConfig {
         configure: Arc::new(move |v| configure(&loaded, v, &slot).map_err(|e| format!("{e:#}"))),
         excluded: excluded.clone(),
@@ -190,6 +191,11 @@ pub(crate) fn run(args: Args) -> Result<()> {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         // The first `configure`, when serving starts, says where next edits go.
         next_edit: None,
+        // The managed server's address as it is now (settings can replace the server).
+        model_server: Arc::new(move || {
+            let running = managed_now.lock().unwrap_or_else(|e| e.into_inner());
+            running.as_ref().map(|m| m.url.clone())
+        }),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -51,6 +51,7 @@ fn config(url: &str, debounce: bool) -> lsp::ServerConfig {
             }
             Ok((backend, settings).into())
         }),
+        model_server: lsp::no_model_server(),
         excluded: Arc::new(|_| false),
         files: lsp::no_files(),
         version: "bench".into(),

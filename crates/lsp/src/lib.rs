@@ -16,5 +16,6 @@ mod server;
 pub mod transport;
 
 pub use server::{
-    Configure, Configured, NextEditConfig, ServerConfig, WorkspaceReader, no_files, serve,
+    Configure, Configured, ModelServer, NextEditConfig, ServerConfig, WorkspaceReader, no_files,
+    no_model_server, serve,
 };

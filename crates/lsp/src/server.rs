@@ -89,6 +89,18 @@ pub struct ServerConfig {
     /// Where next edit suggestions are asked for; `None` answers `copilotInlineEdit` with no
     /// edits.
     pub next_edit: Option<NextEditConfig>,
+    /// The address of the model server pilotfish started for a GGUF file (the managed one), if
+    /// one runs, answered to `pilotfish/modelServer` so that an editor's chat can use the same
+    /// server instead of loading the model again.
+    pub model_server: ModelServer,
+}
+
+/// See [`ServerConfig::model_server`].
+pub type ModelServer = Arc<dyn Fn() -> Option<String> + Send + Sync>;
+
+/// A [`ModelServer`] for a server that never starts one.
+pub fn no_model_server() -> ModelServer {
+    Arc::new(|| None)
 }
 
 /// See [`ServerConfig::files`].
@@ -399,6 +411,10 @@ impl Server {
             }
             "textDocument/copilotInlineEdit" => self.next_edit(id, &params),
             "pilotfish/inspect" => self.inspect(id, &params),
+            "pilotfish/modelServer" => {
+                let endpoint = (self.config.model_server)();
+                self.respond(id, json!({ "endpoint": endpoint }));
+            }
             "pilotfish/stats" => {
                 let stats = serde_json::to_value(self.pipeline.stats()).unwrap_or_default();
                 let latency = lock(&self.latencies).summary();

@@ -19,7 +19,8 @@ pub struct PageFacts {
     pub sections: Vec<(String, Vec<(String, String)>)>,
 }
 
-const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#1d232a;background:#fafbfc}\
+/// The page's look, shared with the other inspector pages (the agent's last request).
+pub const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#1d232a;background:#fafbfc}\
 h1{font-size:1.25rem}h2{font-size:1rem;margin:1.2rem 0 .3rem}\
 pre{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:.6rem;white-space:pre-wrap;word-break:break-all;margin:0}\
 .part{margin-bottom:1rem}.tok{color:#57606a;font-weight:normal}\
@@ -29,7 +30,7 @@ table{border-collapse:collapse;width:100%;background:#fff}td,th{border:1px solid
 tr.dropped td{color:#8c959f}tr.cut td:first-child{color:#9a6700}.why{color:#57606a;font-size:.85em}";
 
 /// Text made safe inside HTML elements and attribute values.
-fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

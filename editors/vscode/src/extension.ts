@@ -1,5 +1,6 @@
 // pilotfish for VS Code: starts `pilotfish lsp`, shows its inline completions as ghost text,
-// says in the status bar what the server is doing, and opens the prompt inspector.
+// says in the status bar what the server is doing, and opens the prompt inspector and the chat
+// view (`pilotfish acp`, src/chat).
 import * as vscode from 'vscode';
 import {
   LanguageClient,
@@ -10,6 +11,9 @@ import {
 } from 'vscode-languageclient/node';
 import * as inspector from './inspector';
 import { NextEdits } from './nextEdit';
+import { readChatSettings, agentCommand } from './chat/settings';
+import type { AgentCommand } from './chat/session';
+import { ChatView, VIEW_ID } from './chat/view';
 import { describe, ServerState } from './status';
 import { ExtensionSettings, needsRestart, readSettings, serverCommand, serverSettings } from './settings';
 
@@ -19,6 +23,7 @@ let statusItem: vscode.StatusBarItem;
 let settings: ExtensionSettings;
 let state: ServerState = { kind: 'starting' };
 let nextEdits: NextEdits | undefined;
+let chat: ChatView | undefined;
 
 function current(): ExtensionSettings {
   return readSettings(vscode.workspace.getConfiguration('pilotfish'));
@@ -113,7 +118,11 @@ async function stop(): Promise<void> {
 
 async function restart(): Promise<void> {
   await stop();
-  await start();
+  // The new language server first (it may start the managed model server the chat shares),
+  // then the chat's new agent, which waits for it.
+  const started = start();
+  chat?.restart();
+  await started;
 }
 
 async function inspect(atCursor: boolean): Promise<void> {
@@ -138,6 +147,42 @@ async function inspect(atCursor: boolean): Promise<void> {
   }
 }
 
+/** Whether `c` runs, or comes to run within `ms` milliseconds. */
+function running(c: LanguageClient, ms: number): Promise<boolean> {
+  if (c.state === State.Running) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      sub.dispose();
+      clearTimeout(timer);
+      resolve(ok);
+    };
+    const sub = c.onDidChangeState((e) => {
+      if (e.newState === State.Running) done(true);
+      else if (e.newState === State.Stopped) done(false);
+    });
+    const timer = setTimeout(() => done(false), ms);
+  });
+}
+
+/** The chat's agent command line; the managed model server's address comes from the
+ * language server, which started it (`pilotfish/modelServer`). */
+async function chatAgent(): Promise<AgentCommand> {
+  const chatSettings = readChatSettings(vscode.workspace.getConfiguration('pilotfish'));
+  let managed: string | undefined;
+  if (!chatSettings.endpoint && settings.gguf && client) {
+    try {
+      // The language server may still be loading the model: wait for it to run.
+      const c = client;
+      if (!(await running(c, 150_000))) throw new Error('the language server is not running');
+      const r = await c.sendRequest<{ endpoint?: string | null }>('pilotfish/modelServer', {});
+      managed = r.endpoint ?? undefined;
+    } catch (e) {
+      output.warn(`pilotfish: no managed model server for the chat: ${e instanceof Error ? e.message : e}`);
+    }
+  }
+  return agentCommand(settings, chatSettings, managed);
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('pilotfish', { log: true });
   statusItem = vscode.window.createStatusBarItem('pilotfish.status', vscode.StatusBarAlignment.Right, 100);
@@ -145,8 +190,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   statusItem.command = 'pilotfish.showLog';
   settings = current();
   nextEdits = new NextEdits(context.extensionUri, () => client, () => settings.nextEdit, output);
+  const view = new ChatView(context.extensionUri, chatAgent, output);
+  chat = view;
   context.subscriptions.push(
     nextEdits,
+    view,
+    vscode.window.registerWebviewViewProvider(VIEW_ID, view),
+    vscode.commands.registerCommand('pilotfish.openChat', () => view.open()),
+    vscode.commands.registerCommand('pilotfish.newChat', () => view.newChat()),
+    vscode.commands.registerCommand('pilotfish.inspectChat', () => view.inspect()),
     output,
     statusItem,
     vscode.commands.registerCommand('pilotfish.showLog', () => output.show(true)),
@@ -159,6 +211,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('pilotfish.inspectCursor', () => inspect(true)),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (!e.affectsConfiguration('pilotfish')) return;
+      // The chat's agent takes its model settings when it starts: a new one for new settings.
+      if (e.affectsConfiguration('pilotfish.chat')) chat?.restart();
       const before = settings;
       settings = current();
       if (needsRestart(before, settings)) {
@@ -178,5 +232,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 export async function deactivate(): Promise<void> {
+  chat?.dispose();
   await stop();
 }

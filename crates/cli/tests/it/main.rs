@@ -18,6 +18,7 @@ mod servers;
 mod unbundle;
 mod vllm;
 mod vscode;
+mod vscode_chat;
 mod vscode_next_edit;
 
 use std::{

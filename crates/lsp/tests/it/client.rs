@@ -47,6 +47,7 @@ pub(crate) fn config(url: &str) -> lsp::ServerConfig {
             }
             Ok((backend, s).into())
         }),
+        model_server: lsp::no_model_server(),
         excluded: Arc::new(|path: &str| path.contains("secret")),
         files: lsp::no_files(),
         version: "test".into(),

@@ -125,3 +125,25 @@ async fn a_failed_request_shows_its_error_and_bad_cursors_are_refused() {
     let again = c.call("pilotfish/inspect", json!({})).await;
     assert!(again["result"]["html"].is_string());
 }
+
+/// `pilotfish/modelServer`: the managed model server's address as the server's configuration
+/// gives it now, `null` when there is none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_managed_model_server_is_named_to_the_editor() {
+    let model = ScriptedModel::start(vec![], Duration::ZERO).await;
+    let mut c = ready(&model).await;
+    let none = c.call("pilotfish/modelServer", json!({})).await;
+    assert_eq!(none["result"], json!({"endpoint": null}), "{none}");
+    let managed = lsp::ServerConfig {
+        model_server: std::sync::Arc::new(|| Some("http://127.0.0.1:4242".to_owned())),
+        ..config(&model.url)
+    };
+    let mut c = Client::start(managed);
+    c.initialize(json!({"capabilities": {}})).await;
+    let named = c.call("pilotfish/modelServer", json!({})).await;
+    assert_eq!(
+        named["result"],
+        json!({"endpoint": "http://127.0.0.1:4242"}),
+        "{named}"
+    );
+}
