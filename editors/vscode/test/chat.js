@@ -66,7 +66,13 @@ function workspace() {
   );
   writeSettings(
     work,
-    { 'pilotfish.chat.endpoint': env('CHAT_ENDPOINT'), 'pilotfish.endpoint': 'http://127.0.0.1:9' },
+    // Next edits would ask the same scripted model after each keystroke and take its turns
+    // (next-edit.js tests them).
+    {
+      'pilotfish.chat.endpoint': env('CHAT_ENDPOINT'),
+      'pilotfish.endpoint': 'http://127.0.0.1:9',
+      'pilotfish.nextEdit.enable': false,
+    },
     { 'pilotfish.path': env('PILOTFISH') },
   );
 }
