@@ -328,3 +328,82 @@ fn next_edit_asks_a_real_model_with_both_strategies() {
     }
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// Types one line of a real source file again, one `pilotfish complete` (a new process) per
+/// keystroke, as an editor plugin that runs the command does, against a one-slot llama-server
+/// with a context of 4,096 tokens. Returns, per keystroke, the prompt tokens the server read
+/// and the prompt's whole length, both as the server counted them (its `timings`), and the
+/// budget the prompt was built with. The first keystroke is a first contact: nothing is known
+/// of the server yet.
+fn type_a_line(server: &LlamaServer, name: &str, keys: usize) -> Vec<(u64, u64, u64)> {
+    let home = home(name);
+    let source = std::fs::read_to_string(repo().join("crates/ghost/src/fit.rs")).unwrap();
+    let lines: Vec<&str> = source.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("backend.server_info(DESCRIBE_LIMIT)"))
+        .unwrap();
+    let line = lines[at];
+    let indent = line.len() - line.trim_start().len();
+    let mut read = Vec::new();
+    for typed in 0..=keys {
+        let mut edited = lines.clone();
+        let partial = &line[..indent + typed];
+        edited[at] = partial;
+        let file = home.join("fit.rs");
+        std::fs::write(&file, edited.join("\n")).unwrap();
+        let location = format!("{}:{}:{}", file.display(), at + 1, partial.len() + 1);
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pilotfish"));
+        command
+            .args(["complete", &location, "--endpoint", &server.url])
+            .args(["--format", "json", "--max-tokens", "8"])
+            .current_dir(&home)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_CACHE_HOME", home.join(".cache"));
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "keystroke {typed}: {stderr}");
+        let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let timings = &outcome["trace"]["timings"];
+        let (prompt_n, cache_n) = (
+            timings["prompt_n"].as_u64(),
+            timings["cache_n"].as_u64().unwrap_or(0),
+        );
+        let prompt_n = prompt_n.unwrap_or_else(|| panic!("no timings: {outcome}\n{stderr}"));
+        let budget = outcome["trace"]["max_prompt_tokens"].as_u64().unwrap_or(0);
+        read.push((prompt_n, prompt_n + cache_n, budget));
+    }
+    let _ = std::fs::remove_dir_all(&home);
+    read
+}
+
+/// With one `pilotfish complete` per keystroke, each keystroke after the first makes the
+/// server read at most 5% of its prompt again (SmolLM2: no fill-in-the-middle, prefix-only
+/// prompts) and at most 10% (the fill-in-the-middle model): nothing a process sends to learn
+/// what the server can do replaces the slot's cached prompt, and each process sizes its prompt
+/// as the last one did. The first request, before the server's speed is known, is held to a
+/// size a slow machine reads in a few seconds; the one after it may read more only where the
+/// measured speed let its budget grow (a fast server gets the whole budget back). Counted in
+/// tokens the server reports, not timed.
+#[test]
+fn typing_with_one_complete_per_keystroke_reads_little_again() {
+    for (name, server, share) in [
+        ("typing-smollm2", LlamaServer::smollm2(4096, &[]), 0.05),
+        ("typing-fim", LlamaServer::tiny(4096, &[]), 0.10),
+    ] {
+        let read = type_a_line(&server, name, 6);
+        let (first, _, cold) = read[0];
+        assert!(
+            first <= 700,
+            "{name}: the first request read {first} tokens: {read:?}"
+        );
+        for (key, (again, whole, budget)) in read.iter().enumerate().skip(1) {
+            let grew = key == 1 && *budget > cold;
+            assert!(
+                (*again as f64) <= share * *whole as f64 || grew,
+                "{name}: keystroke {key} read {again} of its {whole} prompt tokens: {read:?}"
+            );
+        }
+    }
+}
