@@ -45,6 +45,11 @@ pub struct Learned {
     /// built with it again starts as the one the server holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<usize>,
+    /// The document of the last prompt and where its prompt layout started the prefix (kept
+    /// opaque here: the prompt crate's `Anchor`), so that the next process's prefix starts
+    /// there too rather than one line further down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<(String, serde_json::Value)>,
     /// Seconds since 1970 when this was last written; the oldest entries go first.
     #[serde(default)]
     pub updated: u64,

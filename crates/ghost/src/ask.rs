@@ -99,7 +99,8 @@ impl Pipeline {
                 trace.prompt = Some(prompt);
                 return Ok(self.skip(reason, trace, at.started));
             }
-            let backend = self.limited(&server.backend, &prompt, &shape, &mut trace);
+            let path = &request.document.path;
+            let backend = self.limited(&server.backend, path, &prompt, &shape, &mut trace);
             let (answers, first_error) = self
                 .ask_model(&backend, prompt, &shape, decision, at, &mut trace)
                 .await?;
@@ -158,7 +159,7 @@ impl Pipeline {
         let path = &request.document.path;
         let max_tokens = self.settings.max_tokens;
         let assembly_started = Instant::now();
-        let session = self.state().sessions.get(path).cloned();
+        let session = self.session(path);
         let budget = self.fit.budget(asked, server.context_size, max_tokens);
         trace.notes.extend(budget.note.clone());
         let mut prompt = self.assemble(request, files, path, budget.tokens, shape)?;
@@ -207,6 +208,7 @@ impl Pipeline {
     fn limited(
         &self,
         backend: &Backend,
+        path: &str,
         prompt: &prompt::Prompt,
         shape: &Shape,
         trace: &mut Trace,
@@ -222,7 +224,13 @@ impl Pipeline {
             trace.first_token_limit_ms = Some(limit.as_secs_f64() * 1e3);
         }
         let budget = trace.max_prompt_tokens.unwrap_or_default();
-        self.fit.sent(&backend, &text, budget);
+        let anchor = self
+            .state()
+            .sessions
+            .get(path)
+            .and_then(prompt::Session::anchor);
+        self.fit
+            .sent(&backend, &text, budget, anchor.map(|a| (path, a)));
         backend
     }
 
@@ -261,6 +269,20 @@ impl Pipeline {
             let what = format!("{} answered a fill-in-the-middle request", backend.endpoint);
             self.fit.learn_fim(backend, true, what);
         }
+    }
+
+    /// The document's prompt session as it stands; a new one resumes where an earlier
+    /// process's prompt for it started its prefix (a command run per keystroke).
+    fn session(&self, path: &str) -> Option<prompt::Session> {
+        let mut state = self.state();
+        if !state.sessions.contains_key(path)
+            && let Some(anchor) = self.fit.anchor(path)
+        {
+            let mut session = prompt::Session::default();
+            session.resume(anchor);
+            state.sessions.insert(path.to_owned(), session);
+        }
+        state.sessions.get(path).cloned()
     }
 
     /// Whether a round whose every request failed is asked again, and how: prefix-only when a

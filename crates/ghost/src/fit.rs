@@ -137,12 +137,30 @@ impl Fit {
 
     /// Remembers the prompt text just sent (as the model reads it): the next request's
     /// shared start with it is what the server holds.
-    pub(crate) fn sent(&self, backend: &Backend, text: &str, budget: usize) {
+    pub(crate) fn sent(
+        &self,
+        backend: &Backend,
+        text: &str,
+        budget: usize,
+        anchor: Option<(&str, prompt::Anchor)>,
+    ) {
         let sent = Sent::of(text);
+        let anchor =
+            anchor.and_then(|(path, a)| Some((path.to_owned(), serde_json::to_value(a).ok()?)));
         self.remember(backend, |l| {
             l.last_sent = Some(sent.clone());
             l.budget = Some(budget);
+            l.anchor.clone_from(&anchor);
         });
+    }
+
+    /// Where the last prompt for the document at `path` started its prefix, when remembered.
+    pub(crate) fn anchor(&self, path: &str) -> Option<prompt::Anchor> {
+        let learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
+        let (at, anchor) = learned.anchor.as_ref()?;
+        (at == path)
+            .then(|| serde_json::from_value(anchor.clone()).ok())
+            .flatten()
     }
 
     /// The budget the last prompt sent was built with.

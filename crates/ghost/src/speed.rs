@@ -16,18 +16,19 @@ use prompt::request::RequestJson;
 use crate::{Pipeline, PipelineError, Shape, Trace, fit::model_text};
 
 /// The model's tokens a first request may make the server read before its speed is known:
-/// about 3 s at 115 tokens a second (the slowest laptop reported), under 5 s on a loaded
-/// 2-core machine at 70, well under a second on a desktop.
-pub(crate) const COLD_MODEL_TOKENS: f64 = 330.0;
+/// under 2 s at 115 tokens a second (the slowest laptop reported), about 5 s on a 2-core
+/// machine loaded to 40, a few milliseconds on a desktop. This is paid once per server and
+/// model: the speed is remembered.
+pub(crate) const COLD_MODEL_TOKENS: f64 = 200.0;
 
-/// The smallest budget speed sizes a prompt to, in the prompt's tokens: below it a prompt holds
-/// too little of the file to be worth a suggestion, and a slow server's first token comes
-/// later than the target instead.
+/// The smallest budget a measured speed sizes a prompt to, in the prompt's tokens: below it a
+/// prompt holds too little of the file to be worth a suggestion, and a slow server's first
+/// token comes later than the target instead.
 const FLOOR_TOKENS: usize = 256;
 
 /// The first-token limit before the server's speed is known: a server that describes itself
 /// and never answers costs a command less than ten seconds, and a cold prompt of
-/// [`COLD_MODEL_TOKENS`] reads within it down to about 50 tokens a second.
+/// [`COLD_MODEL_TOKENS`] reads within it down to about 30 tokens a second.
 const UNKNOWN_SPEED_LIMIT: Duration = Duration::from_secs(7);
 
 /// The least first-token limit sized from a measured speed: the time an answer takes beyond
@@ -70,13 +71,15 @@ pub(crate) fn first_token_limit(speed: Option<f64>, uncached: usize) -> Duration
 }
 
 /// The budget, in the prompt's tokens, of a prompt read cold within `target` at `speed` model
-/// tokens a second (before the speed is known, [`COLD_MODEL_TOKENS`]), at `ratio` model tokens
-/// per prompt token; never under a floor that still holds a useful prompt, never over `full`.
+/// tokens a second, at `ratio` model tokens per prompt token, never under a floor that still
+/// holds a useful prompt; before the speed is known, [`COLD_MODEL_TOKENS`]; never over `full`.
 pub fn cold_budget(speed: Option<f64>, target: Duration, ratio: f64, full: usize) -> usize {
-    let allowance = speed.map_or(COLD_MODEL_TOKENS, |s| s * target.as_secs_f64());
-    ((allowance / ratio.max(0.1)) as usize)
-        .max(FLOOR_TOKENS)
-        .min(full)
+    let ratio = ratio.max(0.1);
+    match speed {
+        Some(s) => ((s * target.as_secs_f64() / ratio) as usize).max(FLOOR_TOKENS),
+        None => (COLD_MODEL_TOKENS / ratio) as usize,
+    }
+    .min(full)
 }
 
 impl Pipeline {
@@ -102,12 +105,19 @@ impl Pipeline {
             return Ok(prompt);
         }
         let cold = cold_budget(speed, sizing.target, self.fit.ratio(), sizing.full);
-        let last = self
-            .fit
-            .last_budget()
-            .filter(|b| *b < sizing.full && *b > cold);
+        // The target's own size is read within it; the floor is not, so a smaller prompt whose
+        // start the server holds (a first contact's) is kept rather than read afresh.
+        let by_target = speed
+            .is_some_and(|s| s * sizing.target.as_secs_f64() / self.fit.ratio() >= cold as f64);
+        let last = self.fit.last_budget().filter(|b| *b < sizing.full);
+        let candidates = [
+            (last.filter(|b| *b > cold), false),
+            (Some(cold).filter(|_| by_target), true),
+            (last.filter(|b| *b < cold), false),
+            (Some(cold), true),
+        ];
         let path = &sizing.request.document.path;
-        for (budget, must) in [(last, false), (Some(cold), true)] {
+        for (budget, must) in candidates {
             let Some(budget) = budget else { continue };
             if let Some(session) = &sizing.session {
                 self.state().sessions.insert(path.clone(), session.clone());

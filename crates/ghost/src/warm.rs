@@ -112,8 +112,18 @@ impl Pipeline {
                     trace: Box::new(Trace::default()),
                 })?
                 .1;
-            self.fit
-                .sent(&backend, &request_text(&sent, shape.kind), budget.tokens);
+            let anchor = self
+                .state()
+                .sessions
+                .get(path)
+                .and_then(prompt::Session::anchor);
+            let text = request_text(&sent, shape.kind);
+            self.fit.sent(
+                &backend,
+                &text,
+                budget.tokens,
+                anchor.map(|a| (path.as_str(), a)),
+            );
             if let Some(t) = &timings {
                 self.fit.observe(&backend, t);
             }
