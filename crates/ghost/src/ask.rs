@@ -195,6 +195,7 @@ impl Pipeline {
                 session,
                 full: trace.max_prompt_tokens.unwrap_or(budget.tokens),
                 target,
+                limit: server.backend.first_token_timeout,
             };
             prompt = self.size_to_speed(sizing, prompt, trace)?;
         }

@@ -26,6 +26,9 @@ pub(crate) const COLD_MODEL_TOKENS: f64 = 200.0;
 /// token comes later than the target instead.
 const FLOOR_TOKENS: usize = 256;
 
+/// The least budget a first-token limit of the backend's own lowers the floor to.
+const LEAST_TOKENS: usize = 64;
+
 /// The first-token limit before the server's speed is known: a server that describes itself
 /// and never answers costs a command less than ten seconds, and a cold prompt of
 /// [`COLD_MODEL_TOKENS`] reads within it down to about 30 tokens a second.
@@ -46,6 +49,8 @@ pub(crate) struct Sizing<'a> {
     /// The budget the server's context allows, in the prompt's tokens.
     pub(crate) full: usize,
     pub(crate) target: Duration,
+    /// The backend's own first-token limit, when it has one.
+    pub(crate) limit: Option<Duration>,
 }
 
 /// Whether the server says how long reading a prompt took (llama.cpp, Ollama): only then is
@@ -104,7 +109,13 @@ impl Pipeline {
             trace.speed = Some(self.speed_line(speed, uncached, sizing.full, sizing.target));
             return Ok(prompt);
         }
-        let cold = cold_budget(speed, sizing.target, self.fit.ratio(), sizing.full);
+        let mut cold = cold_budget(speed, sizing.target, self.fit.ratio(), sizing.full);
+        // A first-token limit of the backend's own (the language server's 4 s) also bounds the
+        // floor: half of it for reading, the rest for a warming piece under way and sampling.
+        if let (Some(limit), Some(s)) = (sizing.limit, speed) {
+            let within = (s * limit.as_secs_f64() / 2.0 / self.fit.ratio()) as usize;
+            cold = cold.min(within.max(LEAST_TOKENS));
+        }
         // The target's own size is read within it; the floor is not, so a smaller prompt whose
         // start the server holds (a first contact's) is kept rather than read afresh.
         let by_target = speed
@@ -128,10 +139,12 @@ impl Pipeline {
             let (ok, uncached) = fits(&p);
             if ok || must {
                 trace.max_prompt_tokens = Some(budget);
-                trace
-                    .notes
-                    .push(lowered(speed, sizing.full, budget, sizing.target));
-                trace.speed = Some(self.speed_line(speed, uncached, budget, sizing.target));
+                // Said in `--explain` and the JSON trace, not as a note on every keystroke.
+                trace.speed = Some(format!(
+                    "{}; {}",
+                    lowered(speed, sizing.full, budget, sizing.target),
+                    self.speed_line(speed, uncached, budget, sizing.target)
+                ));
                 return Ok(p);
             }
         }

@@ -6,7 +6,7 @@
 //!
 //! Only llama.cpp is warmed: its slot keeps the evaluated prompt (`cache_prompt`) and, with
 //! `--cache-reuse`, finds a run of the document read here even where the first completion's
-//! prefix starts further down. The prompt is sent in pieces of about half a second of reading
+//! prefix starts further down. The prompt is sent in pieces of about a second of reading
 //! at the server's measured speed, each read on top of the last, so that typing stops the
 //! warming cleanly between pieces: dropping the future closes the connection, and what the
 //! server read by then stays in its cache (and is remembered as sent, for the budget of the
@@ -43,6 +43,28 @@ impl Pipeline {
     /// followed by the rest of the document, so that the server's cache holds it. Pass the
     /// position where typing is expected (the top of a document just opened).
     pub async fn warm(
+        &self,
+        request: &RequestJson,
+        files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
+    ) -> Result<Warmed, PipelineError> {
+        match self.warm_as_shaped(request, files).await {
+            // A model the server had not said lacks fill-in-the-middle: learned and remembered
+            // as a completion would, and warmed prefix-only.
+            Err(PipelineError::Backend { error, .. })
+                if self.settings.fim == crate::FimMode::Auto
+                    && self.fit.refused_fim().is_none()
+                    && let Some(why) = crate::shape::refuses_fim(&error) =>
+            {
+                let why = format!("the server refused it: {why}");
+                self.fit.learn_fim(&self.backend, false, why);
+                self.warm_as_shaped(request, files).await
+            }
+            other => other,
+        }
+    }
+
+    /// [`Self::warm`] in the shape a completion would take now.
+    async fn warm_as_shaped(
         &self,
         request: &RequestJson,
         files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
@@ -93,7 +115,7 @@ impl Pipeline {
         // llama.cpp samples one token whatever the limit; nothing more is wanted.
         sent.max_tokens = 0;
         let mut characters = 0;
-        // In pieces of about half a second of reading each, from the prompt's start: the
+        // In pieces of about a second of reading each, from the prompt's start: the
         // context and the document from the prefix's anchor, which the next keystrokes' prompts
         // start with. A piece stops the server for at most that long when typing starts (it
         // reads a batch whole), and what the pieces before it read stays in its cache.
@@ -168,15 +190,17 @@ fn read_ahead(
     ))
 }
 
-/// Reading time of one piece of a warming.
-const PIECE: std::time::Duration = std::time::Duration::from_millis(500);
+/// Reading time of one piece of a warming: short enough that typing waits little for the piece
+/// under way, long enough that each request's own cost (the connection, one sampled token) is
+/// small beside it on a slow machine.
+const PIECE: std::time::Duration = std::time::Duration::from_millis(1000);
 
 /// Model tokens read per piece before the server's speed is measured.
-const UNMEASURED_PIECE_TOKENS: f64 = 128.0;
+const UNMEASURED_PIECE_TOKENS: f64 = 160.0;
 
 impl Pipeline {
     /// The bytes of prompt a piece of warming holds: [`PIECE`] of reading at the server's
-    /// measured speed, at the model's measured tokens per byte.
+    /// measured speed (128 tokens at least), at the model's measured tokens per byte.
     fn piece_bytes(&self) -> usize {
         let tokens = self
             .fit
@@ -184,7 +208,7 @@ impl Pipeline {
             .map_or(UNMEASURED_PIECE_TOKENS, |s| {
                 s.prompt_per_second * PIECE.as_secs_f64()
             })
-            .max(64.0);
+            .max(128.0);
         (tokens / self.fit.tokens_per_byte()) as usize
     }
 }

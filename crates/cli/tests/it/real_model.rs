@@ -407,3 +407,84 @@ fn typing_with_one_complete_per_keystroke_reads_little_again() {
         }
     }
 }
+
+/// The language server against a one-slot llama-server whose whole prompt for a file takes
+/// longer to read than the user waits: typing starts 10 s after the file was opened, while the
+/// warming may still be under way. The warming goes in short pieces, so typing stops it within
+/// a piece, and the first completion's prompt is sized so that what the server does not hold
+/// reads within the first-token target at the speed the warming measured (and well within the
+/// language server's 4 s limit): it reads a few hundred tokens at most, never the whole prompt
+/// of the context's budget (over 2,000 tokens here), and a suggestion comes back. Counted with
+/// the server's own metrics; the time is reported.
+#[test]
+fn typing_ten_seconds_after_opening_gets_a_suggestion_that_reads_little() {
+    use serde_json::json;
+    let server = LlamaServer::smollm2(4096, &["--metrics"]);
+    let home = home("lsp-typing");
+    let source = std::fs::read_to_string(repo().join("crates/ghost/src/fit.rs")).unwrap();
+    let uri = format!("file://{}/fit.rs", home.display());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pilotfish"));
+    command
+        .args(["lsp", "--endpoint", &server.url])
+        .current_dir(&home)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"));
+    let mut lsp = super::servers::Lsp::spawn(command);
+    lsp.watchdog(std::time::Duration::from_secs(120));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
+    lsp.answer(1);
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "rust", "version": 1, "text": source}}}),
+    );
+    std::thread::sleep(std::time::Duration::from_secs(10));
+    // A new line typed after the module's `use` lines, near the top.
+    let lines: Vec<&str> = source.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("use ")).unwrap() + 1;
+    let typed = "const LIMIT: usize = ";
+    let mut edited = lines.clone();
+    edited.insert(at, typed);
+    let text = edited.join("\n");
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text}]}}),
+    );
+    let before = evaluated(&server.url);
+    let asked = std::time::Instant::now();
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlineCompletion", "params": {
+        "textDocument": {"uri": uri}, "position": {"line": at, "character": typed.len()},
+        "context": {"triggerKind": 1}}}),
+    );
+    let (answer, seen) = lsp.answer(2);
+    let took = asked.elapsed();
+    let read = evaluated(&server.url) - before;
+    eprintln!("first completion after 10 s: {took:?}, {read} prompt tokens read");
+    eprintln!("DEBUG {seen:?}");
+    eprintln!(
+        "DEBUG {}",
+        std::fs::read_to_string(home.join(".cache/pilotfish/servers.json"))
+            .unwrap_or_default()
+            .chars()
+            .take(600)
+            .collect::<String>()
+    );
+    assert!(answer.get("error").is_none(), "{answer}");
+    let items = answer["result"]["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        !items.is_empty(),
+        "no suggestion ({took:?}, {read} tokens read): {answer}"
+    );
+    assert!(
+        read <= 400.0,
+        "the first completion read {read} prompt tokens"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}

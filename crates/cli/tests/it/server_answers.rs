@@ -292,8 +292,9 @@ fn complete_ends_within_ten_seconds_by_default_against_a_server_that_describes_i
     );
     // The prompt was held to a first request's size, so the limit cut no honest reading.
     assert!(
-        stderr(&out).contains("the server's speed is not measured yet"),
+        stdout(&out).contains("speed: prompt budget lowered from")
+            && stdout(&out).contains("the server's speed is not measured yet"),
         "{}",
-        stderr(&out)
+        stdout(&out)
     );
 }
