@@ -122,6 +122,9 @@ impl Pipeline {
                     };
                     continue;
                 }
+                self.too_slow(&backend, &error, &trace);
+                // A prompt that was not answered may not be held either.
+                self.fit.unsent(&backend);
                 self.state().stats.failures += 1;
                 trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
                 return Err(PipelineError::Backend {
@@ -195,7 +198,12 @@ impl Pipeline {
                 session,
                 full: trace.max_prompt_tokens.unwrap_or(budget.tokens),
                 target,
-                limit: server.backend.first_token_timeout,
+                limit: Some(
+                    server
+                        .backend
+                        .first_token_timeout
+                        .unwrap_or(speed::LONGEST_LIMIT),
+                ),
             };
             prompt = self.size_to_speed(sizing, prompt, trace)?;
         }
@@ -218,6 +226,7 @@ impl Pipeline {
         let text = model_text(prompt, shape.kind);
         if self.settings.first_token_target.is_some() {
             let uncached = self.fit.uncached(&text).tokens;
+            trace.uncached_tokens = Some(uncached);
             let speed = self.fit.speed().map(|s| s.prompt_per_second);
             let limit = *backend
                 .first_token_timeout
@@ -284,6 +293,24 @@ impl Pipeline {
             state.sessions.insert(path.to_owned(), session);
         }
         state.sessions.get(path).cloned()
+    }
+
+    /// A first request cut by its first-token limit before the server's speed was known
+    /// says the server reads slower than the prompt's uncached tokens over the limit: that is
+    /// remembered as its speed, so the next request's limit leaves the reading its time.
+    fn too_slow(&self, backend: &Backend, error: &BackendError, trace: &Trace) {
+        if let BackendError::FirstTokenTimeout { after, .. } = error
+            && self.fit.speed().is_none()
+            && let Some(uncached) = trace.uncached_tokens
+            && uncached as u64 >= backends::MIN_TOKENS_TIMED
+        {
+            let timings = backends::Timings {
+                prompt_n: uncached as u64,
+                prompt_ms: after.as_secs_f64() * 1e3,
+                ..backends::Timings::default()
+            };
+            self.fit.observe(backend, &timings);
+        }
     }
 
     /// Whether a round whose every request failed is asked again, and how: prefix-only when a

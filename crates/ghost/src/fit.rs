@@ -154,6 +154,11 @@ impl Fit {
         });
     }
 
+    /// Forgets the last prompt sent: the server may not hold it (its request failed).
+    pub(crate) fn unsent(&self, backend: &Backend) {
+        self.remember(backend, |l| l.last_sent = None);
+    }
+
     /// Where the last prompt for the document at `path` started its prefix, when remembered.
     pub(crate) fn anchor(&self, path: &str) -> Option<prompt::Anchor> {
         let learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());

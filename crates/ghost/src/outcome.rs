@@ -68,6 +68,9 @@ pub struct Trace {
     /// The first-token limit the request waited under, in milliseconds, when it had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_token_limit_ms: Option<f64>,
+    /// The model tokens of the prompt the server was expected not to hold, estimated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncached_tokens: Option<usize>,
     /// What the server said of the time the answer took (prompt tokens read, cached).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timings: Option<backends::Timings>,

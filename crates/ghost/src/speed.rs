@@ -34,6 +34,11 @@ const LEAST_TOKENS: usize = 64;
 /// [`COLD_MODEL_TOKENS`] reads within it down to about 30 tokens a second.
 const UNKNOWN_SPEED_LIMIT: Duration = Duration::from_secs(7);
 
+/// The longest first-token limit sized here: a command against a server that describes itself
+/// and never answers ends within ten seconds whatever was learned of the server, and the
+/// budget is sized so that honest reading fits in half of it.
+pub(crate) const LONGEST_LIMIT: Duration = Duration::from_secs(8);
+
 /// The least first-token limit sized from a measured speed: the time an answer takes beyond
 /// reading (sampling, the connection) is not in the figures.
 const LEAST_LIMIT: Duration = Duration::from_secs(3);
@@ -66,13 +71,14 @@ pub(crate) fn reports_timings(kind: backends::Kind) -> bool {
 /// The first-token limit for a request that makes the server read `uncached` model tokens:
 /// twice the reading time at the measured speed and some seconds more, so that an honest cold
 /// request is not cut; before the speed is known, [`UNKNOWN_SPEED_LIMIT`] or what 100 tokens
-/// a second would need.
+/// a second would need; never over [`LONGEST_LIMIT`] (the budget keeps the reading within
+/// half of it).
 pub(crate) fn first_token_limit(speed: Option<f64>, uncached: usize) -> Duration {
     let seconds = match speed {
         Some(s) if s > 0.0 => (2.0 + 2.0 * uncached as f64 / s).max(LEAST_LIMIT.as_secs_f64()),
         _ => (2.0 + uncached as f64 / 100.0).max(UNKNOWN_SPEED_LIMIT.as_secs_f64()),
     };
-    Duration::from_secs_f64(seconds.min(600.0))
+    Duration::from_secs_f64(seconds).min(LONGEST_LIMIT)
 }
 
 /// The budget, in the prompt's tokens, of a prompt read cold within `target` at `speed` model
@@ -110,8 +116,9 @@ impl Pipeline {
             return Ok(prompt);
         }
         let mut cold = cold_budget(speed, sizing.target, self.fit.ratio(), sizing.full);
-        // A first-token limit of the backend's own (the language server's 4 s) also bounds the
-        // floor: half of it for reading, the rest for a warming piece under way and sampling.
+        // The first-token limit (the language server's 4 s, else the longest sized here) also
+        // bounds the floor: half of it for reading, the rest for a warming piece under way,
+        // the sampling, and a speed that varies with the machine's load.
         if let (Some(limit), Some(s)) = (sizing.limit, speed) {
             let within = (s * limit.as_secs_f64() / 2.0 / self.fit.ratio()) as usize;
             cold = cold.min(within.max(LEAST_TOKENS));
@@ -199,9 +206,10 @@ mod tests {
     #[test]
     fn the_limit_follows_the_reading_time_and_holds_before_the_speed_is_known() {
         assert_eq!(first_token_limit(None, 400), UNKNOWN_SPEED_LIMIT);
-        // 3,000 tokens at 115 a second: 26 s of honest reading is not cut.
-        let slow = first_token_limit(Some(115.0), 3000);
-        assert!(slow > Duration::from_secs(50), "{slow:?}");
+        // 300 tokens at 115 a second: 2.6 s of honest reading is not cut.
+        let slow = first_token_limit(Some(115.0), 300);
+        assert!(slow > Duration::from_secs(7), "{slow:?}");
+        assert_eq!(first_token_limit(Some(20.0), 3000), LONGEST_LIMIT);
         assert_eq!(first_token_limit(Some(5000.0), 100), LEAST_LIMIT);
     }
 }

@@ -268,33 +268,39 @@ fn complete_ends_within_ten_seconds_by_default_against_a_server_that_describes_i
         r#"[{"id":0,"is_processing":true}]"#,
     );
     let cache = crate::temp_dir("silent-default-cache");
-    let started = Instant::now();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pilotfish"))
-        .args(["complete", CURSOR, "--endpoint", &url, "--explain"])
-        .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .env("XDG_CACHE_HOME", &cache)
-        .env_remove("PILOTFISH_CONFIG")
-        .env("XDG_CONFIG_HOME", &cache)
-        .output()
-        .unwrap();
-    let took = started.elapsed();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        took < Duration::from_secs(10),
-        "took {took:?}: {}",
-        stderr(&out)
-    );
-    assert!(
-        stderr(&out).contains("(the time-to-first-token limit)")
-            && stderr(&out).contains("The server is busy"),
-        "{}",
-        stderr(&out)
-    );
-    // The prompt was held to a first request's size, so the limit cut no honest reading.
-    assert!(
-        stdout(&out).contains("speed: prompt budget lowered from")
-            && stdout(&out).contains("the server's speed is not measured yet"),
-        "{}",
-        stdout(&out)
-    );
+    // Twice: the second run knows from the first how slow the server is at most, and its
+    // limit, sized from that, still ends it within ten seconds.
+    for run in 0..2 {
+        let started = Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+            .args(["complete", CURSOR, "--endpoint", &url, "--explain"])
+            .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .env("XDG_CACHE_HOME", &cache)
+            .env_remove("PILOTFISH_CONFIG")
+            .env("XDG_CONFIG_HOME", &cache)
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(
+            took < Duration::from_secs(10),
+            "run {run} took {took:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("(the time-to-first-token limit)")
+                && stderr(&out).contains("The server is busy"),
+            "{}",
+            stderr(&out)
+        );
+        // The first run's prompt was held to a first request's size, so the limit cut no
+        // honest reading.
+        assert!(
+            run == 1
+                || (stdout(&out).contains("speed: prompt budget lowered from")
+                    && stdout(&out).contains("the server's speed is not measured yet")),
+            "{}",
+            stdout(&out)
+        );
+    }
 }
