@@ -13,10 +13,14 @@
 //! `suffix`, or raw), and Mistral's Codestral `/v1/fim/completions`.
 
 pub mod chat;
+pub mod memory;
 mod post;
 pub mod server;
 pub mod silence;
 pub mod sse;
+mod timings;
+
+pub use timings::{MIN_TOKENS_TIMED, Timings};
 
 use std::{ops::ControlFlow, time::Duration};
 
@@ -206,6 +210,8 @@ pub struct Backend {
     /// Let llama.cpp keep the prompt's evaluated tokens for the next request (on by default:
     /// consecutive keystrokes then read only what changed). Off only to measure without it.
     pub cache_prompt: bool,
+    /// Where what was learned of the server is kept across processes; `None`: nowhere.
+    pub memory: Option<memory::Memory>,
     client: reqwest::Client,
 }
 
@@ -342,6 +348,7 @@ impl Backend {
             first_token_timeout: None,
             context_size: None,
             cache_prompt: true,
+            memory: None,
             client,
         })
     }
@@ -363,6 +370,9 @@ impl Backend {
                 "t_max_predict_ms": req.max_predict_ms,
                 "cache_prompt": self.cache_prompt,
                 "stream": stream,
+                // Every streamed event then says how long reading the prompt took, so the speed
+                // is measured even when the stream is closed at the end of the line wanted.
+                "timings_per_token": true,
             }),
             Kind::LlamaCppCompletion => json!({
                 "prompt": req.prompt,
@@ -373,6 +383,9 @@ impl Backend {
                 "t_max_predict_ms": req.max_predict_ms,
                 "cache_prompt": self.cache_prompt,
                 "stream": stream,
+                // Every streamed event then says how long reading the prompt took, so the speed
+                // is measured even when the stream is closed at the end of the line wanted.
+                "timings_per_token": true,
             }),
             Kind::Ollama | Kind::OllamaRaw => {
                 let raw = self.kind == Kind::OllamaRaw;
@@ -515,8 +528,18 @@ impl Backend {
     pub async fn stream(
         &self,
         req: &Request,
-        mut on_text: impl FnMut(&str) -> ControlFlow<()>,
+        on_text: impl FnMut(&str) -> ControlFlow<()>,
     ) -> Result<String, BackendError> {
+        Ok(self.stream_timed(req, on_text).await?.0)
+    }
+
+    /// [`Self::stream`], with what the server said of the time it took, where it said (the
+    /// last event of a stream that ran to its end).
+    pub async fn stream_timed(
+        &self,
+        req: &Request,
+        mut on_text: impl FnMut(&str) -> ControlFlow<()>,
+    ) -> Result<(String, Option<Timings>), BackendError> {
         let deadline = self
             .first_token_timeout
             .map(|after| (tokio::time::Instant::now() + after, after));
@@ -534,6 +557,7 @@ impl Backend {
         let mut lines = sse::LineParser::default();
         let mut text = String::new();
         let mut ended = false;
+        let mut timings = None;
         let mut bytes = response.bytes_stream();
         loop {
             // Until the first text, the wait is bounded by the time-to-first-token limit.
@@ -555,7 +579,8 @@ impl Backend {
                 source,
             })?;
             for event in events {
-                let (piece, done) = self.parse_event(&event)?;
+                let (piece, done, timed) = self.parse_event(&event)?;
+                timings = timed.or(timings);
                 if !piece.is_empty() {
                     text.push_str(&piece);
                     if text.len() > MAX_RESPONSE_BYTES {
@@ -566,7 +591,7 @@ impl Backend {
                     }
                     if on_text(&piece).is_break() {
                         // Dropping the body stream closes the connection.
-                        return Ok(text);
+                        return Ok((text, timings));
                     }
                 }
                 if done {
@@ -574,25 +599,26 @@ impl Backend {
                 }
             }
             if ended {
-                return Ok(text);
+                return Ok((text, timings));
             }
         }
         if parser.has_partial_event() || lines.has_partial_line() || !ended {
             return Err(BackendError::StreamCut { url: self.url() });
         }
-        Ok(text)
+        Ok((text, timings))
     }
 
-    /// The text of one streamed event and whether it is the last.
-    fn parse_event(&self, event: &str) -> Result<(String, bool), BackendError> {
+    /// The text of one streamed event, whether it is the last, and the timings it carries.
+    fn parse_event(&self, event: &str) -> Result<(String, bool, Option<Timings>), BackendError> {
         if event.trim() == "[DONE]" {
-            return Ok((String::new(), true));
+            return Ok((String::new(), true, None));
         }
         let value: Value = serde_json::from_str(event).map_err(|e| BackendError::Json {
             url: self.url(),
             detail: format!("{e} in event {event:?}"),
         })?;
-        Ok(match self.kind {
+        let timings = Timings::of(self.kind, &value);
+        let (piece, done) = match self.kind {
             Kind::LlamaCppInfill | Kind::LlamaCppCompletion => (
                 string_field(&value, "content").unwrap_or_default(),
                 value["stop"].as_bool().unwrap_or(false),
@@ -608,7 +634,8 @@ impl Backend {
                 string_field(&value, "response").unwrap_or_default(),
                 value["done"].as_bool().unwrap_or(false),
             ),
-        })
+        };
+        Ok((piece, done, timings))
     }
 
     fn json_error(&self, detail: &str) -> BackendError {

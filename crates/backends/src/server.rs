@@ -39,6 +39,13 @@ pub struct ServerInfo {
     /// The models the server has, when it lists them (Ollama).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<String>,
+    /// The requests the server works on at once (llama.cpp's slots), when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slots: Option<u32>,
+    /// What the server says of its model in one line (model file, build, context, slots):
+    /// what is remembered of the server holds while this stays the same.
+    #[serde(skip)]
+    pub fingerprint: String,
 }
 
 impl ServerInfo {
@@ -51,15 +58,17 @@ impl Backend {
     /// Asks the server what it is, within `limit`. llama.cpp answers `GET /props`; vLLM and
     /// other OpenAI-compatible servers `GET /v1/models`; Ollama `GET /api/tags` and
     /// `POST /api/show` for the model.
+    ///
+    /// Nothing is asked that changes what the server holds: whether a llama.cpp model does
+    /// fill-in-the-middle is left unknown here (`/props` does not say), to be learned from the
+    /// first real request or from [`Self::probe_fim`], and remembered.
     pub async fn server_info(&self, limit: Duration) -> Result<ServerInfo, BackendError> {
         match self.kind {
             Kind::Ollama | Kind::OllamaRaw => self.ollama_info(limit).await,
             Kind::Codestral => self.models_info(limit, "Codestral").await,
             _ => match self.get_json("/props", limit).await {
                 Ok(props) if props.get("default_generation_settings").is_some() => {
-                    let mut info = llama_info(&self.endpoint, &props);
-                    (info.fim, info.fim_evidence) = self.llama_fim(limit).await;
-                    Ok(info)
+                    Ok(llama_info(&self.endpoint, &props))
                 }
                 // Not llama.cpp (or an old one): the OpenAI-compatible model list.
                 Err(e @ (BackendError::Connect { .. } | BackendError::Timeout { .. })) => Err(e),
@@ -94,17 +103,30 @@ impl Backend {
         Ok(value["tokens"].as_array().map(Vec::len))
     }
 
-    /// Whether a llama.cpp server's model does fill-in-the-middle. `/props` does not say, but
-    /// `/infill` refuses at once (HTTP 501, before reading anything) when the vocabulary lacks
-    /// the FIM tokens; otherwise it reads the three tokens of an empty hole and samples one.
-    async fn llama_fim(&self, limit: Duration) -> (Option<bool>, Option<String>) {
+    /// Whether a llama.cpp server's model does fill-in-the-middle, asked with an empty
+    /// `/infill`: it refuses at once (HTTP 501, before reading anything) when the vocabulary
+    /// lacks the FIM tokens; otherwise it reads the three tokens of an empty hole and samples
+    /// one, which replaces the prompt a slot held. So it is asked of an idle slot other than
+    /// the first where the server has several (`id_slot`), and only where nothing remembers
+    /// the answer (`config check`); completions learn it from their own requests instead.
+    pub async fn probe_fim(
+        &self,
+        info: &ServerInfo,
+        limit: Duration,
+    ) -> (Option<bool>, Option<String>) {
+        if !info.is_llama_cpp() {
+            return (None, None);
+        }
         let url = format!("{}/infill", self.endpoint);
-        let probe = json!({
+        let mut probe = json!({
             "input_prefix": "",
             "input_suffix": "",
             "n_predict": 0,
             "cache_prompt": true,
         });
+        if info.slots.is_some_and(|n| n > 1) {
+            probe["id_slot"] = json!(info.slots.unwrap_or(1) - 1);
+        }
         let sent = self
             .client
             .post(&url)
@@ -224,6 +246,12 @@ impl Backend {
                 .iter()
                 .filter_map(|m| m["id"].as_str().map(str::to_owned))
                 .collect(),
+            slots: None,
+            fingerprint: format!(
+                "{server} {} {}",
+                chosen.and_then(|m| m["id"].as_str()).unwrap_or_default(),
+                context_size.unwrap_or_default()
+            ),
         })
     }
 
@@ -283,12 +311,18 @@ impl Backend {
         info.chat_template = shown["template"]
             .as_str()
             .map(|t| t.contains(".Messages") || t.contains("<|im_start|>"));
+        info.fingerprint = format!(
+            "Ollama {model} {} {}",
+            shown["modified_at"].as_str().unwrap_or_default(),
+            info.context_size.unwrap_or_default()
+        );
         Ok(info)
     }
 }
 
 fn llama_info(endpoint: &str, props: &Value) -> ServerInfo {
     let settings = &props["default_generation_settings"];
+    let slots = props["total_slots"].as_u64().map(|n| n.min(1024) as u32);
     let context_size = settings["n_ctx"]
         .as_u64()
         .or_else(|| props["n_ctx"].as_u64());
@@ -310,6 +344,14 @@ fn llama_info(endpoint: &str, props: &Value) -> ServerInfo {
         chat_tools: props["chat_template_caps"]["supports_tools"].as_bool(),
         tokenizes: true,
         models: Vec::new(),
+        slots,
+        fingerprint: format!(
+            "llama.cpp {} {} n_ctx={} slots={}",
+            props["model_path"].as_str().unwrap_or_default(),
+            props["build_info"].as_str().unwrap_or_default(),
+            context_size.unwrap_or_default(),
+            slots.unwrap_or_default()
+        ),
     }
 }
 

@@ -82,9 +82,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
     }
     let _managed = crate::managed::start_for(&mut config.backend)?;
     // A configured first-token limit holds whatever the server said of itself, and its
-    // message says whether the server is loading, busy or hung. No short limit is set by
-    // default: until the budget is sized by the server's measured speed, a cold first request
-    // on a slow machine can honestly take longer than any fixed few seconds.
+    // message says whether the server is loading, busy or hung. Without one, the pipeline
+    // sizes a limit per request from the server's measured speed and the prompt tokens it
+    // has not cached (`first_token_target_ms`), so an honest cold request is not cut.
     let backend = config.backend.backend()?;
     let kind = backend.kind;
     let endpoint = backend.endpoint.clone();
@@ -247,6 +247,22 @@ fn explain(trace: &ghost::Trace, endpoint: &str, kind: backends::Kind) {
     }
     if let Some(n) = trace.max_prompt_tokens {
         println!("prompt budget {n} tokens");
+    }
+    if let Some(speed) = &trace.speed {
+        println!("speed: {speed}");
+    }
+    if let Some(limit) = trace.first_token_limit_ms {
+        println!("first-token limit {:.1} s", limit / 1e3);
+    }
+    if let Some(t) = &trace.timings {
+        println!(
+            "the server read {} prompt token(s) in {:.0} ms{}",
+            t.prompt_n,
+            t.prompt_ms,
+            t.cache_n
+                .map(|c| format!(" and had {c} cached"))
+                .unwrap_or_default()
+        );
     }
     if let Some(r) = &trace.backend_request {
         println!(

@@ -40,10 +40,12 @@ pub(crate) fn run(command: Command) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let info = runtime
+    let mut info = runtime
         .block_on(backend.server_info(PROBE_LIMIT))
         .map_err(|e| anyhow::anyhow!("the server did not answer: {e}"))?;
+    let learned = learned(&runtime, &backend, &mut info);
     print_server(&info);
+    print_speed(&loaded, &info, learned.as_ref())?;
     let shape = ghost::shape::choose(
         b.fim_mode()?,
         kind,
@@ -96,7 +98,9 @@ fn unset(key: &str) -> &'static str {
         "fim_template" => "(none: the server does FIM)",
         "fim" => "auto",
         "api_key_env" | "api_key_command" | "api_key" => "(none)",
-        "first_token_timeout_seconds" => "(command line: none; language server: 4)",
+        "first_token_timeout_seconds" => {
+            "(command line: sized from the server's speed; language server: 4)"
+        }
         "context_size" => "(the server's, else none)",
         "endpoint" => "(the managed llama-server's, below)",
         "gguf" => "(none: a server already running)",
@@ -161,6 +165,90 @@ fn print_server(info: &backends::server::ServerInfo) {
             }
         );
     }
+}
+
+/// What is remembered of the server (`backends::memory`), with its model's
+/// fill-in-the-middle filled in: remembered, else asked once and remembered (a llama.cpp
+/// server's empty `/infill`, which a completion would otherwise have to learn from a refusal).
+fn learned(
+    runtime: &tokio::runtime::Runtime,
+    backend: &backends::Backend,
+    info: &mut backends::server::ServerInfo,
+) -> Option<backends::memory::Learned> {
+    let memory = backend.memory.as_ref();
+    let mut learned = memory.and_then(|m| m.recall(&backend.endpoint, &info.fingerprint));
+    if info.fim.is_some() {
+        return learned;
+    }
+    if let Some(l) = &learned
+        && let Some(fim) = l.fim
+    {
+        info.fim = Some(fim);
+        info.fim_evidence = l.fim_evidence.as_ref().map(|e| format!("remembered: {e}"));
+        return learned;
+    }
+    (info.fim, info.fim_evidence) = runtime.block_on(backend.probe_fim(info, PROBE_LIMIT));
+    if let (Some(memory), Some(fim)) = (memory, info.fim) {
+        memory.update(&backend.endpoint, &info.fingerprint, |l| {
+            l.fim = Some(fim);
+            l.fim_evidence.clone_from(&info.fim_evidence);
+        });
+        learned = memory.recall(&backend.endpoint, &info.fingerprint);
+    }
+    learned
+}
+
+/// The server's measured speed and the budget it leads to for a prompt read cold within the
+/// first-token target.
+fn print_speed(
+    loaded: &host::config::Loaded,
+    info: &backends::server::ServerInfo,
+    learned: Option<&backends::memory::Learned>,
+) -> Result<()> {
+    let speed = learned.and_then(|l| l.speed);
+    match speed {
+        Some(s) => println!(
+            "  measured speed               {:.0} prompt tokens/s{} (over {} answer(s))",
+            s.prompt_per_second,
+            s.predicted_per_second
+                .map(|p| format!(", {p:.0} answer tokens/s"))
+                .unwrap_or_default(),
+            s.samples
+        ),
+        None => {
+            println!("  measured speed               (not yet: the first completion measures it)")
+        }
+    }
+    let settings = loaded.completion.settings(loaded.backend.max_tokens)?;
+    let Some(target) = settings.first_token_target else {
+        println!("  budget                       in tokens only (first_token_target_ms = 0)");
+        return Ok(());
+    };
+    let asked = settings
+        .max_prompt_tokens
+        .unwrap_or(prompt::request::Options::default().max_prompt_tokens);
+    // What the context holds after the answer, at the assumed 1.3 model tokens a prompt token.
+    let full = info.context_size.map_or(asked, |ctx| {
+        let room = ctx.saturating_sub(loaded.backend.max_tokens + 16);
+        asked.min((f64::from(room) / 1.3) as usize)
+    });
+    let cold = ghost::cold_budget(speed.map(|s| s.prompt_per_second), target, 1.3, full);
+    let target_ms = target.as_millis();
+    if cold >= full {
+        println!(
+            "  budget                       {full} tokens: read cold within the {target_ms} ms target"
+        );
+    } else {
+        println!(
+            "  budget                       {cold} tokens read cold within the {target_ms} ms target{}; up to {full} as the server's cache holds the prompt",
+            if speed.is_none() {
+                " (a first request, before the speed is measured)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(())
 }
 
 /// What will not work as configured with this server.
@@ -234,4 +322,5 @@ const COMPLETION_KEYS: &[&str] = &[
     "cache",
     "retries",
     "warm",
+    "first_token_target_ms",
 ];

@@ -17,8 +17,9 @@ use crate::cursor::At;
 use crate::stream::{InFlight, Job, OnDone, Progress, run_stream};
 use crate::{
     Decision, FimMode, LLAMA_SUFFIX_IGNORED, Outcome, Pipeline, PipelineError, Shape, Source,
-    Trace, fit, multiline, shape,
+    Trace, fit, multiline, shape, speed,
 };
+use fit::model_text;
 
 /// What the server said of itself, and the backend as this request uses it.
 pub(crate) struct Server {
@@ -79,6 +80,10 @@ impl Pipeline {
             .max_prompt_tokens
             .unwrap_or(request.options.max_prompt_tokens);
         let mut refused = false;
+        // A round asked again starts from the document's session as it was: the prompt of a
+        // refused round must not move the stable layout's anchor, or the next request (in
+        // this process or the next) would not start as this one's.
+        let session = self.state().sessions.get(&request.document.path).cloned();
         loop {
             let shape = self.shape(request, server.info.as_ref());
             server.backend.kind = shape.kind;
@@ -94,9 +99,12 @@ impl Pipeline {
                 trace.prompt = Some(prompt);
                 return Ok(self.skip(reason, trace, at.started));
             }
+            let path = &request.document.path;
+            let backend = self.limited(&server.backend, path, &prompt, &shape, &mut trace);
             let (answers, first_error) = self
-                .ask_model(&server.backend, prompt, &shape, decision, at, &mut trace)
+                .ask_model(&backend, prompt, &shape, decision, at, &mut trace)
                 .await?;
+            self.learn(&backend, &shape, server.info.as_ref(), &answers, &trace);
             if answers.is_empty()
                 && let Some(error) = first_error
             {
@@ -107,8 +115,16 @@ impl Pipeline {
                     asked: &mut asked,
                 };
                 if self.ask_again(&error, again, &mut trace) {
+                    let path = request.document.path.clone();
+                    match &session {
+                        Some(s) => self.state().sessions.insert(path, s.clone()),
+                        None => self.state().sessions.remove(&path),
+                    };
                     continue;
                 }
+                self.too_slow(&backend, &error, &trace);
+                // A prompt that was not answered may not be held either.
+                self.fit.unsent(&backend);
                 self.state().stats.failures += 1;
                 trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
                 return Err(PipelineError::Backend {
@@ -146,6 +162,7 @@ impl Pipeline {
         let path = &request.document.path;
         let max_tokens = self.settings.max_tokens;
         let assembly_started = Instant::now();
+        let session = self.session(path);
         let budget = self.fit.budget(asked, server.context_size, max_tokens);
         trace.notes.extend(budget.note.clone());
         let mut prompt = self.assemble(request, files, path, budget.tokens, shape)?;
@@ -171,8 +188,129 @@ impl Pipeline {
                 trace.max_prompt_tokens = Some(again.tokens);
             }
         }
+        if let Some(target) = self.settings.first_token_target
+            && speed::reports_timings(shape.kind)
+        {
+            let sizing = speed::Sizing {
+                request,
+                files,
+                shape,
+                session,
+                full: trace.max_prompt_tokens.unwrap_or(budget.tokens),
+                target,
+                limit: Some(
+                    server
+                        .backend
+                        .first_token_timeout
+                        .unwrap_or(speed::LONGEST_LIMIT),
+                ),
+            };
+            prompt = self.size_to_speed(sizing, prompt, trace)?;
+        }
         trace.assembly_ms = Some(assembly_started.elapsed().as_secs_f64() * 1e3);
         Ok(prompt)
+    }
+
+    /// The backend this request is sent with: where it has no first-token limit of its own
+    /// and budgets follow the server's speed, one sized from the speed and the model tokens
+    /// the server does not hold of this prompt. The prompt is remembered as sent.
+    fn limited(
+        &self,
+        backend: &Backend,
+        path: &str,
+        prompt: &prompt::Prompt,
+        shape: &Shape,
+        trace: &mut Trace,
+    ) -> Backend {
+        let mut backend = backend.clone();
+        let text = model_text(prompt, shape.kind);
+        if self.settings.first_token_target.is_some() {
+            let uncached = self.fit.uncached(&text).tokens;
+            trace.uncached_tokens = Some(uncached);
+            let speed = self.fit.speed().map(|s| s.prompt_per_second);
+            let limit = *backend
+                .first_token_timeout
+                .get_or_insert_with(|| speed::first_token_limit(speed, uncached));
+            trace.first_token_limit_ms = Some(limit.as_secs_f64() * 1e3);
+        }
+        let budget = trace.max_prompt_tokens.unwrap_or_default();
+        let anchor = self
+            .state()
+            .sessions
+            .get(path)
+            .and_then(prompt::Session::anchor);
+        self.fit
+            .sent(&backend, &text, budget, anchor.map(|a| (path, a)));
+        backend
+    }
+
+    /// What an answer showed of the server: its speed (from the timings it sent) and, for a
+    /// fill-in-the-middle request it answered where the server had not said, that the model
+    /// does fill-in-the-middle. Both are remembered across processes.
+    fn learn(
+        &self,
+        backend: &Backend,
+        shape: &Shape,
+        info: Option<&ServerInfo>,
+        answers: &[String],
+        trace: &Trace,
+    ) {
+        if let Some(t) = &trace.timings {
+            self.fit.observe(backend, t);
+        }
+        let answered_fim = match shape.kind {
+            backends::Kind::LlamaCppInfill => true,
+            // llama.cpp's /v1/completions ignores `suffix`, and an empty one is not sent.
+            backends::Kind::OpenAiCompletions => {
+                !info.is_some_and(ServerInfo::is_llama_cpp)
+                    && trace
+                        .backend_request
+                        .as_ref()
+                        .is_some_and(|r| !r.suffix.is_empty())
+            }
+            _ => false,
+        };
+        if shape.fim
+            && answered_fim
+            && !answers.is_empty()
+            && info.is_none_or(|i| i.fim.is_none())
+            && !self.fit.fim_known()
+        {
+            let what = format!("{} answered a fill-in-the-middle request", backend.endpoint);
+            self.fit.learn_fim(backend, true, what);
+        }
+    }
+
+    /// The document's prompt session as it stands; a new one resumes where an earlier
+    /// process's prompt for it started its prefix (a command run per keystroke).
+    fn session(&self, path: &str) -> Option<prompt::Session> {
+        let mut state = self.state();
+        if !state.sessions.contains_key(path)
+            && let Some(anchor) = self.fit.anchor(path)
+        {
+            let mut session = prompt::Session::default();
+            session.resume(anchor);
+            state.sessions.insert(path.to_owned(), session);
+        }
+        state.sessions.get(path).cloned()
+    }
+
+    /// A first request cut by its first-token limit before the server's speed was known
+    /// says the server reads slower than the prompt's uncached tokens over the limit: that is
+    /// remembered as its speed, so the next request's limit leaves the reading its time.
+    fn too_slow(&self, backend: &Backend, error: &BackendError, trace: &Trace) {
+        if let BackendError::FirstTokenTimeout { after, .. } = error
+            && self.fit.speed().is_none()
+            && let Some(uncached) = trace.uncached_tokens
+            && uncached as u64 >= backends::MIN_TOKENS_TIMED
+        {
+            let timings = backends::Timings {
+                prompt_n: uncached as u64,
+                prompt_ms: after.as_secs_f64() * 1e3,
+                ..backends::Timings::default()
+            };
+            self.fit.observe(backend, &timings);
+        }
     }
 
     /// Whether a round whose every request failed is asked again, and how: prefix-only when a
@@ -189,7 +327,11 @@ impl Pipeline {
             trace.notes.push(format!(
                 "the server refused fill-in-the-middle ({why}); asked again prefix-only"
             ));
-            self.fit.refuse_fim(why);
+            self.fit.learn_fim(
+                &self.backend,
+                false,
+                format!("the server refused it: {why}"),
+            );
             return true;
         }
         // A prompt the server refused for length is built smaller and sent once more.
@@ -296,6 +438,7 @@ async fn wait_for_answers(
             .map_err(|e| PipelineError::Task(e.to_string()))?
             .clone();
         trace.attempts += done.attempts;
+        trace.timings = done.timings.or(trace.timings);
         if let Some(t) = done.first_token {
             let t = t.as_secs_f64() * 1e3;
             trace.first_token_ms = Some(trace.first_token_ms.map_or(t, |f: f64| f.min(t)));
@@ -374,23 +517,4 @@ pub(crate) fn model_request(prompt: &prompt::Prompt, fim: bool) -> Request {
             .collect(),
         ..Request::default()
     }
-}
-
-/// The text the model reads, to be counted in its own vocabulary: the FIM prompt where
-/// pilotfish renders one, else the extra context chunks with their names, prefix and suffix.
-fn model_text(prompt: &prompt::Prompt, kind: backends::Kind) -> String {
-    if kind.fim() == backends::Fim::Template
-        && let Some(p) = &prompt.fim_prompt
-    {
-        return p.clone();
-    }
-    let mut text = String::new();
-    if kind.takes_separate_context() {
-        for (i, c) in prompt.context.iter().enumerate() {
-            text.push_str(&format!("context-{}\n{c}\n", i + 1));
-        }
-    }
-    text.push_str(&prompt.prefix);
-    text.push_str(&prompt.suffix);
-    text
 }

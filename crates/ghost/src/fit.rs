@@ -15,7 +15,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use backends::{Backend, BackendError, Kind, server::ServerInfo};
+use backends::{
+    Backend, BackendError, Kind, Timings,
+    memory::{Learned, Sent, Speed},
+    server::ServerInfo,
+};
 
 /// Tokens kept free for what the server adds around the prompt (FIM tokens, file separators).
 pub(crate) const RESERVE: u32 = 16;
@@ -43,6 +47,9 @@ pub(crate) struct Fit {
     ratio: Mutex<Option<f64>>,
     /// The server's refusal of fill-in-the-middle for this model, once it gave one.
     refused_fim: Mutex<Option<String>>,
+    /// What was learned of the server's speed and of what it holds, in this process or an
+    /// earlier one (the backend's memory), once the server described itself.
+    learned: Mutex<Learned>,
 }
 
 /// The budget for one request, and why it is what it is.
@@ -71,7 +78,7 @@ impl Fit {
             // Only an answer or a failure counts as asked: a request dropped while it waits
             // here (a keystroke superseded, a warming stopped) leaves the next one to ask.
             match backend.server_info(DESCRIBE_LIMIT).await {
-                Ok(info) => cached.0 = Some(info),
+                Ok(info) => cached.0 = Some(self.recall(backend, info)),
                 Err(e) => {
                     cached.1 = Some(Instant::now());
                     if matches!(e, BackendError::Timeout { .. }) {
@@ -83,17 +90,161 @@ impl Fit {
         (cached.0.clone(), silent)
     }
 
+    /// The server's description completed with what an earlier process learned of it, and
+    /// that remembered for this one.
+    fn recall(&self, backend: &Backend, mut info: ServerInfo) -> ServerInfo {
+        let remembered = backend
+            .memory
+            .as_ref()
+            .and_then(|m| m.recall(&backend.endpoint, &info.fingerprint));
+        let learned = remembered.unwrap_or_else(|| Learned {
+            fingerprint: info.fingerprint.clone(),
+            ..Learned::default()
+        });
+        if info.fim.is_none()
+            && let Some(fim) = learned.fim
+        {
+            info.fim = Some(fim);
+            info.fim_evidence = learned
+                .fim_evidence
+                .as_ref()
+                .map(|e| format!("remembered: {e}"));
+        }
+        *self.learned.lock().unwrap_or_else(|e| e.into_inner()) = learned;
+        info
+    }
+
+    /// Remembers what a request showed of the model's fill-in-the-middle, here and in the
+    /// backend's memory; a refusal also makes later requests prefix-only.
+    pub(crate) fn learn_fim(&self, backend: &Backend, fim: bool, evidence: String) {
+        if !fim {
+            *self.refused_fim.lock().unwrap_or_else(|e| e.into_inner()) = Some(evidence.clone());
+        }
+        self.remember(backend, |l| {
+            l.fim = Some(fim);
+            l.fim_evidence = Some(evidence.clone());
+        });
+    }
+
+    /// Whether the model's fill-in-the-middle is known, from the server or remembered.
+    pub(crate) fn fim_known(&self) -> bool {
+        self.learned
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .fim
+            .is_some()
+    }
+
+    /// Remembers the prompt text just sent (as the model reads it): the next request's
+    /// shared start with it is what the server holds.
+    pub(crate) fn sent(
+        &self,
+        backend: &Backend,
+        text: &str,
+        budget: usize,
+        anchor: Option<(&str, prompt::Anchor)>,
+    ) {
+        let sent = Sent::of(text);
+        let anchor =
+            anchor.and_then(|(path, a)| Some((path.to_owned(), serde_json::to_value(a).ok()?)));
+        self.remember(backend, |l| {
+            l.last_sent = Some(sent.clone());
+            l.budget = Some(budget);
+            l.anchor.clone_from(&anchor);
+        });
+    }
+
+    /// Forgets the last prompt sent: the server may not hold it (its request failed).
+    pub(crate) fn unsent(&self, backend: &Backend) {
+        self.remember(backend, |l| l.last_sent = None);
+    }
+
+    /// Where the last prompt for the document at `path` started its prefix, when remembered.
+    pub(crate) fn anchor(&self, path: &str) -> Option<prompt::Anchor> {
+        let learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
+        let (at, anchor) = learned.anchor.as_ref()?;
+        (at == path)
+            .then(|| serde_json::from_value(anchor.clone()).ok())
+            .flatten()
+    }
+
+    /// The budget the last prompt sent was built with.
+    pub(crate) fn last_budget(&self) -> Option<usize> {
+        self.learned
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .budget
+    }
+
+    /// Learns from the timings of an answer: the server's speed (where enough was read to
+    /// tell) and the last prompt's length in the model's tokens.
+    pub(crate) fn observe(&self, backend: &Backend, timings: &Timings) {
+        self.remember(backend, |l| {
+            if let Some(per_second) = timings.prompt_per_second() {
+                l.speed = Some(Speed::with(
+                    l.speed,
+                    per_second,
+                    timings.predicted_per_second,
+                ));
+            }
+            if let Some(sent) = &mut l.last_sent {
+                sent.tokens = Some(timings.prompt_n + timings.cache_n.unwrap_or(0));
+            }
+        });
+    }
+
+    /// The server's measured speed, when it was measured.
+    pub(crate) fn speed(&self) -> Option<Speed> {
+        self.learned.lock().unwrap_or_else(|e| e.into_inner()).speed
+    }
+
+    /// The model's tokens in `text` that the server does not hold from the last prompt sent,
+    /// estimated from the shared start and the last prompt's tokens per byte.
+    pub(crate) fn uncached(&self, text: &str) -> Uncached {
+        let per_byte = self.tokens_per_byte();
+        let learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
+        let shared = learned
+            .last_sent
+            .as_ref()
+            .map_or(0, |s| s.shared_with(text));
+        Uncached {
+            tokens: ((text.len() - shared) as f64 * per_byte).ceil() as usize,
+            cached: (shared as f64 * per_byte) as usize,
+        }
+    }
+
+    /// The model's tokens per byte of prompt, measured on the last prompt sent where the
+    /// server said how many tokens it had.
+    pub(crate) fn tokens_per_byte(&self) -> f64 {
+        let learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
+        learned
+            .last_sent
+            .as_ref()
+            .and_then(|s| Some(s.tokens? as f64 / s.bytes.max(1) as f64))
+            .filter(|r| *r > 0.0)
+            .unwrap_or(MODEL_TOKENS_PER_BYTE)
+    }
+
+    /// Changes what is learned, here and in the backend's memory when it has one.
+    fn remember(&self, backend: &Backend, change: impl Fn(&mut Learned)) {
+        let fingerprint = {
+            let mut learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
+            change(&mut learned);
+            learned.fingerprint.clone()
+        };
+        if let Some(memory) = &backend.memory
+            && !fingerprint.is_empty()
+        {
+            memory.update(&backend.endpoint, &fingerprint, change);
+        }
+    }
+
     /// The server's refusal of fill-in-the-middle, once it gave one.
     pub(crate) fn refused_fim(&self) -> Option<String> {
         self.refused_fim
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-    }
-
-    /// Remembers that the server refused fill-in-the-middle: later requests are prefix-only.
-    pub(crate) fn refuse_fim(&self, why: String) {
-        *self.refused_fim.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
     }
 
     /// Model tokens per prompt token: measured, else [`DEFAULT_RATIO`].
@@ -153,6 +304,17 @@ impl Fit {
     }
 }
 
+/// A prompt's model tokens the server would read, and those it holds already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Uncached {
+    pub(crate) tokens: usize,
+    pub(crate) cached: usize,
+}
+
+/// Model tokens per byte of source assumed before a server said how many a prompt had (code
+/// runs 3 to 4 bytes a token).
+const MODEL_TOKENS_PER_BYTE: f64 = 0.3;
+
 /// The context size the prompt is fitted to: what is asked of Ollama, else what the server
 /// said.
 pub(crate) fn context_size(backend: &Backend, info: Option<&ServerInfo>) -> Option<u32> {
@@ -169,4 +331,30 @@ pub(crate) fn ollama_context(backend: &Backend, info: Option<&ServerInfo>) -> Op
     backend
         .context_size
         .or_else(|| info?.context_size.map(|n| n.min(8192)))
+}
+
+/// The text the model reads, to be counted in its own vocabulary: the FIM prompt where
+/// pilotfish renders one, else the extra context chunks with their names, prefix and suffix.
+pub(crate) fn model_text(prompt: &prompt::Prompt, kind: backends::Kind) -> String {
+    if kind.fim() == backends::Fim::Template
+        && let Some(p) = &prompt.fim_prompt
+    {
+        return p.clone();
+    }
+    let mut text = String::new();
+    if kind.takes_separate_context() {
+        // As the chunks are sent (`model_request`): empty ones left out, the others named by
+        // their place.
+        for (i, c) in prompt
+            .context
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_empty())
+        {
+            text.push_str(&format!("context-{}\n{c}\n", i + 1));
+        }
+    }
+    text.push_str(&prompt.prefix);
+    text.push_str(&prompt.suffix);
+    text
 }

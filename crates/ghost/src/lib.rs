@@ -18,6 +18,7 @@ pub mod multiline;
 pub mod next_edit;
 mod outcome;
 pub mod shape;
+mod speed;
 mod stream;
 mod warm;
 
@@ -39,6 +40,7 @@ use cursor::{At, Cursor, at_cursor};
 pub use multiline::{Decision, Multiline};
 pub use outcome::{Ask, Outcome, PipelineError, Source, Stats, Suggestion, Trace};
 pub use shape::{FimMode, Shape};
+pub use speed::cold_budget;
 pub use warm::Warmed;
 
 /// How the pipeline behaves; the defaults are Copilot's where it has one.
@@ -71,6 +73,11 @@ pub struct Settings {
     /// Warm the model server's prompt cache when a document is opened (the language server;
     /// see [`Pipeline::warm`]).
     pub warm: bool,
+    /// The time to the first token a request should keep within: the prompt's budget is
+    /// sized so that what the server has not cached reads within it at the server's measured
+    /// speed, and, where the backend has no first-token limit of its own, the limit is sized
+    /// from the same figures. `None`: budgets in tokens only (see `speed.rs`).
+    pub first_token_target: Option<Duration>,
     /// Copilot's heading of the recent-edits block for the `copilot` strategy, read where the
     /// user fetched it (`host::copilot_texts`), over the request's own; `None`: pilotfish's.
     pub recent_edits_heading: Option<String>,
@@ -91,6 +98,7 @@ impl Default for Settings {
             strategy: None,
             fim: FimMode::Auto,
             warm: true,
+            first_token_target: None,
             recent_edits_heading: None,
         }
     }

@@ -62,6 +62,18 @@ pub struct Trace {
     pub max_prompt_tokens: Option<usize>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// How the budget followed the server's measured speed, in words, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speed: Option<String>,
+    /// The first-token limit the request waited under, in milliseconds, when it had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_token_limit_ms: Option<f64>,
+    /// The model tokens of the prompt the server was expected not to hold, estimated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncached_tokens: Option<usize>,
+    /// What the server said of the time the answer took (prompt tokens read, cached).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timings: Option<backends::Timings>,
     /// Fill-in-the-middle or prefix-only, to which endpoint, and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shape: Option<Shape>,

@@ -11,7 +11,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use backends::{Backend, BackendError, Request};
+use backends::{Backend, BackendError, Request, Timings};
 use engine::params;
 use tokio::sync::watch;
 
@@ -24,6 +24,8 @@ pub(crate) struct Progress {
     pub(crate) first_token: Option<Duration>,
     /// Requests made, retries included.
     pub(crate) attempts: u32,
+    /// What the server said of the time the answer took, when it said.
+    pub(crate) timings: Option<Timings>,
     /// The finished answer (cut where its block ended), or the error.
     pub(crate) done: Option<Result<String, Arc<BackendError>>>,
 }
@@ -79,7 +81,7 @@ pub(crate) async fn run_stream(job: Job, tx: watch::Sender<Progress>, cancel: Ar
         let mut text = String::new();
         let mut cut = None;
         let result = backend
-            .stream(&request, |piece| {
+            .stream_timed(&request, |piece| {
                 text.push_str(piece);
                 tx.send_modify(|p| {
                     p.text.push_str(piece);
@@ -104,7 +106,8 @@ pub(crate) async fn run_stream(job: Job, tx: watch::Sender<Progress>, cancel: Ar
                 tokio::time::sleep(Duration::from_millis(100 << attempt.min(5))).await;
             }
             Err(e) => break Err(Arc::new(e)),
-            Ok(full) => {
+            Ok((full, timings)) => {
+                tx.send_modify(|p| p.timings = timings);
                 let end = cut.or_else(|| finisher.finished(&full));
                 let answer = end.map_or(full.as_str(), |e| &full[..e]);
                 let stops: Vec<&str> = stops.iter().map(String::as_str).collect();

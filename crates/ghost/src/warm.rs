@@ -6,8 +6,11 @@
 //!
 //! Only llama.cpp is warmed: its slot keeps the evaluated prompt (`cache_prompt`) and, with
 //! `--cache-reuse`, finds a run of the document read here even where the first completion's
-//! prefix starts further down. Dropping the future stops the warming (the connection closes);
-//! what the server read by then stays in its cache.
+//! prefix starts further down. The prompt is sent in pieces of about a second of reading
+//! at the server's measured speed, each read on top of the last, so that typing stops the
+//! warming cleanly between pieces: dropping the future closes the connection, and what the
+//! server read by then stays in its cache (and is remembered as sent, for the budget of the
+//! first keystroke).
 
 use std::{ops::ControlFlow, sync::Arc, time::Instant};
 
@@ -40,6 +43,28 @@ impl Pipeline {
     /// followed by the rest of the document, so that the server's cache holds it. Pass the
     /// position where typing is expected (the top of a document just opened).
     pub async fn warm(
+        &self,
+        request: &RequestJson,
+        files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
+    ) -> Result<Warmed, PipelineError> {
+        match self.warm_as_shaped(request, files).await {
+            // A model the server had not said lacks fill-in-the-middle: learned and remembered
+            // as a completion would, and warmed prefix-only.
+            Err(PipelineError::Backend { error, .. })
+                if self.settings.fim == crate::FimMode::Auto
+                    && self.fit.refused_fim().is_none()
+                    && let Some(why) = crate::shape::refuses_fim(&error) =>
+            {
+                let why = format!("the server refused it: {why}");
+                self.fit.learn_fim(&self.backend, false, why);
+                self.warm_as_shaped(request, files).await
+            }
+            other => other,
+        }
+    }
+
+    /// [`Self::warm`] in the shape a completion would take now.
+    async fn warm_as_shaped(
         &self,
         request: &RequestJson,
         files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
@@ -84,50 +109,164 @@ impl Pipeline {
         let path = &request.document.path;
         let prompt = self.assemble(request, files, path, budget.tokens, &shape)?;
 
-        // The document after the position, as much as the prefix's share of the budget
-        // holds: a first completion within it starts exactly as this prompt does (the
-        // prefix's anchor stays where this request put it). More would cost reading time
-        // before typing starts, and llama.cpp's `/infill` keeps only the end of a longer
-        // prefix, which would leave the start of this one out of its cache.
-        let text = request.document.text.replace("\r\n", "\n");
-        let offset = prompt::request::byte_offset(&text, request.position)?;
-        let room = budget
-            .tokens
-            .saturating_sub(prompt.prompt_tokens + prompt.suffix_tokens);
-        let mut end = (offset + room * CHARS_PER_TOKEN).min(text.len());
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        // Whole lines only, as the prompt's own prefix will have them.
-        let rest = &text[offset..end];
-        let rest = if end < text.len() {
-            &rest[..rest.rfind('\n').map_or(0, |i| i + 1)]
-        } else {
-            rest
-        };
+        let ahead = read_ahead(request, &prompt, budget.tokens)?;
         let mut sent = model_request(&prompt, shape.fim);
-        let ahead = format!("{}{}{rest}", prompt.prefix, prompt.trailing_whitespace);
-        if shape.fim {
-            sent.prefix = ahead;
-            sent.suffix.clear();
-        } else {
-            sent.prompt = ahead.clone();
-            sent.prefix = ahead;
-        }
+        sent.suffix.clear();
         // llama.cpp samples one token whatever the limit; nothing more is wanted.
         sent.max_tokens = 0;
-        let characters = sent.prefix.len() + sent.extra.iter().map(|c| c.text.len()).sum::<usize>();
-        match backend.stream(&sent, |_| ControlFlow::Continue(())).await {
-            Ok(_) => Ok(Warmed {
-                sent: true,
-                skipped: None,
-                characters,
-                ms: started.elapsed().as_secs_f64() * 1e3,
-            }),
-            Err(e) => Err(PipelineError::Backend {
-                error: Arc::new(e),
-                trace: Box::new(Trace::default()),
-            }),
+        let mut characters = 0;
+        // In pieces of about a second of reading each, from the prompt's start: the
+        // context and the document from the prefix's anchor, which the next keystrokes' prompts
+        // start with. A piece stops the server for at most that long when typing starts (it
+        // reads a batch whole), and what the pieces before it read stays in its cache.
+        for end in pieces(&ahead, self.piece_bytes()) {
+            let piece = &ahead[..end];
+            sent.prefix = piece.to_owned();
+            if !shape.fim {
+                sent.prompt = piece.to_owned();
+            }
+            let read = backend
+                .stream_timed(&sent, |_| ControlFlow::Continue(()))
+                .await;
+            let timings = read
+                .map_err(|e| PipelineError::Backend {
+                    error: Arc::new(e),
+                    trace: Box::new(Trace::default()),
+                })?
+                .1;
+            let anchor = self
+                .state()
+                .sessions
+                .get(path)
+                .and_then(prompt::Session::anchor);
+            let text = request_text(&sent, shape.kind);
+            self.fit.sent(
+                &backend,
+                &text,
+                budget.tokens,
+                anchor.map(|a| (path.as_str(), a)),
+            );
+            if let Some(t) = &timings {
+                self.fit.observe(&backend, t);
+            }
+            characters = piece.len() + sent.extra.iter().map(|c| c.text.len()).sum::<usize>();
         }
+        Ok(Warmed {
+            sent: true,
+            skipped: None,
+            characters,
+            ms: started.elapsed().as_secs_f64() * 1e3,
+        })
+    }
+}
+
+/// The prompt's prefix followed by the document after the position, as much as the prefix's
+/// share of the budget holds: a first completion within it starts exactly as this prompt does
+/// (the prefix's anchor stays where this request put it). More would cost reading time before
+/// typing starts, and llama.cpp's `/infill` keeps only the end of a longer prefix, which would
+/// leave the start of this one out of its cache.
+fn read_ahead(
+    request: &RequestJson,
+    prompt: &prompt::Prompt,
+    budget: usize,
+) -> Result<String, PipelineError> {
+    let text = request.document.text.replace("\r\n", "\n");
+    let offset = prompt::request::byte_offset(&text, request.position)?;
+    let room = budget.saturating_sub(prompt.prompt_tokens + prompt.suffix_tokens);
+    let mut end = (offset + room * CHARS_PER_TOKEN).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    // Whole lines only, as the prompt's own prefix will have them.
+    let rest = &text[offset..end];
+    let rest = if end < text.len() {
+        &rest[..rest.rfind('\n').map_or(0, |i| i + 1)]
+    } else {
+        rest
+    };
+    Ok(format!(
+        "{}{}{rest}",
+        prompt.prefix, prompt.trailing_whitespace
+    ))
+}
+
+/// Reading time of one piece of a warming: short enough that typing waits little for the piece
+/// under way, long enough that each request's own cost (the connection, one sampled token) is
+/// small beside it on a slow machine.
+const PIECE: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// Model tokens read per piece before the server's speed is measured.
+const UNMEASURED_PIECE_TOKENS: f64 = 160.0;
+
+impl Pipeline {
+    /// The bytes of prompt a piece of warming holds: [`PIECE`] of reading at the server's
+    /// measured speed (128 tokens at least), at the model's measured tokens per byte.
+    fn piece_bytes(&self) -> usize {
+        let tokens = self
+            .fit
+            .speed()
+            .map_or(UNMEASURED_PIECE_TOKENS, |s| {
+                s.prompt_per_second * PIECE.as_secs_f64()
+            })
+            .max(128.0);
+        (tokens / self.fit.tokens_per_byte()) as usize
+    }
+}
+
+/// Where each piece of `text` ends: about every `bytes`, at the end of a line, the last at the
+/// end of `text`.
+fn pieces(text: &str, bytes: usize) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut from = 0;
+    while text.len() - from > bytes {
+        let mut at = from + bytes;
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let end = match text[from..at].rfind('\n') {
+            Some(i) => from + i + 1,
+            None => text[at..].find('\n').map_or(text.len(), |i| at + i + 1),
+        };
+        ends.push(end);
+        from = end;
+    }
+    if from < text.len() || ends.is_empty() {
+        ends.push(text.len());
+    }
+    ends
+}
+
+/// The text a warming request makes the model read, as the prompts of completions are
+/// compared with it: context chunks with their names, then the prefix (or the one prompt).
+fn request_text(request: &backends::Request, kind: Kind) -> String {
+    if kind.fim() == backends::Fim::Template && !request.prompt.is_empty() {
+        return request.prompt.clone();
+    }
+    let mut text = String::new();
+    if kind.takes_separate_context() {
+        for c in &request.extra {
+            text.push_str(&format!("{}\n{}\n", c.filename, c.text));
+        }
+    }
+    text.push_str(&request.prefix);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_end_at_line_ends_and_cover_the_text() {
+        let text = "line one\n".repeat(50);
+        let ends = pieces(&text, 100);
+        assert_eq!(ends.last(), Some(&text.len()));
+        assert!(ends.len() >= 4, "{ends:?}");
+        for w in ends.windows(2) {
+            assert!(w[0] < w[1] && w[1] - w[0] <= 100, "{ends:?}");
+        }
+        assert!(ends.iter().all(|&e| text[..e].ends_with('\n')));
+        assert_eq!(pieces("short", 100), vec![5]);
+        assert_eq!(pieces("", 100), vec![0]);
     }
 }

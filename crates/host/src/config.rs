@@ -132,7 +132,15 @@ pub struct CompletionConfig {
     /// The language server sends a document's prompt ahead when it is opened, so that a
     /// llama.cpp server has read it before the first keystroke.
     pub warm: bool,
+    /// The time to the first token a completion should keep within, in milliseconds: the
+    /// prompt's budget is sized so that what the server has not cached reads within it at
+    /// the server's measured speed (it grows back as the cache warms; a fast server keeps the
+    /// whole budget). 0 turns this off: budgets in tokens only.
+    pub first_token_target_ms: f64,
 }
+
+/// The first-token target for ghost text: a suggestion much later than a second is typed past.
+pub const DEFAULT_FIRST_TOKEN_TARGET_MS: f64 = 1000.0;
 
 impl Default for CompletionConfig {
     fn default() -> Self {
@@ -148,6 +156,7 @@ impl Default for CompletionConfig {
             retries: d.retries,
             max_prompt_tokens: None,
             warm: d.warm,
+            first_token_target_ms: DEFAULT_FIRST_TOKEN_TARGET_MS,
         }
     }
 }
@@ -184,6 +193,9 @@ impl CompletionConfig {
         if !(0.0..=1.0).contains(&self.filter_threshold) {
             bail!("filter_threshold must be between 0 and 1");
         }
+        if !(self.first_token_target_ms.is_finite() && self.first_token_target_ms >= 0.0) {
+            bail!("first_token_target_ms must be a number of milliseconds, 0 (off) or more");
+        }
         if let Some(n) = self.max_prompt_tokens
             && n < 64
         {
@@ -205,6 +217,8 @@ impl CompletionConfig {
             // The backend's setting; callers set it from `[backend]`.
             fim: ghost::FimMode::Auto,
             warm: self.warm,
+            first_token_target: (self.first_token_target_ms > 0.0)
+                .then(|| Duration::from_secs_f64(self.first_token_target_ms / 1e3)),
             // Read where the user fetched it (`copilot_texts`); callers set it.
             recent_edits_heading: None,
         })
@@ -625,6 +639,9 @@ impl BackendConfig {
             .first_token_timeout_seconds
             .map(Duration::from_secs_f64);
         backend.context_size = self.context_size;
+        // What is learned of the server (its model's fill-in-the-middle, its speed) is kept
+        // in the user's cache folder, so that a command run per keystroke learns it once.
+        backend.memory = backends::memory::Memory::in_cache_folder();
         Ok(backend)
     }
 

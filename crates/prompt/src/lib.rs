@@ -133,6 +133,22 @@ pub enum ElementKind {
     Definition,
 }
 
+pub use strategies::outline::Anchor;
+
+impl Session {
+    /// Where the stable layout's prefix started last, for a caller that keeps it between
+    /// processes.
+    pub fn anchor(&self) -> Option<Anchor> {
+        self.stable.anchor()
+    }
+
+    /// Resumes from an anchor an earlier process kept, where this session has none yet; an
+    /// edit above it since is noticed (its hash no longer matches) and it is dropped.
+    pub fn resume(&mut self, anchor: Anchor) {
+        self.stable.resume(anchor);
+    }
+}
+
 /// Per-document state that Copilot keeps between requests: the suffix last sent, reused while
 /// the new one is close enough so that a model server's prompt cache stays warm.
 #[derive(Debug, Clone, Default)]

@@ -112,6 +112,12 @@ impl LlamaServer {
         LlamaServer::spawn(tokens, &[])
     }
 
+    /// A server for the tiny fill-in-the-middle test model with a context of `tokens` and
+    /// `extra` arguments after the usual ones.
+    pub fn tiny(tokens: u32, extra: &[&str]) -> LlamaServer {
+        LlamaServer::spawn(tokens, extra)
+    }
+
     /// A server that applies the model's chat template with Jinja (`--jinja`), as it must to
     /// accept tools on `/v1/chat/completions`.
     pub fn with_jinja() -> LlamaServer {

@@ -36,6 +36,8 @@ fn pilotfish_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pilotfish"))
         .args(args)
         .current_dir(dir)
+        // What pilotfish learns of servers stays with the tests' own files, not the user's.
+        .env("XDG_CACHE_HOME", cache_home())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -43,6 +45,13 @@ fn pilotfish_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
         .expect("the binary starts");
     child.stdin.take().unwrap().write_all(stdin).unwrap();
     child.wait_with_output().unwrap()
+}
+
+/// The cache folder of the binaries these tests run: one per test process.
+fn cache_home() -> PathBuf {
+    std::env::temp_dir()
+        .join(format!("pilotfish-cli-{}", std::process::id()))
+        .join("cache")
 }
 
 fn temp_file(name: &str, contents: &[u8]) -> PathBuf {

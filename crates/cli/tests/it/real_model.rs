@@ -328,3 +328,163 @@ fn next_edit_asks_a_real_model_with_both_strategies() {
     }
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// Types one line of a real source file again, one `pilotfish complete` (a new process) per
+/// keystroke, as an editor plugin that runs the command does, against a one-slot llama-server
+/// with a context of 4,096 tokens. Returns, per keystroke, the prompt tokens the server read
+/// and the prompt's whole length, both as the server counted them (its `timings`), and the
+/// budget the prompt was built with. The first keystroke is a first contact: nothing is known
+/// of the server yet.
+fn type_a_line(server: &LlamaServer, name: &str, keys: usize) -> Vec<(u64, u64, u64)> {
+    let home = home(name);
+    let source = std::fs::read_to_string(repo().join("crates/ghost/src/fit.rs")).unwrap();
+    let lines: Vec<&str> = source.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("backend.server_info(DESCRIBE_LIMIT)"))
+        .unwrap();
+    let line = lines[at];
+    let indent = line.len() - line.trim_start().len();
+    let mut read = Vec::new();
+    for typed in 0..=keys {
+        let mut edited = lines.clone();
+        let partial = &line[..indent + typed];
+        edited[at] = partial;
+        let file = home.join("fit.rs");
+        std::fs::write(&file, edited.join("\n")).unwrap();
+        let location = format!("{}:{}:{}", file.display(), at + 1, partial.len() + 1);
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pilotfish"));
+        command
+            .args(["complete", &location, "--endpoint", &server.url])
+            .args(["--format", "json", "--max-tokens", "8"])
+            .current_dir(&home)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_CACHE_HOME", home.join(".cache"));
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "keystroke {typed}: {stderr}");
+        let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let timings = &outcome["trace"]["timings"];
+        let (prompt_n, cache_n) = (
+            timings["prompt_n"].as_u64(),
+            timings["cache_n"].as_u64().unwrap_or(0),
+        );
+        let prompt_n = prompt_n.unwrap_or_else(|| panic!("no timings: {outcome}\n{stderr}"));
+        let budget = outcome["trace"]["max_prompt_tokens"].as_u64().unwrap_or(0);
+        read.push((prompt_n, prompt_n + cache_n, budget));
+    }
+    let _ = std::fs::remove_dir_all(&home);
+    read
+}
+
+/// With one `pilotfish complete` per keystroke, each keystroke after the first makes the
+/// server read at most 5% of its prompt again (SmolLM2: no fill-in-the-middle, prefix-only
+/// prompts) and at most 10% (the fill-in-the-middle model): nothing a process sends to learn
+/// what the server can do replaces the slot's cached prompt, and each process sizes its prompt
+/// as the last one did. The first request, before the server's speed is known, is held to a
+/// size a slow machine reads in a few seconds; the one after it may read more only where the
+/// measured speed let its budget grow (a fast server gets the whole budget back). Counted in
+/// tokens the server reports, not timed.
+#[test]
+fn typing_with_one_complete_per_keystroke_reads_little_again() {
+    for (name, server, share) in [
+        ("typing-smollm2", LlamaServer::smollm2(4096, &[]), 0.05),
+        ("typing-fim", LlamaServer::tiny(4096, &[]), 0.10),
+    ] {
+        let read = type_a_line(&server, name, 6);
+        let (first, _, cold) = read[0];
+        assert!(
+            first <= 700,
+            "{name}: the first request read {first} tokens: {read:?}"
+        );
+        for (key, (again, whole, budget)) in read.iter().enumerate().skip(1) {
+            let grew = key == 1 && *budget > cold;
+            assert!(
+                (*again as f64) <= share * *whole as f64 || grew,
+                "{name}: keystroke {key} read {again} of its {whole} prompt tokens: {read:?}"
+            );
+        }
+    }
+}
+
+/// The language server against a one-slot llama-server whose whole prompt for a file takes
+/// longer to read than the user waits: typing starts 10 s after the file was opened, while the
+/// warming may still be under way. The warming goes in short pieces, so typing stops it within
+/// a piece, and the first completion's prompt is sized so that what the server does not hold
+/// reads within the first-token target at the speed the warming measured (and well within the
+/// language server's 4 s limit): it reads a few hundred tokens at most, never the whole prompt
+/// of the context's budget (over 2,000 tokens here), and a suggestion comes back. Counted with
+/// the server's own metrics; the time is reported.
+#[test]
+fn typing_ten_seconds_after_opening_gets_a_suggestion_that_reads_little() {
+    use serde_json::json;
+    let server = LlamaServer::smollm2(4096, &["--metrics"]);
+    let home = home("lsp-typing");
+    let source = std::fs::read_to_string(repo().join("crates/ghost/src/fit.rs")).unwrap();
+    let uri = format!("file://{}/fit.rs", home.display());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pilotfish"));
+    command
+        .args(["lsp", "--endpoint", &server.url])
+        .current_dir(&home)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"));
+    let mut lsp = super::servers::Lsp::spawn(command);
+    lsp.watchdog(std::time::Duration::from_secs(120));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
+    lsp.answer(1);
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "rust", "version": 1, "text": source}}}),
+    );
+    std::thread::sleep(std::time::Duration::from_secs(10));
+    // A new line typed after the module's `use` lines, near the top.
+    let lines: Vec<&str> = source.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("use ")).unwrap() + 1;
+    let typed = "const LIMIT: usize = ";
+    let mut edited = lines.clone();
+    edited.insert(at, typed);
+    let text = edited.join("\n");
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text}]}}),
+    );
+    let before = evaluated(&server.url);
+    let asked = std::time::Instant::now();
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlineCompletion", "params": {
+        "textDocument": {"uri": uri}, "position": {"line": at, "character": typed.len()},
+        "context": {"triggerKind": 1}}}),
+    );
+    let (answer, seen) = lsp.answer(2);
+    let took = asked.elapsed();
+    let read = evaluated(&server.url) - before;
+    eprintln!("first completion after 10 s: {took:?}, {read} prompt tokens read");
+    eprintln!("DEBUG {seen:?}");
+    eprintln!(
+        "DEBUG {}",
+        std::fs::read_to_string(home.join(".cache/pilotfish/servers.json"))
+            .unwrap_or_default()
+            .chars()
+            .take(600)
+            .collect::<String>()
+    );
+    assert!(answer.get("error").is_none(), "{answer}");
+    let items = answer["result"]["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        !items.is_empty(),
+        "no suggestion ({took:?}, {read} tokens read): {answer}"
+    );
+    assert!(
+        read <= 400.0,
+        "the first completion read {read} prompt tokens"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}

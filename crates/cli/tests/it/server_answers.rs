@@ -254,3 +254,53 @@ fn a_configured_first_token_limit_holds_for_a_server_that_describes_itself_and_n
         );
     }
 }
+
+/// Without any first-token limit configured, `complete` against a server that describes itself
+/// and never answers ends within ten seconds, with a message that says the server is busy: the
+/// limit is sized from the server's speed, and before the speed is known it is one that a cold
+/// first prompt (held small for that reason) reads within. The cache folder is new, so nothing
+/// is known of the server.
+#[test]
+fn complete_ends_within_ten_seconds_by_default_against_a_server_that_describes_itself_and_never_answers()
+ {
+    let url = silent_describing_server(
+        (200, r#"{"status":"ok"}"#),
+        r#"[{"id":0,"is_processing":true}]"#,
+    );
+    let cache = crate::temp_dir("silent-default-cache");
+    // Twice: the second run knows from the first how slow the server is at most, and its
+    // limit, sized from that, still ends it within ten seconds.
+    for run in 0..2 {
+        let started = Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+            .args(["complete", CURSOR, "--endpoint", &url, "--explain"])
+            .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .env("XDG_CACHE_HOME", &cache)
+            .env_remove("PILOTFISH_CONFIG")
+            .env("XDG_CONFIG_HOME", &cache)
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(
+            took < Duration::from_secs(10),
+            "run {run} took {took:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("(the time-to-first-token limit)")
+                && stderr(&out).contains("The server is busy"),
+            "{}",
+            stderr(&out)
+        );
+        // The first run's prompt was held to a first request's size, so the limit cut no
+        // honest reading.
+        assert!(
+            run == 1
+                || (stdout(&out).contains("speed: prompt budget lowered from")
+                    && stdout(&out).contains("the server's speed is not measured yet")),
+            "{}",
+            stdout(&out)
+        );
+    }
+}

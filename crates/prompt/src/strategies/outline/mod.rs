@@ -19,6 +19,7 @@ mod report;
 mod sources;
 mod stable;
 
+pub use stable::Anchor;
 pub(crate) use stable::Stable;
 
 use std::borrow::Cow;

@@ -40,11 +40,23 @@ pub(crate) struct Stable {
 }
 
 /// Where the prefix started: a byte offset in the document and a hash of the text before it,
-/// so that an edit above it is noticed.
-#[derive(Debug, Clone)]
-struct Anchor {
+/// so that an edit above it is noticed. A caller that runs once per keystroke (a command line
+/// process) keeps it between runs, so that each run's prefix starts where the last one's did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Anchor {
     offset: usize,
     hash: u64,
+}
+
+impl Stable {
+    pub(crate) fn anchor(&self) -> Option<Anchor> {
+        self.anchor
+    }
+
+    /// Starts from an anchor kept by the caller, where none is known yet.
+    pub(crate) fn resume(&mut self, anchor: Anchor) {
+        self.anchor.get_or_insert(anchor);
+    }
 }
 
 /// The context last sent: its definitions (by file and signature, which survive edits that move
