@@ -93,6 +93,13 @@ fn a_module_without_a_namespace_object_gets_one() {
     );
     let entry = text(&files, "modules/entry.js");
     assert!(entry.contains("j_exports.g(), j_exports.w"), "{entry}");
+    // The entry's file says which file the namespace it reads belongs to.
+    let whole = &files
+        .iter()
+        .find(|(p, _)| p == "modules/entry.js")
+        .unwrap()
+        .1;
+    assert!(whole.contains("//   j_exports: modules/j.js\n"), "{whole}");
 }
 
 #[test]

@@ -11,15 +11,25 @@ use rustc_hash::FxHashMap;
 use super::Job;
 
 /// Fills each job's header from the names it takes: the other modules of the same bundle file
-/// (by the variable each is bound to, its id) and the helpers moved to `runtime` (its path
-/// and the helpers' names).
-pub(crate) fn headers(jobs: &mut [Job<'_>], runtime: Option<(&str, &[String])>) {
-    let paths: FxHashMap<String, String> = jobs
+/// (by the variable each is bound to, its id, or for an ES module moved whole also its
+/// namespace object: `namespaces` pairs it with the module's id) and the helpers moved to
+/// `runtime` (its path and the helpers' names).
+pub(crate) fn headers(
+    jobs: &mut [Job<'_>],
+    runtime: Option<(&str, &[String])>,
+    namespaces: &[(&str, &str)],
+) {
+    let mut paths: FxHashMap<String, String> = jobs
         .iter()
         .map(|j| (j.id.clone(), j.path.clone()))
         .collect();
+    for (namespace, id) in namespaces {
+        if let Some(path) = paths.get(*id).cloned() {
+            paths.entry((*namespace).to_owned()).or_insert(path);
+        }
+    }
     for job in jobs.iter_mut() {
-        job.header = header(&job.takes, &job.id, &paths, runtime);
+        job.header = header(&job.takes, &job.path, &paths, runtime);
     }
 }
 
@@ -32,10 +42,10 @@ fn header(
     let mut lines = Vec::new();
     let mut helpers = Vec::new();
     for name in takes {
-        if name == own {
-            continue;
-        }
         if let Some(path) = paths.get(name) {
+            if path == own {
+                continue;
+            }
             lines.push(format!("//   {name}: {path}\n"));
         } else if let Some((_, names)) = runtime
             && names.contains(name)

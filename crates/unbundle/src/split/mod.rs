@@ -87,7 +87,13 @@ pub(crate) fn split_file<'a>(
         .runtime
         .as_ref()
         .map(|r| (r.path.as_str(), &out.runtime_names[..]));
-    links::headers(&mut out.jobs, runtime);
+    let namespaces: Vec<(&str, &str)> = out
+        .moved
+        .modules
+        .iter()
+        .map(|m| (m.namespace.as_str(), m.id.as_str()))
+        .collect();
+    links::headers(&mut out.jobs, runtime, &namespaces);
     let text = assemble(&file, &out);
     let file = OutputFile {
         path: input.name.to_owned(),
