@@ -261,7 +261,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         }
         files.push(OutputFile {
             path: job.path.clone(),
-            text: file.text,
+            text: format!("{}{}", job.header, file.text),
         });
     }
     files.push(OutputFile {

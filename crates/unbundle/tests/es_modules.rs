@@ -36,12 +36,21 @@ fn unbundled(name: &str, code: &str) -> (Vec<String>, Vec<(String, String)>) {
     (moved, files)
 }
 
+/// The file's code, after the comment lines saying where the names it is given come from
+/// (`tests/runtime.rs` checks those).
 fn text<'f>(files: &'f [(String, String)], path: &str) -> &'f str {
-    &files
+    let mut text = files
         .iter()
         .find(|(p, _)| p == path)
         .unwrap_or_else(|| panic!("no {path}"))
         .1
+        .as_str();
+    if text.starts_with("// pilotfish unbundle:") {
+        while text.starts_with("//") {
+            text = text.split_once('\n').map_or("", |(_, rest)| rest);
+        }
+    }
+    text
 }
 
 #[test]
@@ -84,6 +93,13 @@ fn a_module_without_a_namespace_object_gets_one() {
     );
     let entry = text(&files, "modules/entry.js");
     assert!(entry.contains("j_exports.g(), j_exports.w"), "{entry}");
+    // The entry's file says which file the namespace it reads belongs to.
+    let whole = &files
+        .iter()
+        .find(|(p, _)| p == "modules/entry.js")
+        .unwrap()
+        .1;
+    assert!(whole.contains("//   j_exports: modules/j.js\n"), "{whole}");
 }
 
 #[test]

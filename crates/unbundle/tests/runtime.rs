@@ -100,3 +100,43 @@ fn a_helper_assigned_again_stays() {
     let (before, after) = common::run_both("runtime-assigned", &text, &out);
     assert_eq!(before, after);
 }
+
+#[test]
+fn a_module_file_says_which_files_the_modules_and_helpers_it_is_given_are_in() {
+    let text = bundle(MODULES);
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text: &text,
+    }])
+    .unwrap();
+    let path_of = |id: &str| {
+        out.manifest
+            .modules
+            .iter()
+            .find(|m| m.id == id)
+            .map(|m| m.path.clone())
+            .unwrap_or_else(|| panic!("module {id} in {:?}", out.manifest.modules))
+    };
+    // `b` calls `t(a())`: module `a`'s file, and the helper's.
+    let b = file(&out, &path_of("b")).unwrap();
+    let header: Vec<&str> = b.lines().take_while(|l| l.starts_with("//")).collect();
+    assert!(
+        header.contains(&format!("//   a: {}", path_of("a")).as_str()),
+        "{b}"
+    );
+    assert!(header.contains(&"//   t: esbuild-runtime.js"), "{b}");
+    // `a` is given nothing: no header.
+    assert!(
+        !file(&out, &path_of("a")).unwrap().starts_with("//"),
+        "{:?}",
+        file(&out, &path_of("a"))
+    );
+    // The entry calls `b` and the bundle's `require` helper, which stays in the bundle.
+    let entry = file(&out, &path_of("entry")).unwrap();
+    assert!(
+        entry.contains(&format!("//   b: {}", path_of("b"))),
+        "{entry}"
+    );
+    let (before, after) = common::run_both("runtime-links", &text, &out);
+    assert_eq!(before, after);
+}

@@ -328,11 +328,13 @@ impl<'a> Visit<'a> for Finder {
             self.deferred.push((it.span, ids));
         }
         match &it.callee {
-            // `(self.webpackChunk = ...).push([[ids], {...}])`: a JSONP chunk.
+            // `(self.webpackChunk = ...).push([[ids], {...}])`: a JSONP chunk, when the push
+            // has a chunk's shape (see [`super::push`]).
             Expression::StaticMemberExpression(m) if m.property.name == "push" => {
                 if let Some(Argument::ArrayExpression(a)) = it.arguments.first()
                     && let Some(table) = a.elements.get(1).and_then(|e| e.as_expression())
                     && is_literal_table(table)
+                    && super::push::is_chunk(a, table)
                 {
                     self.chunk_tables.push(table.span());
                     self.jsonp.push((table.span(), jsonp_chunk(a)));

@@ -5,6 +5,7 @@
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
+mod links;
 mod paths;
 mod runtime;
 pub(crate) mod shared;
@@ -82,6 +83,17 @@ pub(crate) fn split_file<'a>(
     for job in &mut out.jobs {
         job.name_helper.clone_from(&out.name_helper);
     }
+    let runtime = out
+        .runtime
+        .as_ref()
+        .map(|r| (r.path.as_str(), &out.runtime_names[..]));
+    let namespaces: Vec<(&str, &str)> = out
+        .moved
+        .modules
+        .iter()
+        .map(|m| (m.namespace.as_str(), m.id.as_str()))
+        .collect();
+    links::headers(&mut out.jobs, runtime, &namespaces);
     let text = assemble(&file, &out);
     let file = OutputFile {
         path: input.name.to_owned(),
@@ -198,6 +210,8 @@ struct Split<'a> {
     name_helper: Option<String>,
     /// esbuild's helpers, moved to a file of their own.
     runtime: Option<OutputFile>,
+    /// The names of the helpers moved there.
+    runtime_names: Vec<String>,
 }
 
 impl Split<'_> {
@@ -262,6 +276,8 @@ fn webpack_modules<'a>(
             span: m.span,
             name_helper: None,
             source_names: Vec::new(),
+            takes: Vec::new(),
+            header: String::new(),
         });
     }
     let scoping = file.scoping;
@@ -396,6 +412,7 @@ fn runtime_file(file: &File<'_, '_, '_>, strict: bool, out: &mut Split<'_>) {
         };
         out.edits.push((*span, replacement));
     }
+    out.runtime_names = found.names.clone();
     out.runtime = Some(OutputFile {
         path,
         text: transform::clean_file(&found.text, file.transforms),
@@ -428,6 +445,8 @@ fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>
             span: m.function,
             name_helper: None,
             source_names: Vec::new(),
+            takes: outer.values.clone(),
+            header: String::new(),
         });
     }
 }
@@ -488,6 +507,14 @@ fn esbuild_job<'a>(
         span: m.span,
         name_helper: None,
         source_names: Vec::new(),
+        takes: m
+            .outer
+            .values
+            .iter()
+            .chain(&m.outer.live)
+            .cloned()
+            .collect(),
+        header: String::new(),
     }
 }
 
@@ -543,6 +570,12 @@ fn entry_module<'a>(
         span: entry.span,
         name_helper: None,
         source_names: Vec::new(),
+        takes: if require.is_none() {
+            entry.outer.clone()
+        } else {
+            Vec::new()
+        },
+        header: String::new(),
     });
 }
 
@@ -636,6 +669,11 @@ pub(crate) struct Job<'a> {
     pub(crate) name_helper: Option<String>,
     /// The source map's names by byte offset in `source` (see `name/source_names.rs`).
     pub(crate) source_names: Vec<(u32, String)>,
+    /// The bundle's top-level names the module is given (esbuild's modules).
+    pub(crate) takes: Vec<String>,
+    /// Comment lines that open its file: which files the names it is given come from (see
+    /// [`links`]).
+    pub(crate) header: String,
 }
 
 /// Where the loader's line goes: after a hashbang and the directive prologue, which must stay
