@@ -12,6 +12,16 @@ use std::{
 
 use test_utils::VllmServer;
 
+/// One test at a time on the shared server: vLLM on two CPU cores answers one request at a
+/// useful speed, and the chat test's minute is the user's wait, not a queue behind the others.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The shared server, held by this test alone until the guard drops.
+fn server() -> (std::sync::MutexGuard<'static, ()>, &'static VllmServer) {
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    (turn, VllmServer::shared())
+}
+
 /// A home of its own for each test, so that the user's configuration and state play no part.
 fn home(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pilotfish-vllm-{name}-{}", std::process::id()));
@@ -42,7 +52,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn vllm_answers_complete_with_default_settings() {
-    let server = VllmServer::shared();
+    let (_turn, server) = server();
     let home = home("complete");
     // Only the endpoint: the kind, fill-in-the-middle and the budget are pilotfish's defaults,
     // and SmolLM2 on vLLM has no fill-in-the-middle.
@@ -72,7 +82,7 @@ const TYPED: &str = "self._inventory.restock(line.sku)";
 
 #[test]
 fn vllm_typing_keeps_each_prompt_in_the_prefix_cache() {
-    let server = VllmServer::shared();
+    let (_turn, server) = server();
     let home = home("typing");
     // The example shop copied, so that each keystroke can be written to the file.
     let shop = home.join("shop");
@@ -138,7 +148,7 @@ fn vllm_typing_keeps_each_prompt_in_the_prefix_cache() {
 
 #[test]
 fn vllm_chat_say_hello_ends_within_a_minute() {
-    let server = VllmServer::shared();
+    let (_turn, server) = server();
     let home = home("chat");
     let started = Instant::now();
     // Default settings but the server: the answer's default limit is what ends a model that
@@ -164,7 +174,7 @@ fn vllm_chat_say_hello_ends_within_a_minute() {
 
 #[test]
 fn vllm_runs_the_agent_to_a_clean_end() {
-    let server = VllmServer::shared();
+    let (_turn, server) = server();
     let home = home("agent");
     let workspace = home.join("workspace");
     std::fs::create_dir_all(&workspace).unwrap();
