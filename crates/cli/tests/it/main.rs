@@ -790,6 +790,29 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// An empty home of its own for one test (`{kind}-{name}`, afresh each run), so that the
+/// user's configuration, customization files, state and cache play no part.
+fn fresh_home(kind: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pilotfish-{kind}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The binary run in `dir` with `home` as its whole user environment: HOME and the XDG
+/// configuration, state and cache folders under it.
+fn pilotfish_as_user(home: &Path, dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pilotfish"))
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .output()
+        .unwrap()
+}
+
 /// Runs pilotfish with HOME pointing at an empty folder, so that user-level customization
 /// folders of the machine running the tests do not leak into snapshots.
 fn pilotfish_home(args: &[&str], home: &Path) -> Output {

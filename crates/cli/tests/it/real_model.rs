@@ -5,7 +5,7 @@
 
 use std::{
     path::{Path, PathBuf},
-    process::{Command, Output},
+    process::Command,
 };
 
 use test_utils::LlamaServer;
@@ -14,25 +14,9 @@ use test_utils::LlamaServer;
 /// answer fit with room to spare, and a small context keeps the server's start cheap.
 const CONTEXT: u32 = 2048;
 
-/// A home of its own for each test, so that the user's configuration, customization files
-/// and state neither change what is sent nor receive what a run writes.
+/// A home of its own for each test (see [`crate::fresh_home`]).
 fn home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pilotfish-real-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The binary run in `dir` with `home` as its whole user environment.
-fn run(home: &Path, dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pilotfish"))
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .output()
-        .unwrap()
+    crate::fresh_home("real", name)
 }
 
 /// A `[chat]` configuration that keeps answers short (the time of a test is mostly the
@@ -52,7 +36,7 @@ fn chat_streams_a_real_answer_and_keeps_the_turn() {
     let server = LlamaServer::smollm2(CONTEXT, &[]);
     let home = home("chat");
     let config = short_answers(&home);
-    let out = run(
+    let out = crate::pilotfish_as_user(
         &home,
         &repo(),
         &[
@@ -104,7 +88,7 @@ fn the_agent_loop_ends_cleanly_with_a_real_model() {
         "def add(a, b):\n    return a - b\n",
     )
     .unwrap();
-    let out = run(
+    let out = crate::pilotfish_as_user(
         &home,
         &workspace,
         &[
@@ -147,7 +131,7 @@ fn complete_works_with_a_model_without_fill_in_the_middle() {
     let home = home("complete");
     // Only the endpoint: the default backend (llama.cpp's /infill) must find out that this
     // model cannot fill in the middle and ask for the code after the prefix instead.
-    let out = run(
+    let out = crate::pilotfish_as_user(
         &home,
         &repo(),
         &[
@@ -173,7 +157,7 @@ fn complete_works_with_a_model_without_fill_in_the_middle() {
 fn config_check_says_the_model_has_no_fill_in_the_middle() {
     let server = LlamaServer::smollm2(CONTEXT, &[]);
     let home = home("config");
-    let out = run(
+    let out = crate::pilotfish_as_user(
         &home,
         &repo(),
         &["config", "check", "--endpoint", &server.url],
@@ -299,7 +283,7 @@ fn next_edit_asks_a_real_model_with_both_strategies() {
     for strategy in ["copilot", "sweep"] {
         let request = home.join(format!("{strategy}.json"));
         std::fs::write(&request, rename_request(strategy)).unwrap();
-        let out = run(
+        let out = crate::pilotfish_as_user(
             &home,
             &repo(),
             &[

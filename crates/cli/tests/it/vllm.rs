@@ -6,7 +6,6 @@
 
 use std::{
     path::{Path, PathBuf},
-    process::{Command, Output},
     time::{Duration, Instant},
 };
 
@@ -22,24 +21,9 @@ fn server() -> (std::sync::MutexGuard<'static, ()>, &'static VllmServer) {
     (turn, VllmServer::shared())
 }
 
-/// A home of its own for each test, so that the user's configuration and state play no part.
+/// A home of its own for each test (see [`crate::fresh_home`]).
 fn home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pilotfish-vllm-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run(home: &Path, dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pilotfish"))
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .output()
-        .unwrap()
+    crate::fresh_home("vllm", name)
 }
 
 fn repo() -> PathBuf {
@@ -56,7 +40,7 @@ fn vllm_answers_complete_with_default_settings() {
     let home = home("complete");
     // Only the endpoint: the kind, fill-in-the-middle and the budget are pilotfish's defaults,
     // and SmolLM2 on vLLM has no fill-in-the-middle.
-    let out = run(
+    let out = crate::pilotfish_as_user(
         &home,
         &repo(),
         &[
@@ -105,7 +89,7 @@ fn vllm_typing_keeps_each_prompt_in_the_prefix_cache() {
         let cursor = format!("orders.py:31:{}", line.len() + 1);
         let queries = server.counter("vllm:prefix_cache_queries_total");
         let hits = server.counter("vllm:prefix_cache_hits_total");
-        let out = run(
+        let out = crate::pilotfish_as_user(
             &home,
             &shop,
             &[
@@ -153,7 +137,7 @@ fn vllm_chat_say_hello_ends_within_a_minute() {
     let started = Instant::now();
     // Default settings but the server: the answer's default limit is what ends a model that
     // would otherwise write until the context is full.
-    let out = run(
+    let out = crate::pilotfish_as_user(
         &home,
         &repo(),
         &["chat", "Say hello", "--endpoint", &server.url],
@@ -184,7 +168,7 @@ fn vllm_runs_the_agent_to_a_clean_end() {
     )
     .unwrap();
     let started = Instant::now();
-    let out = run(
+    let out = crate::pilotfish_as_user(
         &home,
         &workspace,
         &[
