@@ -19,7 +19,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const {
-  control, editorText, env, launch, log, openFile, runCommand, shot: shotIn, statusSays, until, writeSettings,
+  control, editorText, env, inWorkbench, runScript, log, openFile, runCommand, shot: shotIn, statusSays, until, writeSettings,
 } = require('./code-server');
 
 const work = env('WORK');
@@ -68,8 +68,9 @@ function workspace() {
 async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
   const ws = workspace();
-  const { page, close, serverLog } = await launch({ work, ws, vsix: env('VSIX') });
-  try {
+  await inWorkbench({ work, ws, vsix: env('VSIX'), artifacts, failureShot: 'failure', onFailure: () => {
+    if (fs.existsSync(workspaceRan)) log(`the program the workspace's settings named (${workspaceProgram}) was run`);
+  } }, async (page) => {
     // Open the file through Quick Open, as a user would.
     await openFile(page, 'shapes.py');
     if (process.env.NO_BINARY) {
@@ -166,17 +167,7 @@ async function main() {
     log(`status bar: ${await statusSays(page, 'pilotfish: ready')}`);
     checkWorkspaceProgramNeverRan();
     console.log('PASS');
-  } catch (e) {
-    await shot(page, 'failure').catch(() => {});
-    if (fs.existsSync(workspaceRan)) log(`the program the workspace's settings named (${workspaceProgram}) was run`);
-    console.log(`code-server's log:\n${serverLog().slice(-4000)}`);
-    throw e;
-  } finally {
-    await close();
-  }
+  });
 }
 
-main().catch((e) => {
-  console.error(e && e.stack ? e.stack : e);
-  process.exit(1);
-});
+runScript(main);

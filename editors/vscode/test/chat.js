@@ -25,7 +25,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const {
-  env, log, until, writeSettings, shot: shotIn, runCommand, openFile, editorText, launch,
+  env, log, until, writeSettings, shot: shotIn, runCommand, openFile, editorText, inWorkbench, runScript,
 } = require('./code-server');
 
 const work = env('WORK');
@@ -344,8 +344,7 @@ async function sharesTheManagedServer(page, frame) {
 async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
   workspace();
-  const { page, close, serverLog } = await launch({ work, ws, vsix: env('VSIX') });
-  try {
+  await inWorkbench({ work, ws, vsix: env('VSIX'), artifacts, failureShot: 'chat-failure' }, async (page) => {
     await until('the explorer to list calc.py', () => page.evaluate(() => document.body.textContent.includes('calc.py')));
     // The command palette lists an extension's commands once the extension is known; its
     // status bar item says it has started.
@@ -383,16 +382,7 @@ async function main() {
     const t = await transcript(frame);
     if (!t.some((e) => e.role === 'article' && e.label === 'You')) throw new Error('no message labelled for screen readers');
     console.log('PASS');
-  } catch (e) {
-    await shot(page, 'chat-failure').catch(() => {});
-    console.log(`code-server's log:\n${serverLog().slice(-4000)}`);
-    throw e;
-  } finally {
-    await close();
-  }
+  });
 }
 
-main().catch((e) => {
-  console.error(e && e.stack ? e.stack : e);
-  process.exit(1);
-});
+runScript(main);

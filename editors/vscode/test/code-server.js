@@ -222,15 +222,44 @@ async function launch({ work, ws, vsix }) {
   }
 }
 
+/**
+ * Launches the workbench (see `launch`) and runs `steps(page)` in it. On a failure it saves a
+ * screenshot `failureShot` in `artifacts`, calls `onFailure()` for the script's own clues,
+ * prints code-server's log and fails with the error; code-server and Chromium stop either way.
+ */
+async function inWorkbench({ work, ws, vsix, artifacts, failureShot = 'failure', onFailure }, steps) {
+  const { page, close, serverLog } = await launch({ work, ws, vsix });
+  try {
+    await steps(page);
+  } catch (e) {
+    await shot(page, artifacts, failureShot).catch(() => {});
+    if (onFailure) onFailure();
+    console.log(`code-server's log:\n${serverLog().slice(-4000)}`);
+    throw e;
+  } finally {
+    await close();
+  }
+}
+
+/** Runs a browser script's `main`, printing the error's stack and exiting 1 when it fails. */
+function runScript(main) {
+  main().catch((e) => {
+    console.error(e && e.stack ? e.stack : e);
+    process.exit(1);
+  });
+}
+
 module.exports = {
   control,
   editorText,
   env,
+  inWorkbench,
   launch,
   log,
   openFile,
   pick,
   runCommand,
+  runScript,
   shot,
   statusSays,
   statusText,

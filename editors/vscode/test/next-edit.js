@@ -22,7 +22,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { control, editorText, env, launch, log, openFile, runCommand, shot: shotIn, statusSays, until, writeSettings } =
+const { control, editorText, env, inWorkbench, runScript, log, openFile, runCommand, shot: shotIn, statusSays, until, writeSettings } =
   require('./code-server');
 
 const work = env('WORK');
@@ -195,8 +195,7 @@ function checkReported(acceptedText) {
 async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
   const ws = workspace();
-  const { page, close, serverLog } = await launch({ work, ws, vsix: env('VSIX') });
-  try {
+  await inWorkbench({ work, ws, vsix: env('VSIX'), artifacts, failureShot: 'failure' }, async (page) => {
     await openFile(page, 'scale.py');
     await statusSays(page, 'pilotfish: off', 90);
     await until('the language server to start', () => fs.existsSync(received) && messages().some((m) => m.method === 'initialized'), 30);
@@ -299,16 +298,7 @@ async function main() {
     }, 15);
 
     console.log('PASS');
-  } catch (e) {
-    await shot(page, 'failure').catch(() => {});
-    console.log(`code-server's log:\n${serverLog().slice(-4000)}`);
-    throw e;
-  } finally {
-    await close();
-  }
+  });
 }
 
-main().catch((e) => {
-  console.error(e && e.stack ? e.stack : e);
-  process.exit(1);
-});
+runScript(main);
