@@ -121,14 +121,14 @@ function editorText(page) {
 async function pick(page, text) {
   const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
   await input.type(text);
-  await until(`"${text}" in the quick input`, () =>
-    page.evaluate(
-      (t) =>
-        [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) =>
-          (r.textContent || '').includes(t),
-        ),
-      text,
-    ),
+  // Enter takes the focused row, so wait until that row is the one asked for: while the list
+  // still filters (slow on a busy machine), another row may hold the focus.
+  await until(`"${text}" focused in the quick input`, () =>
+    page.evaluate((t) => {
+      const rows = [...document.querySelectorAll('.quick-input-list .monaco-list-row')];
+      const focused = rows.find((r) => r.classList.contains('focused')) || rows[0];
+      return Boolean(focused && (focused.textContent || '').includes(t));
+    }, text),
   );
   await page.keyboard.press('Enter');
 }
