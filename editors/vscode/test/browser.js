@@ -65,6 +65,41 @@ function workspace() {
   return ws;
 }
 
+/** Runs the inspector's command and returns its parts, budget and text, trying the command up
+ * to three times; the error names the frames that were there. */
+async function inspect(page) {
+  const read = async () => {
+    for (const frame of page.frames()) {
+      const found = await frame
+        .evaluate(() => {
+          const parts = [...document.querySelectorAll('[data-part]')].map((e) => ({
+            part: e.getAttribute('data-part'),
+            text: e.textContent,
+          }));
+          const budget = document.querySelector('[data-budget]');
+          return parts.length
+            ? { parts, budget: budget && budget.textContent, body: document.body.innerText }
+            : null;
+        })
+        .catch(() => null);
+      if (found) return found;
+    }
+    return null;
+  };
+  let last;
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    await page.keyboard.press('Escape');
+    await runCommand(page, 'pilotfish: Inspect the Prompt of the Last Completion');
+    try {
+      return await until('the prompt in the inspector', read, 40);
+    } catch (e) {
+      last = e;
+      log(`attempt ${attempt}: ${e.message}; frames: ${page.frames().map((f) => f.url().slice(0, 80)).join(' | ')}`);
+    }
+  }
+  throw last;
+}
+
 async function main() {
   fs.mkdirSync(artifacts, { recursive: true });
   const ws = workspace();
@@ -115,26 +150,10 @@ async function main() {
     log(`after Tab:\n${accepted}`);
     await shot(page, '3-accepted');
 
-    // The inspector: the last completion's prompt, part by part.
-    await runCommand(page, 'pilotfish: Inspect the Prompt of the Last Completion');
-    const inspected = await until('the prompt in the inspector', async () => {
-      for (const frame of page.frames()) {
-        const found = await frame
-          .evaluate(() => {
-            const parts = [...document.querySelectorAll('[data-part]')].map((e) => ({
-              part: e.getAttribute('data-part'),
-              text: e.textContent,
-            }));
-            const budget = document.querySelector('[data-budget]');
-            return parts.length
-              ? { parts, budget: budget && budget.textContent, body: document.body.innerText }
-              : null;
-          })
-          .catch(() => null);
-        if (found) return found;
-      }
-      return null;
-    }, 30);
+    // The inspector: the last completion's prompt, part by part. On a busy machine the
+    // command palette may drop the Enter, or the webview may load slowly: the command is run
+    // again (it only reveals the one panel) if nothing shows within a while.
+    const inspected = await inspect(page);
     const prefix = inspected.parts.find((p) => p.part === 'prefix');
     if (!prefix || !prefix.text.includes('def rectangle_area(width, height):')) {
       throw new Error(`the inspector's prefix is not the file's text: ${JSON.stringify(inspected.parts)}`);

@@ -197,6 +197,8 @@ async function launch({ work, ws, vsix }) {
     browser = await puppeteer.launch({
       executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
       headless: true,
+      // Chromium may take long to say where it listens on a busy machine (default 30 s).
+      timeout: 120000,
       userDataDir: path.join(work, 'chromium'),
       args: [
         '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -206,6 +208,8 @@ async function launch({ work, ws, vsix }) {
       defaultViewport: { width: 1400, height: 900 },
     });
     const page = await browser.newPage();
+    // A busy machine may take longer than puppeteer's 30 s to show a selector or load a page.
+    page.setDefaultTimeout(90000);
     await until('code-server to listen', async () => {
       const r = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
       return r && r.ok;

@@ -26,6 +26,8 @@ async function main() {
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
+    // Chromium may take long to say where it listens on a busy machine (default 30 s).
+    timeout: 120000,
     userDataDir: fs.mkdtempSync(path.join(artifacts, 'chromium-')),
     args: [
       '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',

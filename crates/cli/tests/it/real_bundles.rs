@@ -129,12 +129,30 @@ fn wrappers_in(text: &str) -> (usize, usize) {
 }
 
 /// Runs `node ARGS...` from an unrelated folder: standard output and exit status.
+/// Runs `node` with `args` in an empty home and working folder of its own, emptied before each
+/// run: the bundles write state there on a first run (Copilot's language server writes
+/// `~/.copilot` and `~/.config/github-copilot`), and a later run could print something else
+/// because of it; nor should a test leave files in the user's home.
 fn node(node: &Path, args: &[&Path]) -> (String, Option<i32>) {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let home = std::env::temp_dir().join(format!(
+        "pilotfish-real-home-{}-{run}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
     let out = Command::new(node)
         .args(args)
-        .current_dir(std::env::temp_dir())
+        .current_dir(&home)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
         .output()
         .unwrap();
+    let _ = std::fs::remove_dir_all(&home);
     (String::from_utf8(out.stdout).unwrap(), out.status.code())
 }
 

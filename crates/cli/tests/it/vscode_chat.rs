@@ -141,6 +141,11 @@ fn the_chat_shares_the_managed_model_server_of_pilotfish_gguf() {
     let shots = artifacts("chat-managed");
     let cache = work.join("cache");
     std::fs::create_dir_all(&cache).unwrap();
+    // The agent's sessions and configuration stay in the test's folder, not the user's.
+    let state = work.join("state");
+    let config = work.join("config");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::create_dir_all(&config).unwrap();
     // The model under a path of this test's own (a hard link: no copy, and no link that a
     // canonical path would resolve), so that the servers counted are this test's, not those of
     // other tests using the same cached file.
@@ -160,6 +165,8 @@ fn the_chat_shares_the_managed_model_server_of_pilotfish_gguf() {
                 test_utils::llama_paths().0.as_os_str(),
             ),
             ("PILOTFISH_CACHE", cache.as_os_str()),
+            ("XDG_STATE_HOME", state.as_os_str()),
+            ("XDG_CONFIG_HOME", config.as_os_str()),
             ("WORK", work.as_os_str()),
             ("ARTIFACTS", shots.as_os_str()),
         ],
