@@ -458,10 +458,19 @@ function finish() {
   printed = true;
   transcript.buffers = Object.fromEntries(buffers);
   transcript.stderr = stderr;
+  // An update on the wire that the SDK did not hand on was either refused by its schema (the
+  // SDK then says so through console.error) or still queued when the connection closed (the
+  // scripted editor may close stdin right after an answer, before the SDK reads what follows).
+  // Only the first is the agent's fault.
   if (wireUpdates !== acceptedUpdates) {
-    transcript.errors.push(
-      `${wireUpdates - acceptedUpdates} session/update notification(s) failed the ACP v1 schema and were dropped by the SDK`,
-    );
+    const n = wireUpdates - acceptedUpdates;
+    if (transcript.sdk_log.length > 0) {
+      transcript.errors.push(
+        `${n} session/update notification(s) failed the ACP v1 schema and were dropped by the SDK: ${transcript.sdk_log.join("; ")}`,
+      );
+    } else {
+      transcript.undelivered_updates = n;
+    }
   }
   process.stdout.write(`${JSON.stringify(transcript)}\n`, () => process.exit(0));
 }
