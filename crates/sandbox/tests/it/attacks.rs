@@ -15,15 +15,24 @@ fn writes_land_only_in_the_workspace_and_the_private_tmp() {
     let p = s.policy(Mode::WorkspaceWrite);
     let out = s.run(Some(&p), &attack);
     assert!(!out.status.success(), "the write outside must fail");
-    assert_eq!(std::fs::read_to_string(s.ws.join("inside.txt")).unwrap(), "in\n");
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join("inside.txt")).unwrap(),
+        "in\n"
+    );
     assert!(stdout(&out).contains('t'), "the private /tmp is writable");
-    assert!(!exists(&outside), "nothing may be written outside the workspace");
+    assert!(
+        !exists(&outside),
+        "nothing may be written outside the workspace"
+    );
 
     std::fs::remove_file(s.ws.join("inside.txt")).unwrap();
     let ro = s.policy(Mode::ReadOnly);
     let out = s.run(Some(&ro), "echo in > inside.txt");
     assert!(!out.status.success());
-    assert!(!exists(&s.ws.join("inside.txt")), "read-only keeps the workspace as it is");
+    assert!(
+        !exists(&s.ws.join("inside.txt")),
+        "read-only keeps the workspace as it is"
+    );
 
     let control = s.run(None, &attack);
     assert!(control.status.success());
@@ -33,14 +42,18 @@ fn writes_land_only_in_the_workspace_and_the_private_tmp() {
 #[test]
 fn git_is_read_only_but_usable() {
     let s = Scene::new("git");
-    let setup = "git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m first";
+    let setup =
+        "git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m first";
     assert!(s.run(None, setup).status.success());
     let hook = s.ws.join(".git/hooks/pre-commit");
     let attack = "git status --short && git log --oneline | grep -q first && echo usable; \
                   printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit";
     let p = s.policy(Mode::WorkspaceWrite);
     let out = s.run(Some(&p), attack);
-    assert!(stdout(&out).contains("usable"), "git still reads its repository");
+    assert!(
+        stdout(&out).contains("usable"),
+        "git still reads its repository"
+    );
     assert!(!out.status.success(), "planting a hook must fail");
     assert!(!exists(&hook), "nothing is written into .git");
 
@@ -58,12 +71,19 @@ fn a_gitdir_file_points_at_a_folder_that_stays_read_only() {
             .status
             .success()
     );
-    assert!(std::fs::read_to_string(s.ws.join(".git")).unwrap().starts_with("gitdir:"));
+    assert!(
+        std::fs::read_to_string(s.ws.join(".git"))
+            .unwrap()
+            .starts_with("gitdir:")
+    );
     let attack = "touch real-git/planted && echo wrote";
     let out = s.run(Some(&s.policy(Mode::WorkspaceWrite)), attack);
     assert!(!stdout(&out).contains("wrote"));
     assert!(!exists(&real.join("planted")));
-    assert!(s.run(None, attack).status.success(), "the control writes there");
+    assert!(
+        s.run(None, attack).status.success(),
+        "the control writes there"
+    );
 }
 
 #[test]
@@ -78,7 +98,11 @@ fn no_connection_leaves_without_network() {
     );
     let out = s.run(Some(&s.policy(Mode::WorkspaceWrite)), &attack);
     assert!(!stdout(&out).contains("connected"));
-    assert_eq!(listener.accepted(), 0, "no connection may leave the sandbox");
+    assert_eq!(
+        listener.accepted(),
+        0,
+        "no connection may leave the sandbox"
+    );
 
     let mut open = s.policy(Mode::WorkspaceWrite);
     open.network = true;
@@ -120,7 +144,10 @@ fn hidden_credentials_read_as_absent_even_through_links() {
     let text = stdout(&out);
     assert!(!text.contains("SECRET-KEY-TEXT"), "{text}");
     assert!(!text.contains("NETRC-SECRET"), "{text}");
-    assert!(!text.contains("id_rsa"), "the folder reads as empty: {text}");
+    assert!(
+        !text.contains("id_rsa"),
+        "the folder reads as empty: {text}"
+    );
 
     let control = stdout(&s.run(None, &attack));
     assert!(control.contains("SECRET-KEY-TEXT") && control.contains("NETRC-SECRET"));

@@ -27,7 +27,10 @@ EOF"#;
         assert!(out.contains(&format!("{family} refused 1")), "{out}");
     }
     let control = stdout(&s.run(None, attack));
-    assert!(control.contains("netlink opened"), "the control opens netlink: {control}");
+    assert!(
+        control.contains("netlink opened"),
+        "the control opens netlink: {control}"
+    );
 }
 
 #[test]
@@ -35,7 +38,10 @@ fn no_namespace_mount_or_nested_sandbox_gets_out() {
     let s = Scene::new("unshare");
     let outside = s.home.join("escaped");
     let attacks = [
-        format!("unshare -Ur sh -c 'touch {}' && echo escaped", outside.display()),
+        format!(
+            "unshare -Ur sh -c 'touch {}' && echo escaped",
+            outside.display()
+        ),
         format!(
             "unshare -Urm sh -c 'mount --bind . {home} && touch {home}/escaped' && echo escaped",
             home = s.home.display()
@@ -65,7 +71,10 @@ fn only_its_own_processes_and_environment_are_seen() {
     let out = stdout(&s.run(Some(&p), "ls /proc | grep -c '^[0-9]'; hostname"));
     let mut lines = out.lines();
     let processes: usize = lines.next().unwrap().trim().parse().unwrap();
-    assert!(processes < 10, "a private process table, {processes} processes seen");
+    assert!(
+        processes < 10,
+        "a private process table, {processes} processes seen"
+    );
     assert_eq!(lines.next(), Some("sandbox"));
     let control = stdout(&s.run(None, "ls /proc | grep -c '^[0-9]'"));
     assert!(control.trim().parse::<usize>().unwrap() > processes);

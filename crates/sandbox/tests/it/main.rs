@@ -74,7 +74,11 @@ impl Scene {
             .unwrap();
         eprintln!(
             "--- {} ran {script:?}: {}\nstdout: {}\nstderr: {}",
-            if policy.is_some() { "sandbox" } else { "control" },
+            if policy.is_some() {
+                "sandbox"
+            } else {
+                "control"
+            },
             out.status,
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
