@@ -7,7 +7,7 @@ use std::{path::Path, process::Command};
 
 use sandbox::{Mode, Policy};
 
-use crate::{secrets::Secrets, tools::AgentConfig};
+use crate::{agent_config::AgentConfig, secrets::Secrets};
 
 /// How commands run in one workspace.
 #[derive(Debug, Clone)]

@@ -11,6 +11,7 @@
 //! `setup`. Copilot's own next-edit texts are read where the user fetched them
 //! (`copilot_texts`).
 
+pub mod agent_config;
 pub mod chat_model;
 pub mod config;
 pub mod confinement;

@@ -63,6 +63,8 @@ fn cond(arg: u8, len: SeccompCmpArgLen, op: SeccompCmpOp, value: u64) -> Seccomp
     SeccompCondition::new(arg, len, op, value).expect("argument index below 6")
 }
 
+// The ioctl constants' type differs by architecture.
+#[allow(clippy::unnecessary_cast)]
 fn refused_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, seccompiler::BackendError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
         REFUSED.iter().map(|(_, nr)| (*nr, Vec::new())).collect();

@@ -39,7 +39,7 @@ impl Redactor {
                 values.extend(parse(&text));
             }
         }
-        values.sort_by(|a: &(String, String), b| b.1.len().cmp(&a.1.len()));
+        values.sort_by_key(|(_, value): &(String, String)| std::cmp::Reverse(value.len()));
         values.dedup_by(|a, b| a.1 == b.1);
         Redactor { values }
     }

@@ -22,7 +22,6 @@ use agent::{
     tools::{self, Call},
 };
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 
 use crate::{
     confinement::Runner,
@@ -37,27 +36,7 @@ const WHOLE_FILE_LINES: usize = 150;
 /// A workspace of at most this many bytes of text is given whole by `search_codebase`.
 const SMALL_WORKSPACE: usize = 20_000;
 
-/// `[agent]`: rules for terminal commands, judged on every sub-command; deny wins.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AgentConfig {
-    /// Command prefixes that run without asking, besides the read-only defaults.
-    pub allow: Vec<String>,
-    /// Command prefixes that never run, even with `--yes`.
-    pub deny: Vec<String>,
-    /// `get_errors`' checker per language id, `{file}` standing for the file (over the
-    /// defaults: py_compile, cargo check, tsc, go vet, node --check where installed).
-    pub checkers: BTreeMap<String, String>,
-    /// How commands are confined: `workspace-write` (the default), `read-only` or `off`.
-    pub sandbox: Option<String>,
-    /// Whether sandboxed commands reach the network.
-    pub network: bool,
-    /// More secrets: `~/` or absolute paths are credentials hidden from commands and tools,
-    /// other entries workspace patterns (gitignore syntax) the tools never read.
-    pub secrets: Vec<String>,
-    /// Entries of the default secret list to drop, spelled as in the list.
-    pub not_secrets: Vec<String>,
-}
+pub use crate::agent_config::AgentConfig;
 
 /// The workspace the tools act in.
 pub struct Workspace {
