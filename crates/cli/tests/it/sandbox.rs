@@ -414,3 +414,45 @@ fn an_ignored_file_is_read_only_after_a_yes() {
     assert!(agent(&scene, &model.url, &["--yes"]).status.success());
     assert!(everything_sent(&model).contains("ignored notes"));
 }
+
+/// Every default credential, folder or file, reads as absent to commands (`cat`, `ls`, through
+/// a link) and to the agent's tools (`read_file`, `list_dir`, `grep_search`).
+#[test]
+fn every_default_credential_reads_as_absent_to_commands_and_tools() {
+    let scene = Scene::new("credentials");
+    let home = scene.home();
+    let mut turns = Vec::new();
+    for (i, entry) in host::secrets::DEFAULT_CREDENTIALS.iter().enumerate() {
+        let path = home.join(entry.trim_start_matches("~/"));
+        let secret = format!("CREDENTIAL-{i}-TEXT");
+        // The last part of a name with a dot and no other dot is a file (`.netrc`,
+        // `config.json`); the rest are folders, given a file inside.
+        let is_file = entry.ends_with(".json")
+            || ["~/.netrc", "~/.npmrc", "~/.pypirc", "~/.git-credentials", "~/.vault-token"]
+                .contains(entry)
+            || entry.ends_with("credentials")
+            || entry.ends_with("credentials.toml");
+        let file = if is_file { path.clone() } else { path.join("secret") };
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, &secret).unwrap();
+        let link = format!("link-{i}");
+        std::os::unix::fs::symlink(&file, scene.repo().join(&link)).unwrap();
+        turns.push(run(&format!("cat {} {link}; ls -A {}", file.display(), path.display()), false));
+        turns.push(read(&file.to_string_lossy()));
+        turns.push(read(&link));
+    }
+    turns.push(Turn::call("grep_search", json!({"query": "CREDENTIAL-", "isRegexp": false})));
+    turns.push(Turn::Text("Done.".into()));
+    let (_rt, model) = scripted(turns);
+    let out = agent(&scene, &model.url, &["--max-rounds", "100"]);
+    assert!(out.status.success());
+    let sent = everything_sent(&model);
+    assert!(sent.contains("No such file"), "the tools read them as absent");
+    for i in 0..host::secrets::DEFAULT_CREDENTIALS.len() {
+        assert!(
+            !sent.contains(&format!("CREDENTIAL-{i}-TEXT")),
+            "{} reached the model",
+            host::secrets::DEFAULT_CREDENTIALS[i]
+        );
+    }
+}
