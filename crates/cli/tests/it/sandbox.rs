@@ -158,7 +158,7 @@ attempt("write workspace", () => fs.writeFileSync("test-output.txt", "tests ran\
 attempt("read key", () => console.log(fs.readFileSync(path.join(os.homedir(), ".ssh/id_rsa"), "utf8")));
 attempt("read env", () => console.log(fs.readFileSync(".env", "utf8")));
 const socket = net.connect({port}, "127.0.0.1");
-socket.on("connect", () => {{ console.log("connect: done"); socket.end(); }});
+socket.on("connect", () => {{ console.log("connect: done"); socket.destroy(); }});
 socket.on("error", (e) => console.log("connect: failed " + e.code));
 socket.on("close", () => console.log("tests passed: 3 of 3"));
 "##
@@ -428,26 +428,45 @@ fn every_default_credential_reads_as_absent_to_commands_and_tools() {
         // The last part of a name with a dot and no other dot is a file (`.netrc`,
         // `config.json`); the rest are folders, given a file inside.
         let is_file = entry.ends_with(".json")
-            || ["~/.netrc", "~/.npmrc", "~/.pypirc", "~/.git-credentials", "~/.vault-token"]
-                .contains(entry)
+            || [
+                "~/.netrc",
+                "~/.npmrc",
+                "~/.pypirc",
+                "~/.git-credentials",
+                "~/.vault-token",
+            ]
+            .contains(entry)
             || entry.ends_with("credentials")
             || entry.ends_with("credentials.toml");
-        let file = if is_file { path.clone() } else { path.join("secret") };
+        let file = if is_file {
+            path.clone()
+        } else {
+            path.join("secret")
+        };
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(&file, &secret).unwrap();
         let link = format!("link-{i}");
         std::os::unix::fs::symlink(&file, scene.repo().join(&link)).unwrap();
-        turns.push(run(&format!("cat {} {link}; ls -A {}", file.display(), path.display()), false));
+        turns.push(run(
+            &format!("cat {} {link}; ls -A {}", file.display(), path.display()),
+            false,
+        ));
         turns.push(read(&file.to_string_lossy()));
         turns.push(read(&link));
     }
-    turns.push(Turn::call("grep_search", json!({"query": "CREDENTIAL-", "isRegexp": false})));
+    turns.push(Turn::call(
+        "grep_search",
+        json!({"query": "CREDENTIAL-", "isRegexp": false}),
+    ));
     turns.push(Turn::Text("Done.".into()));
     let (_rt, model) = scripted(turns);
     let out = agent(&scene, &model.url, &["--max-rounds", "100"]);
     assert!(out.status.success());
     let sent = everything_sent(&model);
-    assert!(sent.contains("No such file"), "the tools read them as absent");
+    assert!(
+        sent.contains("No such file"),
+        "the tools read them as absent"
+    );
     for i in 0..host::secrets::DEFAULT_CREDENTIALS.len() {
         assert!(
             !sent.contains(&format!("CREDENTIAL-{i}-TEXT")),
