@@ -475,3 +475,50 @@ fn every_default_credential_reads_as_absent_to_commands_and_tools() {
         );
     }
 }
+
+/// On a terminal (a real pseudo-terminal, util-linux's `script`), `a` allows reading the
+/// git-ignored file and remembers it for the workspace: the next run, without a terminal,
+/// reads it without asking.
+#[test]
+fn always_on_the_terminal_is_remembered_for_ignored_files() {
+    use std::io::{Read, Write};
+    let scene = Scene::new("ignored-tty");
+    let (_rt, model) = scripted(vec![read("notes.local"), Turn::Text("Ok.".into())]);
+    let line = format!(
+        "{} agent --folder {} --endpoint {} --format json 'read my notes'",
+        env!("CARGO_BIN_EXE_pilotfish"),
+        scene.repo().display(),
+        model.url
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .envs(scene.env())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("util-linux's script runs");
+    // Standard input stays open until the run ends: `script` hangs up when it closes.
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"a\n").unwrap();
+    stdin.flush().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut shown = String::new();
+        let _ = stdout.read_to_string(&mut shown);
+        shown
+    });
+    let status = child.wait().unwrap();
+    drop(stdin);
+    let shown = reader.join().unwrap();
+    assert!(status.success(), "{shown}");
+    assert!(shown.contains("[y/a/N]"), "asked on the terminal: {shown}");
+    assert!(everything_sent(&model).contains("ignored notes"));
+
+    let (_rt2, model) = scripted(vec![read("notes.local"), Turn::Text("Ok.".into())]);
+    assert!(agent(&scene, &model.url, &[]).status.success());
+    assert!(
+        everything_sent(&model).contains("ignored notes"),
+        "remembered for the workspace"
+    );
+}
