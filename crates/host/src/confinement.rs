@@ -67,7 +67,15 @@ impl Runner {
     /// A [`Command`] for `argv`, confined as the runner says.
     pub fn command(&self, argv: &[String]) -> Result<Command, String> {
         match self {
-            Runner::Confined(policy) => Ok(sandbox::command(policy, argv)),
+            Runner::Confined(policy) => {
+                let mut c = sandbox::command(policy, argv);
+                for (name, _) in std::env::vars_os() {
+                    if crate::secrets::is_secret_variable(&name.to_string_lossy()) {
+                        c.env_remove(name);
+                    }
+                }
+                Ok(c)
+            }
             Runner::Unconfined => {
                 let mut c = Command::new(&argv[0]);
                 c.args(&argv[1..]);

@@ -18,6 +18,8 @@ use test_utils::scripted_chat::{ScriptedChat, Turn};
 
 pub(crate) const KEY_TEXT: &str = "SSH-PRIVATE-KEY-TEXT-4d1f";
 pub(crate) const ENV_VALUE: &str = "sk-live-ENV-VALUE-93a7c";
+/// A token in pilotfish's own environment, which commands must not see.
+pub(crate) const TOKEN: &str = "ghp-ENVIRONMENT-TOKEN-5b2e";
 
 /// The bubblewrap the product finds; the tests fail, never skip, without one.
 pub(crate) fn require_bwrap() -> PathBuf {
@@ -99,6 +101,7 @@ impl Scene {
             ("XDG_STATE_HOME", self.dir.join("state")),
             ("XDG_CONFIG_HOME", self.dir.join("config")),
             ("PILOTFISH_BWRAP", require_bwrap()),
+            ("GITHUB_TOKEN", PathBuf::from(TOKEN)),
         ]
     }
 
@@ -196,6 +199,7 @@ pub(crate) fn attack_turns(home: &Path) -> Vec<Turn> {
     vec![
         run("npm test", false),
         run(&format!("cat {}/.ssh/id_rsa", home.display()), false),
+        run("echo token=$GITHUB_TOKEN", false),
         read(".env"),
         read("key"),
         read(&format!("{}/.ssh/id_rsa", home.display())),

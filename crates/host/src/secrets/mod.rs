@@ -46,6 +46,32 @@ pub const DEFAULT_WORKSPACE_SECRETS: &[&str] = &[
     "*.key",
 ];
 
+/// Words that mark an environment variable as a secret (`OPENAI_API_KEY`, `GITHUB_TOKEN`,
+/// `SSH_AUTH_SOCK`): the sandbox leaves such variables out of a command's environment.
+const SECRET_WORDS: &[&str] = &[
+    "KEY",
+    "KEYS",
+    "APIKEY",
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "PASS",
+    "CREDENTIAL",
+    "CREDENTIALS",
+    "AUTH",
+    "COOKIE",
+    "SESSION",
+];
+
+/// Whether an environment variable's name says it holds a secret: one of its `_`-separated
+/// words is one of [`SECRET_WORDS`] (`GIT_AUTHOR_NAME` is not; `NPM_TOKEN` is).
+pub fn is_secret_variable(name: &str) -> bool {
+    name.to_ascii_uppercase()
+        .split('_')
+        .any(|word| SECRET_WORDS.contains(&word))
+}
+
 /// The secrets of one workspace for one user.
 #[derive(Debug, Clone)]
 pub struct Secrets {

@@ -84,3 +84,26 @@ fn git_ignored_files_are_found_with_nested_rules_and_negations() {
     assert!(!ignored::is_git_ignored(&root, &root.join("sub/keep.log")));
     assert!(!ignored::is_git_ignored(&root, &root.join("src/main.rs")));
 }
+
+#[test]
+fn variables_named_as_secrets_are_recognized() {
+    for secret in [
+        "OPENAI_API_KEY",
+        "GITHUB_TOKEN",
+        "SSH_AUTH_SOCK",
+        "db_password",
+        "AWS_SECRET_ACCESS_KEY",
+    ] {
+        assert!(super::is_secret_variable(secret), "{secret}");
+    }
+    for plain in [
+        "PATH",
+        "HOME",
+        "GIT_AUTHOR_NAME",
+        "KEYBOARD_LAYOUT",
+        "LANG",
+        "TERM",
+    ] {
+        assert!(!super::is_secret_variable(plain), "{plain}");
+    }
+}
