@@ -100,6 +100,13 @@ pub(crate) fn args(policy: &Policy) -> Vec<String> {
     if Path::new("/var/tmp").is_dir() {
         add(&["--tmpfs", "/var/tmp"]);
     }
+    // The helper must be reachable inside even where /tmp hides it (a build under /tmp).
+    if let Some(helper) = policy.helper.first()
+        && Path::new(helper).is_absolute()
+        && Path::new(helper).exists()
+    {
+        add(&["--ro-bind", helper, helper]);
+    }
     let ws = policy.workspace.to_string_lossy().into_owned();
     if policy.mode == Mode::WorkspaceWrite {
         add(&["--bind", &ws, &ws]);

@@ -125,3 +125,19 @@ fn a_sandbox_that_cannot_start_says_why_and_what_to_do() {
     assert!(matches!(e, sandbox::Error::Setuid(_)), "{e}");
     assert!(e.to_string().contains("setuid"));
 }
+
+#[test]
+fn a_helper_under_tmp_is_still_reached_inside() {
+    // As in a checkout under /tmp: inside, /tmp is the sandbox's own, empty one.
+    let s = Scene::new("helper");
+    let dir = std::env::temp_dir().join(format!("pilotfish-helper-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let helper = dir.join("pilotfish-sandbox-exec");
+    std::fs::copy(env!("CARGO_BIN_EXE_pilotfish-sandbox-exec"), &helper).unwrap();
+    let mut p = s.policy(Mode::WorkspaceWrite);
+    p.helper = vec![helper.to_string_lossy().into_owned()];
+    let out = s.run(Some(&p), "echo reached; ls /tmp | wc -l");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success());
+    assert!(stdout(&out).starts_with("reached\n"));
+}
