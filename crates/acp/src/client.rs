@@ -161,7 +161,62 @@ pub(crate) struct Permissions {
     pub(crate) cancel: Arc<AtomicBool>,
 }
 
+impl Permissions {
+    /// Asks the editor about `call` with `options`; the chosen option's id, or the decision
+    /// when there is no choice to read (cancelled, or no answer: rejected).
+    fn request(
+        &self,
+        call: &ToolCall,
+        question: &str,
+        options: Value,
+    ) -> Result<Option<String>, Decision> {
+        let (title, kind, _) = describe(call, &self.root);
+        let params = json!({
+            "sessionId": self.session,
+            "toolCall": {"toolCallId": call.id, "title": title, "kind": kind, "status": "pending",
+                "rawInput": raw_input(&call.arguments),
+                "content": [{"type": "content", "content": {"type": "text", "text": question}}]},
+            "options": options,
+        });
+        let answer = self.conn.request(
+            "session/request_permission",
+            params,
+            QUESTION_LIMIT,
+            Some(&self.cancel),
+        );
+        let outcome = match answer {
+            Ok(v) => v,
+            Err(Failure::Cancelled) => return Err(Decision::Cancelled),
+            Err(e) => {
+                eprintln!("pilotfish acp: no answer to a permission request: {e}");
+                return Err(Decision::Reject);
+            }
+        };
+        let outcome = &outcome["outcome"];
+        if outcome["outcome"] == "cancelled" {
+            return Err(Decision::Cancelled);
+        }
+        Ok(outcome["optionId"].as_str().map(str::to_owned))
+    }
+}
+
 impl Approvals for Permissions {
+    /// A git-ignored file to read: allow once, always (remembered for the workspace by the
+    /// tools, beyond this session), or reject.
+    fn ask_or_remember(&mut self, call: &ToolCall, question: &str) -> (Decision, bool) {
+        let options = json!([
+            {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
+            {"optionId": "allow_always", "name": "Always allow in this workspace", "kind": "allow_always"},
+            {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+        ]);
+        match self.request(call, question, options) {
+            Err(decision) => (decision, false),
+            Ok(Some(id)) if id == "allow_once" => (Decision::Allow, false),
+            Ok(Some(id)) if id == "allow_always" => (Decision::Allow, true),
+            Ok(_) => (Decision::Reject, false),
+        }
+    }
+
     fn ask(&mut self, call: &ToolCall, question: &str) -> Decision {
         if let Some(decision) = self
             .remembered

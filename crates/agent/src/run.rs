@@ -38,6 +38,9 @@ pub enum Permission {
     Refused(String),
     /// The user is asked; the text says what would be done.
     Ask(String),
+    /// The user is asked, and may answer "always": then [`Tools::remember`] keeps the answer
+    /// (a git-ignored file the agent may read from now on in this workspace).
+    AskOrRemember(String),
 }
 
 /// The workspace's tools.
@@ -47,6 +50,8 @@ pub trait Tools {
     fn permission(&mut self, call: &ToolCall) -> Permission;
     /// Runs a call (its permission settled).
     fn run(&mut self, call: &ToolCall) -> Outcome;
+    /// Keeps the user's "always" for a call asked about with [`Permission::AskOrRemember`].
+    fn remember(&mut self, _call: &ToolCall) {}
 }
 
 /// The user's answer to a question about a call.
@@ -61,6 +66,11 @@ pub enum Decision {
 /// The user, asked before a call that needs it.
 pub trait Approvals {
     fn ask(&mut self, call: &ToolCall, question: &str) -> Decision;
+    /// Asks with "always" among the answers; the flag is true when the user chose it. Without
+    /// a way to say "always", the plain question.
+    fn ask_or_remember(&mut self, call: &ToolCall, question: &str) -> (Decision, bool) {
+        (self.ask(call, question), false)
+    }
 }
 
 /// What happens during a run, for whoever shows it.
@@ -231,20 +241,35 @@ impl Loop<'_> {
             match self.tools.permission(call) {
                 Permission::Granted => self.running(call),
                 Permission::Refused(why) => Outcome::failed(why),
-                Permission::Ask(question) => match self.approvals.ask(call, &question) {
-                    Decision::Allow => self.running(call),
-                    Decision::Reject => Outcome::failed(format!(
-                        "the user declined this call ({question}); do not make it again, find another way or ask"
-                    )),
-                    Decision::Cancelled => {
-                        self.cancel.store(true, Ordering::SeqCst);
-                        Outcome::failed("the user cancelled the turn")
+                Permission::Ask(question) => {
+                    let decision = self.approvals.ask(call, &question);
+                    self.decided(call, &question, decision)
+                }
+                Permission::AskOrRemember(question) => {
+                    let (decision, always) = self.approvals.ask_or_remember(call, &question);
+                    if always && decision == Decision::Allow {
+                        self.tools.remember(call);
                     }
-                },
+                    self.decided(call, &question, decision)
+                }
             }
         };
         outcome.content = crate::budget::cut_middle(&outcome.content, self.result_chars);
         outcome
+    }
+
+    /// Runs a call, or says why not, as the user decided.
+    fn decided(&mut self, call: &ToolCall, question: &str, decision: Decision) -> Outcome {
+        match decision {
+            Decision::Allow => self.running(call),
+            Decision::Reject => Outcome::failed(format!(
+                "the user declined this call ({question}); do not make it again, find another way or ask"
+            )),
+            Decision::Cancelled => {
+                self.cancel.store(true, Ordering::SeqCst);
+                Outcome::failed("the user cancelled the turn")
+            }
+        }
     }
 
     /// Runs a call whose permission is settled, saying so first.

@@ -22,6 +22,8 @@ pub(crate) struct Args {
     )]
     max_tokens: usize,
     #[command(flatten)]
+    sandbox: host::confinement::SandboxArgs,
+    #[command(flatten)]
     model: host::chat_model::ChatModelArgs,
 }
 
@@ -36,9 +38,11 @@ pub(crate) fn run(args: Args) -> Result<()> {
             agent::tools::Profile::NAMES
         );
     };
+    let mut agent = loaded.agent;
+    args.sandbox.apply(&mut agent);
     let options = acp::Options {
         backend,
-        agent: loaded.agent,
+        agent,
         profile,
         max_tokens: args.max_tokens,
         max_rounds: args.max_rounds,

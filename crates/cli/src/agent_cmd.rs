@@ -64,6 +64,8 @@ pub(crate) struct Args {
     #[arg(long)]
     no_mcp: bool,
     #[command(flatten)]
+    sandbox: host::confinement::SandboxArgs,
+    #[command(flatten)]
     model: host::chat_model::ChatModelArgs,
 }
 
@@ -155,6 +157,26 @@ impl Approvals for Terminal {
             Decision::Allow
         } else {
             Decision::Reject
+        }
+    }
+
+    /// `y` once, `a` always (remembered for the workspace), anything else no. `--yes` allows
+    /// once and remembers nothing.
+    fn ask_or_remember(&mut self, _call: &ToolCall, question: &str) -> (Decision, bool) {
+        if self.yes {
+            return (Decision::Allow, false);
+        }
+        if !std::io::stdin().is_terminal() {
+            return (Decision::Reject, false);
+        }
+        eprint!("pilotfish: {question}? [y/a/N] (a: always, in this workspace) ");
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        let _ = std::io::stdin().lock().read_line(&mut answer);
+        match answer.trim() {
+            "y" | "Y" | "yes" => (Decision::Allow, false),
+            "a" | "A" | "always" => (Decision::Allow, true),
+            _ => (Decision::Reject, false),
         }
     }
 }
@@ -305,7 +327,9 @@ fn open_workspace(
             agent::tools::Profile::NAMES
         );
     };
-    let mut ws = Workspace::open(root, config)?;
+    let mut config = config.clone();
+    args.sandbox.apply(&mut config);
+    let mut ws = Workspace::open(root, &config)?;
     ws.profile = profile;
     if !args.no_mcp {
         let approved = approved_servers(&ws.root, args.yes);

@@ -67,6 +67,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Inside the sandbox, bubblewrap starts pilotfish itself as the helper that applies the
+    // seccomp filter and then runs the command: nothing else of pilotfish runs there.
+    let mut raw = std::env::args_os();
+    if raw.nth(1).is_some_and(|a| a == sandbox::HELPER_ARG) {
+        sandbox::exec_main(raw.collect());
+    }
     let cli = Cli::parse_from(language_server_shorthand(std::env::args_os().collect()));
     // A command whose output goes into `head` or a pager that quits early must stop quietly,
     // as other command-line tools do, not panic on the closed pipe. The language server, the

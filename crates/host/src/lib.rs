@@ -5,12 +5,16 @@
 //! and MCP servers (`tools`, `files`, `shell`, `mcp_tools`), the user's approvals of a
 //! workspace's MCP servers (`mcp_approvals`), the undo journal (`journal`), the
 //! customization files on disk (`customizations`), content exclusion (`exclusion`) and what
-//! outlives a run (`state`, `preferences`, `sessions`). The agent's first messages are built in
+//! outlives a run (`state`, `preferences`, `sessions`). Commands run
+//! through the sandbox (`confinement`); the user's secrets are kept from the model
+//! (`secrets`). The agent's first messages are built in
 //! `setup`. Copilot's own next-edit texts are read where the user fetched them
 //! (`copilot_texts`).
 
+pub mod agent_config;
 pub mod chat_model;
 pub mod config;
+pub mod confinement;
 pub mod copilot_texts;
 pub mod customizations;
 pub mod exclusion;
@@ -19,6 +23,7 @@ pub mod journal;
 pub mod mcp_approvals;
 pub mod mcp_tools;
 pub mod preferences;
+pub mod secrets;
 pub mod sessions;
 pub mod setup;
 pub mod shell;

@@ -1,7 +1,11 @@
 //! The agent's terminal: one shell per run whose folder and variables survive between
-//! commands, and background commands whose output is kept for `get_terminal_output`.
+//! commands, and background commands whose output is kept for `get_terminal_output`. Both run
+//! through the workspace's [`Runner`] (the sandbox), and what they print reaches the model with
+//! the workspace's `.env` values replaced.
 
 use std::os::unix::process::CommandExt;
+
+use crate::{confinement::Runner, secrets::Secrets};
 use std::{
     io::{BufRead, BufReader, Read, Write},
     path::{Path, PathBuf},
@@ -20,6 +24,8 @@ pub const OUTPUT_LIMIT: usize = 16 * 1024;
 /// The run's persistent shell.
 pub struct Shell {
     root: PathBuf,
+    runner: Runner,
+    secrets: Secrets,
     live: Option<Live>,
     next: u64,
     background: Vec<Background>,
@@ -55,19 +61,27 @@ impl std::fmt::Debug for Shell {
 }
 
 impl Shell {
-    pub fn new(root: &Path) -> Shell {
+    pub fn new(root: &Path, runner: Runner, secrets: Secrets) -> Shell {
         Shell {
             root: root.to_path_buf(),
+            runner,
+            secrets,
             live: None,
             next: 0,
             background: Vec::new(),
         }
     }
 
+    /// `argv` as the runner runs it; refused commands are an error that says why.
+    fn command(&self, argv: &[&str]) -> std::io::Result<Command> {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        self.runner.command(&argv).map_err(std::io::Error::other)
+    }
+
     fn start(&self) -> std::io::Result<Live> {
         // Its own process group, so a command it started is stopped with it.
-        let mut child = Command::new("bash")
-            .args(["--noprofile", "--norc"])
+        let mut child = self
+            .command(&["bash", "--noprofile", "--norc"])?
             .process_group(0)
             .current_dir(&self.root)
             .stdin(Stdio::piped())
@@ -136,7 +150,7 @@ impl Shell {
                     if let Some(status) = line.trim_end().strip_prefix(&format!("{marker} ")) {
                         let output = output.strip_suffix('\n').unwrap_or(&output).to_owned();
                         return Ok(Ran {
-                            output: cap(&output),
+                            output: cap(&self.secrets.redactor().redact(&output)),
                             status: status.trim().parse().ok(),
                         });
                     }
@@ -151,7 +165,7 @@ impl Shell {
                         kill_group(&mut dead.child);
                     }
                     return Ok(Ran {
-                        output: cap(&output),
+                        output: cap(&self.secrets.redactor().redact(&output)),
                         status: None,
                     });
                 }
@@ -168,8 +182,8 @@ impl Shell {
             }) => PathBuf::from(output.trim()),
             _ => self.root.clone(),
         };
-        let mut child = Command::new("bash")
-            .args(["--noprofile", "--norc", "-c", command])
+        let mut child = self
+            .command(&["bash", "--noprofile", "--norc", "-c", command])?
             .process_group(0)
             .current_dir(folder)
             .stdin(Stdio::null())
@@ -225,7 +239,7 @@ impl Shell {
             Ok(Some(s)) => (false, s.code()),
             _ => (true, None),
         };
-        Some((cap(&text), code, running))
+        Some((cap(&self.secrets.redactor().redact(&text)), code, running))
     }
 
     pub fn ids(&self) -> Vec<String> {

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use test_utils::scripted_chat::{ScriptedChat, Turn};
 
 mod panels;
+mod sandbox;
 mod trust;
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";

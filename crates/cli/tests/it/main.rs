@@ -13,6 +13,7 @@ mod next_edit;
 mod no_server;
 mod real_bundles;
 mod real_model;
+mod sandbox;
 mod server_answers;
 mod servers;
 mod unbundle;

@@ -59,12 +59,19 @@ impl Workspace {
             Some(command) => {
                 let quoted = format!("'{}'", path.to_string_lossy().replace('\'', "'\\''"));
                 let command = command.replace("{file}", &quoted);
-                match run_checker(&command, &self.root) {
-                    Some((true, _)) => {}
-                    Some((false, output)) => {
+                let argv = ["sh", "-c", &command].map(String::from);
+                match self
+                    .runner
+                    .command(&argv)
+                    .map(|c| run_checker(c, &self.root))
+                {
+                    Err(e) => out.push_str(&format!("`{command}` not run: {e}\n")),
+                    Ok(Some((true, _))) => {}
+                    Ok(Some((false, output))) => {
+                        let output = self.redact(&output);
                         out.push_str(&format!("`{command}` reports:\n{output}\n"));
                     }
-                    None => out.push_str(&format!(
+                    Ok(None) => out.push_str(&format!(
                         "`{command}` did not finish within {} s\n",
                         CHECK_LIMIT.as_secs()
                     )),
@@ -83,10 +90,10 @@ impl Workspace {
     }
 }
 
-/// Runs a checker in `root`: whether it passed and what it printed; `None` if it ran too long.
-fn run_checker(command: &str, root: &Path) -> Option<(bool, String)> {
-    let child = Command::new("sh")
-        .args(["-c", command])
+/// Runs a checker (confined as the workspace's commands are) in `root`: whether it passed and
+/// what it printed; `None` if it ran too long.
+fn run_checker(mut checker: Command, root: &Path) -> Option<(bool, String)> {
+    let child = checker
         .current_dir(root)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

@@ -22,12 +22,13 @@ use agent::{
     tools::{self, Call},
 };
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 
 use crate::{
+    confinement::Runner,
     files::{Disk, FileAccess},
     journal::{Journal, journal_path},
     mcp_tools::McpTools,
+    secrets::Secrets,
 };
 
 /// A file this short is asked for whole when a lazy edit of it cannot be placed.
@@ -35,18 +36,7 @@ const WHOLE_FILE_LINES: usize = 150;
 /// A workspace of at most this many bytes of text is given whole by `search_codebase`.
 const SMALL_WORKSPACE: usize = 20_000;
 
-/// `[agent]`: rules for terminal commands, judged on every sub-command; deny wins.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AgentConfig {
-    /// Command prefixes that run without asking, besides the read-only defaults.
-    pub allow: Vec<String>,
-    /// Command prefixes that never run, even with `--yes`.
-    pub deny: Vec<String>,
-    /// `get_errors`' checker per language id, `{file}` standing for the file (over the
-    /// defaults: py_compile, cargo check, tsc, go vet, node --check where installed).
-    pub checkers: BTreeMap<String, String>,
-}
+pub use crate::agent_config::AgentConfig;
 
 /// The workspace the tools act in.
 pub struct Workspace {
@@ -58,6 +48,11 @@ pub struct Workspace {
     deny: Vec<String>,
     checkers: BTreeMap<String, String>,
     shell: crate::shell::Shell,
+    /// How commands run (sandboxed, unconfined, or refused).
+    runner: Runner,
+    secrets: Secrets,
+    /// Git-ignored files the user allowed "always" for this workspace.
+    ignored: crate::secrets::ignored::Store,
     files: Box<dyn FileAccess>,
     mcp: McpTools,
     /// Set when the user cancels: a running command or MCP call stops.
@@ -82,8 +77,13 @@ impl Workspace {
             .with_context(|| format!("workspace folder {} cannot be opened", root.display()))?;
         let excluded = crate::exclusion::load(&root)?;
         let journal_path = journal_path(&root)?;
+        let secrets = Secrets::new(&root, &rules.secrets, &rules.not_secrets);
+        let runner = Runner::for_workspace(&root, rules, &secrets);
         Ok(Workspace {
-            shell: crate::shell::Shell::new(&root),
+            shell: crate::shell::Shell::new(&root, runner.clone(), secrets.clone()),
+            runner,
+            secrets,
+            ignored: crate::secrets::ignored::Store::open(),
             root,
             excluded,
             journal: Journal::default(),
@@ -173,10 +173,23 @@ impl Workspace {
             }
             real.push(part);
         }
+        if self.secrets.is_credential(&real) {
+            // Read as absent: the model is not even told a credential is there.
+            return Err(format!(
+                "{path} cannot be reached: No such file or directory"
+            ));
+        }
         if !real.starts_with(&self.root) {
             return Err(format!(
                 "{path} is outside the workspace ({}): refused; only files inside it can be used",
                 self.root.display()
+            ));
+        }
+        if self.secrets.is_workspace_secret(&real) {
+            return Err(format!(
+                "{path} is withheld: it holds secrets (the user's list: .env files, keys, \
+                 .copilotignore); its content is never shown to the model. Do not try to read it \
+                 another way"
             ));
         }
         if let Some(rules) = &self.excluded
@@ -187,6 +200,36 @@ impl Workspace {
             ));
         }
         Ok(real)
+    }
+
+    /// Whether reading `path` needs the user's yes: a git-ignored file may hold private data,
+    /// unless the user said "always" for it in this workspace.
+    fn ignored_read(&self, path: &str) -> Permission {
+        let Ok(real) = self.resolve(path) else {
+            // `run` says what is wrong with the path.
+            return Permission::Granted;
+        };
+        let rel = self.shown(&real);
+        if !crate::secrets::ignored::is_git_ignored(&self.root, &real)
+            || self.ignored.allows(&self.root, &rel)
+        {
+            return Permission::Granted;
+        }
+        Permission::AskOrRemember(format!(
+            "read `{rel}`, which git ignores (it may hold private data)"
+        ))
+    }
+
+    /// The command line that runs `command` as this workspace's commands run (confined by the
+    /// sandbox unless the user turned it off): for an ACP client's terminal, which runs it in
+    /// the editor. An error when commands are refused here.
+    pub fn terminal_argv(&self, command: &str) -> Result<Vec<String>, String> {
+        self.runner.shell_argv(command)
+    }
+
+    /// Command output as the model may see it: the workspace's `.env` values replaced.
+    pub fn redact(&self, output: &str) -> String {
+        self.secrets.redactor().redact(output)
     }
 
     /// A path as the model and the user see it: relative to the workspace.
@@ -304,6 +347,7 @@ impl agent::run::Tools for Workspace {
                     }
                 }
             }
+            Ok(Call::ReadFile(a)) => self.ignored_read(&a.file_path),
             // Reading and editing inside the workspace need no one's leave; a call that does
             // not parse is answered by `run` with what was wrong.
             _ => Permission::Granted,
@@ -312,5 +356,16 @@ impl agent::run::Tools for Workspace {
 
     fn run(&mut self, call: &ToolCall) -> Outcome {
         self.dispatch(&call.name, &call.arguments)
+    }
+
+    fn remember(&mut self, call: &ToolCall) {
+        if let Ok(Call::ReadFile(a)) = tools::parse_in(self.profile, &call.name, &call.arguments)
+            && let Ok(real) = self.resolve(&a.file_path)
+        {
+            let rel = self.shown(&real);
+            if let Err(e) = self.ignored.allow(&self.root, &rel) {
+                eprintln!("pilotfish: the answer for {rel} is not remembered: {e:#}");
+            }
+        }
     }
 }

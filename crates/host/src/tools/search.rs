@@ -1,8 +1,6 @@
 //! The search tools: `file_search` (globs), `grep_search`, `search_codebase` (a small workspace
 //! whole, a large one ranked) and `get_changed_files` (git, excluded files left out).
 
-use std::process::Command;
-
 use agent::conversation::Outcome;
 
 use super::{SMALL_WORKSPACE, Workspace};
@@ -115,8 +113,14 @@ impl Workspace {
         let want = |s: &str| states.is_empty() || states.iter().any(|x| x == s);
         let mut out = String::new();
         let git = |args: &[&str]| {
-            Command::new("git")
-                .args(args)
+            // Git runs the workspace's configuration (diff drivers, hooks): confined too.
+            let argv: Vec<String> = std::iter::once("git")
+                .chain(args.iter().copied())
+                .map(String::from)
+                .collect();
+            self.runner
+                .command(&argv)
+                .ok()?
                 .current_dir(&self.root)
                 .output()
                 .ok()
