@@ -19,6 +19,7 @@ pub mod journal;
 pub mod mcp_approvals;
 pub mod mcp_tools;
 pub mod preferences;
+pub mod session_store;
 pub mod sessions;
 pub mod setup;
 pub mod shell;
