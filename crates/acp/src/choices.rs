@@ -3,33 +3,16 @@
 //! and the user) and the tool profile. `session/set_config_option` changes one for the next
 //! prompt and answers with all of them; the choices are saved with the conversation.
 
-use std::collections::BTreeMap;
-
 use agent::tools::Profile;
 use serde_json::{Value, json};
 
 use crate::{
     rpc::{Connection, RpcError},
-    session::{Handle, Mode, modes},
+    session::{Handle, Mode, modes, profile_name},
 };
 
 /// The value standing for "the server's own default model" when no model is named anywhere.
 const SERVER_DEFAULT: &str = "default";
-
-/// What the next prompt runs with, beside the mode.
-#[derive(Debug, Clone)]
-pub(crate) struct Choices {
-    /// The model named in requests; none lets the server choose.
-    pub(crate) model: Option<String>,
-    pub(crate) tools: Profile,
-}
-
-fn profile_name(p: Profile) -> &'static str {
-    match p {
-        Profile::Original => "original",
-        Profile::Copilot => "copilot",
-    }
-}
 
 /// Every option with its current value.
 pub(crate) fn options(handle: &Handle) -> Value {
@@ -151,36 +134,4 @@ pub(crate) fn set_mode(handle: &Handle, id: &str, conn: &Connection) -> Result<(
             "currentModeId": id}}),
     );
     Ok(())
-}
-
-/// The choices to save with the conversation; `mode` is the one its messages were made in.
-pub(crate) fn remembered(handle: &Handle, sent_mode: Option<&str>) -> BTreeMap<String, String> {
-    let choices = handle
-        .choices
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
-    let mut out = BTreeMap::new();
-    if let Some(m) = sent_mode {
-        out.insert("mode".to_owned(), m.to_owned());
-    }
-    if let Some(m) = choices.model {
-        out.insert("model".to_owned(), m);
-    }
-    out.insert("tools".to_owned(), profile_name(choices.tools).to_owned());
-    out
-}
-
-/// Takes up the choices a saved conversation was made with (those still offered).
-pub(crate) fn restore(handle: &Handle, saved: &BTreeMap<String, String>) {
-    if let Some(mode) = saved.get("mode").and_then(|m| Mode::parse(m, handle)) {
-        *handle.mode.lock().unwrap_or_else(|e| e.into_inner()) = mode;
-    }
-    let mut choices = handle.choices.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(m) = saved.get("model") {
-        choices.model = Some(m.clone());
-    }
-    if let Some(p) = saved.get("tools").and_then(|t| Profile::parse(t)) {
-        choices.tools = p;
-    }
 }

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::{
     rpc::Connection,
-    session::{Handle, Mode},
+    session::Handle,
 };
 
 /// How often the watcher looks at the files.
@@ -46,22 +46,6 @@ fn list(root: &std::path::Path) -> Vec<Value> {
 /// The `available_commands_update` of a session.
 pub(crate) fn update(handle: &Handle) -> Value {
     json!({"sessionUpdate": "available_commands_update", "availableCommands": list(&handle.root)})
-}
-
-/// `/NAME rest` where NAME is a custom agent (and no prompt file has that name): the agent's
-/// mode and `rest`, for this prompt only.
-pub(crate) fn agent_command<'a>(handle: &Handle, text: &'a str) -> Option<(Mode, &'a str)> {
-    let rest = text.strip_prefix('/')?;
-    let name = rest.split_whitespace().next()?;
-    let prompt_file = handle
-        .root
-        .join(".github/prompts")
-        .join(format!("{name}.prompt.md"));
-    if prompt_file.exists() {
-        return None;
-    }
-    let mode = Mode::parse(&Mode::Custom(name.to_owned()).id(), handle)?;
-    Some((mode, rest[name.len()..].trim_start()))
 }
 
 /// Announces the commands now, then again whenever they change, until the session is closed

@@ -17,7 +17,11 @@ use crate::{
 };
 
 /// The answers of the methods this module serves; `None` for a method it does not know.
-pub(crate) fn request(server: &Server, method: &str, params: &Value) -> Option<Result<Value, RpcError>> {
+pub(crate) fn request(
+    server: &Server,
+    method: &str,
+    params: &Value,
+) -> Option<Result<Value, RpcError>> {
     Some(match method {
         "session/list" => list(server, params),
         "session/close" => close(server, params),
@@ -119,10 +123,9 @@ pub(crate) fn reopen(server: &Server, params: &Value, replay: bool) -> Result<Va
     }
     if replay {
         for update in crate::replay::updates(&saved, &handle.root) {
-            server.conn.notify(
-                "session/update",
-                json!({"sessionId": id, "update": update}),
-            );
+            server
+                .conn
+                .notify("session/update", json!({"sessionId": id, "update": update}));
         }
     }
     session::restore(&handle, saved);

@@ -49,10 +49,12 @@ pub(crate) fn updates(saved: &Saved, root: &Path) -> Vec<Value> {
                     continue;
                 };
                 let failed = saved.failed_calls.iter().any(|f| f == id);
-                out.push(json!({"sessionUpdate": "tool_call_update", "toolCallId": id,
+                out.push(
+                    json!({"sessionUpdate": "tool_call_update", "toolCallId": id,
                     "status": if failed { "failed" } else { "completed" },
                     "content": [{"type": "content",
-                        "content": {"type": "text", "text": m.content}}]}));
+                        "content": {"type": "text", "text": m.content}}]}),
+                );
                 if !failed && let Some(p) = calls.get(id).and_then(|c| plan(c)) {
                     out.push(p);
                 }

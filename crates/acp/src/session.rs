@@ -2,6 +2,7 @@
 //! mode (agent, or chat without tools), and the turn that runs a prompt through the agent loop.
 
 use std::{
+    collections::BTreeMap,
     path::{Path, PathBuf},
     sync::{
         Arc, Mutex,
@@ -13,6 +14,7 @@ use std::{
 use agent::{
     conversation::Message,
     run::{Loop, Stop},
+    tools::Profile,
 };
 use host::{mcp_tools::McpTools, tools::Workspace};
 use serde_json::{Value, json};
@@ -45,7 +47,7 @@ pub(crate) struct Handle {
     /// Set by `session/close`: the session's watcher stops.
     pub(crate) closed: AtomicBool,
     /// The model and tool set the next prompt uses (config options).
-    pub(crate) choices: Mutex<crate::choices::Choices>,
+    pub(crate) choices: Mutex<Choices>,
     /// The models the server offers (and the configured one), for the model option.
     pub(crate) models: Vec<String>,
     /// The mode the next prompt runs in.
@@ -174,7 +176,7 @@ pub(crate) fn open(
         cancel: ws.cancel_flag(),
         running: AtomicBool::new(false),
         closed: AtomicBool::new(false),
-        choices: Mutex::new(crate::choices::Choices {
+        choices: Mutex::new(Choices {
             model: options.backend.model.clone(),
             tools: options.profile,
         }),
@@ -329,7 +331,7 @@ fn turn(
         .clone();
     let typed = text;
     // `/NAME` runs a custom agent for this prompt; a prompt file of that name is a slash command.
-    let (mode, text) = crate::commands::agent_command(handle, text).unwrap_or((chosen, text));
+    let (mode, text) = agent_command(handle, text).unwrap_or((chosen, text));
     let task = host::customizations::expand_prompt_file(std::slice::from_ref(&root), text, None)
         .map_err(|e| RpcError::invalid_params(format!("{e:#}")))?;
     let chat = mode == Mode::Chat;
@@ -442,7 +444,7 @@ fn save(handle: &Handle, session: &mut Session, updates: &Updates, options: &Opt
             saved.touched.push(path.clone());
         }
     }
-    saved.choices = crate::choices::remembered(handle, session.sent_mode.as_deref());
+    saved.choices = remembered(handle, session.sent_mode.as_deref());
     if options.save
         && let Some(store) = &options.store
         && let Err(e) = store.save(saved)
@@ -456,7 +458,7 @@ pub(crate) fn restore(handle: &Handle, saved: host::session_store::Saved) {
     let mut session = handle.session.lock().unwrap_or_else(|e| e.into_inner());
     session.messages = saved.messages.clone();
     session.sent_mode = saved.choices.get("mode").cloned();
-    crate::choices::restore(handle, &saved.choices);
+    restore_choices(handle, &saved.choices);
     session.saved = saved;
 }
 
@@ -527,5 +529,69 @@ fn settle_servers(handle: &Handle, session: &mut Session, conn: &Arc<Connection>
     let problems = session.ws.start_mcp(&settled.start);
     for problem in settled.problems.iter().chain(&problems) {
         eprintln!("pilotfish acp: {problem}");
+    }
+}
+
+/// What the next prompt runs with, beside the mode.
+#[derive(Debug, Clone)]
+pub(crate) struct Choices {
+    /// The model named in requests; none lets the server choose.
+    pub(crate) model: Option<String>,
+    pub(crate) tools: Profile,
+}
+
+/// The choices to save with the conversation; `mode` is the one its messages were made in.
+fn remembered(handle: &Handle, sent_mode: Option<&str>) -> BTreeMap<String, String> {
+    let choices = handle
+        .choices
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let mut out = BTreeMap::new();
+    if let Some(m) = sent_mode {
+        out.insert("mode".to_owned(), m.to_owned());
+    }
+    if let Some(m) = choices.model {
+        out.insert("model".to_owned(), m);
+    }
+    out.insert("tools".to_owned(), profile_name(choices.tools).to_owned());
+    out
+}
+
+/// Takes up the choices a saved conversation was made with (those still offered).
+fn restore_choices(handle: &Handle, saved: &BTreeMap<String, String>) {
+    if let Some(mode) = saved.get("mode").and_then(|m| Mode::parse(m, handle)) {
+        *handle.mode.lock().unwrap_or_else(|e| e.into_inner()) = mode;
+    }
+    let mut choices = handle.choices.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(m) = saved.get("model") {
+        choices.model = Some(m.clone());
+    }
+    if let Some(p) = saved.get("tools").and_then(|t| Profile::parse(t)) {
+        choices.tools = p;
+    }
+}
+
+/// `/NAME rest` where NAME is a custom agent (and no prompt file has that name): the agent's
+/// mode and `rest`, for this prompt only.
+pub(crate) fn agent_command<'a>(handle: &Handle, text: &'a str) -> Option<(Mode, &'a str)> {
+    let rest = text.strip_prefix('/')?;
+    let name = rest.split_whitespace().next()?;
+    let prompt_file = handle
+        .root
+        .join(".github/prompts")
+        .join(format!("{name}.prompt.md"));
+    if prompt_file.exists() {
+        return None;
+    }
+    let mode = Mode::parse(&Mode::Custom(name.to_owned()).id(), handle)?;
+    Some((mode, rest[name.len()..].trim_start()))
+}
+
+/// A tool profile's name as options and saved sessions give it.
+pub(crate) fn profile_name(p: Profile) -> &'static str {
+    match p {
+        Profile::Original => "original",
+        Profile::Copilot => "copilot",
     }
 }

@@ -360,9 +360,11 @@ fn resumed(args: &Args, store: &Store) -> Result<(Option<Saved>, String)> {
                 .to_path_buf(),
         };
         let root = std::fs::canonicalize(&root).unwrap_or(root);
-        let latest = store.list(Some(root.as_path()))?.into_iter().next().with_context(|| {
-            format!("there is no saved conversation for {}", root.display())
-        })?;
+        let latest = store
+            .list(Some(root.as_path()))?
+            .into_iter()
+            .next()
+            .with_context(|| format!("there is no saved conversation for {}", root.display()))?;
         id = latest.id;
     }
     let saved = store.load(&id)?.with_context(|| {

@@ -11,14 +11,20 @@ use host::session_store::{Limits, Saved, Store};
 
 fn conversation(id: &str, cwd: &Path) -> Saved {
     let mut saved = Saved::new(id, cwd);
-    saved.messages.push(Message::new("system", &"You are an agent. ".repeat(200)));
-    saved.messages.push(Message::new("user", "fix the failing test in calc.py"));
+    saved
+        .messages
+        .push(Message::new("system", &"You are an agent. ".repeat(200)));
+    saved
+        .messages
+        .push(Message::new("user", "fix the failing test in calc.py"));
     saved.prompted(1, "fix the failing test in calc.py");
     for round in 0..30 {
         let call = ToolCall {
             id: format!("call_{round}"),
             name: "read_file".into(),
-            arguments: format!(r#"{{"filePath": "src/mod{round}.py", "startLineNumberBaseZero": 0, "endLineNumberBaseZero": 80}}"#),
+            arguments: format!(
+                r#"{{"filePath": "src/mod{round}.py", "startLineNumberBaseZero": 0, "endLineNumberBaseZero": 80}}"#
+            ),
         };
         saved.messages.push(Message {
             role: "assistant".into(),
@@ -39,14 +45,25 @@ fn conversation(id: &str, cwd: &Path) -> Saved {
 fn bench(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("pilotfish-bench-sessions-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let store = Store::at(dir.clone(), Limits { max_age_days: 30, max_count: 200 });
+    let store = Store::at(
+        dir.clone(),
+        Limits {
+            max_age_days: 30,
+            max_count: 200,
+        },
+    );
     let workspaces = [Path::new("/work/a"), Path::new("/work/b")];
     for i in 0..200 {
         let mut saved = conversation(&format!("s-{i:03}"), workspaces[i % 2]);
-        store.save(&mut saved).expect("the bench's folder is writable");
+        store
+            .save(&mut saved)
+            .expect("the bench's folder is writable");
     }
     let cwd = Some(workspaces[0]);
-    assert_eq!(store.list(cwd).unwrap(), store.list_by_reading(cwd).unwrap());
+    assert_eq!(
+        store.list(cwd).unwrap(),
+        store.list_by_reading(cwd).unwrap()
+    );
     let mut group = c.benchmark_group("session_list_200");
     group.bench_function("listing_file", |b| b.iter(|| store.list(cwd).unwrap()));
     group.bench_function("reading_every_session", |b| {

@@ -155,7 +155,8 @@ pub struct Store {
 impl Store {
     /// The user's store: `agent-sessions` in pilotfish's state folder.
     pub fn open(limits: Limits) -> Result<Store, StoreError> {
-        let state = crate::state::state_dir().map_err(|e| StoreError::NoFolder(format!("{e:#}")))?;
+        let state =
+            crate::state::state_dir().map_err(|e| StoreError::NoFolder(format!("{e:#}")))?;
         Ok(Store::at(state.join("agent-sessions"), limits))
     }
 
@@ -367,10 +368,8 @@ mod tests {
     use super::*;
 
     fn store(name: &str, limits: Limits) -> Store {
-        let dir = std::env::temp_dir().join(format!(
-            "pilotfish-store-{name}-{}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("pilotfish-store-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         Store::at(dir, limits)
     }
@@ -395,10 +394,13 @@ mod tests {
 
     #[test]
     fn the_least_recently_continued_go_beyond_the_count() {
-        let s = store("count", Limits {
-            max_age_days: 30,
-            max_count: 2,
-        });
+        let s = store(
+            "count",
+            Limits {
+                max_age_days: 30,
+                max_count: 2,
+            },
+        );
         for (i, id) in ["old", "mid", "new"].iter().enumerate() {
             let mut saved = Saved::new(id, Path::new("/w"));
             saved.created = now() - 100 + i as u64;

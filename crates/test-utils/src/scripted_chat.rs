@@ -84,17 +84,7 @@ impl ScriptedChat {
                     continue;
                 };
                 if line.starts_with("GET /v1/models") {
-                    let data: Vec<Value> = SCRIPTED_MODELS
-                        .iter()
-                        .map(|m| json!({"id": m, "object": "model"}))
-                        .collect();
-                    let body = json!({"object": "list", "data": data}).to_string();
-                    let head = format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    let _ = socket.write_all(head.as_bytes()).await;
-                    let _ = socket.write_all(body.as_bytes()).await;
+                    answer_models(&mut socket).await;
                     continue;
                 }
                 let Some(body) = body else {
@@ -180,6 +170,21 @@ impl ScriptedChat {
     pub fn abandoned(&self) -> usize {
         self.abandoned.load(Ordering::SeqCst)
     }
+}
+
+/// Answers `GET /v1/models` with `SCRIPTED_MODELS`.
+async fn answer_models(socket: &mut TcpStream) {
+    let data: Vec<Value> = SCRIPTED_MODELS
+        .iter()
+        .map(|m| json!({"id": m, "object": "model"}))
+        .collect();
+    let body = json!({"object": "list", "data": data}).to_string();
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = socket.write_all(head.as_bytes()).await;
+    let _ = socket.write_all(body.as_bytes()).await;
 }
 
 /// Plays `Turn::Stall`: the words, then silence until the client closes the connection (counted

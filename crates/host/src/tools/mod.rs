@@ -282,7 +282,11 @@ impl Workspace {
                         .collect::<String>()
                         .trim_end()
                         .to_owned()
-                        + if self.todos.is_empty() { "(the to-do list is empty)" } else { "" },
+                        + if self.todos.is_empty() {
+                            "(the to-do list is empty)"
+                        } else {
+                            ""
+                        },
                 )
             }
             Call::GetErrors(a) => {

@@ -72,7 +72,12 @@ fn config_options_choose_the_model_the_mode_and_the_tools() {
     );
     assert_clean(&t);
     let options = &result(&t, "session/new", 0)["configOptions"];
-    let ids: Vec<&Value> = options.as_array().unwrap().iter().map(|o| &o["id"]).collect();
+    let ids: Vec<&Value> = options
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| &o["id"])
+        .collect();
     assert_eq!(ids, ["model", "mode", "tools"], "{options}");
     let model_option = &options[0];
     assert_eq!(model_option["category"], "model");
@@ -90,7 +95,10 @@ fn config_options_choose_the_model_the_mode_and_the_tools() {
     assert_eq!(current(after, "model"), "scripted-large");
     assert_eq!(current(after, "tools"), "copilot");
     assert_eq!(
-        current(&result(&t, "session/set_config_option", 2)["configOptions"], "mode"),
+        current(
+            &result(&t, "session/set_config_option", 2)["configOptions"],
+            "mode"
+        ),
         "chat"
     );
     for n in 0..3 {
@@ -186,7 +194,10 @@ fn commands_are_announced_and_follow_the_files() {
         .iter()
         .rfind(|m| m["role"] == "user")
         .unwrap();
-    assert!(text_of(&user["content"]).contains("check calc.py"), "{user}");
+    assert!(
+        text_of(&user["content"]).contains("check calc.py"),
+        "{user}"
+    );
     assert!(!text_of(&user["content"]).contains("/reviewer"), "{user}");
 }
 
@@ -225,7 +236,12 @@ fn a_to_do_list_is_reported_as_the_plan() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["content"].as_str().unwrap(), e["status"].as_str().unwrap()))
+        .map(|e| {
+            (
+                e["content"].as_str().unwrap(),
+                e["status"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         entries,
@@ -236,7 +252,10 @@ fn a_to_do_list_is_reported_as_the_plan() {
         ]
     );
     let told = last_tool_result(&model, 1);
-    assert!(told.contains("Fix add") && told.contains("in-progress"), "{told}");
+    assert!(
+        told.contains("Fix add") && told.contains("in-progress"),
+        "{told}"
+    );
 }
 
 /// `$/cancel_request` for a running `session/prompt` (the model stalled mid-answer) stops it:

@@ -55,7 +55,12 @@ fn kinds_in(t: &Value, step: usize) -> Vec<String> {
 /// Every file of the workspace, for checking that saving wrote nothing there.
 fn workspace_files(dir: &Path) -> Vec<String> {
     let out = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=all", "--ignored"])
+        .args([
+            "status",
+            "--porcelain",
+            "--untracked-files=all",
+            "--ignored",
+        ])
         .current_dir(root(dir))
         .output()
         .unwrap();
@@ -93,9 +98,20 @@ fn a_conversation_is_listed_and_loaded_in_a_new_process_which_continues_it() {
     assert_eq!(stop_reason(&first, 0), "end_turn", "{}", why(&first));
     let id = session_id(&first, 0);
     let kept = dir.join(format!("state/pilotfish/agent-sessions/{id}.json"));
-    assert!(kept.exists(), "not saved in the state folder{}", why(&first));
-    assert!(dir.join("state/pilotfish/agent-sessions/index.json").exists());
-    assert_eq!(workspace_files(&dir), before, "nothing is written in the workspace");
+    assert!(
+        kept.exists(),
+        "not saved in the state folder{}",
+        why(&first)
+    );
+    assert!(
+        dir.join("state/pilotfish/agent-sessions/index.json")
+            .exists()
+    );
+    assert_eq!(
+        workspace_files(&dir),
+        before,
+        "nothing is written in the workspace"
+    );
 
     let cwd = root(&dir);
     let second = play(
@@ -142,7 +158,10 @@ fn a_conversation_is_listed_and_loaded_in_a_new_process_which_continues_it() {
         why(&second)
     );
     let replayed: Vec<&Value> = updates(&second, "user_message_chunk");
-    assert_eq!(replayed[0]["update"]["content"]["text"], "what does add do?");
+    assert_eq!(
+        replayed[0]["update"]["content"]["text"],
+        "what does add do?"
+    );
     assert_eq!(said(&second, 2), "It subtracts.");
     let read_call = &updates(&second, "tool_call")[0]["update"];
     assert_eq!(read_call["kind"], "read");
