@@ -11,10 +11,7 @@ use std::{
 
 use serde_json::{Value, json};
 
-use crate::{
-    rpc::Connection,
-    session::Handle,
-};
+use crate::{rpc::Connection, session::Handle};
 
 /// How often the watcher looks at the files.
 const WATCH_EVERY: Duration = Duration::from_secs(1);

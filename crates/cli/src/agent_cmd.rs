@@ -332,7 +332,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     })?;
     let (rounds, reason) = why_it_ended(stop)?;
     printer.emit(
-        json!({"type": "done", "rounds": rounds, "reason": reason, "session": saved.id}),
+        json!({"type": "done", "rounds": rounds, "reason": reason}),
         || format!("─── done in {rounds} round(s): {reason} ───"),
     );
     Ok(())

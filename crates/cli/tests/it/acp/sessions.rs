@@ -347,3 +347,24 @@ fn pilotfish_agent_resume_continues_a_saved_conversation() {
     assert!(out.contains("Still teal."), "{out}");
     assert_continues(&model, 1, 2, "The word was teal.", "and now?");
 }
+
+/// `pilotfish acp --no-save` keeps nothing: the conversation runs, and no session folder is
+/// written.
+#[test]
+fn no_save_keeps_nothing() {
+    let dir = workspace("sessions-nosave");
+    let (_rt, model) = scripted(vec![Turn::Text("Hello.".into())]);
+    let mut s = scenario(
+        &dir,
+        &model.url,
+        vec![initialize(), new_session(&dir), prompt("hello")],
+    );
+    s["agent"]["argv"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("--no-save"));
+    let t = play(&dir, &s);
+    assert_clean(&t);
+    assert_eq!(stop_reason(&t, 0), "end_turn", "{}", why(&t));
+    assert!(!dir.join("state/pilotfish/agent-sessions").exists());
+}
