@@ -36,6 +36,8 @@
 //                                   after its first chunk, `$/cancel_request` for it; recorded as a
 //                                   session/prompt with cancel_sent_ms and ms_after_cancel
 //                   write_file      path, text: writes a file (the user editing the workspace)
+//                   wait_for_update kind, text, [ms] (default step_ms): waits until a session/update
+//                                   of that kind whose JSON contains text has come (an error if none)
 //                   sleep           ms
 //                   close_stdin     ends the steps early
 //   timeouts      {step_ms (default 30000), exit_ms (default 10000), run_ms (default 120000)}
@@ -492,6 +494,16 @@ async function play(ctx, step) {
     case "prompt_cancel_request":
       await promptCancelRequest(step);
       return "next";
+    case "wait_for_update": {
+      const seen = () =>
+        transcript.updates.some(
+          (u) => u.update.sessionUpdate === step.kind && JSON.stringify(u.update).includes(step.text),
+        );
+      const limit = now() + (step.ms ?? timeouts.step_ms);
+      while (!seen() && now() < limit) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!seen()) throw new Error(`no ${step.kind} update with ${JSON.stringify(step.text)} came`);
+      return "next";
+    }
     case "write_file":
       mkdirSync(dirname(step.path), { recursive: true });
       writeFileSync(step.path, step.text);
