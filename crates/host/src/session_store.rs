@@ -189,11 +189,31 @@ impl Store {
             why: e.to_string(),
         })?;
         write_whole(&path, &text)?;
+        let _lock = self.lock_index();
         let mut index = self.read_index()?;
         index.retain(|s| s.id != saved.id);
         index.push(saved.summary());
         self.prune(&mut index);
         self.write_index(&index)
+    }
+
+    /// Holds the listing for one read-change-write, against this process's other threads and
+    /// other processes (an advisory lock on `index.lock`, released when dropped).
+    fn lock_index(&self) -> Option<(std::sync::MutexGuard<'static, ()>, std::fs::File)> {
+        static IN_PROCESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let guard = IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = std::fs::create_dir_all(&self.dir);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.dir.join("index.lock"))
+            .ok()?;
+        // SAFETY: flock on a file descriptor this function owns; the lock ends with the file.
+        unsafe {
+            libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_EX);
+        }
+        Some((guard, file))
     }
 
     /// A saved conversation, if there is one with this id.
@@ -222,6 +242,7 @@ impl Store {
     pub fn delete(&self, id: &str) -> Result<bool, StoreError> {
         let path = self.file(id)?;
         let existed = std::fs::remove_file(&path).is_ok();
+        let _lock = self.lock_index();
         let mut index = self.read_index()?;
         index.retain(|s| s.id != id);
         self.write_index(&index)?;
