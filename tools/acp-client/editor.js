@@ -27,6 +27,17 @@
 //                                   (with an id; use ids like "raw-1", which the SDK never uses) waits
 //                                   for the answer with that id; a line that is not JSON waits for an
 //                                   answer with id null; anything else waits wait_ms (default 0).
+//                   request         method, [params]: any agent method, written as a raw line with
+//                                   an id of its own ("req-N") and recorded in responses under that
+//                                   method; a params.sessionId of "$last" is the last session. A
+//                                   successful session/resume makes its session the last one.
+//                   prompt_cancel_request
+//                                   text, [sessionId]: a session/prompt written as a raw line, then,
+//                                   after its first chunk, `$/cancel_request` for it; recorded as a
+//                                   session/prompt with cancel_sent_ms and ms_after_cancel
+//                   write_file      path, text: writes a file (the user editing the workspace)
+//                   wait_for_update kind, text, [ms] (default step_ms): waits until a session/update
+//                                   of that kind whose JSON contains text has come (an error if none)
 //                   sleep           ms
 //                   close_stdin     ends the steps early
 //   timeouts      {step_ms (default 30000), exit_ms (default 10000), run_ms (default 120000)}
@@ -41,7 +52,8 @@
 // agent is killed: the editor never hangs.
 
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 
 const start = performance.now();
@@ -401,6 +413,56 @@ async function raw(step) {
   await settle();
 }
 
+// Raw requests of the `request` and `prompt_cancel_request` steps: their own ids, answered
+// through rawWaiters (the SDK never sees them as its own).
+let rawRequests = 0;
+
+function writeLine(message) {
+  return new Promise((resolve, reject) => {
+    if (stdinClosedAt !== null || exited) {
+      reject(new Error("the agent's standard input is closed"));
+      return;
+    }
+    child.stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+async function rawRequest(step) {
+  const params = { ...(step.params ?? {}) };
+  if (params.sessionId === "$last") params.sessionId = lastSession;
+  const id = `req-${++rawRequests}`;
+  const record = { step: currentStep, method: step.method, params, sent_ms: now() };
+  transcript.responses.push(record);
+  const answered = new Promise((resolve) => rawWaiters.push({ id, resolve }));
+  await writeLine({ jsonrpc: "2.0", id, method: step.method, params });
+  const message = await withTimeout(answered, timeouts.step_ms, step.method);
+  if ("result" in message) record.result = message.result;
+  if ("error" in message) record.error = message.error;
+  record.ms = Math.round((now() - record.sent_ms) * 10) / 10;
+  if (step.method === "session/resume" && record.result) lastSession = params.sessionId;
+  await settle();
+}
+
+async function promptCancelRequest(step) {
+  const sessionId = step.sessionId ?? lastSession;
+  const id = `req-${++rawRequests}`;
+  const params = { sessionId, prompt: [{ type: "text", text: step.text }] };
+  const record = { step: currentStep, method: "session/prompt", params, sent_ms: now() };
+  transcript.responses.push(record);
+  const firstChunk = new Promise((resolve) => chunkWaiters.push({ sessionId, resolve }));
+  const answered = new Promise((resolve) => rawWaiters.push({ id, resolve }));
+  await writeLine({ jsonrpc: "2.0", id, method: "session/prompt", params });
+  await withTimeout(Promise.race([firstChunk, answered]), timeouts.step_ms, "the first agent_message_chunk");
+  record.cancel_sent_ms = now();
+  await writeLine({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } });
+  const message = await withTimeout(answered, timeouts.step_ms, "session/prompt after $/cancel_request");
+  if ("result" in message) record.result = message.result;
+  if ("error" in message) record.error = message.error;
+  record.ms = Math.round((now() - record.sent_ms) * 10) / 10;
+  record.ms_after_cancel = Math.round((now() - record.cancel_sent_ms) * 10) / 10;
+  await settle();
+}
+
 async function play(ctx, step) {
   switch (step.do) {
     case "initialize":
@@ -425,6 +487,26 @@ async function play(ctx, step) {
       return prompt(ctx, step);
     case "raw":
       await raw(step);
+      return "next";
+    case "request":
+      await rawRequest(step);
+      return "next";
+    case "prompt_cancel_request":
+      await promptCancelRequest(step);
+      return "next";
+    case "wait_for_update": {
+      const seen = () =>
+        transcript.updates.some(
+          (u) => u.update.sessionUpdate === step.kind && JSON.stringify(u.update).includes(step.text),
+        );
+      const limit = now() + (step.ms ?? timeouts.step_ms);
+      while (!seen() && now() < limit) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!seen()) throw new Error(`no ${step.kind} update with ${JSON.stringify(step.text)} came`);
+      return "next";
+    }
+    case "write_file":
+      mkdirSync(dirname(step.path), { recursive: true });
+      writeFileSync(step.path, step.text);
       return "next";
     case "sleep":
       await new Promise((resolve) => setTimeout(resolve, step.ms ?? 0));

@@ -5,9 +5,13 @@
 //! protocol: `rpc` the JSON-RPC lines both ways, `session` a session and its turns, `updates`
 //! what the editor is shown, `client` what the editor does for the agent (files, approvals).
 
+mod choices;
 mod client;
+mod commands;
 mod inspect;
+mod methods;
 mod options;
+mod replay;
 mod rpc;
 mod session;
 mod updates;
@@ -17,7 +21,7 @@ pub use options::Options;
 use std::{
     collections::HashMap,
     io::BufRead,
-    sync::{Arc, Mutex, atomic::Ordering},
+    sync::{Arc, Mutex, OnceLock, atomic::Ordering},
     thread::JoinHandle,
     time::{Duration, Instant},
 };
@@ -25,7 +29,7 @@ use std::{
 use serde_json::{Value, json};
 
 use crate::{
-    rpc::{Connection, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError},
+    rpc::{Connection, INVALID_REQUEST, PARSE_ERROR, RpcError},
     session::{ClientCaps, Handle},
 };
 
@@ -42,6 +46,11 @@ struct Server {
     caps: Mutex<ClientCaps>,
     sessions: Mutex<HashMap<String, Arc<Handle>>>,
     next: Mutex<u64>,
+    /// The prompts in flight: their request id (as JSON text) and session, for
+    /// `$/cancel_request`.
+    inflight: Mutex<HashMap<String, String>>,
+    /// The models the server offers, asked once.
+    models: OnceLock<Vec<String>>,
 }
 
 /// Serves one client until its input ends; then stops every turn (waiting a little for them)
@@ -57,6 +66,8 @@ pub fn serve(
         caps: Mutex::default(),
         sessions: Mutex::default(),
         next: Mutex::new(0),
+        inflight: Mutex::default(),
+        models: OnceLock::new(),
     });
     let mut workers: Vec<JoinHandle<()>> = Vec::new();
     let mut input = input;
@@ -146,22 +157,31 @@ impl Server {
         };
         match method.as_str() {
             // Turns and sessions (which start MCP servers) take time: the reading goes on.
-            "session/new" | "session/prompt" => Some(std::thread::spawn(move || {
-                let result = self.long_request(&method, &params);
-                let after = match (&result, method.as_str()) {
-                    (Ok(v), "session/new") => v["sessionId"].as_str().map(str::to_owned),
-                    _ => None,
-                };
-                self.conn.respond(&id, result);
-                if let Some(session) = after
-                    && let Some(handle) = self.session(&session)
+            "session/new" | "session/prompt" | "session/load" | "session/resume" => {
+                let key = id.to_string();
+                if method == "session/prompt"
+                    && let Some(s) = params["sessionId"].as_str()
                 {
-                    self.conn.notify(
-                        "session/update",
-                        json!({"sessionId": session, "update": session::commands(&handle)}),
-                    );
+                    self.lock_inflight().insert(key.clone(), s.to_owned());
                 }
-            })),
+                Some(std::thread::spawn(move || {
+                    let result = self.long_request(&method, &params);
+                    let after = match (&result, method.as_str()) {
+                        (Ok(v), "session/new") => v["sessionId"].as_str().map(str::to_owned),
+                        (Ok(_), "session/load" | "session/resume") => {
+                            params["sessionId"].as_str().map(str::to_owned)
+                        }
+                        _ => None,
+                    };
+                    self.conn.respond(&id, result);
+                    self.lock_inflight().remove(&key);
+                    if let Some(session) = after
+                        && let Some(handle) = self.session(&session)
+                    {
+                        commands::announce_and_watch(&handle, &self.conn);
+                    }
+                }))
+            }
             _ => {
                 let result = self.request(&method, &params);
                 self.conn.respond(&id, result);
@@ -189,6 +209,9 @@ impl Server {
                     "protocolVersion": PROTOCOL_VERSION,
                     "agentCapabilities": {
                         "promptCapabilities": {"embeddedContext": true},
+                        "loadSession": true,
+                        "sessionCapabilities": {"list": {}, "resume": {}, "close": {},
+                            "delete": {}},
                     },
                     "authMethods": [],
                     "agentInfo": {"name": "pilotfish", "title": "pilotfish",
@@ -210,31 +233,16 @@ impl Server {
             "session/set_mode" => {
                 let handle = self.session_of(params)?;
                 let id = params["modeId"].as_str().unwrap_or("(none given)");
-                let Some(mode) = session::Mode::parse(id, &handle) else {
-                    let ids: Vec<String> = session::modes(&handle)["availableModes"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|m| m["id"].as_str().map(str::to_owned))
-                        .collect();
-                    return Err(RpcError::invalid_params(format!(
-                        "there is no mode {id}; the modes are {}",
-                        ids.join(", ")
-                    )));
-                };
-                let id = mode.id();
-                *handle.mode.lock().unwrap_or_else(|e| e.into_inner()) = mode;
+                choices::set_mode(&handle, id, &self.conn)?;
                 self.conn.notify(
                     "session/update",
-                    json!({"sessionId": handle.id, "update": {"sessionUpdate": "current_mode_update",
-                        "currentModeId": id}}),
+                    json!({"sessionId": handle.id, "update": {"sessionUpdate": "config_option_update",
+                        "configOptions": choices::options(&handle)}}),
                 );
                 Ok(json!({}))
             }
-            _ => Err(RpcError {
-                code: METHOD_NOT_FOUND,
-                message: format!("pilotfish does not know the method {method}"),
-            }),
+            _ => methods::request(self, method, params)
+                .unwrap_or_else(|| Err(methods::unknown(method))),
         }
     }
 
@@ -244,17 +252,22 @@ impl Server {
                 let id = {
                     let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
                     *next += 1;
-                    format!("pilotfish-{}-{}", std::process::id(), *next)
+                    let millis = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_millis());
+                    format!("pilotfish-{millis}-{}-{}", std::process::id(), *next)
                 };
-                let caps = *self.caps.lock().unwrap_or_else(|e| e.into_inner());
-                let handle = session::open(id.clone(), params, &self.conn, caps, &self.options)?;
-                let modes = session::modes(&handle);
+                let handle = self.open_session(id.clone(), params)?;
+                let answer = json!({"sessionId": id, "modes": session::modes(&handle),
+                    "configOptions": choices::options(&handle)});
                 self.sessions
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .insert(id.clone(), Arc::new(handle));
-                Ok(json!({"sessionId": id, "modes": modes}))
+                    .insert(id, handle);
+                Ok(answer)
             }
+            "session/load" => methods::reopen(self, params, true),
+            "session/resume" => methods::reopen(self, params, false),
             _ => {
                 let handle = self.session_of(params)?;
                 session::prompt(&handle, params, &self.conn, &self.options)
@@ -262,7 +275,25 @@ impl Server {
         }
     }
 
+    /// Opens a session (new, or to take up a saved one) with the models the server offers.
+    fn open_session(&self, id: String, params: &Value) -> Result<Arc<Handle>, RpcError> {
+        let caps = *self.caps.lock().unwrap_or_else(|e| e.into_inner());
+        let models = self
+            .models
+            .get_or_init(|| host::chat_model::offered_models(&self.options.backend))
+            .clone();
+        let handle = session::open(id, params, &self.conn, caps, &self.options, models)?;
+        Ok(Arc::new(handle))
+    }
+
+    fn lock_inflight(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.inflight.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn notification(&self, method: &str, params: &Value) {
+        if method == "$/cancel_request" {
+            methods::cancel_request(self, params);
+        }
         if method == "session/cancel" {
             match params["sessionId"].as_str().and_then(|s| self.session(s)) {
                 Some(handle) => handle.cancel.store(true, Ordering::SeqCst),

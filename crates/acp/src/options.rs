@@ -10,4 +10,8 @@ pub struct Options {
     /// The prompt's limit in tokens; a tool result takes at most half of it.
     pub max_tokens: usize,
     pub max_rounds: u32,
+    /// Where conversations are saved and found (none when there is no state folder).
+    pub store: Option<host::session_store::Store>,
+    /// Whether conversations are saved (`--no-save`: no).
+    pub save: bool,
 }

@@ -2,6 +2,7 @@
 //! mode (agent, or chat without tools), and the turn that runs a prompt through the agent loop.
 
 use std::{
+    collections::BTreeMap,
     path::{Path, PathBuf},
     sync::{
         Arc, Mutex,
@@ -13,6 +14,7 @@ use std::{
 use agent::{
     conversation::Message,
     run::{Loop, Stop},
+    tools::Profile,
 };
 use host::{mcp_tools::McpTools, tools::Workspace};
 use serde_json::{Value, json};
@@ -38,8 +40,16 @@ pub(crate) struct ClientCaps {
 /// A session as the server keeps it: the parts a cancel reaches without waiting for the turn.
 pub(crate) struct Handle {
     pub(crate) id: String,
+    /// The workspace (read without waiting for a running turn).
+    pub(crate) root: PathBuf,
     pub(crate) cancel: Arc<AtomicBool>,
     pub(crate) running: AtomicBool,
+    /// Set by `session/close`: the session's watcher stops.
+    pub(crate) closed: AtomicBool,
+    /// The model and tool set the next prompt uses (config options).
+    pub(crate) choices: Mutex<Choices>,
+    /// The models the server offers (and the configured one), for the model option.
+    pub(crate) models: Vec<String>,
     /// The mode the next prompt runs in.
     pub(crate) mode: Mutex<Mode>,
     /// The workspace's custom agents (`*.agent.md`) when the session opened: (name,
@@ -54,6 +64,11 @@ pub(crate) struct Handle {
 pub(crate) struct Session {
     ws: Workspace,
     messages: Vec<Message>,
+    /// The conversation as it is saved after each turn.
+    pub(crate) saved: host::session_store::Saved,
+    /// The mode whose system message the conversation carries: while it stays, the saved
+    /// messages are sent again exactly as they were (a server's prefix cache still holds them).
+    sent_mode: Option<String>,
     remembered: Arc<Mutex<Remembered>>,
     /// The workspace's MCP servers not yet settled with the user.
     pending: Vec<mcp::ServerSpec>,
@@ -122,10 +137,11 @@ pub(crate) fn open(
     conn: &Arc<Connection>,
     caps: ClientCaps,
     options: &Options,
+    models: Vec<String>,
 ) -> Result<Handle, RpcError> {
     let Some(cwd) = params["cwd"].as_str() else {
         return Err(RpcError::invalid_params(
-            "session/new needs `cwd`, the workspace folder",
+            "the session needs `cwd`, the workspace folder",
         ));
     };
     if !Path::new(cwd).is_absolute() {
@@ -153,10 +169,18 @@ pub(crate) fn open(
     for problem in ws.mcp_problems().iter().chain(&problems) {
         eprintln!("pilotfish acp: {problem}");
     }
+    let saved = host::session_store::Saved::new(&id, &ws.root);
     Ok(Handle {
         id,
+        root: ws.root.clone(),
         cancel: ws.cancel_flag(),
         running: AtomicBool::new(false),
+        closed: AtomicBool::new(false),
+        choices: Mutex::new(Choices {
+            model: options.backend.model.clone(),
+            tools: options.profile,
+        }),
+        models,
         mode: Mutex::new(Mode::Agent),
         agents: host::setup::customizations(&ws.root)
             .agents
@@ -167,6 +191,8 @@ pub(crate) fn open(
         session: Mutex::new(Session {
             ws,
             messages: Vec::new(),
+            saved,
+            sent_mode: None,
             remembered: Arc::default(),
             pending,
         }),
@@ -298,18 +324,26 @@ fn turn(
     let mut guard = handle.session.lock().unwrap_or_else(|e| e.into_inner());
     let session = &mut *guard;
     let root: PathBuf = session.ws.root.clone();
-    // A prompt file is a slash command.
-    let task = host::customizations::expand_prompt_file(std::slice::from_ref(&root), text, None)
-        .map_err(|e| RpcError::invalid_params(format!("{e:#}")))?;
-    let mode = handle
+    let chosen = handle
         .mode
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
+    let typed = text;
+    // `/NAME` runs a custom agent for this prompt; a prompt file of that name is a slash command.
+    let (mode, text) = agent_command(handle, text).unwrap_or((chosen, text));
+    let task = host::customizations::expand_prompt_file(std::slice::from_ref(&root), text, None)
+        .map_err(|e| RpcError::invalid_params(format!("{e:#}")))?;
     let chat = mode == Mode::Chat;
     if !chat {
         settle_servers(handle, session, conn);
     }
+    let choices = handle
+        .choices
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    session.ws.profile = choices.tools;
     let tokenizer = tokenizer::Tokenizer::by_name("o200k_base", None)
         .map_err(|e| RpcError::internal(e.to_string()))?;
     let catalogue = session.ws.catalogue();
@@ -329,28 +363,14 @@ fn turn(
         &tokenizer,
     )
     .map_err(|e| RpcError::internal(format!("{e:#}")))?;
-    if session.messages.is_empty() {
-        session.messages = setup.messages;
-    } else {
-        // Later turns go on from the conversation; the system message follows the mode.
-        if let (Some(first), Some(system)) = (
-            session.messages.first_mut(),
-            setup.messages.iter().find(|m| m.role == "system"),
-        ) && first.role == "system"
-        {
-            *first = system.clone();
-        }
-        session.messages.push(Message::new("user", &task));
-    }
-    let mut model =
-        host::chat_model::ChatModel::new(options.backend.clone(), handle.cancel.clone())
-            .map_err(|e| RpcError::internal(format!("{e:#}")))?;
-    let facts = facts(&mode, &root, options);
-    let mut updates = Updates {
-        conn: conn.clone(),
-        session: handle.id.clone(),
-        root: root.clone(),
-    };
+    let start = continue_with(session, setup.messages.clone(), &mode, &task);
+    session.saved.prompted(start, typed);
+    let mut backend = options.backend.clone();
+    backend.model = choices.model.clone();
+    let mut model = host::chat_model::ChatModel::new(backend, handle.cancel.clone())
+        .map_err(|e| RpcError::internal(format!("{e:#}")))?;
+    let facts = facts(&mode, &root, options, choices.model.as_deref());
+    let mut updates = Updates::new(conn.clone(), handle.id.clone(), root.clone());
     let mut approvals = Permissions {
         conn: conn.clone(),
         session: handle.id.clone(),
@@ -376,9 +396,9 @@ fn turn(
         max_tokens: options.max_tokens,
         count: &count,
     }
-    .run(&mut session.messages, &setup.offered, options.max_rounds)
-    .map_err(|e| RpcError::internal(e.to_string()))?;
-    let reason = match stop {
+    .run(&mut session.messages, &setup.offered, options.max_rounds);
+    save(handle, session, &updates, options);
+    let reason = match stop.map_err(|e| RpcError::internal(e.to_string()))? {
         Stop::Answered { .. } => "end_turn",
         Stop::RoundLimit { .. } => "max_turn_requests",
         Stop::Cancelled { .. } => "cancelled",
@@ -386,9 +406,70 @@ fn turn(
     Ok(json!({ "stopReason": reason }))
 }
 
+/// Puts the new prompt into the conversation and returns the index of its message. The first
+/// prompt takes the setup's messages; later ones go on from the conversation, whose system
+/// message changes only when the mode did (otherwise every earlier message is sent again
+/// exactly as before).
+fn continue_with(session: &mut Session, setup: Vec<Message>, mode: &Mode, task: &str) -> usize {
+    let id = mode.id();
+    if session.messages.is_empty() {
+        session.messages = setup;
+    } else {
+        if session.sent_mode.as_deref() != Some(id.as_str())
+            && let (Some(first), Some(system)) = (
+                session.messages.first_mut(),
+                setup.iter().find(|m| m.role == "system"),
+            )
+            && first.role == "system"
+        {
+            *first = system.clone();
+        }
+        session.messages.push(Message::new("user", task));
+    }
+    session.sent_mode = Some(id);
+    session
+        .messages
+        .iter()
+        .rposition(|m| m.role == "user")
+        .unwrap_or(0)
+}
+
+/// Saves the conversation after a turn (unless `--no-save`), with what the turn's calls did.
+fn save(handle: &Handle, session: &mut Session, updates: &Updates, options: &Options) {
+    let saved = &mut session.saved;
+    saved.messages = session.messages.clone();
+    saved.failed_calls.extend(updates.failed.iter().cloned());
+    for path in &updates.touched {
+        if !saved.touched.contains(path) {
+            saved.touched.push(path.clone());
+        }
+    }
+    saved.choices = remembered(handle, session.sent_mode.as_deref());
+    if options.save
+        && let Some(store) = &options.store
+        && let Err(e) = store.save(saved)
+    {
+        eprintln!("pilotfish acp: the conversation could not be saved: {e}");
+    }
+}
+
+/// Takes up a saved conversation: its messages, prompts and choices, as they were.
+pub(crate) fn restore(handle: &Handle, saved: host::session_store::Saved) {
+    let mut session = handle.session.lock().unwrap_or_else(|e| e.into_inner());
+    session.messages = saved.messages.clone();
+    session.sent_mode = saved.choices.get("mode").cloned();
+    restore_choices(handle, &saved.choices);
+    session.saved = saved;
+}
+
 /// What the inspector says shaped a turn's requests: its mode, the model, the customization
 /// files of the workspace (and the user's) that were found.
-fn facts(mode: &Mode, root: &Path, options: &Options) -> crate::inspect::Facts {
+fn facts(
+    mode: &Mode,
+    root: &Path,
+    options: &Options,
+    model: Option<&str>,
+) -> crate::inspect::Facts {
     let found = host::setup::customizations(root);
     let customizations = found
         .instructions
@@ -410,7 +491,7 @@ fn facts(mode: &Mode, root: &Path, options: &Options) -> crate::inspect::Facts {
     crate::inspect::Facts {
         mode: mode.id(),
         endpoint: options.backend.endpoint.clone(),
-        model: options.backend.model.clone(),
+        model: model.map(str::to_owned),
         customizations,
     }
 }
@@ -451,16 +532,66 @@ fn settle_servers(handle: &Handle, session: &mut Session, conn: &Arc<Connection>
     }
 }
 
-/// The session's prompt files as slash commands.
-pub(crate) fn commands(handle: &Handle) -> Value {
-    let session = handle.session.lock().unwrap_or_else(|e| e.into_inner());
-    let list: Vec<Value> =
-        host::customizations::prompt_files(std::slice::from_ref(&session.ws.root))
-            .into_iter()
-            .map(|(name, description)| {
-                json!({"name": name, "description": description,
-                "input": {"hint": "what to add to the prompt file's text"}})
-            })
-            .collect();
-    json!({"sessionUpdate": "available_commands_update", "availableCommands": list})
+/// What the next prompt runs with, beside the mode.
+#[derive(Debug, Clone)]
+pub(crate) struct Choices {
+    /// The model named in requests; none lets the server choose.
+    pub(crate) model: Option<String>,
+    pub(crate) tools: Profile,
+}
+
+/// The choices to save with the conversation; `mode` is the one its messages were made in.
+fn remembered(handle: &Handle, sent_mode: Option<&str>) -> BTreeMap<String, String> {
+    let choices = handle
+        .choices
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let mut out = BTreeMap::new();
+    if let Some(m) = sent_mode {
+        out.insert("mode".to_owned(), m.to_owned());
+    }
+    if let Some(m) = choices.model {
+        out.insert("model".to_owned(), m);
+    }
+    out.insert("tools".to_owned(), profile_name(choices.tools).to_owned());
+    out
+}
+
+/// Takes up the choices a saved conversation was made with (those still offered).
+fn restore_choices(handle: &Handle, saved: &BTreeMap<String, String>) {
+    if let Some(mode) = saved.get("mode").and_then(|m| Mode::parse(m, handle)) {
+        *handle.mode.lock().unwrap_or_else(|e| e.into_inner()) = mode;
+    }
+    let mut choices = handle.choices.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(m) = saved.get("model") {
+        choices.model = Some(m.clone());
+    }
+    if let Some(p) = saved.get("tools").and_then(|t| Profile::parse(t)) {
+        choices.tools = p;
+    }
+}
+
+/// `/NAME rest` where NAME is a custom agent (and no prompt file has that name): the agent's
+/// mode and `rest`, for this prompt only.
+pub(crate) fn agent_command<'a>(handle: &Handle, text: &'a str) -> Option<(Mode, &'a str)> {
+    let rest = text.strip_prefix('/')?;
+    let name = rest.split_whitespace().next()?;
+    let prompt_file = handle
+        .root
+        .join(".github/prompts")
+        .join(format!("{name}.prompt.md"));
+    if prompt_file.exists() {
+        return None;
+    }
+    let mode = Mode::parse(&Mode::Custom(name.to_owned()).id(), handle)?;
+    Some((mode, rest[name.len()..].trim_start()))
+}
+
+/// A tool profile's name as options and saved sessions give it.
+pub(crate) fn profile_name(p: Profile) -> &'static str {
+    match p {
+        Profile::Original => "original",
+        Profile::Copilot => "copilot",
+    }
 }

@@ -16,14 +16,28 @@ use serde_json::{Value, json};
 
 use crate::rpc::Connection;
 
-/// Sends a session's updates.
+/// Sends a session's updates, and notes what the turn's calls did for the saved conversation.
 pub(crate) struct Updates {
     pub(crate) conn: Arc<Connection>,
     pub(crate) session: String,
     pub(crate) root: PathBuf,
+    /// The ids of the calls that failed.
+    pub(crate) failed: Vec<String>,
+    /// The files the calls edited.
+    pub(crate) touched: Vec<String>,
 }
 
 impl Updates {
+    pub(crate) fn new(conn: Arc<Connection>, session: String, root: PathBuf) -> Updates {
+        Updates {
+            conn,
+            session,
+            root,
+            failed: Vec::new(),
+            touched: Vec::new(),
+        }
+    }
+
     pub(crate) fn send(&self, update: Value) {
         self.conn.notify(
             "session/update",
@@ -47,14 +61,55 @@ impl Observer for Updates {
             // Its permission granted, the call runs: clients show it running until it ends.
             Event::ToolRunning(call) => self.send(json!({"sessionUpdate": "tool_call_update",
                 "toolCallId": call.id, "status": "in_progress"})),
-            Event::ToolEnd(call, outcome) => self.send(ended(call, outcome)),
+            Event::ToolEnd(call, outcome) => {
+                self.send(ended(call, outcome));
+                if !outcome.ok {
+                    self.failed.push(call.id.clone());
+                }
+                for d in &outcome.diffs {
+                    if !self.touched.contains(&d.path) {
+                        self.touched.push(d.path.clone());
+                    }
+                }
+                if outcome.ok
+                    && let Some(plan) = plan(call)
+                {
+                    self.send(plan);
+                }
+            }
             Event::Note(note) => eprintln!("pilotfish acp: note: {note}"),
         }
     }
 }
 
+/// The `plan` update for a `manage_todo_list` call that wrote the list: each step with its
+/// state (the list is sent whole, as ACP wants).
+pub(crate) fn plan(call: &ToolCall) -> Option<Value> {
+    if call.name != "manage_todo_list" {
+        return None;
+    }
+    let args: Value = serde_json::from_str(&call.arguments).ok()?;
+    if args["operation"] == "read" {
+        return None;
+    }
+    let entries: Vec<Value> = args["todoList"]
+        .as_array()?
+        .iter()
+        .map(|t| {
+            let status = match t["status"].as_str() {
+                Some("in-progress") => "in_progress",
+                Some("completed") => "completed",
+                _ => "pending",
+            };
+            json!({"content": t["title"].as_str().unwrap_or_default(),
+                "priority": "medium", "status": status})
+        })
+        .collect();
+    Some(json!({"sessionUpdate": "plan", "entries": entries}))
+}
+
 /// The update for a call that ended.
-fn ended(call: &ToolCall, outcome: &Outcome) -> Value {
+pub(crate) fn ended(call: &ToolCall, outcome: &Outcome) -> Value {
     let mut content = vec![json!({"type": "content",
         "content": {"type": "text", "text": outcome.content}})];
     for d in &outcome.diffs {

@@ -141,6 +141,33 @@ pub struct ReadFileLines {
     pub end_line: usize,
 }
 
+/// `manage_todo_list`: the model's to-do list for the task, written whole each time (or read).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ManageTodoList {
+    /// `write` (the default) replaces the list with `todoList`; `read` returns it.
+    #[serde(default)]
+    pub operation: Option<String>,
+    /// The whole list, in order.
+    #[serde(default)]
+    pub todo_list: Vec<Todo>,
+}
+
+/// One step of the to-do list.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
+pub struct Todo {
+    pub id: u32,
+    /// What the step does, in a few words.
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    /// `not-started`, `in-progress` or `completed`.
+    pub status: String,
+}
+
+/// The states a step of the to-do list may be in.
+pub const TODO_STATES: [&str; 3] = ["not-started", "in-progress", "completed"];
+
 /// `multi_replace_string_in_file`: several replacements, in one or more files, applied
 /// together or not at all.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -194,6 +221,7 @@ pub enum Call {
     SearchCodebase(SearchCodebase),
     GetTerminalOutput(GetTerminalOutput),
     MultiReplace(MultiReplace),
+    ManageTodoList(ManageTodoList),
 }
 
 /// A tool as offered to the model.
@@ -326,6 +354,12 @@ pub fn specs_for(profile: Profile) -> Vec<Spec> {
             _ => out.push(s),
         }
     }
+    // Copilot's agent keeps a to-do list of the task's steps; editors show it as the plan.
+    out.push(Spec {
+        name: "manage_todo_list",
+        description: "Keep a to-do list of the task's steps: write the whole list (each step with an id, a title and its status: not-started, in-progress or completed) when you plan the work and each time a step starts or ends; read returns it. Use it for tasks of several steps.",
+        parameters: schema::<ManageTodoList>(),
+    });
     out
 }
 
@@ -363,6 +397,22 @@ pub fn parse_in(profile: Profile, name: &str, arguments: &str) -> Result<Call, S
                 return Err("replacements is empty".into());
             }
             Ok(Call::MultiReplace(m))
+        }
+        "manage_todo_list" => {
+            let m: ManageTodoList = serde_json::from_value(value()?).map_err(|e| {
+                format!("the arguments of manage_todo_list do not fit its parameters: {e}")
+            })?;
+            if let Some(t) = m
+                .todo_list
+                .iter()
+                .find(|t| !TODO_STATES.contains(&t.status.as_str()))
+            {
+                return Err(format!(
+                    "step {} has the status `{}`; use not-started, in-progress or completed",
+                    t.id, t.status
+                ));
+            }
+            Ok(Call::ManageTodoList(m))
         }
         "insert_edit_into_file" => parse("edit_file", arguments),
         "semantic_search" => parse("search_codebase", arguments),

@@ -201,6 +201,32 @@ impl ChatBackend {
         format!("{}{}", self.endpoint, self.kind.path())
     }
 
+    /// The models the server lists (`/v1/models`, Ollama's `/api/tags`), within `limit`: an
+    /// editor's model picker offers them.
+    pub async fn list_models(&self, limit: Duration) -> Result<Vec<String>, BackendError> {
+        let (path, list, key) = match self.kind {
+            ChatKind::OpenAi => ("/v1/models", "data", "id"),
+            ChatKind::Ollama => ("/api/tags", "models", "name"),
+        };
+        let url = format!("{}{path}", self.endpoint);
+        let mut request = self.client.get(&url).timeout(limit);
+        if let Some(k) = &self.api_key {
+            request = request.bearer_auth(k);
+        }
+        let failed = |e: String| BackendError::Setup(format!("{url}: {e}"));
+        let response = request.send().await.map_err(|e| failed(e.to_string()))?;
+        if !response.status().is_success() {
+            return Err(failed(format!("HTTP {}", response.status())));
+        }
+        let value: Value = response.json().await.map_err(|e| failed(e.to_string()))?;
+        Ok(value[list]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m[key].as_str().map(str::to_owned))
+            .collect())
+    }
+
     /// The request body.
     pub fn body(&self, messages: &[ChatMessage], tools: &[ToolSpec], stream: bool) -> Value {
         let messages: Vec<Value> = messages.iter().map(|m| self.wire_message(m)).collect();

@@ -21,6 +21,10 @@ pub(crate) struct Args {
         default_value_t = 64_000
     )]
     max_tokens: usize,
+    /// Save no conversation (they are saved by default under the state folder's
+    /// `agent-sessions/`, for `session/load` and `pilotfish agent --resume`).
+    #[arg(long)]
+    no_save: bool,
     #[command(flatten)]
     sandbox: host::confinement::SandboxArgs,
     #[command(flatten)]
@@ -46,6 +50,10 @@ pub(crate) fn run(args: Args) -> Result<()> {
         profile,
         max_tokens: args.max_tokens,
         max_rounds: args.max_rounds,
+        store: host::session_store::Store::open(loaded.sessions)
+            .map_err(|e| eprintln!("pilotfish acp: conversations are not kept: {e}"))
+            .ok(),
+        save: !args.no_save,
     };
     acp::serve(
         std::io::stdin().lock(),

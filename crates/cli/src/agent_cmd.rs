@@ -13,14 +13,29 @@ use agent::{
     run::{Approvals, Decision, Event, Loop, Observer, Stop},
 };
 use anyhow::{Context, Result, bail};
-use host::{mcp_tools::McpTools, tools::Workspace};
+use host::{
+    mcp_tools::McpTools,
+    session_store::{Saved, Store},
+    tools::Workspace,
+};
 use serde_json::json;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// What to do.
-    #[arg(required_unless_present = "undo")]
+    #[arg(required_unless_present_any = ["undo", "sessions", "resume"])]
     task: Option<String>,
+    /// Continue a saved conversation (from `pilotfish acp` or an earlier run): the one with
+    /// this id, or without one the workspace's latest. The model is sent its earlier turns.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    resume: Option<String>,
+    /// List the workspace's saved conversations (id, last used, title) and exit.
+    #[arg(long)]
+    sessions: bool,
+    /// Do not save this conversation (they are saved by default under the state folder's
+    /// `agent-sessions/`).
+    #[arg(long)]
+    no_save: bool,
     /// The workspace (default: the git root of the current folder, else the current folder).
     #[arg(long, value_name = "DIR")]
     folder: Option<PathBuf>,
@@ -75,6 +90,9 @@ pub(crate) struct Args {
 struct Printer {
     json: bool,
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The ids of the calls that failed and the files edited, for the saved conversation.
+    failed: Vec<String>,
+    touched: Vec<String>,
 }
 
 impl Printer {
@@ -120,7 +138,16 @@ impl Observer for Printer {
             // The terminal shows a call once, when the model makes it; the contract's JSON lines
             // have no running event.
             Event::ToolRunning(_) => {}
-            Event::ToolEnd(call, outcome) => self.emit(
+            Event::ToolEnd(call, outcome) => {
+                if !outcome.ok {
+                    self.failed.push(call.id.clone());
+                }
+                for d in &outcome.diffs {
+                    if !self.touched.contains(&d.path) {
+                        self.touched.push(d.path.clone());
+                    }
+                }
+                self.emit(
                 json!({"type": "tool_result", "id": call.id, "name": call.name, "ok": outcome.ok, "content": outcome.content}),
                 || {
                     format!(
@@ -129,7 +156,8 @@ impl Observer for Printer {
                         short(&outcome.content, 160)
                     )
                 },
-            ),
+                )
+            }
             Event::Note(note) => eprintln!("pilotfish: note: {note}"),
         }
     }
@@ -241,9 +269,13 @@ pub(crate) fn run(args: Args) -> Result<()> {
     if !matches!(args.format.as_str(), "text" | "json") {
         bail!("--format {} is not text or json", args.format);
     }
-    let root = match &args.folder {
-        Some(f) => f.clone(),
-        None => crate::workspace::Workspace::discover()?
+    let loaded = args.model.load()?;
+    let store = Store::open(loaded.sessions)?;
+    let (resumed, task) = resumed(&args, &store)?;
+    let root = match (&args.folder, &resumed) {
+        (Some(f), _) => f.clone(),
+        (None, Some(saved)) => PathBuf::from(&saved.cwd),
+        (None, None) => crate::workspace::Workspace::discover()?
             .root()
             .to_path_buf(),
     };
@@ -253,8 +285,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
         }
         return Ok(());
     }
-    let task = args.task.clone().unwrap_or_default();
-    let loaded = args.model.load()?;
+    if args.sessions {
+        return list_sessions(&store, &root);
+    }
     let mut backend = args.model.backend_from(&loaded)?;
     host::chat_model::limit_answer(&mut backend, host::chat_model::AGENT_ANSWER_TOKENS);
     let mut ws = open_workspace(&args, &root, &loaded.agent)?;
@@ -280,14 +313,16 @@ pub(crate) fn run(args: Args) -> Result<()> {
         },
         &tokenizer,
     )?;
+    let (mut saved, mut messages) = conversation(resumed, setup.messages, &ws, &task)?;
     let cancel = ws.cancel_flag();
     let mut model = host::chat_model::ChatModel::new(backend, cancel.clone())?;
     let mut printer = Printer {
         json: args.format == "json",
         cancel: cancel.clone(),
+        failed: Vec::new(),
+        touched: Vec::new(),
     };
     let count = |text: &str| tokenizer.count(text);
-    let mut messages = setup.messages;
     let stop = Loop {
         model: &mut model,
         tools: &mut ws,
@@ -301,8 +336,20 @@ pub(crate) fn run(args: Args) -> Result<()> {
         max_tokens: args.max_tokens,
         count: &count,
     }
-    .run(&mut messages, &setup.offered, args.max_rounds)
-    .map_err(|e| {
+    .run(&mut messages, &setup.offered, args.max_rounds);
+    if !args.no_save {
+        saved.messages = messages;
+        saved.failed_calls.extend(printer.failed.iter().cloned());
+        for t in &printer.touched {
+            if !saved.touched.contains(t) {
+                saved.touched.push(t.clone());
+            }
+        }
+        if let Err(e) = store.save(&mut saved) {
+            eprintln!("pilotfish: note: the conversation could not be saved: {e}");
+        }
+    }
+    let stop = stop.map_err(|e| {
         anyhow::anyhow!("{e} (edits made so far stay; `pilotfish agent --undo` reverts them)")
     })?;
     let (rounds, reason) = why_it_ended(stop)?;
@@ -310,6 +357,96 @@ pub(crate) fn run(args: Args) -> Result<()> {
         json!({"type": "done", "rounds": rounds, "reason": reason}),
         || format!("─── done in {rounds} round(s): {reason} ───"),
     );
+    Ok(())
+}
+
+/// The conversation `--resume` names (an id, or the workspace's latest), and the task. A
+/// `--resume` that took the task for an id (`--resume "fix it"`) gives the word back as the task.
+fn resumed(args: &Args, store: &Store) -> Result<(Option<Saved>, String)> {
+    let mut task = args.task.clone().unwrap_or_default();
+    let Some(id) = &args.resume else {
+        return Ok((None, task));
+    };
+    let mut id = id.clone();
+    if args.task.is_none() && !id.is_empty() && store.load(&id).ok().flatten().is_none() {
+        task = std::mem::take(&mut id);
+    }
+    if task.is_empty() && !args.sessions && !args.undo {
+        bail!("--resume needs a task: what to do next in the conversation");
+    }
+    if id.is_empty() {
+        let root = match &args.folder {
+            Some(f) => f.clone(),
+            None => crate::workspace::Workspace::discover()?
+                .root()
+                .to_path_buf(),
+        };
+        let root = std::fs::canonicalize(&root).unwrap_or(root);
+        let latest = store
+            .list(Some(root.as_path()))?
+            .into_iter()
+            .next()
+            .with_context(|| format!("there is no saved conversation for {}", root.display()))?;
+        id = latest.id;
+    }
+    let saved = store.load(&id)?.with_context(|| {
+        format!("there is no saved conversation {id}; `pilotfish agent --sessions` lists them")
+    })?;
+    Ok((Some(saved), task))
+}
+
+/// The messages to send: a resumed conversation's, exactly as they were sent, and the new task
+/// (a prompt file's text for `/NAME`); a new conversation's setup otherwise.
+fn conversation(
+    resumed: Option<Saved>,
+    setup: Vec<agent::conversation::Message>,
+    ws: &Workspace,
+    task: &str,
+) -> Result<(Saved, Vec<agent::conversation::Message>)> {
+    let Some(mut saved) = resumed else {
+        let id = format!(
+            "pilotfish-{}-{}-1",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis()),
+            std::process::id()
+        );
+        let mut saved = Saved::new(&id, &ws.root);
+        let at = setup.iter().rposition(|m| m.role == "user").unwrap_or(0);
+        saved.prompted(at, task);
+        return Ok((saved, setup));
+    };
+    if saved.cwd != ws.root.to_string_lossy() {
+        bail!(
+            "the conversation {} belongs to {}, not {}",
+            saved.id,
+            saved.cwd,
+            ws.root.display()
+        );
+    }
+    let text =
+        host::customizations::expand_prompt_file(std::slice::from_ref(&ws.root), task, None)?;
+    let mut messages = saved.messages.clone();
+    messages.push(agent::conversation::Message::new("user", &text));
+    saved.prompted(messages.len() - 1, task);
+    Ok((saved, messages))
+}
+
+/// `--sessions`: the workspace's saved conversations, the latest first.
+fn list_sessions(store: &Store, root: &std::path::Path) -> Result<()> {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let all = store.list(Some(root.as_path()))?;
+    if all.is_empty() {
+        eprintln!(
+            "pilotfish: no saved conversation for {} (in {})",
+            root.display(),
+            store.dir().display()
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    for s in all {
+        writeln!(out, "{}\t{}\t{}", s.id, s.updated_iso(), s.title)?;
+    }
     Ok(())
 }
 

@@ -228,6 +228,27 @@ pub fn agent_messages(prompt: &chat::ChatPrompt) -> Vec<Message> {
         .collect()
 }
 
+/// The models `backend`'s server lists, the configured one first; only the configured one when
+/// the server does not answer within a few seconds (not every server lists its models).
+pub fn offered_models(backend: &ChatBackend) -> Vec<String> {
+    let mut out: Vec<String> = backend.model.iter().cloned().collect();
+    let listed = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()
+        .and_then(|rt| {
+            rt.block_on(backend.list_models(std::time::Duration::from_secs(3)))
+                .map_err(|e| eprintln!("pilotfish: the server's models are unknown: {e}"))
+                .ok()
+        });
+    for m in listed.into_iter().flatten() {
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    out
+}
+
 /// A chat backend as the agent loop's model: each request streamed on a runtime of its own and
 /// dropped (its connection closed) within a few milliseconds of `cancel` being set.
 pub struct ChatModel {

@@ -25,6 +25,8 @@ pub struct Config {
     pub agent: crate::tools::AgentConfig,
     #[serde(default)]
     pub next_edit: NextEditConfig,
+    #[serde(default)]
+    pub sessions: crate::session_store::Limits,
 }
 
 /// `[chat]`: the chat model.
@@ -233,6 +235,8 @@ pub struct Loaded {
     pub chat: ChatConfig,
     pub agent: crate::tools::AgentConfig,
     pub next_edit: NextEditConfig,
+    /// `[sessions]`: how long saved agent conversations are kept.
+    pub sessions: crate::session_store::Limits,
     /// Where each setting that is not a default came from (`section.key` → a flag, a variable
     /// or the file), for `config check` and for error messages that blame the right place.
     pub origins: BTreeMap<String, String>,
@@ -365,6 +369,7 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
     let chat = file.chat;
     let agent = file.agent;
     let next_edit = file.next_edit;
+    let sessions = file.sessions;
     if !matches!(next_edit.strategy.as_str(), "copilot" | "sweep") {
         bail!(
             "strategy `{}` in [next_edit] is not copilot or sweep",
@@ -396,6 +401,7 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
             chat,
             agent,
             next_edit,
+            sessions,
             origins,
         },
         used,

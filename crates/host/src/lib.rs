@@ -24,6 +24,7 @@ pub mod mcp_approvals;
 pub mod mcp_tools;
 pub mod preferences;
 pub mod secrets;
+pub mod session_store;
 pub mod sessions;
 pub mod setup;
 pub mod shell;

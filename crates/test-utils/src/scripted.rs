@@ -175,6 +175,13 @@ pub(crate) async fn write_chunk(
 
 /// Reads one request's head and JSON body.
 pub(crate) async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<serde_json::Value> {
+    read_request_with_line(socket).await?.1
+}
+
+/// A request's first line (`GET /v1/models HTTP/1.1`) and its JSON body, if it has one.
+pub(crate) async fn read_request_with_line(
+    socket: &mut tokio::net::TcpStream,
+) -> Option<(String, Option<serde_json::Value>)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {
@@ -184,10 +191,12 @@ pub(crate) async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<s
         }
         buf.extend_from_slice(&chunk[..n]);
         if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
+            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+            let first = head.lines().next().unwrap_or_default().to_owned();
             let length: usize = head
+                .to_lowercase()
                 .lines()
-                .find_map(|l| l.strip_prefix("content-length:"))
+                .find_map(|l| l.strip_prefix("content-length:").map(str::to_owned))
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(0);
             while buf.len() < end + 4 + length {
@@ -197,7 +206,10 @@ pub(crate) async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<s
                 }
                 buf.extend_from_slice(&chunk[..n]);
             }
-            return serde_json::from_slice(&buf[end + 4..end + 4 + length]).ok();
+            return Some((
+                first,
+                serde_json::from_slice(&buf[end + 4..end + 4 + length]).ok(),
+            ));
         }
     }
 }

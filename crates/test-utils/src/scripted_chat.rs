@@ -3,7 +3,8 @@
 //! make them), streamed as OpenAI's server-sent events with the tool calls' arguments split in
 //! fragments. It keeps every request body. Turns can also stream their words slowly, in pieces,
 //! or stall after a few words (for cancellation), and it counts the stalled streams a client
-//! walked away from. Named a fake: it plays a model's moves, it is not one.
+//! walked away from. `GET /v1/models` lists `SCRIPTED_MODELS` without taking a turn. Named a
+//! fake: it plays a model's moves, it is not one.
 
 use std::{
     collections::VecDeque,
@@ -20,7 +21,10 @@ use tokio::{
     net::{TcpListener, TcpStream},
 };
 
-use crate::scripted::{read_request, write_chunk};
+use crate::scripted::{read_request_with_line, write_chunk};
+
+/// The models the scripted server lists at `GET /v1/models` (answered without taking a turn).
+pub const SCRIPTED_MODELS: [&str; 2] = ["scripted-small", "scripted-large"];
 
 /// One scripted turn of the model.
 #[derive(Debug, Clone)]
@@ -76,7 +80,14 @@ impl ScriptedChat {
         tokio::spawn(async move {
             let mut calls = 0usize;
             while let Ok((mut socket, _)) = listener.accept().await {
-                let Some(body) = read_request(&mut socket).await else {
+                let Some((line, body)) = read_request_with_line(&mut socket).await else {
+                    continue;
+                };
+                if line.starts_with("GET /v1/models") {
+                    answer_models(&mut socket).await;
+                    continue;
+                }
+                let Some(body) = body else {
                     continue;
                 };
                 keep.lock().unwrap().push(body);
@@ -159,6 +170,21 @@ impl ScriptedChat {
     pub fn abandoned(&self) -> usize {
         self.abandoned.load(Ordering::SeqCst)
     }
+}
+
+/// Answers `GET /v1/models` with `SCRIPTED_MODELS`.
+async fn answer_models(socket: &mut TcpStream) {
+    let data: Vec<Value> = SCRIPTED_MODELS
+        .iter()
+        .map(|m| json!({"id": m, "object": "model"}))
+        .collect();
+    let body = json!({"object": "list", "data": data}).to_string();
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = socket.write_all(head.as_bytes()).await;
+    let _ = socket.write_all(body.as_bytes()).await;
 }
 
 /// Plays `Turn::Stall`: the words, then silence until the client closes the connection (counted

@@ -42,6 +42,9 @@ fn options() -> acp::Options {
         profile: agent::tools::Profile::Original,
         max_tokens: 8000,
         max_rounds: 2,
+        // Nothing is saved or listed: these inputs open no session.
+        store: None,
+        save: false,
     }
 }
 

@@ -59,6 +59,8 @@ pub struct Workspace {
     cancel: Arc<AtomicBool>,
     /// The tool set offered, which decides how calls are read.
     pub profile: tools::Profile,
+    /// The model's to-do list (`manage_todo_list`).
+    todos: Vec<tools::Todo>,
 }
 
 impl std::fmt::Debug for Workspace {
@@ -99,6 +101,7 @@ impl Workspace {
             mcp: McpTools::default(),
             cancel: Arc::new(AtomicBool::new(false)),
             profile: tools::Profile::Original,
+            todos: Vec::new(),
         })
     }
 
@@ -311,6 +314,24 @@ impl Workspace {
             Call::RunSubagent(_) => Outcome::failed("runSubagent is run by the agent loop"),
             Call::SearchCodebase(a) => self.search_codebase(&a.query),
             Call::MultiReplace(a) => self.multi_replace(&a.replacements),
+            Call::ManageTodoList(a) => {
+                if a.operation.as_deref() != Some("read") {
+                    self.todos = a.todo_list;
+                }
+                Outcome::done(
+                    self.todos
+                        .iter()
+                        .map(|t| format!("{}. [{}] {}\n", t.id, t.status, t.title))
+                        .collect::<String>()
+                        .trim_end()
+                        .to_owned()
+                        + if self.todos.is_empty() {
+                            "(the to-do list is empty)"
+                        } else {
+                            ""
+                        },
+                )
+            }
             Call::GetErrors(a) => {
                 let mut out = String::new();
                 for p in &a.file_paths {
