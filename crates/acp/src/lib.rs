@@ -3,13 +3,17 @@
 //! the same agent loop as `pilotfish agent` (`agent::run`) over the same host (`host`): workspace
 //! confinement, ignore files, customizations, MCP tools, undo. This crate only speaks the
 //! protocol: `rpc` the JSON-RPC lines both ways, `session` a session and its turns, `updates`
-//! what the editor is shown, `client` what the editor does for the agent (files, approvals).
+//! what the editor is shown, `client` what the editor does for the agent (files, approvals),
+//! `terminal` the editor's terminals that commands run in when it offers them, `next_edits`
+//! next edit suggestions (the protocol's unstable `nes/*` and `document/*`).
 
 mod client;
 mod inspect;
+mod next_edits;
 mod options;
 mod rpc;
 mod session;
+pub mod terminal;
 mod updates;
 
 pub use options::Options;
@@ -42,6 +46,7 @@ struct Server {
     caps: Mutex<ClientCaps>,
     sessions: Mutex<HashMap<String, Arc<Handle>>>,
     next: Mutex<u64>,
+    next_edits: next_edits::NextEdits,
 }
 
 /// Serves one client until its input ends; then stops every turn (waiting a little for them)
@@ -53,6 +58,7 @@ pub fn serve(
 ) -> std::io::Result<()> {
     let server = Arc::new(Server {
         conn: Connection::new(output),
+        next_edits: next_edits::NextEdits::new(options.next_edits.clone()),
         options,
         caps: Mutex::default(),
         sessions: Mutex::default(),
@@ -162,6 +168,11 @@ impl Server {
                     );
                 }
             })),
+            // A next edit waits for the model: the reading goes on.
+            "nes/suggest" => Some(std::thread::spawn(move || {
+                let result = self.next_edits.suggest(&params);
+                self.conn.respond(&id, result);
+            })),
             _ => {
                 let result = self.request(&method, &params);
                 self.conn.respond(&id, result);
@@ -182,14 +193,25 @@ impl Server {
                 *self.caps.lock().unwrap_or_else(|e| e.into_inner()) = ClientCaps {
                     read: fs["readTextFile"].as_bool().unwrap_or(false),
                     write: fs["writeTextFile"].as_bool().unwrap_or(false),
+                    terminal: params["clientCapabilities"]["terminal"]
+                        .as_bool()
+                        .unwrap_or(false),
                 };
                 // What is not supported is left out rather than said `false`: ACP reads a missing
                 // capability as false, and some clients (agent-shell) read any field as true.
+                let mut agent_caps = json!({
+                    "promptCapabilities": {"embeddedContext": true},
+                    "mcpCapabilities": {"http": true},
+                });
+                // Next edits are the protocol's unstable draft: offered to a client that says it
+                // speaks it.
+                if params["clientCapabilities"]["nes"].is_object() {
+                    agent_caps["nes"] = next_edits::capabilities();
+                    agent_caps["positionEncoding"] = json!("utf-16");
+                }
                 Ok(json!({
                     "protocolVersion": PROTOCOL_VERSION,
-                    "agentCapabilities": {
-                        "promptCapabilities": {"embeddedContext": true},
-                    },
+                    "agentCapabilities": agent_caps,
                     "authMethods": [],
                     "agentInfo": {"name": "pilotfish", "title": "pilotfish",
                         "version": env!("CARGO_PKG_VERSION")},
@@ -231,6 +253,9 @@ impl Server {
                 );
                 Ok(json!({}))
             }
+            "nes/start" | "nes/close" | "_pilotfish/nesStats" => {
+                self.next_edits.request(method, params)
+            }
             _ => Err(RpcError {
                 code: METHOD_NOT_FOUND,
                 message: format!("pilotfish does not know the method {method}"),
@@ -268,6 +293,9 @@ impl Server {
                 Some(handle) => handle.cancel.store(true, Ordering::SeqCst),
                 None => eprintln!("pilotfish acp: session/cancel for an unknown session"),
             }
+        }
+        if method.starts_with("document/") || method == "nes/accept" || method == "nes/reject" {
+            self.next_edits.notification(method, params);
         }
         // Other notifications need no answer, and none is given.
     }

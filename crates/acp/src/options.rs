@@ -10,4 +10,7 @@ pub struct Options {
     /// The prompt's limit in tokens; a tool result takes at most half of it.
     pub max_tokens: usize,
     pub max_rounds: u32,
+    /// Where next edits over ACP are asked (`host::next_edits`, the language server's
+    /// configuration), or why they cannot be.
+    pub next_edits: Result<host::next_edits::NextEdits, String>,
 }

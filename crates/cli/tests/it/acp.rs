@@ -16,7 +16,10 @@ use std::{
 use serde_json::{Value, json};
 use test_utils::scripted_chat::{ScriptedChat, Turn};
 
+mod mcp_http;
+mod next_edits;
 mod panels;
+mod terminals;
 mod trust;
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";

@@ -58,6 +58,10 @@ pub struct Workspace {
     deny: Vec<String>,
     checkers: BTreeMap<String, String>,
     shell: crate::shell::Shell,
+    /// Where commands run instead of `shell` (an editor's terminals), if anywhere.
+    runner: Option<Box<dyn crate::runner::Runner>>,
+    /// The tool call being run, for a `runner` that shows it.
+    call_id: String,
     files: Box<dyn FileAccess>,
     mcp: McpTools,
     /// Set when the user cancels: a running command or MCP call stops.
@@ -84,6 +88,8 @@ impl Workspace {
         let journal_path = journal_path(&root)?;
         Ok(Workspace {
             shell: crate::shell::Shell::new(&root),
+            runner: None,
+            call_id: String::new(),
             root,
             excluded,
             journal: Journal::default(),
@@ -106,6 +112,13 @@ impl Workspace {
     /// the disk.
     pub fn with_files(mut self, files: Box<dyn FileAccess>) -> Workspace {
         self.files = files;
+        self
+    }
+
+    /// Runs terminal commands through `runner` (an editor's terminals) instead of the run's
+    /// own shell.
+    pub fn with_runner(mut self, runner: Box<dyn crate::runner::Runner>) -> Workspace {
+        self.runner = Some(runner);
         self
     }
 
@@ -245,7 +258,7 @@ impl Workspace {
                 None => Ok(a.content.clone()),
             }),
             Call::RunInTerminal(a) => self.run_in_terminal(&a.command, a.is_background),
-            Call::GetTerminalOutput(a) => match self.shell.output(&a.id) {
+            Call::GetTerminalOutput(a) => match self.background_output(&a.id) {
                 Some((text, code, running)) => Outcome::done(format!(
                     "{text}\n[{}]",
                     if running {
@@ -257,7 +270,7 @@ impl Workspace {
                 None => Outcome::failed(format!(
                     "there is no background command `{}`; the ids are: {}",
                     a.id,
-                    self.shell.ids().join(", ")
+                    self.background_ids().join(", ")
                 )),
             },
             Call::UpdateUserPreferences(a) => match crate::preferences::remember(&a.facts) {
@@ -311,6 +324,7 @@ impl agent::run::Tools for Workspace {
     }
 
     fn run(&mut self, call: &ToolCall) -> Outcome {
+        self.call_id.clone_from(&call.id);
         self.dispatch(&call.name, &call.arguments)
     }
 }

@@ -1,0 +1,138 @@
+//! Commands in the editor's terminals: with `clientCapabilities.terminal`, `run_in_terminal`
+//! goes through `terminal/*` (the scripted editor runs the command as an editor does and keeps
+//! its output as it arrives), the tool call shows the terminal while it runs, the model is told
+//! the output and the exit status, and a cancelled turn kills the command in the editor.
+
+use super::*;
+
+/// The editor offers terminals (and no file methods).
+fn with_terminals(mut s: Value) -> Value {
+    s["capabilities"] = json!({"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": true});
+    s
+}
+
+/// The `terminal/*` requests the agent made, by method, in order.
+fn terminal_methods(t: &Value) -> Vec<String> {
+    t["terminals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["method"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A command the model runs is run by the editor, with the command line of
+/// `acp::terminal::command_line` in the workspace; its output arrives in pieces (the first
+/// line before the second was printed); the tool call shows the terminal before the command
+/// ends; the model gets the whole output and the exit status; pilotfish runs nothing itself.
+#[test]
+fn a_command_runs_in_the_editors_terminal_and_its_output_streams() {
+    let dir = workspace("terminal-runs");
+    let command = "echo first; sleep 2; echo second; touch ran-here.txt; exit 3";
+    let (_rt, model) = scripted(vec![run(command), Turn::Text("It failed.".into())]);
+    let mut s = with_terminals(scenario(
+        &dir,
+        &model.url,
+        vec![initialize(), new_session(&dir), prompt("run it")],
+    ));
+    s["permissions"] = json!(["allow_once"]);
+    let t = play(&dir, &s);
+    assert_clean(&t);
+    assert_eq!(stop_reason(&t, 0), "end_turn", "{}", why(&t));
+    assert_eq!(
+        terminal_methods(&t),
+        [
+            "terminal/create",
+            "terminal/wait_for_exit",
+            "terminal/output",
+            "terminal/release"
+        ],
+        "{}",
+        why(&t)
+    );
+    let create = t["agent_requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["method"] == "terminal/create")
+        .unwrap();
+    let (program, args) = acp::terminal::command_line(command, &root(&dir));
+    assert_eq!(create["params"]["command"], json!(program));
+    assert_eq!(create["params"]["args"], json!(args));
+    assert_eq!(create["params"]["cwd"], json!(root(&dir)));
+    assert!(
+        create["params"]["sessionId"].is_string(),
+        "{}",
+        create["params"]
+    );
+    // The editor ran it (in the workspace) and saw its output as it came.
+    assert!(root(&dir).join("ran-here.txt").exists());
+    let run = &t["terminal_runs"]["term-1"];
+    let chunks: Vec<&str> = run["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["text"].as_str().unwrap())
+        .collect();
+    assert!(chunks.len() >= 2, "one piece only: {chunks:?}");
+    assert!(
+        chunks[0].contains("first") && !chunks[0].contains("second"),
+        "{chunks:?}"
+    );
+    assert_eq!(run["exit"]["code"], 3, "{run}");
+    // The editor was shown the terminal in the tool call while the command ran.
+    let shown = t["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| {
+            u["update"]["sessionUpdate"] == "tool_call_update"
+                && u["update"]["content"][0] == json!({"type": "terminal", "terminalId": "term-1"})
+        })
+        .unwrap_or_else(|| panic!("no tool_call_update showed the terminal{}", why(&t)));
+    assert!(
+        shown["at_ms"].as_f64().unwrap() < run["exit"]["at_ms"].as_f64().unwrap(),
+        "the terminal was shown only after the command ended: {shown}"
+    );
+    let (call, _) = tool_calls(&t)[0];
+    assert_eq!(shown["update"]["toolCallId"], call["toolCallId"]);
+    let told = last_tool_result(&model, 1);
+    assert!(told.contains("first\nsecond"), "{told}");
+    assert!(told.contains("[exit status 3]"), "{told}");
+}
+
+/// Cancelling the turn while the command runs kills it in the editor's terminal (the editor
+/// sees `terminal/kill`, the process dies by a signal and never reaches its next line), the
+/// terminal is released, and the prompt ends `cancelled`.
+#[test]
+fn a_cancelled_command_is_killed_in_the_editors_terminal() {
+    let dir = workspace("terminal-cancel");
+    let command = "echo started; sleep 60; touch too-late.txt";
+    let (_rt, model) = scripted(vec![run(command), Turn::Text("unreachable".into())]);
+    let mut step = prompt("run the slow one");
+    step["cancel_when_output"] = json!("started");
+    let mut s = with_terminals(scenario(
+        &dir,
+        &model.url,
+        vec![initialize(), new_session(&dir), step],
+    ));
+    s["permissions"] = json!(["allow_once"]);
+    let t = play(&dir, &s);
+    assert_clean(&t);
+    assert_eq!(stop_reason(&t, 0), "cancelled", "{}", why(&t));
+    let methods = terminal_methods(&t);
+    assert_eq!(methods.first().map(String::as_str), Some("terminal/create"));
+    assert!(
+        methods.iter().any(|m| m == "terminal/kill"),
+        "{methods:?}{}",
+        why(&t)
+    );
+    assert_eq!(
+        methods.last().map(String::as_str),
+        Some("terminal/release"),
+        "{methods:?}"
+    );
+    let run = &t["terminal_runs"]["term-1"];
+    assert_eq!(run["exit"]["signal"], "SIGKILL", "{run}");
+    assert!(!root(&dir).join("too-late.txt").exists());
+}
