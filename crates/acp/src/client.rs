@@ -236,7 +236,10 @@ pub(crate) fn ask_to_start(
     let (title, text, raw) = match &spec.url {
         // Header values may be keys: only their names are shown.
         Some(url) => (
-            format!("Connect to the MCP server {} from .vscode/mcp.json", spec.name),
+            format!(
+                "Connect to the MCP server {} from .vscode/mcp.json",
+                spec.name
+            ),
             format!(
                 "The workspace's .vscode/mcp.json asks to connect to this MCP server and offer its tools to the model:\n\n    {line}\n\nAllow it only if you trust this workspace."
             ),

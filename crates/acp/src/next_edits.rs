@@ -218,10 +218,7 @@ impl NextEdits {
         ));
         let next = match outcome {
             Ok(ghost::next_edit::NextEdit::CutShort { .. }) => {
-                eprintln!(
-                    "pilotfish acp: next edit: {}",
-                    ghost::next_edit::CUT_SHORT
-                );
+                eprintln!("pilotfish acp: next edit: {}", ghost::next_edit::CUT_SHORT);
                 return Ok(json!({ "suggestions": [] }));
             }
             Ok(next) => next,

@@ -112,7 +112,10 @@ impl ClientTerminals {
                 let status = v.get("exitStatus").filter(|s| !s.is_null()).cloned();
                 (text, status)
             }
-            Err(e) => (format!("[the editor's terminal output could not be read: {e}]"), None),
+            Err(e) => (
+                format!("[the editor's terminal output could not be read: {e}]"),
+                None,
+            ),
         }
     }
 
@@ -224,13 +227,21 @@ mod tests {
         assert_eq!(program, "bash");
         assert_eq!(
             args,
-            ["--noprofile", "--norc", "-c", "{\necho hi; false\n} </dev/null 2>&1"]
+            [
+                "--noprofile",
+                "--norc",
+                "-c",
+                "{\necho hi; false\n} </dev/null 2>&1"
+            ]
         );
     }
 
     #[test]
     fn exit_statuses_read_as_a_shell_reads_them() {
         assert_eq!(code_of(&json!({"exitCode": 3, "signal": null})), 3);
-        assert_eq!(code_of(&json!({"exitCode": null, "signal": "SIGKILL"})), 137);
+        assert_eq!(
+            code_of(&json!({"exitCode": null, "signal": "SIGKILL"})),
+            137
+        );
     }
 }

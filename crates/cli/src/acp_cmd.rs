@@ -52,8 +52,8 @@ pub(crate) fn run(args: Args) -> Result<()> {
             setting.clone_from(flag);
         }
     }
-    let next_edits = host::next_edits::configure(&chat, None, &loaded.backend)
-        .map_err(|e| format!("{e:#}"));
+    let next_edits =
+        host::next_edits::configure(&chat, None, &loaded.backend).map_err(|e| format!("{e:#}"));
     let options = acp::Options {
         next_edits,
         backend,

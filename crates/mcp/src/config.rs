@@ -358,7 +358,8 @@ mod tests {
             .iter()
             .map(|s| {
                 if let Some(url) = &s.url {
-                    let h: Vec<String> = s.headers.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    let h: Vec<String> =
+                        s.headers.iter().map(|(k, v)| format!("{k}={v}")).collect();
                     return format!("{}: http {url} {h:?}", s.name);
                 }
                 let env: Vec<String> = s.env.iter().map(|(k, v)| format!("{k}={v}")).collect();

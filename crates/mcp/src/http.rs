@@ -155,7 +155,10 @@ impl HttpServer {
             let Some(list) = page["tools"].as_array() else {
                 return Err(self.malformed("tools/list", "it has no `tools` list".into()));
             };
-            tools.extend(list.iter().filter_map(|t| crate::server::tool_of(&self.name, t)));
+            tools.extend(
+                list.iter()
+                    .filter_map(|t| crate::server::tool_of(&self.name, t)),
+            );
             match page["nextCursor"].as_str() {
                 Some(cursor) if !cursor.is_empty() => {
                     if !cursors.insert(cursor.to_owned()) {
@@ -199,7 +202,10 @@ impl HttpServer {
             &mut |_| false,
         );
         if let Err(e) = sent {
-            eprintln!("MCP server `{}`: {method} was not delivered: {e}", self.name);
+            eprintln!(
+                "MCP server `{}`: {method} was not delivered: {e}",
+                self.name
+            );
         }
     }
 

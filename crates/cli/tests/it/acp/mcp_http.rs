@@ -155,14 +155,18 @@ fn a_workspace_http_server_needs_the_users_yes() {
     assert_eq!(asked[0]["toolCall"]["rawInput"]["url"], json!(server.url));
     assert_eq!(server.posts(), 0, "the rejected server was contacted");
     assert!(
-        !offered_tools(&model, 0).iter().any(|n| n.starts_with("mcp_")),
+        !offered_tools(&model, 0)
+            .iter()
+            .any(|n| n.starts_with("mcp_")),
         "{:?}",
         offered_tools(&model, 0)
     );
     let (_rt, model, _) = ask("allow_once");
     assert!(server.posts() >= 3, "{} posts", server.posts());
     assert!(
-        offered_tools(&model, 0).iter().any(|n| n == "mcp_theirs_echo"),
+        offered_tools(&model, 0)
+            .iter()
+            .any(|n| n == "mcp_theirs_echo"),
         "{:?}",
         offered_tools(&model, 0)
     );

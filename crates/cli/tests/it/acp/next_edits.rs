@@ -14,7 +14,10 @@ use crate::next_edit::{TEXT, URI, config, scratch};
 /// UTF-16 units).
 fn cursor() -> (usize, usize) {
     let line = "  const café = new Point(1, 1);";
-    (9, line[..line.find("Point").unwrap()].encode_utf16().count())
+    (
+        9,
+        line[..line.find("Point").unwrap()].encode_utf16().count(),
+    )
 }
 
 const WORKSPACE: &str = "file:///ws";
@@ -54,24 +57,35 @@ fn language_server(dir: &Path, cfg: &Path) -> Value {
     own_folders(&mut command, dir);
     let mut lsp = crate::servers::Lsp::spawn(command);
     lsp.watchdog(Duration::from_secs(60));
-    lsp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "capabilities": {}, "workspaceFolders": [{"uri": WORKSPACE, "name": "ws"}]}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "capabilities": {}, "workspaceFolders": [{"uri": WORKSPACE, "name": "ws"}]}}),
+    );
     lsp.answer(1);
     lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
-    lsp.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": URI, "languageId": "typescript", "version": 1, "text": TEXT}}}));
-    lsp.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-        "textDocument": {"uri": URI, "version": 2}, "contentChanges": rename()}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": URI, "languageId": "typescript", "version": 1, "text": TEXT}}}),
+    );
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": URI, "version": 2}, "contentChanges": rename()}}),
+    );
     let (line, character) = cursor();
-    lsp.send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/copilotInlineEdit",
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/copilotInlineEdit",
         "params": {"textDocument": {"uri": URI, "version": 2},
-            "position": {"line": line, "character": character}}}));
+            "position": {"line": line, "character": character}}}),
+    );
     let (answer, _) = lsp.answer(2);
     lsp.send(json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown", "params": null}));
     lsp.answer(3);
     lsp.send(json!({"jsonrpc": "2.0", "method": "exit", "params": null}));
     let _ = lsp.child.wait();
-    let edits = answer["result"]["edits"].as_array().cloned().unwrap_or_default();
+    let edits = answer["result"]["edits"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(edits.len(), 1, "the language server made no edit: {answer}");
     edits[0].clone()
 }
@@ -131,13 +145,18 @@ fn next_edits_over_acp_answer_as_the_language_server_does() {
     // The agent's environment does not carry these; the configuration file says everything.
     let (runtime, model) = {
         let runtime = tokio::runtime::Runtime::new().unwrap();
-        let model =
-            runtime.block_on(FakeNextEditModel::start(Script::Replace("Point(".into(), "Point3D(".into())));
+        let model = runtime.block_on(FakeNextEditModel::start(Script::Replace(
+            "Point(".into(),
+            "Point3D(".into(),
+        )));
         (runtime, model)
     };
     let cfg = config(
         &dir,
-        &format!("[chat]\nendpoint = \"{}\"\nmodel = \"fake-nes\"\n", model.url),
+        &format!(
+            "[chat]\nendpoint = \"{}\"\nmodel = \"fake-nes\"\n",
+            model.url
+        ),
     );
     let lsp_edit = language_server(&dir.join("lsp"), &cfg);
     let lsp_sent = model.received.lock().unwrap().last().cloned().unwrap();
@@ -147,12 +166,15 @@ fn next_edits_over_acp_answer_as_the_language_server_does() {
     let caps = &result(&t, "initialize", 0)["agentCapabilities"];
     assert_eq!(caps["positionEncoding"], "utf-16", "{caps}");
     assert_eq!(
-        caps["nes"]["events"]["document"]["didChange"]["syncKind"],
-        "incremental",
+        caps["nes"]["events"]["document"]["didChange"]["syncKind"], "incremental",
         "{caps}"
     );
     let received = model.received.lock().unwrap().clone();
-    assert_eq!(received.len(), before + 2, "one model request per nes/suggest");
+    assert_eq!(
+        received.len(),
+        before + 2,
+        "one model request per nes/suggest"
+    );
     let acp_sent = &received[before];
     assert_eq!(acp_sent.path, lsp_sent.path);
     assert!(

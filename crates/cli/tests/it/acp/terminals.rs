@@ -7,7 +7,8 @@ use super::*;
 
 /// The editor offers terminals (and no file methods).
 fn with_terminals(mut s: Value) -> Value {
-    s["capabilities"] = json!({"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": true});
+    s["capabilities"] =
+        json!({"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": true});
     s
 }
 
