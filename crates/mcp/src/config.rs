@@ -403,8 +403,8 @@ mod tests {
                     "bare": {"url": "https://example.com/mcp"}}}"#,
                 &[
                     "bare: http https://example.com/mcp []",
-                    "problem: MCP server `old` is an sse server; pilotfish takes stdio and streamable HTTP (`\"type\": \"http\"`) servers",
                     "remote: http https://example.com/mcp [\"Authorization=Bearer t0k\"]",
+                    "problem: MCP server `old` is an sse server; pilotfish takes stdio and streamable HTTP (`\"type\": \"http\"`) servers",
                 ],
             ),
             (

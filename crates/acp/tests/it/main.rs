@@ -42,6 +42,7 @@ fn options() -> acp::Options {
         profile: agent::tools::Profile::Original,
         max_tokens: 8000,
         max_rounds: 2,
+        next_edits: Err("no next-edit model in these tests".into()),
     }
 }
 
