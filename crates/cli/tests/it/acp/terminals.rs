@@ -137,3 +137,74 @@ fn a_cancelled_command_is_killed_in_the_editors_terminal() {
     assert_eq!(run["exit"]["signal"], "SIGKILL", "{run}");
     assert!(!root(&dir).join("too-late.txt").exists());
 }
+
+/// A background command gets an editor terminal that is not waited for (the model is told its
+/// id at once), and `get_terminal_output` reads that terminal (`terminal/output`).
+#[test]
+fn a_background_command_runs_in_an_editor_terminal_read_on_request() {
+    let dir = workspace("terminal-background");
+    let (_rt, model) = scripted(vec![
+        Turn::call(
+            "run_in_terminal",
+            json!({"command": "echo bg-out", "explanation": "", "isBackground": true}),
+        ),
+        Turn::call("get_terminal_output", json!({"id": "bg-1"})),
+        Turn::Text("Read it.".into()),
+    ]);
+    let mut s = with_terminals(scenario(
+        &dir,
+        &model.url,
+        vec![initialize(), new_session(&dir), prompt("start it")],
+    ));
+    s["permissions"] = json!(["allow_once"]);
+    let t = play(&dir, &s);
+    assert_clean(&t);
+    assert_eq!(stop_reason(&t, 0), "end_turn", "{}", why(&t));
+    let methods = terminal_methods(&t);
+    assert_eq!(
+        methods[..2],
+        ["terminal/create", "terminal/output"],
+        "{}",
+        why(&t)
+    );
+    assert!(
+        !methods.iter().any(|m| m == "terminal/wait_for_exit"),
+        "{methods:?}"
+    );
+    assert!(last_tool_result(&model, 1).contains("bg-1"));
+    let read = last_tool_result(&model, 2);
+    assert!(
+        read.contains("[still running]") || read.contains("bg-out\n[exited with status 0]"),
+        "{read}"
+    );
+}
+
+/// Output past the shell's limit (16 KB) is cut in the middle for the model, as in pilotfish's
+/// own shell: both ends and the exit status reach it.
+#[test]
+fn long_output_from_an_editor_terminal_is_cut_in_the_middle() {
+    let dir = workspace("terminal-long");
+    let command = "echo start-marker; head -c 40000 /dev/zero | tr '\\0' a; echo; echo end-marker";
+    let (_rt, model) = scripted(vec![run(command), Turn::Text("Long.".into())]);
+    let mut s = with_terminals(scenario(
+        &dir,
+        &model.url,
+        vec![initialize(), new_session(&dir), prompt("print a lot")],
+    ));
+    s["permissions"] = json!(["allow_once"]);
+    let t = play(&dir, &s);
+    assert_clean(&t);
+    let told = last_tool_result(&model, 1);
+    assert!(
+        told.len() < 20_000,
+        "{} bytes reached the model",
+        told.len()
+    );
+    assert!(told.contains("characters cut from the middle"), "{told}");
+    assert!(told.starts_with("start-marker"), "{}", &told[..100]);
+    assert!(
+        told.contains("end-marker\n[exit status 0]"),
+        "{}",
+        &told[told.len() - 200..]
+    );
+}
