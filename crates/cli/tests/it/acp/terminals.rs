@@ -194,6 +194,8 @@ fn long_output_from_an_editor_terminal_is_cut_in_the_middle() {
     s["permissions"] = json!(["allow_once"]);
     let t = play(&dir, &s);
     assert_clean(&t);
+    // The editor ran it, and kept more than the model is given.
+    assert_eq!(terminal_methods(&t)[0], "terminal/create", "{}", why(&t));
     let told = last_tool_result(&model, 1);
     assert!(
         told.len() < 20_000,
