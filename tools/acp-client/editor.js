@@ -22,7 +22,8 @@
 //                                   sent as the next prompt right after the cancel, without waiting
 //                                   for the cancelled prompt's answer (a user typing again at once),
 //                                   [prompt_while_running]: a text sent as another prompt after the
-//                                   first chunk, with no cancel
+//                                   first chunk, with no cancel, [cancel_when_output]: a text; the
+//                                   prompt is cancelled once an editor terminal has printed it
 //                   raw             line: written to the agent as it is. A line that is a request
 //                                   (with an id; use ids like "raw-1", which the SDK never uses) waits
 //                                   for the answer with that id; a line that is not JSON waits for an
@@ -38,14 +39,25 @@
 //                   write_file      path, text: writes a file (the user editing the workspace)
 //                   wait_for_update kind, text, [ms] (default step_ms): waits until a session/update
 //                                   of that kind whose JSON contains text has come (an error if none)
+//                   sdk_request     method, params: any request through the SDK's connection, such
+//                                   as the unstable nes/* (the string "$nes" in params stands for
+//                                   the sessionId the last nes/start answered, "$suggestion" for the
+//                                   id of the first suggestion the last nes/suggest answered)
+//                   sdk_notify      method, params: a notification the same way ("$nes" too)
 //                   sleep           ms
 //                   close_stdin     ends the steps early
+//   terminal      with capabilities.terminal, the editor serves terminal/* as an editor does: each
+//                 terminal/create runs its command as a child process (its own process group) and
+//                 keeps its output (stdout and stderr, the newest outputByteLimit bytes);
+//                 wait_for_exit, output, kill (the whole group) and release act on it.
 //   timeouts      {step_ms (default 30000), exit_ms (default 10000), run_ms (default 120000)}
 //
 // The transcript: responses (every answer, with send time and milliseconds to the answer),
 // updates (every `session/update` a client accepts, in order, with the step it came in), permissions
 // (the options offered, the toolCall and the answer), fs (every fs/* call served), agent_requests
 // (every request the agent sent, served or not), stray_lines (stdout lines that are not JSON),
+// terminals (every terminal/* request served, with the step and time, and for each terminal
+// the command, its output chunks as they arrived with their times, and how it ended),
 // sdk_log (what the SDK complained about), errors, buffers (at the end), stderr, and exit (status,
 // signal, milliseconds from closing stdin to the exit, and whether the editor had to kill it).
 // A step that gets no answer in time, or a run that takes too long, is reported in errors and the
@@ -78,6 +90,8 @@ const transcript = {
   permissions: [],
   fs: [],
   agent_requests: [],
+  terminals: [],
+  terminal_runs: {},
   stray_lines: [],
   sdk_log: [],
   errors: [],
@@ -205,6 +219,9 @@ const toAgent = new WritableStream({
   },
 });
 
+// Waiters for a text in an editor terminal's output, for cancel_when_output.
+const outputWaiters = [];
+
 // Waiters for the first agent_message_chunk of a session, for the cancel and close steps.
 const chunkWaiters = [];
 // Sessions whose turn the editor has cancelled: ACP says their permission requests are then
@@ -287,6 +304,95 @@ if (capabilities.fs?.writeTextFile) {
   });
 }
 
+if (capabilities.terminal) serveTerminals(app);
+
+// The editor's terminals: a child process per terminal/create, as Zed or CodeCompanion run them.
+function serveTerminals(app) {
+  const live = new Map();
+  let next = 0;
+  const get = (params) => {
+    const t = live.get(params.terminalId);
+    if (!t) throw acp.RequestError.invalidParams(`no terminal ${params.terminalId}`);
+    return t;
+  };
+  const note = (method, params) =>
+    transcript.terminals.push({ step: currentStep, at_ms: now(), method, terminalId: params.terminalId ?? null });
+  const status = (t) => (t.exit ? { exitCode: t.exit.code, signal: t.exit.signal } : null);
+  const killGroup = (t) => {
+    if (t.exit) return;
+    try {
+      process.kill(-t.child.pid, "SIGKILL");
+    } catch {
+      t.child.kill("SIGKILL");
+    }
+  };
+  app.onRequest(acp.methods.client.terminal.create, ({ params }) => {
+    const terminalId = `term-${++next}`;
+    note("terminal/create", { terminalId });
+    const env = { ...process.env };
+    for (const { name, value } of params.env ?? []) env[name] = value;
+    const child = spawn(params.command, params.args ?? [], {
+      cwd: params.cwd ?? process.cwd(),
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    const run = { command: params.command, args: params.args ?? [], cwd: params.cwd ?? null, chunks: [], exit: null };
+    transcript.terminal_runs[terminalId] = run;
+    const t = { child, output: "", truncated: false, limit: params.outputByteLimit ?? null, exit: null, waiters: [] };
+    const take = (chunk) => {
+      const text = chunk.toString("utf8");
+      run.chunks.push({ at_ms: now(), text });
+      t.output += text;
+      for (let i = outputWaiters.length - 1; i >= 0; i--) {
+        if (t.output.includes(outputWaiters[i].text)) outputWaiters.splice(i, 1)[0].resolve();
+      }
+      if (t.limit != null && Buffer.byteLength(t.output) > t.limit) {
+        t.output = Buffer.from(t.output).subarray(-t.limit).toString("utf8");
+        t.truncated = true;
+      }
+    };
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
+    child.on("close", (code, signal) => {
+      t.exit = { code, signal };
+      run.exit = { code, signal, at_ms: now() };
+      t.waiters.splice(0).forEach((w) => w());
+    });
+    child.on("error", (error) => {
+      take(Buffer.from(`${error.message}\n`));
+      t.exit = { code: 127, signal: null };
+      run.exit = { code: 127, signal: null, at_ms: now() };
+      t.waiters.splice(0).forEach((w) => w());
+    });
+    live.set(terminalId, t);
+    return { terminalId };
+  });
+  app.onRequest(acp.methods.client.terminal.output, ({ params }) => {
+    note("terminal/output", params);
+    const t = get(params);
+    return { output: t.output, truncated: t.truncated, exitStatus: status(t) };
+  });
+  app.onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => {
+    note("terminal/wait_for_exit", params);
+    const t = get(params);
+    if (!t.exit) await new Promise((resolve) => t.waiters.push(resolve));
+    return status(t);
+  });
+  app.onRequest(acp.methods.client.terminal.kill, ({ params }) => {
+    note("terminal/kill", params);
+    killGroup(get(params));
+    return {};
+  });
+  app.onRequest(acp.methods.client.terminal.release, ({ params }) => {
+    note("terminal/release", params);
+    const t = get(params);
+    killGroup(t);
+    live.delete(params.terminalId);
+    return {};
+  });
+}
+
 // A step that waits too long means the agent is stuck: the run stops there rather than letting
 // every later step wait as long again.
 class Timeout extends Error {}
@@ -328,6 +434,14 @@ async function request(ctx, method, params, record = {}) {
 }
 
 let lastSession = null;
+let lastNes = null;
+let lastSuggestion = null;
+const withNes = (params) =>
+  JSON.parse(
+    JSON.stringify(params ?? {})
+      .replaceAll('"$nes"', JSON.stringify(lastNes))
+      .replaceAll('"$suggestion"', JSON.stringify(lastSuggestion)),
+  );
 
 async function prompt(ctx, step) {
   const sessionId = step.sessionId ?? lastSession;
@@ -353,6 +467,11 @@ async function prompt(ctx, step) {
     record.cancel_sent_ms = now();
     await ctx.notify("session/cancel", { sessionId });
   };
+  if (step.cancel_when_output != null) {
+    new Promise((resolve) => outputWaiters.push({ text: step.cancel_when_output, resolve })).then(
+      () => void cancel().catch(() => {}),
+    );
+  }
   if (step.cancel_after_ms != null) {
     setTimeout(() => void cancel().catch(() => {}), step.cancel_after_ms);
   }
@@ -508,6 +627,18 @@ async function play(ctx, step) {
       mkdirSync(dirname(step.path), { recursive: true });
       writeFileSync(step.path, step.text);
       return "next";
+    case "sdk_request": {
+      const record = await request(ctx, step.method, withNes(step.params));
+      if (step.method === "nes/start" && record.result?.sessionId) lastNes = record.result.sessionId;
+      if (step.method === "nes/suggest" && record.result?.suggestions?.[0]) lastSuggestion = record.result.suggestions[0].id;
+      return "next";
+    }
+    case "sdk_notify": {
+      const params = withNes(step.params);
+      transcript.responses.push({ step: currentStep, method: step.method, params, notification: true, sent_ms: now() });
+      await ctx.notify(step.method, params);
+      return "next";
+    }
     case "sleep":
       await new Promise((resolve) => setTimeout(resolve, step.ms ?? 0));
       return "next";

@@ -288,13 +288,29 @@ pub(crate) fn ask_to_start(
     cancel: &AtomicBool,
 ) -> Option<Answer> {
     let id = format!("pilotfish-mcp-server-{}", spec.name);
-    let title = format!("Start the MCP server {} from .vscode/mcp.json", spec.name);
-    let text = format!(
-        "The workspace's .vscode/mcp.json asks to run this program:\n\n    {line}\n\nAllow it only if you trust this workspace."
-    );
+    let (title, text, raw) = match &spec.url {
+        // Header values may be keys: only their names are shown.
+        Some(url) => (
+            format!(
+                "Connect to the MCP server {} from .vscode/mcp.json",
+                spec.name
+            ),
+            format!(
+                "The workspace's .vscode/mcp.json asks to connect to this MCP server and offer its tools to the model:\n\n    {line}\n\nAllow it only if you trust this workspace."
+            ),
+            json!({"url": url,
+                "headers": spec.headers.iter().map(|(k, _)| k).collect::<Vec<_>>()}),
+        ),
+        None => (
+            format!("Start the MCP server {} from .vscode/mcp.json", spec.name),
+            format!(
+                "The workspace's .vscode/mcp.json asks to run this program:\n\n    {line}\n\nAllow it only if you trust this workspace."
+            ),
+            json!({"command": spec.command, "args": spec.args,
+                "env": spec.env.iter().map(|(k, v)| json!({"name": k, "value": v})).collect::<Vec<_>>()}),
+        ),
+    };
     let content = json!([{"type": "content", "content": {"type": "text", "text": text}}]);
-    let raw = json!({"command": spec.command, "args": spec.args,
-        "env": spec.env.iter().map(|(k, v)| json!({"name": k, "value": v})).collect::<Vec<_>>()});
     let update = |fields: Value| {
         conn.notify(
             "session/update",

@@ -3,17 +3,21 @@
 //! the same agent loop as `pilotfish agent` (`agent::run`) over the same host (`host`): workspace
 //! confinement, ignore files, customizations, MCP tools, undo. This crate only speaks the
 //! protocol: `rpc` the JSON-RPC lines both ways, `session` a session and its turns, `updates`
-//! what the editor is shown, `client` what the editor does for the agent (files, approvals).
+//! what the editor is shown, `client` what the editor does for the agent (files, approvals),
+//! `terminal` the editor's terminals that commands run in when it offers them, `next_edits`
+//! next edit suggestions (the protocol's unstable `nes/*` and `document/*`).
 
 mod choices;
 mod client;
 mod commands;
 mod inspect;
 mod methods;
+mod next_edits;
 mod options;
 mod replay;
 mod rpc;
 mod session;
+pub mod terminal;
 mod updates;
 
 pub use options::Options;
@@ -51,6 +55,7 @@ struct Server {
     inflight: Mutex<HashMap<String, String>>,
     /// The models the server offers, asked once.
     models: OnceLock<Vec<String>>,
+    next_edits: next_edits::NextEdits,
 }
 
 /// Serves one client until its input ends; then stops every turn (waiting a little for them)
@@ -62,6 +67,7 @@ pub fn serve(
 ) -> std::io::Result<()> {
     let server = Arc::new(Server {
         conn: Connection::new(output),
+        next_edits: next_edits::NextEdits::new(options.next_edits.clone()),
         options,
         caps: Mutex::default(),
         sessions: Mutex::default(),
@@ -182,6 +188,11 @@ impl Server {
                     }
                 }))
             }
+            // A next edit waits for the model: the reading goes on.
+            "nes/suggest" => Some(std::thread::spawn(move || {
+                let result = self.next_edits.suggest(&params);
+                self.conn.respond(&id, result);
+            })),
             _ => {
                 let result = self.request(&method, &params);
                 self.conn.respond(&id, result);
@@ -202,17 +213,28 @@ impl Server {
                 *self.caps.lock().unwrap_or_else(|e| e.into_inner()) = ClientCaps {
                     read: fs["readTextFile"].as_bool().unwrap_or(false),
                     write: fs["writeTextFile"].as_bool().unwrap_or(false),
+                    terminal: params["clientCapabilities"]["terminal"]
+                        .as_bool()
+                        .unwrap_or(false),
                 };
                 // What is not supported is left out rather than said `false`: ACP reads a missing
                 // capability as false, and some clients (agent-shell) read any field as true.
+                let mut agent_caps = json!({
+                    "promptCapabilities": {"embeddedContext": true},
+                    "mcpCapabilities": {"http": true},
+                    "loadSession": true,
+                    "sessionCapabilities": {"list": {}, "resume": {}, "close": {},
+                        "delete": {}},
+                });
+                // Next edits are the protocol's unstable draft: offered to a client that says it
+                // speaks it.
+                if params["clientCapabilities"]["nes"].is_object() {
+                    agent_caps["nes"] = next_edits::capabilities();
+                    agent_caps["positionEncoding"] = json!("utf-16");
+                }
                 Ok(json!({
                     "protocolVersion": PROTOCOL_VERSION,
-                    "agentCapabilities": {
-                        "promptCapabilities": {"embeddedContext": true},
-                        "loadSession": true,
-                        "sessionCapabilities": {"list": {}, "resume": {}, "close": {},
-                            "delete": {}},
-                    },
+                    "agentCapabilities": agent_caps,
                     "authMethods": [],
                     "agentInfo": {"name": "pilotfish", "title": "pilotfish",
                         "version": env!("CARGO_PKG_VERSION")},
@@ -240,6 +262,9 @@ impl Server {
                         "configOptions": choices::options(&handle)}}),
                 );
                 Ok(json!({}))
+            }
+            "nes/start" | "nes/close" | "_pilotfish/nesStats" => {
+                self.next_edits.request(method, params)
             }
             _ => methods::request(self, method, params)
                 .unwrap_or_else(|| Err(methods::unknown(method))),
@@ -299,6 +324,9 @@ impl Server {
                 Some(handle) => handle.cancel.store(true, Ordering::SeqCst),
                 None => eprintln!("pilotfish acp: session/cancel for an unknown session"),
             }
+        }
+        if method.starts_with("document/") || method == "nes/accept" || method == "nes/reject" {
+            self.next_edits.notification(method, params);
         }
         // Other notifications need no answer, and none is given.
     }

@@ -14,4 +14,7 @@ pub struct Options {
     pub store: Option<host::session_store::Store>,
     /// Whether conversations are saved (`--no-save`: no).
     pub save: bool,
+    /// Where next edits over ACP are asked (`host::next_edits`, the language server's
+    /// configuration), or why they cannot be.
+    pub next_edits: Result<host::next_edits::NextEdits, String>,
 }

@@ -35,6 +35,8 @@ const CANCELLED_TURN_LIMIT: Duration = Duration::from_secs(30);
 pub(crate) struct ClientCaps {
     pub(crate) read: bool,
     pub(crate) write: bool,
+    /// `terminal`: commands run in the editor's terminals.
+    pub(crate) terminal: bool,
 }
 
 /// A session as the server keeps it: the parts a cancel reaches without waiting for the turn.
@@ -161,6 +163,11 @@ pub(crate) fn open(
         cancel: ws.cancel_flag(),
     };
     ws = ws.with_files(Box::new(files));
+    if caps.terminal {
+        let terminals =
+            crate::terminal::ClientTerminals::new(conn.clone(), id.clone(), ws.root.clone());
+        ws = ws.with_runner(Box::new(terminals));
+    }
     // The editor's servers are the user's own configuration: they start now. The workspace's
     // wait for the user's approval at the first prompt.
     let mcp = McpTools::start(&ws.root, &servers);
@@ -199,17 +206,45 @@ pub(crate) fn open(
     })
 }
 
-/// `mcpServers` of `session/new`: stdio servers; others are refused, as `initialize` said.
+/// `mcpServers` of `session/new`: stdio servers and streamable HTTP ones (`type: "http"`, as
+/// `initialize` announced); SSE servers are refused.
 fn mcp_servers(list: &Value) -> Result<Vec<mcp::ServerSpec>, RpcError> {
+    let pairs = |v: &Value| -> Vec<(String, String)> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| {
+                Some((
+                    v["name"].as_str()?.to_owned(),
+                    v["value"].as_str()?.to_owned(),
+                ))
+            })
+            .collect()
+    };
     let mut out = Vec::new();
     for s in list.as_array().into_iter().flatten() {
         let name = s["name"].as_str().unwrap_or_default().to_owned();
-        if let Some(kind) = s["type"].as_str()
-            && kind != "stdio"
-        {
-            return Err(RpcError::invalid_params(format!(
-                "the MCP server {name} is a {kind} server; pilotfish takes stdio servers only"
-            )));
+        match s["type"].as_str() {
+            None | Some("stdio") => {}
+            Some("http") => {
+                let Some(url) = s["url"].as_str() else {
+                    return Err(RpcError::invalid_params(format!(
+                        "the MCP server {name} is an http server with no `url`"
+                    )));
+                };
+                out.push(mcp::ServerSpec {
+                    name,
+                    url: Some(url.to_owned()),
+                    headers: pairs(&s["headers"]),
+                    ..mcp::ServerSpec::default()
+                });
+                continue;
+            }
+            Some(kind) => {
+                return Err(RpcError::invalid_params(format!(
+                    "the MCP server {name} is a {kind} server; pilotfish takes stdio and http servers"
+                )));
+            }
         }
         let Some(command) = s["command"].as_str() else {
             return Err(RpcError::invalid_params(format!(
@@ -222,22 +257,12 @@ fn mcp_servers(list: &Value) -> Result<Vec<mcp::ServerSpec>, RpcError> {
             .flatten()
             .filter_map(|a| a.as_str().map(str::to_owned))
             .collect();
-        let env = s["env"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|v| {
-                Some((
-                    v["name"].as_str()?.to_owned(),
-                    v["value"].as_str()?.to_owned(),
-                ))
-            })
-            .collect();
         out.push(mcp::ServerSpec {
             name,
             command: command.to_owned(),
             args,
-            env,
+            env: pairs(&s["env"]),
+            ..mcp::ServerSpec::default()
         });
     }
     Ok(out)

@@ -13,6 +13,7 @@
 //! `suffix`, or raw), and Mistral's Codestral `/v1/fim/completions`.
 
 pub mod chat;
+pub mod http;
 pub mod memory;
 mod post;
 pub mod server;

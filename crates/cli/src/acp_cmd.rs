@@ -44,7 +44,26 @@ pub(crate) fn run(args: Args) -> Result<()> {
     };
     let mut agent = loaded.agent;
     args.sandbox.apply(&mut agent);
+    // Next edits ask what the language server would: `[next_edit]`, else `[chat]` with these
+    // flags laid over it, else the completions' server.
+    let mut chat = loaded.clone();
+    let flags = &args.model;
+    if let Some(v) = &flags.backend {
+        chat.chat.kind.clone_from(v);
+    }
+    for (flag, setting) in [
+        (&flags.endpoint, &mut chat.chat.endpoint),
+        (&flags.model, &mut chat.chat.model),
+        (&flags.api_key_env, &mut chat.chat.api_key_env),
+    ] {
+        if flag.is_some() {
+            setting.clone_from(flag);
+        }
+    }
+    let next_edits =
+        host::next_edits::configure(&chat, None, &loaded.backend).map_err(|e| format!("{e:#}"));
     let options = acp::Options {
+        next_edits,
         backend,
         agent,
         profile,

@@ -3,7 +3,6 @@
 
 use std::{
     collections::HashMap,
-    path::{Path, PathBuf},
     sync::{Arc, Mutex},
     time::Duration,
 };
@@ -102,24 +101,7 @@ const EDITOR_FIRST_TOKEN_SECONDS: f64 = 4.0;
 /// Whether a file is excluded by a `.copilotignore` in one of its folders, the rules of each
 /// folder read once.
 fn excluder() -> impl Fn(&str) -> bool + Send + Sync {
-    let cache: Mutex<HashMap<PathBuf, Option<ignore::gitignore::Gitignore>>> =
-        Mutex::new(HashMap::new());
-    move |path: &str| {
-        let path = Path::new(path);
-        if !path.is_absolute() {
-            return false;
-        }
-        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-        path.ancestors().skip(1).any(|dir| {
-            let rules = cache
-                .entry(dir.to_path_buf())
-                // A broken pattern file excludes nothing here; `pilotfish prompt` reports it.
-                .or_insert_with(|| host::exclusion::load(dir).ok().flatten());
-            rules
-                .as_ref()
-                .is_some_and(|r| host::exclusion::is_excluded(r, dir, &path.to_string_lossy()))
-        })
-    }
+    host::exclusion::excluder()
 }
 
 /// A workspace folder's files as the language server's prompts read them (the imports of a
@@ -210,51 +192,18 @@ pub(crate) fn run(args: Args) -> Result<()> {
     std::process::exit(if clean { 0 } else { 1 });
 }
 
-/// Where next edits are asked for: `[next_edit] endpoint`, else the `[chat]` model's server
-/// (the editor's `chat` settings laid over the file's), else the completions' server, through
-/// its chat endpoint (Copilot's prompt) or llama.cpp's completion endpoint (`[next_edit]
-/// strategy = "sweep"`).
+/// Where next edits are asked for (`host::next_edits`, the configuration the ACP agent's
+/// next edits share).
 fn next_edit_model(
     base: &Loaded,
     editor_chat: Option<&Value>,
     completions: &BackendConfig,
 ) -> Result<lsp::NextEditConfig> {
-    let mut loaded = base.clone();
-    if let Some(over) = editor_chat.and_then(Value::as_object) {
-        let mut chat = serde_json::to_value(&loaded.chat)?;
-        for (k, v) in over {
-            chat[k] = v.clone();
-        }
-        loaded.chat = serde_json::from_value(chat).context("the `chat` settings are not valid")?;
-    }
-    let mut loaded = loaded.next_edit.apply_to(&loaded);
-    // Without a chat endpoint of its own, the completions' server is asked (a llama-server,
-    // the managed one too, serves both).
-    if loaded.chat.endpoint.is_none() {
-        loaded.chat.endpoint = Some(completions.endpoint()?);
-    }
-    let chat = host::chat_model::ChatModelArgs::default().backend_from(&loaded)?;
-    let strategy = loaded.next_edit.strategy.clone();
-    let model = if strategy == "sweep" {
-        ghost::next_edit::Model::Completion(
-            backends::Backend::new(
-                backends::Kind::LlamaCppCompletion,
-                &chat.endpoint,
-                std::time::Duration::from_secs(3),
-                chat.total_timeout,
-            )
-            .map_err(|e| anyhow::anyhow!("{e}"))?,
-            chat.max_tokens
-                .unwrap_or(ghost::next_edit::MAX_ANSWER_TOKENS),
-        )
-    } else {
-        ghost::next_edit::Model::Chat(chat)
-    };
-    let texts = host::copilot_texts::load(loaded.next_edit.copilot_texts.as_deref());
+    let n = host::next_edits::configure(base, editor_chat, completions)?;
     Ok(lsp::NextEditConfig {
-        model,
-        strategy,
-        wording: std::sync::Arc::new(texts.wording),
-        notice: texts.notice,
+        model: n.model,
+        strategy: n.strategy,
+        wording: n.wording,
+        notice: n.notice,
     })
 }

@@ -2,7 +2,11 @@
 //! leave the machine. They are not completed, and their text is kept out of every prompt:
 //! open tabs, recent edits and imported declarations.
 
-use std::path::Path;
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::Mutex,
+};
 
 use anyhow::{Result, bail};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -69,4 +73,26 @@ pub fn apply(rules: &Gitignore, root: &Path, request: &mut RequestJson) -> Resul
         .recent_edits
         .retain(|s| !is_excluded(rules, root, &s.path));
     Ok(dropped)
+}
+
+/// Whether a file is excluded by a `.copilotignore` in one of its folders, the rules of each
+/// folder read once: the language server's and the ACP agent's next edits both ask it.
+pub fn excluder() -> impl Fn(&str) -> bool + Send + Sync {
+    let cache: Mutex<HashMap<PathBuf, Option<Gitignore>>> = Mutex::new(HashMap::new());
+    move |path: &str| {
+        let path = Path::new(path);
+        if !path.is_absolute() {
+            return false;
+        }
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        path.ancestors().skip(1).any(|dir| {
+            let rules = cache
+                .entry(dir.to_path_buf())
+                // A broken pattern file excludes nothing here; `pilotfish prompt` reports it.
+                .or_insert_with(|| load(dir).ok().flatten());
+            rules
+                .as_ref()
+                .is_some_and(|r| is_excluded(r, dir, &path.to_string_lossy()))
+        })
+    }
 }

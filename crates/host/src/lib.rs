@@ -2,14 +2,15 @@
 //! more than one front end needs. The command line, the ACP agent and the language server share
 //! it: the configuration (`config`), the chat model and its wire format (`chat_model`), the
 //! workspace's tools with confinement, file access through the disk or an editor, the terminal
-//! and MCP servers (`tools`, `files`, `shell`, `mcp_tools`), the user's approvals of a
+//! (`shell`, or an editor's through `runner`) and MCP servers (`tools`, `files`, `mcp_tools`), the user's approvals of a
 //! workspace's MCP servers (`mcp_approvals`), the undo journal (`journal`), the
 //! customization files on disk (`customizations`), content exclusion (`exclusion`) and what
 //! outlives a run (`state`, `preferences`, `sessions`). Commands run
 //! through the sandbox (`confinement`); the user's secrets are kept from the model
 //! (`secrets`). The agent's first messages are built in
 //! `setup`. Copilot's own next-edit texts are read where the user fetched them
-//! (`copilot_texts`).
+//! (`copilot_texts`); where next edits are asked is `next_edits`, shared by the language server
+//! and the ACP agent.
 
 pub mod agent_config;
 pub mod chat_model;
@@ -22,7 +23,9 @@ pub mod files;
 pub mod journal;
 pub mod mcp_approvals;
 pub mod mcp_tools;
+pub mod next_edits;
 pub mod preferences;
+pub mod runner;
 pub mod secrets;
 pub mod session_store;
 pub mod sessions;

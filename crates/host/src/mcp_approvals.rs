@@ -174,18 +174,23 @@ impl Store {
     }
 }
 
-/// SHA-256 of what a server runs: command, arguments, environment (sorted) and folder.
+/// SHA-256 of what a server runs: command, arguments, environment (sorted) and folder; for a
+/// streamable HTTP server, its address and headers (sorted) and the folder.
 pub fn definition_hash(spec: &ServerSpec, folder: &Path) -> String {
-    let mut env: BTreeMap<&str, &str> = BTreeMap::new();
-    for (k, v) in &spec.env {
-        env.insert(k, v);
-    }
-    let definition = serde_json::json!({
+    let sorted = |pairs: &[(String, String)]| -> BTreeMap<String, String> {
+        pairs.iter().cloned().collect()
+    };
+    let mut definition = serde_json::json!({
         "command": spec.command,
         "args": spec.args,
-        "env": env,
+        "env": sorted(&spec.env),
         "cwd": folder.to_string_lossy(),
     });
+    // Stdio definitions hash as they always did, so earlier answers still hold.
+    if let Some(url) = &spec.url {
+        definition["url"] = serde_json::json!(url);
+        definition["headers"] = serde_json::json!(sorted(&spec.headers));
+    }
     Sha256::digest(definition.to_string().as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -193,7 +198,17 @@ pub fn definition_hash(spec: &ServerSpec, folder: &Path) -> String {
 }
 
 /// A server's command line as a shell would read it, variables first: what the user approves.
+/// For a streamable HTTP server, its address and the names of the headers sent (their values
+/// may be keys).
 pub fn command_line(spec: &ServerSpec) -> String {
+    if let Some(url) = &spec.url {
+        let names: Vec<&str> = spec.headers.iter().map(|(k, _)| k.as_str()).collect();
+        return if names.is_empty() {
+            format!("HTTP {url}")
+        } else {
+            format!("HTTP {url} (headers: {})", names.join(", "))
+        };
+    }
     let mut words: Vec<String> = spec
         .env
         .iter()
@@ -282,6 +297,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| ((*k).into(), (*v).into()))
                 .collect(),
+            ..ServerSpec::default()
         }
     }
 

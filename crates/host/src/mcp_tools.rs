@@ -1,5 +1,6 @@
 //! MCP servers' tools offered to the agent beside the built-in ones: the servers a session names
-//! and those of the workspace's `.vscode/mcp.json` the user approved, started once, their tools named
+//! and those of the workspace's `.vscode/mcp.json` the user approved, started once (a stdio
+//! server) or connected to (a streamable HTTP one, through `backends::http`), their tools named
 //! `mcp_<server>_<tool>`, every call bounded in time. A server that fails is a problem the user
 //! is told of and an error the model sees, never a stuck or crashed session.
 
@@ -33,10 +34,68 @@ pub fn workspace_servers(root: &Path, given: &[ServerSpec]) -> (Vec<ServerSpec>,
     }
 }
 
+/// A server started over stdio, or reached over streamable HTTP.
+enum Running {
+    Stdio(mcp::Server),
+    Http(mcp::HttpServer),
+}
+
+impl Running {
+    fn tools(&self) -> &[mcp::Tool] {
+        match self {
+            Running::Stdio(s) => s.tools(),
+            Running::Http(s) => s.tools(),
+        }
+    }
+
+    fn call(
+        &self,
+        tool: &str,
+        arguments: &serde_json::Value,
+        cancel: &AtomicBool,
+    ) -> Result<mcp::CallResult, mcp::McpError> {
+        match self {
+            Running::Stdio(s) => s.call(tool, arguments, cancel, CALL_LIMIT),
+            Running::Http(s) => s.call(tool, arguments, cancel, CALL_LIMIT),
+        }
+    }
+}
+
+/// The MCP transport's HTTP, sent by `backends` (the crate that speaks HTTP).
+struct BackendsHttp;
+
+impl mcp::HttpClient for BackendsHttp {
+    fn post(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        limit: Duration,
+        cancel: &AtomicBool,
+        enough: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<mcp::HttpReply, String> {
+        let reply = backends::http::post(url, headers, body, limit, cancel, enough)?;
+        let content_type = reply
+            .header("content-type")
+            .unwrap_or_default()
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        Ok(mcp::HttpReply {
+            status: reply.status,
+            content_type,
+            session: reply.header("mcp-session-id").map(str::to_owned),
+            body: reply.body,
+        })
+    }
+}
+
 /// The running servers and the tools they offer.
 #[derive(Default)]
 pub struct McpTools {
-    servers: Vec<Arc<mcp::Server>>,
+    servers: Vec<Arc<Running>>,
     /// Model name → (server index, the tool's own name, its spec).
     tools: Vec<(usize, String, ToolSpec)>,
     problems: Vec<String>,
@@ -66,7 +125,13 @@ impl McpTools {
     pub fn start_more(&mut self, root: &Path, specs: &[ServerSpec]) -> Vec<String> {
         let before = self.problems.len();
         for spec in specs {
-            match mcp::Server::start(spec, root, START_LIMIT) {
+            let running = if spec.url.is_some() {
+                mcp::HttpServer::connect(spec, Arc::new(BackendsHttp), START_LIMIT)
+                    .map(Running::Http)
+            } else {
+                mcp::Server::start(spec, root, START_LIMIT).map(Running::Stdio)
+            };
+            match running {
                 Ok(server) => self.add(server),
                 Err(e) => self.problems.push(e.to_string()),
             }
@@ -74,7 +139,7 @@ impl McpTools {
         self.problems[before..].to_vec()
     }
 
-    fn add(&mut self, server: mcp::Server) {
+    fn add(&mut self, server: Running) {
         let index = self.servers.len();
         for tool in server.tools() {
             let name = mcp::model_name(&tool.server, &tool.name);
@@ -127,7 +192,7 @@ impl McpTools {
                 }
             }
         };
-        match self.servers[*index].call(tool, &arguments, cancel, CALL_LIMIT) {
+        match self.servers[*index].call(tool, &arguments, cancel) {
             Ok(result) if result.is_error => Outcome::failed(result.text),
             Ok(result) => Outcome::done(result.text),
             Err(e) => Outcome::failed(format!("{name} failed: {e}")),

@@ -81,6 +81,22 @@ pub struct Documents {
     pub edits: crate::edits::EditLog,
 }
 
+/// A `file://` URI for an absolute path, with the bytes a URI path may not hold escaped.
+pub fn file_uri(path: &str) -> String {
+    let mut out = String::from("file://");
+    if !path.starts_with('/') {
+        out.push('/');
+    }
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// The path of a `file:` URI, percent-decoded; other URIs as they are.
 pub fn uri_to_path(uri: &str) -> String {
     match uri.strip_prefix("file://") {
@@ -235,6 +251,50 @@ impl Documents {
             }
         }
         Ok(())
+    }
+
+    /// The next-edit request for the cursor at byte `offset` of `uri`: the edit log's documents
+    /// and edits, the files `excluded` names left out (they never leave the machine, not even
+    /// as another file's history), and the cursor's document whether it was edited or not.
+    /// The one builder of this request: the language server's `copilotInlineEdit` and the ACP
+    /// agent's `nes/suggest` both send what it gives. `None` when `uri` is not open.
+    pub fn next_edit_request(
+        &self,
+        uri: &str,
+        offset: usize,
+        strategy: &str,
+        excluded: &dyn Fn(&str) -> bool,
+        workspace_root: Option<String>,
+    ) -> Option<nes::request::Request> {
+        let document = self.get(uri)?;
+        let (mut documents, edits) = self.edits.snapshot();
+        documents.retain(|d| !excluded(&uri_to_path(&d.uri)));
+        let edits: Vec<_> = edits
+            .into_iter()
+            .filter(|e| documents.iter().any(|d| d.uri == e.uri))
+            .collect();
+        if !documents.iter().any(|d| d.uri == uri) {
+            documents.push(nes::request::DocumentJson {
+                uri: uri.to_owned(),
+                language_id: document.language_id.clone(),
+                text: document.text.clone(),
+            });
+        }
+        let offset = offset.min(document.text.len());
+        Some(nes::request::Request {
+            documents,
+            edits,
+            cursor: nes::request::CursorJson {
+                uri: uri.to_owned(),
+                offset: tokenizer::utf16::utf16_len(&document.text[..offset]),
+            },
+            viewed: Vec::new(),
+            options: nes::request::Options {
+                strategy: strategy.to_owned(),
+                max_prompt_tokens: None,
+            },
+            workspace_root,
+        })
     }
 
     /// Other open documents, most recently used first.

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::McpError;
 
-/// How to start one stdio MCP server.
+/// How to start one stdio MCP server, or where to reach a streamable HTTP one (`url`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ServerSpec {
     /// The name the user gave it; tools are offered to models as `mcp_<name>_<tool>`.
@@ -23,6 +23,10 @@ pub struct ServerSpec {
     pub args: Vec<String>,
     /// Variables set on top of pilotfish's own environment, which the server inherits.
     pub env: Vec<(String, String)>,
+    /// A streamable HTTP server's address: then nothing is started, `command` is empty.
+    pub url: Option<String>,
+    /// The HTTP headers sent with every message to `url` (a key, for instance).
+    pub headers: Vec<(String, String)>,
 }
 
 /// The servers of a workspace's `.vscode/mcp.json` and what could not be used.
@@ -99,7 +103,9 @@ fn server_spec(name: &str, entry: &Value, context: &Context<'_>) -> Result<Serve
     let Value::Object(entry) = entry else {
         return Err(bad("its settings must be an object".into()));
     };
-    check_transport(name, entry)?;
+    if check_transport(name, entry)? {
+        return http_spec(name, entry, context);
+    }
     let resolve = |text: &str| resolve_variables(name, text, context);
     let command = match entry.get("command") {
         Some(Value::String(command)) if !command.trim().is_empty() => resolve(command)?,
@@ -136,25 +142,61 @@ fn server_spec(name: &str, entry: &Value, context: &Context<'_>) -> Result<Serve
         command,
         args,
         env,
+        ..ServerSpec::default()
     })
 }
 
-/// Only stdio servers can be started; `type` may be left out when there is a `command`.
-fn check_transport(name: &str, entry: &Map<String, Value>) -> Result<(), McpError> {
+/// A streamable HTTP server: `url` and `headers` (variables resolved in both).
+fn http_spec(
+    name: &str,
+    entry: &Map<String, Value>,
+    context: &Context<'_>,
+) -> Result<ServerSpec, McpError> {
+    let url = match entry.get("url") {
+        Some(Value::String(url)) if !url.trim().is_empty() => {
+            resolve_variables(name, url, context)?
+        }
+        _ => {
+            return Err(McpError::BadEntry {
+                server: name.to_owned(),
+                detail: "an http server needs its `url`".into(),
+            });
+        }
+    };
+    let headers = match entry.get("headers") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(_)) => env_object(name, entry.get("headers"), context)?,
+        Some(_) => {
+            return Err(McpError::BadEntry {
+                server: name.to_owned(),
+                detail: "`headers` must be an object of names to values".into(),
+            });
+        }
+    };
+    Ok(ServerSpec {
+        name: name.to_owned(),
+        url: Some(url),
+        headers,
+        ..ServerSpec::default()
+    })
+}
+
+/// Stdio servers (`false`) and streamable HTTP ones (`true`) can be used; `type` may be left
+/// out when there is a `command` (stdio) or only a `url` (http).
+fn check_transport(name: &str, entry: &Map<String, Value>) -> Result<bool, McpError> {
     let unsupported = |transport: &str| McpError::Unsupported {
         server: name.to_owned(),
         transport: transport.to_owned(),
     };
     match entry.get("type") {
-        None if entry.contains_key("url") && !entry.contains_key("command") => {
-            Err(unsupported("http"))
-        }
-        None | Some(Value::Null) => Ok(()),
-        Some(Value::String(kind)) if kind == "stdio" => Ok(()),
-        Some(Value::String(kind)) if kind == "http" || kind == "sse" => Err(unsupported(kind)),
+        None if entry.contains_key("url") && !entry.contains_key("command") => Ok(true),
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::String(kind)) if kind == "stdio" => Ok(false),
+        Some(Value::String(kind)) if kind == "http" => Ok(true),
+        Some(Value::String(kind)) if kind == "sse" => Err(unsupported(kind)),
         Some(other) => Err(McpError::BadEntry {
             server: name.to_owned(),
-            detail: format!("unknown `type` {other}; use \"stdio\""),
+            detail: format!("unknown `type` {other}; use \"stdio\" or \"http\""),
         }),
     }
 }
@@ -298,7 +340,8 @@ mod tests {
     use super::*;
 
     /// Parses `text` as `/ws/.vscode/mcp.json` with `HOME=/home/u` and `TOKEN=t0k` set, and
-    /// shows each server on one line (`name: command args [env]`) and each problem after it.
+    /// shows each server on one line (`name: command args [env]`, `name: http url [headers]`)
+    /// and each problem after it.
     fn check(text: &str, want: &[&str]) {
         let env = |name: &str| match name {
             "HOME" => Some("/home/u".to_owned()),
@@ -314,6 +357,11 @@ mod tests {
             .servers
             .iter()
             .map(|s| {
+                if let Some(url) = &s.url {
+                    let h: Vec<String> =
+                        s.headers.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    return format!("{}: http {url} {h:?}", s.name);
+                }
                 let env: Vec<String> = s.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 format!("{}: {} {:?} {:?}", s.name, s.command, s.args, env)
             })
@@ -349,13 +397,14 @@ mod tests {
             ),
             (
                 r#"{"servers": {
-                    "remote": {"type": "http", "url": "https://example.com/mcp"},
+                    "remote": {"type": "http", "url": "https://example.com/mcp",
+                        "headers": {"Authorization": "Bearer ${env:TOKEN}"}},
                     "old": {"type": "sse", "url": "https://example.com/sse"},
                     "bare": {"url": "https://example.com/mcp"}}}"#,
                 &[
-                    "problem: MCP server `bare` is an http server; http MCP servers are not supported yet; use a stdio server",
-                    "problem: MCP server `old` is an sse server; http MCP servers are not supported yet; use a stdio server",
-                    "problem: MCP server `remote` is an http server; http MCP servers are not supported yet; use a stdio server",
+                    "bare: http https://example.com/mcp []",
+                    "remote: http https://example.com/mcp [\"Authorization=Bearer t0k\"]",
+                    "problem: MCP server `old` is an sse server; pilotfish takes stdio and streamable HTTP (`\"type\": \"http\"`) servers",
                 ],
             ),
             (
@@ -379,7 +428,7 @@ mod tests {
                     "d: x [] []",
                     "problem: MCP server `a`: `args` must hold strings, not 1",
                     "problem: MCP server `b`: its settings must be an object",
-                    "problem: MCP server `c`: unknown `type` \"ws\"; use \"stdio\"",
+                    "problem: MCP server `c`: unknown `type` \"ws\"; use \"stdio\" or \"http\"",
                     "problem: MCP server `e`: `cwd` /ws/sub is not the workspace folder, and pilotfish starts servers in the workspace folder; remove `cwd` or wrap the command in a script that changes folder",
                 ],
             ),

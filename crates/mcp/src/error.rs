@@ -26,7 +26,7 @@ pub enum McpError {
     #[error("{path}: {detail}")]
     ConfigShape { path: PathBuf, detail: String },
     #[error(
-        "MCP server `{server}` is an {transport} server; http MCP servers are not supported yet; use a stdio server"
+        "MCP server `{server}` is an {transport} server; pilotfish takes stdio and streamable HTTP (`\"type\": \"http\"`) servers"
     )]
     Unsupported { server: String, transport: String },
     #[error(
@@ -79,6 +79,15 @@ pub enum McpError {
         /// Empty, or what else the server did that may explain the silence.
         note: String,
         stderr: Vec<String>,
+    },
+    #[error(
+        "MCP server `{server}` at {url} could not be reached during `{method}`: {detail}; check the server's `url` and that it is running"
+    )]
+    Http {
+        server: String,
+        url: String,
+        method: String,
+        detail: String,
     },
     #[error("the `{method}` request to MCP server `{server}` was cancelled")]
     Cancelled { server: String, method: String },

@@ -27,21 +27,26 @@
 //! bounded, a server that exits or hangs becomes an error naming it (with the last lines it
 //! wrote to standard error), stray output is skipped, and a dropped [`Server`] takes its whole
 //! process group with it. No async runtime: a reader and a writer thread per server, and
-//! channels. Only the stdio transport exists; HTTP servers are reported as unsupported.
+//! channels. Streamable HTTP servers ([`HttpServer`]) are reached through an [`HttpClient`]
+//! the caller gives, so this crate stays free of HTTP and async code; the older SSE transport is
+//! reported as unsupported.
 //!
 //! Module map: `config` reads `.vscode/mcp.json`; `process` owns the child process and its
 //! standard error; `rpc` matches requests to answers over its pipes; `server` is the MCP
-//! conversation (handshake, tool list, calls); `content` turns a tool's result into text.
+//! conversation (handshake, tool list, calls); `http` the same over streamable HTTP; `content`
+//! turns a tool's result into text.
 
 mod config;
 mod content;
 mod error;
+mod http;
 mod process;
 mod rpc;
 mod server;
 
 pub use config::{ServerSpec, Workspace, workspace_servers};
 pub use error::McpError;
+pub use http::{HttpClient, HttpReply, HttpServer};
 pub use server::{CallResult, PROTOCOL_VERSION, Server, Tool};
 
 /// The longest tool name OpenAI's API accepts; other providers accept at least as much.

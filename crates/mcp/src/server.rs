@@ -218,7 +218,7 @@ impl Server {
             let Some(list) = page.get("tools").and_then(Value::as_array) else {
                 return Err(self.malformed("tools/list", "it has no `tools` list".into()));
             };
-            tools.extend(list.iter().filter_map(|tool| self.tool(tool)));
+            tools.extend(list.iter().filter_map(|tool| tool_of(&self.name, tool)));
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(cursor) if !cursor.is_empty() => {
                     if !cursors.insert(cursor.to_owned()) {
@@ -230,25 +230,6 @@ impl Server {
                 _ => return Ok(tools),
             }
         }
-    }
-
-    /// A tool of a `tools/list` page; one without a name cannot be called and is skipped.
-    fn tool(&self, tool: &Value) -> Option<Tool> {
-        let name = tool.get("name").and_then(Value::as_str)?;
-        let input_schema = match tool.get("inputSchema") {
-            Some(schema @ Value::Object(_)) => schema.clone(),
-            _ => json!({"type": "object", "properties": {}}),
-        };
-        Some(Tool {
-            server: self.name.clone(),
-            name: name.to_owned(),
-            description: tool
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            input_schema,
-        })
     }
 
     /// Sends a request and waits for its answer within `wait`.
@@ -353,6 +334,26 @@ impl Server {
             detail,
         }
     }
+}
+
+/// A tool of a `tools/list` page of server `server`; one without a name cannot be called and
+/// is skipped.
+pub(crate) fn tool_of(server: &str, tool: &Value) -> Option<Tool> {
+    let name = tool.get("name").and_then(Value::as_str)?;
+    let input_schema = match tool.get("inputSchema") {
+        Some(schema @ Value::Object(_)) => schema.clone(),
+        _ => json!({"type": "object", "properties": {}}),
+    };
+    Some(Tool {
+        server: server.to_owned(),
+        name: name.to_owned(),
+        description: tool
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        input_schema,
+    })
 }
 
 impl Drop for Server {

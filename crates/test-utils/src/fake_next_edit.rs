@@ -52,6 +52,8 @@ pub enum Script {
 pub struct Received {
     pub path: String,
     pub body: Value,
+    /// The body's bytes as sent, for tests that compare two requests byte for byte.
+    pub raw: Vec<u8>,
 }
 
 #[derive(Debug)]
@@ -142,12 +144,13 @@ async fn serve(
     abandoned: &AtomicUsize,
     script: &Mutex<Script>,
 ) {
-    let Some((path, body)) = read_request(&mut socket).await else {
+    let Some((path, body, raw)) = read_request(&mut socket).await else {
         return;
     };
     received.lock().unwrap().push(Received {
         path: path.clone(),
         body: body.clone(),
+        raw,
     });
     let mut script = script.lock().unwrap().clone();
     while let Script::Late(pause, inner) = script {
@@ -306,7 +309,7 @@ async fn closed_within(socket: &mut TcpStream, pause: Duration) -> bool {
 }
 
 /// Reads one request: its path and its JSON body (`null` when the body is not JSON).
-async fn read_request(socket: &mut TcpStream) -> Option<(String, Value)> {
+async fn read_request(socket: &mut TcpStream) -> Option<(String, Value, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {
@@ -340,7 +343,8 @@ async fn read_request(socket: &mut TcpStream) -> Option<(String, Value)> {
             }
             buf.extend_from_slice(&chunk[..n]);
         }
-        let body = serde_json::from_slice(&buf[end + 4..end + 4 + length]).unwrap_or(Value::Null);
-        return Some((path, body));
+        let raw = buf[end + 4..end + 4 + length].to_vec();
+        let body = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+        return Some((path, body, raw));
     }
 }

@@ -45,6 +45,7 @@ fn options() -> acp::Options {
         // Nothing is saved or listed: these inputs open no session.
         store: None,
         save: false,
+        next_edits: Err("no next-edit model in these tests".into()),
     }
 }
 

@@ -17,9 +17,12 @@ use serde_json::{Value, json};
 use test_utils::scripted_chat::{ScriptedChat, Turn};
 
 mod choices;
+mod mcp_http;
+mod next_edits;
 mod panels;
 mod sandbox;
 mod sessions;
+mod terminals;
 mod trust;
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";

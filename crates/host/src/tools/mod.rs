@@ -53,6 +53,10 @@ pub struct Workspace {
     secrets: Secrets,
     /// Git-ignored files the user allowed "always" for this workspace.
     ignored: crate::secrets::ignored::Store,
+    /// Where commands run instead of `shell` (an editor's terminals), if anywhere.
+    editor_terminals: Option<Box<dyn crate::runner::Runner>>,
+    /// The tool call being run, for `editor_terminals` to show it.
+    call_id: String,
     files: Box<dyn FileAccess>,
     mcp: McpTools,
     /// Set when the user cancels: a running command or MCP call stops.
@@ -86,6 +90,8 @@ impl Workspace {
             runner,
             secrets,
             ignored: crate::secrets::ignored::Store::open(),
+            editor_terminals: None,
+            call_id: String::new(),
             root,
             excluded,
             journal: Journal::default(),
@@ -109,6 +115,13 @@ impl Workspace {
     /// the disk.
     pub fn with_files(mut self, files: Box<dyn FileAccess>) -> Workspace {
         self.files = files;
+        self
+    }
+
+    /// Runs terminal commands through `runner` (an editor's terminals) instead of the run's
+    /// own shell.
+    pub fn with_runner(mut self, runner: Box<dyn crate::runner::Runner>) -> Workspace {
+        self.editor_terminals = Some(runner);
         self
     }
 
@@ -291,7 +304,7 @@ impl Workspace {
                 None => Ok(a.content.clone()),
             }),
             Call::RunInTerminal(a) => self.run_in_terminal(&a.command, a.is_background),
-            Call::GetTerminalOutput(a) => match self.shell.output(&a.id) {
+            Call::GetTerminalOutput(a) => match self.background_output(&a.id) {
                 Some((text, code, running)) => Outcome::done(format!(
                     "{text}\n[{}]",
                     if running {
@@ -303,7 +316,7 @@ impl Workspace {
                 None => Outcome::failed(format!(
                     "there is no background command `{}`; the ids are: {}",
                     a.id,
-                    self.shell.ids().join(", ")
+                    self.background_ids().join(", ")
                 )),
             },
             Call::UpdateUserPreferences(a) => match crate::preferences::remember(&a.facts) {
@@ -376,6 +389,7 @@ impl agent::run::Tools for Workspace {
     }
 
     fn run(&mut self, call: &ToolCall) -> Outcome {
+        self.call_id.clone_from(&call.id);
         self.dispatch(&call.name, &call.arguments)
     }
 

@@ -5,7 +5,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use nes::request::{CursorJson, DocumentJson, Request};
+use nes::request::Request;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
@@ -126,38 +126,17 @@ impl Server {
         });
     }
 
-    /// The next-edit request for the cursor at `offset` of `uri`: the edit log's documents and
-    /// edits, excluded files left out, and the cursor's document whether it was edited or not.
+    /// The next-edit request for the cursor at `offset` of `uri`
+    /// (`crate::documents::Documents::next_edit_request`, shared with the ACP agent), with the
+    /// workspace folder that holds the document.
     fn next_edit_request(&self, uri: &str, offset: usize, strategy: &str) -> Request {
         let document = self.docs.get(uri).expect("located");
-        let (mut documents, edits) = self.docs.edits.snapshot();
-        // Excluded files never leave the machine, not even as another file's history.
-        documents.retain(|d| !(self.config.excluded)(&crate::documents::uri_to_path(&d.uri)));
-        let edits: Vec<_> = edits
-            .into_iter()
-            .filter(|e| documents.iter().any(|d| d.uri == e.uri))
-            .collect();
-        if !documents.iter().any(|d| d.uri == uri) {
-            documents.push(DocumentJson {
-                uri: uri.to_owned(),
-                language_id: document.language_id.clone(),
-                text: document.text.clone(),
-            });
-        }
-        Request {
-            documents,
-            edits,
-            cursor: CursorJson {
-                uri: uri.to_owned(),
-                offset: tokenizer::utf16::utf16_len(&document.text[..offset]),
-            },
-            viewed: Vec::new(),
-            options: nes::request::Options {
-                strategy: strategy.to_owned(),
-                max_prompt_tokens: None,
-            },
-            workspace_root: self.folder_of(&document.path).map(|f| file_uri(&f)),
-        }
+        let root = self
+            .folder_of(&document.path)
+            .map(|f| crate::documents::file_uri(&f));
+        self.docs
+            .next_edit_request(uri, offset, strategy, &*self.config.excluded, root)
+            .expect("located")
     }
 }
 
@@ -275,20 +254,4 @@ fn placed(
         "command": {"title": "Accept next edit", "command": "github.copilot.didAcceptCompletionItem",
             "arguments": [uuid]},
     })
-}
-
-/// A `file://` URI for an absolute path, with the bytes a URI path may not hold escaped.
-fn file_uri(path: &str) -> String {
-    let mut out = String::from("file://");
-    if !path.starts_with('/') {
-        out.push('/');
-    }
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }

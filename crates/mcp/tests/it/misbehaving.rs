@@ -25,6 +25,7 @@ fn fake(mode: &str) -> ServerSpec {
         command: "python3".into(),
         args: vec![script.display().to_string(), mode.into()],
         env: vec![("FAKE_TOKEN".into(), "t0k3n".into())],
+        ..Default::default()
     }
 }
 
@@ -36,6 +37,7 @@ fn sh_fake(name: &str, script: &str) -> ServerSpec {
         command: "sh".into(),
         args: vec![script.display().to_string()],
         env: Vec::new(),
+        ..Default::default()
     }
 }
 

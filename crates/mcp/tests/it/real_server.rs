@@ -29,6 +29,7 @@ fn everything() -> ServerSpec {
         command: "node".into(),
         args: vec![entry.display().to_string(), "stdio".into()],
         env: vec![("PILOTFISH_MCP_TEST".into(), "from the spec".into())],
+        ..Default::default()
     }
 }
 

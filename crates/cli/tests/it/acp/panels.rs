@@ -127,7 +127,8 @@ fn a_prompt_right_after_a_cancel_is_answered() {
 }
 
 /// `initialize` lists only what pilotfish supports: no capability is given as `false` (ACP
-/// reads a missing one as false, and some clients read any field as true).
+/// reads a missing one as false, and some clients read any field as true); MCP over HTTP is
+/// said, next edits are not (this client does not offer `nes`).
 #[test]
 fn capabilities_carry_no_false_fields() {
     let dir = workspace("capabilities");
@@ -156,8 +157,11 @@ fn capabilities_carry_no_false_fields() {
         caps["promptCapabilities"]["embeddedContext"], true,
         "{result}"
     );
-    assert!(caps.get("mcpCapabilities").is_none(), "{result}");
     assert_eq!(caps["loadSession"], true, "{result}");
+    // Streamable HTTP MCP servers, not the older SSE ones (left out, not `false`).
+    assert_eq!(caps["mcpCapabilities"], json!({"http": true}), "{result}");
+    // Next edits only for a client that speaks the unstable draft.
+    assert!(caps.get("nes").is_none(), "{result}");
     assert!(
         caps["promptCapabilities"].get("image").is_none(),
         "{result}"
