@@ -108,12 +108,7 @@ impl Pipeline {
                         self.restore_session(&request.document.path, session.as_ref());
                         continue;
                     }
-                    self.state().stats.failures += 1;
-                    trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
-                    return Err(PipelineError::Backend {
-                        error,
-                        trace: Box::new(trace),
-                    });
+                    return Err(self.failed(error, trace, at));
                 }
                 other => other?,
             };
@@ -147,13 +142,7 @@ impl Pipeline {
                 self.too_slow(&backend, &error, &trace);
                 // A prompt that was not answered may not be held either.
                 self.fit.unsent(&backend);
-                self.state().stats.failures += 1;
-                trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
-                crate::each_once(&mut trace.notes);
-                return Err(PipelineError::Backend {
-                    error,
-                    trace: Box::new(trace),
-                });
+                return Err(self.failed(error, trace, at));
             }
             return match self.finish(&answers, decision, Source::Network, &mut trace, at) {
                 Some(outcome) => Ok(outcome),
@@ -168,6 +157,17 @@ impl Pipeline {
                     })
                 }
             };
+        }
+    }
+
+    /// The error of a request that failed, with its trace, counted.
+    fn failed(&self, error: Arc<BackendError>, mut trace: Trace, at: &At<'_>) -> PipelineError {
+        self.state().stats.failures += 1;
+        trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
+        crate::each_once(&mut trace.notes);
+        PipelineError::Backend {
+            error,
+            trace: Box::new(trace),
         }
     }
 

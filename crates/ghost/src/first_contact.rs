@@ -162,12 +162,6 @@ fn start_of(text: &str, bytes: usize) -> &str {
     }
 }
 
-/// How a first contact's measured speed sizes the prompt: at least the last budget a known
-/// server had (never a worse prompt on a fast server than on a known one).
-pub(crate) fn at_least_last(cold: usize, last: Option<usize>, full: usize) -> usize {
-    cold.max(last.unwrap_or(0)).min(full)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,7 +175,5 @@ mod tests {
         assert_eq!(start_of("short", 100), "short");
         let one_line = "x".repeat(300);
         assert_eq!(start_of(&one_line, 100).len(), 100);
-        assert_eq!(at_least_last(300, Some(900), 6000), 900);
-        assert_eq!(at_least_last(300, None, 200), 200);
     }
 }

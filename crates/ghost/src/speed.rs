@@ -104,6 +104,12 @@ pub fn cold_budget(speed: Option<f64>, target: Duration, ratio: f64, full: usize
     .min(full)
 }
 
+/// How a first contact's measured speed sizes the prompt: at least the last budget a known
+/// server had (never a worse prompt on a fast server than on a known one).
+pub(crate) fn at_least_last(cold: usize, last: Option<usize>, full: usize) -> usize {
+    cold.max(last.unwrap_or(0)).min(full)
+}
+
 impl Pipeline {
     /// The prompt within what the server reads in `sizing.target`: `prompt` (built with the
     /// full budget) when the server holds enough of it or reads fast enough; else the prompt
@@ -146,7 +152,7 @@ impl Pipeline {
         }
         let last = self.fit.last_budget().filter(|b| *b < sizing.full);
         if sizing.first_contact {
-            cold = crate::first_contact::at_least_last(cold, last, sizing.full);
+            cold = at_least_last(cold, last, sizing.full);
         }
         // The target's own size is read within it; the floor is not, so a smaller prompt whose
         // start the server holds (a first contact's) is kept rather than read afresh.
@@ -245,5 +251,7 @@ mod tests {
         assert!(slow > Duration::from_secs(7), "{slow:?}");
         assert_eq!(first_token_limit(Some(20.0), 3000), LONGEST_LIMIT);
         assert_eq!(first_token_limit(Some(5000.0), 100), LEAST_LIMIT);
+        assert_eq!(at_least_last(300, Some(900), 6000), 900);
+        assert_eq!(at_least_last(300, None, 200), 200);
     }
 }
