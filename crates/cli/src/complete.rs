@@ -107,7 +107,7 @@ fn answer(
     runtime: &tokio::runtime::Runtime,
     pipeline: &ghost::Pipeline,
     request: &prompt::request::RequestJson,
-    files: Option<&prompt_cmd::DiskFiles>,
+    files: Option<&crate::workspace::DiskFiles>,
     dropped: &[String],
 ) -> Result<()> {
     let endpoint = pipeline.backend().endpoint.clone();
