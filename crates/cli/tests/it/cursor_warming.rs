@@ -137,6 +137,9 @@ fn a_lowered_completion_far_below_the_top_is_warmed_at_its_cursor_and_the_next_k
     let (budget, said) = last_prompt(&mut lsp, 5);
     assert!(budget >= 1500, "the budget came back to {budget} only");
     let (told, whole) = said.expect("the server said what it read");
+    eprintln!(
+        "cursor warming: lowered to {lowered}, then a budget of {budget}; the next keystroke read {read} ({told} by its timings) of {whole} prompt tokens"
+    );
     assert!(
         read * 10.0 <= whole as f64 && told * 10 <= whole,
         "the keystroke after the warming read {read} ({told} by its timings) of its {whole} prompt tokens"
