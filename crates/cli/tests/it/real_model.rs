@@ -377,6 +377,7 @@ fn typing_with_one_complete_per_keystroke_reads_little_again() {
         ("typing-fim", LlamaServer::tiny(4096, &[]), 0.10),
     ] {
         let read = type_a_line(&server, name, 6);
+        eprintln!("{name}: (read, whole, budget) per keystroke: {read:?}");
         let (first, _, cold) = read[0];
         // A fast server gets the whole prompt on first contact (its speed measured first); a
         // slow one a prompt it reads within the target.
