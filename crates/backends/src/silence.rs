@@ -141,7 +141,10 @@ impl Backend {
         loop {
             match tokio::time::timeout_at(*at, &mut future).await {
                 Ok(output) => return Ok(output),
-                Err(_) if self.first_token_patience && self.working(crate::PATIENCE_STEP / 4).await => {
+                Err(_)
+                    if self.first_token_patience
+                        && self.working(crate::PATIENCE_STEP / 4).await =>
+                {
                     *at = tokio::time::Instant::now() + crate::PATIENCE_STEP;
                 }
                 Err(_) => {
@@ -210,7 +213,10 @@ mod tests {
         let metrics = "# HELP vllm:num_requests_running Number of requests in model execution batches.\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"smol\"} 1.0\nvllm:num_requests_waiting{engine=\"0\",model_name=\"smol\"} 2.0\n";
         let answer = (200, Value::String(metrics.to_owned()));
         assert_eq!(vllm_requests(&answer), Some((1, 2)));
-        let llama = (200, Value::String("llamacpp:prompt_tokens_total 10".to_owned()));
+        let llama = (
+            200,
+            Value::String("llamacpp:prompt_tokens_total 10".to_owned()),
+        );
         assert_eq!(vllm_requests(&llama), None);
         let message = Silence::Working {
             running: 1,

@@ -91,7 +91,14 @@ pub(crate) fn run(args: Args) -> Result<()> {
         .enable_all()
         .build()
         .context("could not start the async runtime")?;
-    let finished = answer(&args, &runtime, &pipeline, &request, files.as_ref(), &dropped);
+    let finished = answer(
+        &args,
+        &runtime,
+        &pipeline,
+        &request,
+        files.as_ref(),
+        &dropped,
+    );
     // What the request learned of the server is written before the process ends (the
     // memory writes behind the request, never on its path).
     if let Some(memory) = &pipeline.backend().memory {
@@ -112,16 +119,14 @@ fn answer(
 ) -> Result<()> {
     let endpoint = pipeline.backend().endpoint.clone();
     let kind = pipeline.backend().kind;
-    let outcome = runtime.block_on(
-        pipeline.complete(
-            request,
-            files.map(|f| f as &(dyn syntax::WorkspaceFiles + Sync)),
-            ghost::Ask {
-                candidates: args.candidates,
-                ..ghost::Ask::default()
-            },
-        ),
-    );
+    let outcome = runtime.block_on(pipeline.complete(
+        request,
+        files.map(|f| f as &(dyn syntax::WorkspaceFiles + Sync)),
+        ghost::Ask {
+            candidates: args.candidates,
+            ..ghost::Ask::default()
+        },
+    ));
     let outcome = match outcome {
         Ok(o) => o,
         Err(ghost::PipelineError::Backend { error, trace }) => {

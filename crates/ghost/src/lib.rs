@@ -12,8 +12,8 @@
 mod ask;
 mod clean;
 mod cursor;
-mod fit;
 mod first_contact;
+mod fit;
 pub mod inspect;
 pub mod multiline;
 pub mod next_edit;

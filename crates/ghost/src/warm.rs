@@ -170,7 +170,9 @@ impl Pipeline {
             .settings
             .max_prompt_tokens
             .unwrap_or(request.options.max_prompt_tokens);
-        let budget = self.fit.budget(asked, context_size, self.settings.max_tokens);
+        let budget = self
+            .fit
+            .budget(asked, context_size, self.settings.max_tokens);
         Ok(Ok((backend, shape, budget)))
     }
 
@@ -235,7 +237,12 @@ impl Pipeline {
             .get(path)
             .and_then(prompt::Session::anchor);
         let text = model_text(&prompt, shape.kind);
-        self.fit.sent(&backend, &text, budget.tokens, anchor.map(|a| (path.as_str(), a)));
+        self.fit.sent(
+            &backend,
+            &text,
+            budget.tokens,
+            anchor.map(|a| (path.as_str(), a)),
+        );
         Ok(Warmed {
             sent: true,
             skipped: None,

@@ -92,7 +92,6 @@ pub struct Sent {
 /// or two, large enough to keep the file small (a 16 kB prompt is 256 hashes).
 pub const CHUNK: usize = 64;
 
-
 impl Sent {
     /// The hashes of `text`'s start.
     pub fn of(text: &str) -> Sent {

@@ -98,7 +98,9 @@ fn what_matters_is_written_behind_soon_and_the_rest_later() {
         on_disk(&path, at, model).is_some_and(|l| l.fim == Some(true) && l.last_sent.is_some())
     });
     // A first speed matters; one moved by a tenth does not; one moved by a half does.
-    memory.update(at, model, |l| l.speed = Some(Speed::with(None, 100.0, None)));
+    memory.update(at, model, |l| {
+        l.speed = Some(Speed::with(None, 100.0, None))
+    });
     eventually("the first speed", || {
         on_disk(&path, at, model).is_some_and(|l| l.speed.is_some())
     });

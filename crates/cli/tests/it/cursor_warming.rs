@@ -69,9 +69,11 @@ fn last_prompt(lsp: &mut Lsp, id: i64) -> (u64, Option<(u64, u64)>) {
 }
 
 fn complete(lsp: &mut Lsp, id: i64, uri: &str, line: usize, character: usize) -> Value {
-    lsp.send(json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/inlineCompletion",
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/inlineCompletion",
         "params": {"textDocument": {"uri": uri}, "position": {"line": line, "character": character},
-        "context": {"triggerKind": 1}}}));
+        "context": {"triggerKind": 1}}}),
+    );
     let (answer, _) = lsp.answer(id);
     assert!(answer.get("error").is_none(), "{answer}");
     answer
@@ -86,10 +88,9 @@ fn a_lowered_completion_far_below_the_top_is_warmed_at_its_cursor_and_the_next_k
     // the whole budget within it: the completion far from what the open read is lowered.
     let config = home.join("lsp.toml");
     std::fs::write(&config, "[completion]\nfirst_token_target_ms = 5\n").unwrap();
-    let source = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../ghost/src/lib.rs"),
-    )
-    .unwrap();
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../ghost/src/lib.rs"))
+            .unwrap();
     let lines: Vec<&str> = source.lines().collect();
     let uri = format!("file://{}/lib.rs", home.display());
     let mut command = Command::new(env!("CARGO_BIN_EXE_pilotfish"));
@@ -122,10 +123,16 @@ fn a_lowered_completion_far_below_the_top_is_warmed_at_its_cursor_and_the_next_k
         "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": edited.join("\n")}]}}));
     complete(&mut lsp, 2, &uri, at, typed.len());
     let (lowered, _) = last_prompt(&mut lsp, 3);
-    assert!(lowered < 1000, "the first completion there was lowered: {lowered}");
+    assert!(
+        lowered < 1000,
+        "the first completion there was lowered: {lowered}"
+    );
     // The whole prompt at the cursor is read ahead after a pause.
     let warmed = log_line(&mut lsp, "at the cursor");
-    assert!(warmed.contains("warmed the model's cache at the cursor"), "{warmed}");
+    assert!(
+        warmed.contains("warmed the model's cache at the cursor"),
+        "{warmed}"
+    );
     // The next keystroke: its prompt has the full budget back, and the server reads little.
     let typed = format!("{typed}1");
     edited[at] = &typed;

@@ -296,8 +296,7 @@ fn complete_ends_within_ten_seconds_by_default_against_a_server_that_describes_i
         // The first run measured the server on first contact with a short request, which
         // the limit cut: no prompt was sent that the server could not read in time.
         assert!(
-            run == 1
-                || stdout(&out).contains("first contact: the server read nothing of a"),
+            run == 1 || stdout(&out).contains("first contact: the server read nothing of a"),
             "{}",
             stdout(&out)
         );
@@ -344,9 +343,17 @@ fn slow_vllm(delay: Duration, answer: Option<&'static str>) -> String {
                             return;
                         };
                         let event = serde_json::json!({"choices": [{"text": text, "index": 0, "finish_reason": "stop"}]});
-                        (200, "text/event-stream", format!("data: {event}\n\ndata: [DONE]\n\n"))
+                        (
+                            200,
+                            "text/event-stream",
+                            format!("data: {event}\n\ndata: [DONE]\n\n"),
+                        )
                     }
-                    _ => (404, "application/json", r#"{"detail":"Not Found"}"#.to_owned()),
+                    _ => (
+                        404,
+                        "application/json",
+                        r#"{"detail":"Not Found"}"#.to_owned(),
+                    ),
                 };
                 let _ = write!(
                     socket,

@@ -128,7 +128,8 @@ fn the_demos_summary_counts_what_it_lists_and_says_each_note_once() {
         );
     }
     assert!(
-        said.iter().any(|n| n.contains("refused fill-in-the-middle"))
+        said.iter()
+            .any(|n| n.contains("refused fill-in-the-middle"))
             && said.iter().any(|n| n.contains("prompt budget lowered")),
         "{notes}"
     );
