@@ -206,7 +206,7 @@ pub struct Backend {
     pub first_token_timeout: Option<Duration>,
     /// Whether the first-token limit is one pilotfish sized itself (from the server's speed
     /// and the prompt), not the user's: past it, the request waits on in steps of
-    /// [`PATIENCE_STEP`] while the server says it is working on requests (vLLM's `/metrics`),
+    /// [`PATIENCE_STEP`] while the server says it is still working (a vLLM that answers `/health`),
     /// so that a slow server reading a long prompt cold is not cut and called hung. A limit
     /// the user configured always cuts.
     pub first_token_patience: bool,

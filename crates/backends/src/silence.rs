@@ -115,15 +115,14 @@ impl Backend {
         }
     }
 
-    /// Whether the server says it is working on requests (vLLM's `/metrics` counts some running
-    /// or waiting), asked within `limit`: a request whose first-token limit pilotfish sized
-    /// itself waits on while it is.
+    /// Whether the server says it is still working: a vLLM (its `/metrics` says so) whose
+    /// `/health` answers, asked within `limit`. Its counts are not required to show the
+    /// request: one still being tokenized or scheduled is not counted as running yet. A request
+    /// whose first-token limit pilotfish sized itself waits on while it is.
     pub async fn working(&self, limit: Duration) -> bool {
-        self.peek("/metrics", limit)
-            .await
-            .as_ref()
-            .and_then(vllm_requests)
-            .is_some_and(|(running, waiting)| running + waiting > 0)
+        let (health, metrics) =
+            tokio::join!(self.peek("/health", limit), self.peek("/metrics", limit));
+        matches!(health, Some((200..300, _))) && metrics.as_ref().and_then(vllm_requests).is_some()
     }
 
     /// `future`'s output, or the first-token error once `deadline` passed; with
