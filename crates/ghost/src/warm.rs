@@ -223,6 +223,24 @@ impl Pipeline {
                     error: Arc::new(e),
                     trace: Box::new(Trace::default()),
                 })?;
+            // Each piece is remembered as sent when read: stopped between pieces, the next
+            // keystroke's budget counts what the server holds now.
+            let text = if end < body.len() {
+                request_text(&sent, shape.kind)
+            } else {
+                model_text(&prompt, shape.kind)
+            };
+            let anchor = self
+                .state()
+                .sessions
+                .get(path)
+                .and_then(prompt::Session::anchor);
+            self.fit.sent(
+                &backend,
+                &text,
+                budget.tokens,
+                anchor.map(|a| (path.as_str(), a)),
+            );
             if let Some(t) = &read.1 {
                 self.fit.observe(&backend, t);
             }
@@ -231,18 +249,7 @@ impl Pipeline {
             }
             from = end;
         }
-        let anchor = self
-            .state()
-            .sessions
-            .get(path)
-            .and_then(prompt::Session::anchor);
         let text = model_text(&prompt, shape.kind);
-        self.fit.sent(
-            &backend,
-            &text,
-            budget.tokens,
-            anchor.map(|a| (path.as_str(), a)),
-        );
         Ok(Warmed {
             sent: true,
             skipped: None,
