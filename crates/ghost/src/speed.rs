@@ -151,8 +151,12 @@ impl Pipeline {
             cold = cold.min(within.max(LEAST_TOKENS));
         }
         let last = self.fit.last_budget().filter(|b| *b < sizing.full);
+        // A first contact never sends less than the cold size sent before anything was
+        // measured (most of which the measuring request already read), nor less than the last
+        // budget a known server had.
         if sizing.first_contact {
-            cold = at_least_last(cold, last, sizing.full);
+            let unmeasured = cold_budget(None, sizing.target, self.fit.ratio(), sizing.full);
+            cold = at_least_last(cold.max(unmeasured), last, sizing.full);
         }
         // The target's own size is read within it; the floor is not, so a smaller prompt whose
         // start the server holds (a first contact's) is kept rather than read afresh.
