@@ -205,6 +205,12 @@ pub struct Backend {
     /// Ghost text is worthless late, so an editor gets a short one; a hung server then costs
     /// one short wait, not the whole total limit.
     pub first_token_timeout: Option<Duration>,
+    /// Whether the first-token limit is one pilotfish sized itself (from the server's speed
+    /// and the prompt), not the user's: past it, the request waits on in steps of
+    /// [`PATIENCE_STEP`] while the server says it is still working (a vLLM that answers `/health`),
+    /// so that a slow server reading a long prompt cold is not cut and called hung. A limit
+    /// the user configured always cuts.
+    pub first_token_patience: bool,
     /// The context size to ask the server for, where the server takes it per request
     /// (Ollama's `num_ctx`, whose default silently truncates long prompts).
     pub context_size: Option<u32>,
@@ -215,6 +221,10 @@ pub struct Backend {
     pub memory: Option<memory::Memory>,
     client: reqwest::Client,
 }
+
+/// How much longer a request with [`Backend::first_token_patience`] waits each time the server
+/// says it is still working.
+pub const PATIENCE_STEP: Duration = Duration::from_secs(2);
 
 /// What a chat model is told when asked to fill a hole: answer with the missing code only.
 pub const CHAT_INSTRUCTION: &str = "You complete code. The user's message is a source file with one hole marked <|HOLE|>. Reply with exactly the code that belongs in the hole: no explanations, no repetition of the surrounding code, no Markdown fences.";
@@ -347,6 +357,7 @@ impl Backend {
             api_key: None,
             total_timeout,
             first_token_timeout: None,
+            first_token_patience: false,
             context_size: None,
             cache_prompt: true,
             memory: None,
@@ -541,19 +552,11 @@ impl Backend {
         req: &Request,
         mut on_text: impl FnMut(&str) -> ControlFlow<()>,
     ) -> Result<(String, Option<Timings>), BackendError> {
-        let deadline = self
+        let mut deadline = self
             .first_token_timeout
             .map(|after| (tokio::time::Instant::now() + after, after));
-        let first_token_timeout = |after| BackendError::FirstTokenTimeout {
-            url: self.url(),
-            after,
-        };
-        let response = match deadline {
-            Some((at, after)) => tokio::time::timeout_at(at, self.send(&self.body(req, true)))
-                .await
-                .map_err(|_| first_token_timeout(after))??,
-            None => self.send(&self.body(req, true)).await?,
-        };
+        let body = self.body(req, true);
+        let response = self.first_wait(self.send(&body), &mut deadline).await??;
         let mut parser = sse::SseParser::default();
         let mut lines = sse::LineParser::default();
         let mut text = String::new();
@@ -562,11 +565,10 @@ impl Backend {
         let mut bytes = response.bytes_stream();
         loop {
             // Until the first text, the wait is bounded by the time-to-first-token limit.
-            let next = match deadline {
-                Some((at, after)) if text.is_empty() => tokio::time::timeout_at(at, bytes.next())
-                    .await
-                    .map_err(|_| first_token_timeout(after))?,
-                _ => bytes.next().await,
+            let next = if text.is_empty() {
+                self.first_wait(bytes.next(), &mut deadline).await?
+            } else {
+                bytes.next().await
             };
             let Some(chunk) = next else { break };
             let chunk = chunk.map_err(|e| self.transport_error(e))?;

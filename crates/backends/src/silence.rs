@@ -1,6 +1,8 @@
 //! Why a server that took a completion request sent nothing back in time: still loading its
-//! model, busy (every slot working), or hung (it says it is ready and idle, yet nothing came).
-//! Asked after a first-token limit passed, so that the user's message names the cause.
+//! model, busy (every slot working), still working (vLLM, whose `/metrics` counts the requests
+//! it runs and queues), or hung (it says it is ready and idle, yet nothing came). Asked after a
+//! first-token limit passed, so that the user's message names the cause; and, for a limit
+//! pilotfish sized itself, while the request waits on past it (see [`Backend::working`]).
 
 use std::time::Duration;
 
@@ -17,6 +19,9 @@ pub enum Silence {
     /// Every slot is working (`/slots` shows each one processing), or `/health` says no slot
     /// is free: on other requests, or still reading this prompt.
     Busy { busy: usize, slots: usize },
+    /// A vLLM that answers its health check: it reads a long prompt cold slowly on a CPU, and
+    /// `/metrics` says how many requests it runs and queues.
+    Working { running: u64, waiting: u64 },
     /// The server says it is ready and has an idle slot, yet sent nothing.
     Hung(String),
     /// The server answers nothing now, not even its health check.
@@ -33,6 +38,9 @@ impl Silence {
             Silence::Busy { busy, slots } => format!(
                 "The server is busy: {busy} of its {slots} slot(s) are processing (other requests, or this prompt still being read cold); try again, give the server more slots (llama-server -np), or raise first_token_timeout_seconds in [backend]."
             ),
+            Silence::Working { running, waiting } => format!(
+                "The server is still working: vLLM reports {running} request(s) running and {waiting} waiting (a long prompt read cold on a CPU takes a while); try again, or raise first_token_timeout_seconds in [backend]."
+            ),
             Silence::Hung(said) => {
                 format!("The server looks hung: {said}, yet it sent no text; restart it.")
             }
@@ -48,7 +56,16 @@ impl Backend {
     /// Asks the server's health and slots (llama.cpp's `/health` and `/slots`), each within
     /// `limit`, to tell loading, busy and hung apart.
     pub async fn why_silent(&self, limit: Duration) -> Silence {
-        let (health, slots) = tokio::join!(self.peek("/health", limit), self.peek("/slots", limit));
+        let (health, slots, metrics) = tokio::join!(
+            self.peek("/health", limit),
+            self.peek("/slots", limit),
+            self.peek("/metrics", limit)
+        );
+        if let Some((200..300, _)) = &health
+            && let Some((running, waiting)) = metrics.as_ref().and_then(vllm_requests)
+        {
+            return Silence::Working { running, waiting };
+        }
         if let Some((503, body)) = &health {
             let said = message(body);
             if said.to_ascii_lowercase().contains("loading") {
@@ -98,6 +115,47 @@ impl Backend {
         }
     }
 
+    /// Whether the server says it is still working: a vLLM (its `/metrics` says so) whose
+    /// `/health` answers, asked within `limit`. Its counts are not required to show the
+    /// request: one still being tokenized or scheduled is not counted as running yet. A request
+    /// whose first-token limit pilotfish sized itself waits on while it is.
+    pub async fn working(&self, limit: Duration) -> bool {
+        let (health, metrics) =
+            tokio::join!(self.peek("/health", limit), self.peek("/metrics", limit));
+        matches!(health, Some((200..300, _))) && metrics.as_ref().and_then(vllm_requests).is_some()
+    }
+
+    /// `future`'s output, or the first-token error once `deadline` passed; with
+    /// [`Backend::first_token_patience`], the deadline moves on by [`crate::PATIENCE_STEP`] each time the
+    /// server says it is still working.
+    pub(crate) async fn first_wait<F: std::future::Future>(
+        &self,
+        future: F,
+        deadline: &mut Option<(tokio::time::Instant, Duration)>,
+    ) -> Result<F::Output, crate::BackendError> {
+        let Some((at, after)) = deadline else {
+            return Ok(future.await);
+        };
+        tokio::pin!(future);
+        loop {
+            match tokio::time::timeout_at(*at, &mut future).await {
+                Ok(output) => return Ok(output),
+                Err(_)
+                    if self.first_token_patience
+                        && self.working(crate::PATIENCE_STEP / 4).await =>
+                {
+                    *at = tokio::time::Instant::now() + crate::PATIENCE_STEP;
+                }
+                Err(_) => {
+                    return Err(crate::BackendError::FirstTokenTimeout {
+                        url: self.url(),
+                        after: *after,
+                    });
+                }
+            }
+        }
+    }
+
     /// A GET's status and JSON body (`Null` when the body is not JSON), or `None` when the
     /// server did not answer within `limit`.
     async fn peek(&self, path: &str, limit: Duration) -> Option<(u16, Value)> {
@@ -117,6 +175,24 @@ impl Backend {
     }
 }
 
+/// The requests vLLM's `/metrics` counts running and waiting (summed over its models), when
+/// the answer is vLLM's metrics.
+fn vllm_requests((status, body): &(u16, Value)) -> Option<(u64, u64)> {
+    let text = body.as_str().filter(|_| (200..300).contains(status))?;
+    let count = |name: &str| {
+        text.lines()
+            .filter(|l| l.starts_with(name) && !l.starts_with('#'))
+            .filter_map(|l| l.rsplit(' ').next()?.trim().parse::<f64>().ok())
+            .sum::<f64>()
+    };
+    text.contains("vllm:num_requests_running").then(|| {
+        (
+            count("vllm:num_requests_running") as u64,
+            count("vllm:num_requests_waiting") as u64,
+        )
+    })
+}
+
 /// The words of an error body: llama.cpp's `error.message`, a `status`, or the text itself.
 fn message(body: &Value) -> String {
     let said = body["error"]["message"]
@@ -125,4 +201,27 @@ fn message(body: &Value) -> String {
         .or_else(|| body.as_str())
         .unwrap_or("");
     said.chars().take(160).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vllms_metrics_say_how_many_requests_it_runs_and_queues() {
+        let metrics = "# HELP vllm:num_requests_running Number of requests in model execution batches.\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"smol\"} 1.0\nvllm:num_requests_waiting{engine=\"0\",model_name=\"smol\"} 2.0\n";
+        let answer = (200, Value::String(metrics.to_owned()));
+        assert_eq!(vllm_requests(&answer), Some((1, 2)));
+        let llama = (
+            200,
+            Value::String("llamacpp:prompt_tokens_total 10".to_owned()),
+        );
+        assert_eq!(vllm_requests(&llama), None);
+        let message = Silence::Working {
+            running: 1,
+            waiting: 0,
+        }
+        .explain();
+        assert!(message.contains("still working") && !message.contains("hung"));
+    }
 }

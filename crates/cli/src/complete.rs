@@ -86,26 +86,47 @@ pub(crate) fn run(args: Args) -> Result<()> {
     // sizes a limit per request from the server's measured speed and the prompt tokens it
     // has not cached (`first_token_target_ms`), so an honest cold request is not cut.
     let backend = config.backend.backend()?;
-    let kind = backend.kind;
-    let endpoint = backend.endpoint.clone();
-
     let pipeline = ghost::Pipeline::new(backend, settings);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("could not start the async runtime")?;
-    let outcome = runtime.block_on(
-        pipeline.complete(
-            &request,
-            files
-                .as_ref()
-                .map(|f| f as &(dyn syntax::WorkspaceFiles + Sync)),
-            ghost::Ask {
-                candidates: args.candidates,
-                ..ghost::Ask::default()
-            },
-        ),
+    let finished = answer(
+        &args,
+        &runtime,
+        &pipeline,
+        &request,
+        files.as_ref(),
+        &dropped,
     );
+    // What the request learned of the server is written before the process ends (the
+    // memory writes behind the request, never on its path).
+    if let Some(memory) = &pipeline.backend().memory {
+        memory.flush();
+    }
+    finished
+}
+
+/// The pipeline's answer for `request`, printed; a failed request's error says why the
+/// server was silent where it was.
+fn answer(
+    args: &Args,
+    runtime: &tokio::runtime::Runtime,
+    pipeline: &ghost::Pipeline,
+    request: &prompt::request::RequestJson,
+    files: Option<&crate::workspace::DiskFiles>,
+    dropped: &[String],
+) -> Result<()> {
+    let endpoint = pipeline.backend().endpoint.clone();
+    let kind = pipeline.backend().kind;
+    let outcome = runtime.block_on(pipeline.complete(
+        request,
+        files.map(|f| f as &(dyn syntax::WorkspaceFiles + Sync)),
+        ghost::Ask {
+            candidates: args.candidates,
+            ..ghost::Ask::default()
+        },
+    ));
     let outcome = match outcome {
         Ok(o) => o,
         Err(ghost::PipelineError::Backend { error, trace }) => {
@@ -115,7 +136,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
             }
             if let Some(path) = &args.html {
                 let failed = vec![("error".to_owned(), error.to_string())];
-                html_page(path, &args, &trace, pipeline.backend(), failed)?;
+                html_page(path, args, &trace, pipeline.backend(), failed)?;
             }
             print_notes(&trace.notes);
             // A server that sent nothing in time is asked why, so that the message names the
@@ -137,7 +158,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     if let Some(path) = &args.html {
         html_page(
             path,
-            &args,
+            args,
             trace,
             pipeline.backend(),
             ghost::inspect::answers(&outcome),
@@ -150,10 +171,10 @@ pub(crate) fn run(args: Args) -> Result<()> {
     {
         eprintln!("note: Copilot would not ask here ({reason}); asking anyway");
     }
-    for path in &dropped {
+    for path in dropped {
         eprintln!("note: {path} is excluded by .copilotignore and was left out");
     }
-    print_outcome(&args, &outcome, &endpoint, kind)
+    print_outcome(args, &outcome, &endpoint, kind)
 }
 
 /// The configuration with the command line's overrides, and the pipeline's settings for one
@@ -179,6 +200,8 @@ fn settings(args: &Args) -> Result<(host::config::Loaded, ghost::Settings)> {
     // One question from a terminal: no keystrokes to wait for, and the user asked for it.
     settings.debounce = None;
     settings.skip_like_copilot = false;
+    // One request per process: a lowered budget has no next keystroke here to grow back in.
+    settings.grow_in_request = true;
     Ok((config, settings))
 }
 
@@ -248,6 +271,9 @@ fn explain(trace: &ghost::Trace, endpoint: &str, kind: backends::Kind) {
     if let Some(n) = trace.max_prompt_tokens {
         println!("prompt budget {n} tokens");
     }
+    if let Some(first) = &trace.first_contact {
+        println!("{first}");
+    }
     if let Some(speed) = &trace.speed {
         println!("speed: {speed}");
     }
@@ -300,10 +326,18 @@ fn summary(trace: &ghost::Trace, endpoint: &str, kind: backends::Kind) {
         let budget = trace
             .max_prompt_tokens
             .map_or(String::new(), |n| format!(" of a {n}-token budget"));
+        // The context is every part but the code around the cursor, counted as listed below
+        // (inline or in blocks of their own, whichever the request's shape sends).
+        let context = p.elements.iter().filter(|e| {
+            !matches!(
+                e.kind,
+                prompt::ElementKind::BeforeCursor | prompt::ElementKind::AfterCursor
+            )
+        });
+        let (sent, found) = context.fold((0, 0), |(s, f), e| (s + usize::from(e.included), f + 1));
         println!(
-            "{} tokens{budget}: {} context block(s), prefix {} line(s), suffix {} line(s)",
+            "{} tokens{budget}: {sent} of {found} context part(s), prefix {} line(s), suffix {} line(s)",
             p.prompt_tokens + p.suffix_tokens,
-            p.context.len(),
             p.prefix.lines().count(),
             p.suffix.lines().count(),
         );
@@ -323,6 +357,15 @@ fn summary(trace: &ghost::Trace, endpoint: &str, kind: backends::Kind) {
             };
             println!("  {status:<8} {what}{times}");
         }
+    }
+    // How much was sent, and why not more.
+    if let Some(first) = &trace.first_contact {
+        println!("{first}");
+    }
+    if let (Some(full), Some(budget)) = (trace.full_prompt_tokens, trace.max_prompt_tokens) {
+        println!(
+            "budget lowered from {full} to {budget} tokens to keep the first token near its target (it grows back as the server's cache holds more of the prompt)"
+        );
     }
     if let Some(shape) = &trace.shape {
         println!("{}", shape.describe());

@@ -194,6 +194,8 @@ fn learned(
             l.fim_evidence.clone_from(&info.fim_evidence);
         });
         learned = memory.recall(&backend.endpoint, &info.fingerprint);
+        // The command ends soon: what it learned is written now, not behind.
+        memory.flush();
     }
     learned
 }

@@ -54,6 +54,9 @@ impl Pipeline {
             trace.notes.push(LLAMA_SUFFIX_IGNORED.to_owned());
         }
         backend.context_size = fit::ollama_context(&self.backend, info.as_ref());
+        // vLLM says in `/metrics` whether it works on requests: a first-token limit sized here
+        // waits on while it does (see `limited`).
+        backend.first_token_patience = info.as_ref().is_some_and(|i| i.server == "vLLM");
         let context_size = fit::context_size(&self.backend, info.as_ref());
         let tokenizes = info.as_ref().is_some_and(|i| i.tokenizes);
         Server {
@@ -88,9 +91,27 @@ impl Pipeline {
             let shape = self.shape(request, server.info.as_ref());
             server.backend.kind = shape.kind;
             trace.shape = Some(shape.clone());
-            let prompt = self
+            let fitted = self
                 .fit_prompt(request, files, asked, &server, &shape, &mut trace)
-                .await?;
+                .await;
+            // The measuring request of a first contact, refused for fill-in-the-middle: asked
+            // again prefix-only, as a refused prompt is.
+            let prompt = match fitted {
+                Err(PipelineError::Backend { error, .. }) => {
+                    let again = Again {
+                        shape: &shape,
+                        context_size: server.context_size,
+                        refused: &mut refused,
+                        asked: &mut asked,
+                    };
+                    if self.ask_again(&error, again, &mut trace) {
+                        self.restore_session(&request.document.path, session.as_ref());
+                        continue;
+                    }
+                    return Err(self.failed(error, trace, at));
+                }
+                other => other?,
+            };
             if self.settings.skip_like_copilot
                 && let Some(reason) = &prompt.copilot_skip_reason
             {
@@ -115,27 +136,19 @@ impl Pipeline {
                     asked: &mut asked,
                 };
                 if self.ask_again(&error, again, &mut trace) {
-                    let path = request.document.path.clone();
-                    match &session {
-                        Some(s) => self.state().sessions.insert(path, s.clone()),
-                        None => self.state().sessions.remove(&path),
-                    };
+                    self.restore_session(&request.document.path, session.as_ref());
                     continue;
                 }
                 self.too_slow(&backend, &error, &trace);
                 // A prompt that was not answered may not be held either.
                 self.fit.unsent(&backend);
-                self.state().stats.failures += 1;
-                trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
-                return Err(PipelineError::Backend {
-                    error,
-                    trace: Box::new(trace),
-                });
+                return Err(self.failed(error, trace, at));
             }
             return match self.finish(&answers, decision, Source::Network, &mut trace, at) {
                 Some(outcome) => Ok(outcome),
                 None => {
                     trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
+                    crate::each_once(&mut trace.notes);
                     Ok(Outcome {
                         suggestions: Vec::new(),
                         source: Some(Source::Network),
@@ -145,6 +158,26 @@ impl Pipeline {
                 }
             };
         }
+    }
+
+    /// The error of a request that failed, with its trace, counted.
+    fn failed(&self, error: Arc<BackendError>, mut trace: Trace, at: &At<'_>) -> PipelineError {
+        self.state().stats.failures += 1;
+        trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
+        crate::each_once(&mut trace.notes);
+        PipelineError::Backend {
+            error,
+            trace: Box::new(trace),
+        }
+    }
+
+    /// Puts the document's prompt session back as it was before a round asked again.
+    fn restore_session(&self, path: &str, session: Option<&prompt::Session>) {
+        let mut state = self.state();
+        match session {
+            Some(s) => state.sessions.insert(path.to_owned(), s.clone()),
+            None => state.sessions.remove(path),
+        };
     }
 
     /// The prompt within the budget the server's context leaves for `asked` tokens. Where the
@@ -191,12 +224,18 @@ impl Pipeline {
         if let Some(target) = self.settings.first_token_target
             && speed::reports_timings(shape.kind)
         {
+            let full = trace.max_prompt_tokens.unwrap_or(budget.tokens);
+            let llama_cpp = server.info.as_ref().is_some_and(ServerInfo::is_llama_cpp);
+            let unmet = self.fit.speed().is_none();
+            self.first_contact(&server.backend, llama_cpp, shape, &prompt, full, trace)
+                .await?;
             let sizing = speed::Sizing {
                 request,
                 files,
                 shape,
                 session,
-                full: trace.max_prompt_tokens.unwrap_or(budget.tokens),
+                full,
+                first_contact: unmet && self.fit.speed().is_some(),
                 target,
                 limit: Some(
                     server
@@ -228,6 +267,9 @@ impl Pipeline {
             let uncached = self.fit.uncached(&text).tokens;
             trace.uncached_tokens = Some(uncached);
             let speed = self.fit.speed().map(|s| s.prompt_per_second);
+            // A limit sized here waits on while the server says it is working (a slow vLLM
+            // reading a long prompt cold); one the user configured cuts.
+            backend.first_token_patience &= backend.first_token_timeout.is_none();
             let limit = *backend
                 .first_token_timeout
                 .get_or_insert_with(|| speed::first_token_limit(speed, uncached));

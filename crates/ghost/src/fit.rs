@@ -11,7 +11,10 @@
 //! raises.
 
 use std::{
-    sync::Mutex,
+    sync::{
+        Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -50,6 +53,9 @@ pub(crate) struct Fit {
     /// What was learned of the server's speed and of what it holds, in this process or an
     /// earlier one (the backend's memory), once the server described itself.
     learned: Mutex<Learned>,
+    /// Whether this pipeline measured the server on first contact (or tried to and could not
+    /// tell): it is done once.
+    met: AtomicBool,
 }
 
 /// The budget for one request, and why it is what it is.
@@ -191,6 +197,15 @@ impl Fit {
                 sent.tokens = Some(timings.prompt_n + timings.cache_n.unwrap_or(0));
             }
         });
+    }
+
+    /// Whether the server's speed was measured on first contact already (or could not be).
+    pub(crate) fn met(&self) -> bool {
+        self.met.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn meet(&self) {
+        self.met.store(true, Ordering::Relaxed);
     }
 
     /// The server's measured speed, when it was measured.

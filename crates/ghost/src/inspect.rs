@@ -107,12 +107,23 @@ pub fn page(
         request.push(("note".to_owned(), note.clone()));
     }
     let ms = |v: Option<f64>| v.map_or("none".to_owned(), |t| format!("{t:.1} ms"));
-    let timings = vec![
+    let mut timings = vec![
         ("prompt assembly".to_owned(), ms(trace.assembly_ms)),
         ("first token".to_owned(), ms(trace.first_token_ms)),
         ("total".to_owned(), format!("{:.1} ms", trace.total_ms)),
         ("requests".to_owned(), trace.attempts.to_string()),
     ];
+    // What the server read of the prompt, and what it held from before, as it said.
+    if let Some(t) = &trace.timings {
+        timings.push((
+            "prompt read".to_owned(),
+            format!(
+                "the server read {} of {} prompt token(s)",
+                t.prompt_n,
+                t.prompt_n + t.cache_n.unwrap_or(0)
+            ),
+        ));
+    }
     let mut sections = vec![
         ("The request".to_owned(), request),
         ("Timings".to_owned(), timings),

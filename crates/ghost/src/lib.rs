@@ -12,6 +12,7 @@
 mod ask;
 mod clean;
 mod cursor;
+mod first_contact;
 mod fit;
 pub mod inspect;
 pub mod multiline;
@@ -38,7 +39,7 @@ use prompt::request::RequestJson;
 
 use cursor::{At, Cursor, at_cursor};
 pub use multiline::{Decision, Multiline};
-pub use outcome::{Ask, Outcome, PipelineError, Source, Stats, Suggestion, Trace};
+pub use outcome::{Ask, Outcome, PipelineError, Source, Stats, Suggestion, Trace, each_once};
 pub use shape::{FimMode, Shape};
 pub use speed::cold_budget;
 pub use warm::Warmed;
@@ -78,6 +79,10 @@ pub struct Settings {
     /// speed, and, where the backend has no first-token limit of its own, the limit is sized
     /// from the same figures. `None`: budgets in tokens only (see `speed.rs`).
     pub first_token_target: Option<Duration>,
+    /// A command run once per keystroke (`pilotfish complete`): it has no next keystroke for a
+    /// lowered budget to grow back in, so its one request may read up to five first-token
+    /// targets (within half the longest sized limit) to send the whole prompt.
+    pub grow_in_request: bool,
     /// Copilot's heading of the recent-edits block for the `copilot` strategy, read where the
     /// user fetched it (`host::copilot_texts`), over the request's own; `None`: pilotfish's.
     pub recent_edits_heading: Option<String>,
@@ -99,6 +104,7 @@ impl Default for Settings {
             fim: FimMode::Auto,
             warm: true,
             first_token_target: None,
+            grow_in_request: false,
             recent_edits_heading: None,
         }
     }
@@ -443,6 +449,7 @@ impl Pipeline {
 
     fn skip(&self, reason: String, mut trace: Trace, started: Instant) -> Outcome {
         trace.total_ms = started.elapsed().as_secs_f64() * 1e3;
+        each_once(&mut trace.notes);
         Outcome {
             suggestions: Vec::new(),
             source: None,
@@ -461,6 +468,7 @@ impl Pipeline {
         at: &At<'_>,
     ) -> Option<Outcome> {
         let cursor = at.cursor;
+        each_once(&mut trace.notes);
         trace.multiline = decision.multiline;
         trace.multiline_reason = decision.reason.to_owned();
         // Network answers continue the prompt, which lacks the cursor line's white space;

@@ -65,6 +65,13 @@ pub struct Trace {
     /// How the budget followed the server's measured speed, in words, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub speed: Option<String>,
+    /// What measuring the server on first contact read, when it was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_contact: Option<String>,
+    /// The budget the server's context allows, when the prompt's was lowered below it to
+    /// keep the first token near its target (the prompt grows back over the next keystrokes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_prompt_tokens: Option<usize>,
     /// The first-token limit the request waited under, in milliseconds, when it had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_token_limit_ms: Option<f64>,
@@ -81,6 +88,21 @@ pub struct Trace {
     pub prompt: Option<prompt::Prompt>,
     #[serde(skip)]
     pub backend_request: Option<Request>,
+}
+
+/// The notes of a request, each said once: a note repeated by a round asked again (the budget
+/// note of each assembly, a refusal seen by each round) is kept where it first appeared, and of
+/// the notes that say the budget was lowered only the last, which sized the prompt sent.
+pub fn each_once(notes: &mut Vec<String>) {
+    const LOWERED: &str = "prompt budget lowered";
+    let last_lowered = notes.iter().rposition(|n| n.starts_with(LOWERED));
+    let mut seen = std::collections::HashSet::new();
+    let mut i = 0;
+    notes.retain(|n| {
+        let keep = (!n.starts_with(LOWERED) || Some(i) == last_lowered) && seen.insert(n.clone());
+        i += 1;
+        keep
+    });
 }
 
 /// The result of one request.
@@ -140,5 +162,28 @@ impl Default for Ask {
             candidates: 1,
             arrived: Instant::now(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_note_is_said_once_and_the_last_lowered_budget_is_the_one_kept() {
+        let mut notes = vec![
+            "prompt budget lowered from 7692 to 1500 tokens: the context".to_owned(),
+            "the server refused fill-in-the-middle (501); asked again prefix-only".to_owned(),
+            "prompt budget lowered from 7692 to 1400 tokens: the context".to_owned(),
+            "the server refused fill-in-the-middle (501); asked again prefix-only".to_owned(),
+        ];
+        each_once(&mut notes);
+        assert_eq!(
+            notes,
+            [
+                "the server refused fill-in-the-middle (501); asked again prefix-only",
+                "prompt budget lowered from 7692 to 1400 tokens: the context",
+            ]
+        );
     }
 }

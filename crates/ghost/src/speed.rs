@@ -32,7 +32,7 @@ const LEAST_TOKENS: usize = 64;
 /// The first-token limit before the server's speed is known: a server that describes itself
 /// and never answers costs a command less than ten seconds, and a cold prompt of
 /// [`COLD_MODEL_TOKENS`] reads within it down to about 30 tokens a second.
-const UNKNOWN_SPEED_LIMIT: Duration = Duration::from_secs(7);
+pub(crate) const UNKNOWN_SPEED_LIMIT: Duration = Duration::from_secs(7);
 
 /// The longest first-token limit sized here: a command against a server that describes itself
 /// and never answers ends within ten seconds whatever was learned of the server, and the
@@ -56,7 +56,18 @@ pub(crate) struct Sizing<'a> {
     pub(crate) target: Duration,
     /// The backend's own first-token limit, when it has one.
     pub(crate) limit: Option<Duration>,
+    /// Whether the server's speed was measured just now, on first contact: the prompt is then
+    /// never smaller than the last budget a known server had.
+    pub(crate) first_contact: bool,
 }
+
+/// First-token targets a command's one request may read to send the whole prompt (it has no
+/// next keystroke for the budget to grow back in), within half the longest limit.
+const IN_REQUEST_TARGETS: f64 = 5.0;
+
+/// The share of the way back to the whole budget a lowered one grows per keystroke, tried in
+/// turn: the first whose new part reads within the target is taken.
+const GROWTH: [f64; 2] = [0.5, 0.25];
 
 /// Whether the server says how long reading a prompt took (llama.cpp, Ollama): only then is
 /// its speed measured, and a budget in seconds possible.
@@ -93,6 +104,12 @@ pub fn cold_budget(speed: Option<f64>, target: Duration, ratio: f64, full: usize
     .min(full)
 }
 
+/// How a first contact's measured speed sizes the prompt: at least the last budget a known
+/// server had (never a worse prompt on a fast server than on a known one).
+pub(crate) fn at_least_last(cold: usize, last: Option<usize>, full: usize) -> usize {
+    cold.max(last.unwrap_or(0)).min(full)
+}
+
 impl Pipeline {
     /// The prompt within what the server reads in `sizing.target`: `prompt` (built with the
     /// full budget) when the server holds enough of it or reads fast enough; else the prompt
@@ -106,11 +123,21 @@ impl Pipeline {
         let kind = sizing.shape.kind;
         let speed = self.fit.speed().map(|s| s.prompt_per_second);
         let allowance = speed.map_or(COLD_MODEL_TOKENS, |s| s * sizing.target.as_secs_f64());
-        let fits = |p: &prompt::Prompt| {
-            let u = self.fit.uncached(&model_text(p, kind));
-            (u.tokens as f64 <= allowance, u)
+        // A command's one request may read longer for the whole prompt, but never so long that
+        // its own sized first-token limit could cut it.
+        let whole_allowance = match speed {
+            Some(s) if self.settings.grow_in_request => {
+                let seconds = (sizing.target.as_secs_f64() * IN_REQUEST_TARGETS)
+                    .min(LONGEST_LIMIT.as_secs_f64() / 2.0);
+                (s * seconds).max(allowance)
+            }
+            _ => allowance,
         };
-        let (ok, uncached) = fits(&prompt);
+        let fits = |p: &prompt::Prompt, allowed: f64| {
+            let u = self.fit.uncached(&model_text(p, kind));
+            (u.tokens as f64 <= allowed, u)
+        };
+        let (ok, uncached) = fits(&prompt, whole_allowance);
         if ok {
             trace.speed = Some(self.speed_line(speed, uncached, sizing.full, sizing.target));
             return Ok(prompt);
@@ -123,12 +150,28 @@ impl Pipeline {
             let within = (s * limit.as_secs_f64() / 2.0 / self.fit.ratio()) as usize;
             cold = cold.min(within.max(LEAST_TOKENS));
         }
+        let last = self.fit.last_budget().filter(|b| *b < sizing.full);
+        // A first contact never sends less than the cold size sent before anything was
+        // measured (most of which the measuring request already read), nor less than the last
+        // budget a known server had.
+        if sizing.first_contact {
+            let unmeasured = cold_budget(None, sizing.target, self.fit.ratio(), sizing.full);
+            cold = at_least_last(cold.max(unmeasured), last, sizing.full);
+        }
         // The target's own size is read within it; the floor is not, so a smaller prompt whose
         // start the server holds (a first contact's) is kept rather than read afresh.
         let by_target = speed
             .is_some_and(|s| s * sizing.target.as_secs_f64() / self.fit.ratio() >= cold as f64);
-        let last = self.fit.last_budget().filter(|b| *b < sizing.full);
+        // A lowered budget grows back toward the whole one, by as much as reads within the
+        // target: the server holds the last prompt, so only what is new is read.
+        let grown = |share: f64| {
+            last.filter(|b| *b >= cold)
+                .map(|b| b + ((sizing.full - b) as f64 * share) as usize)
+                .filter(|g| last.is_some_and(|b| *g > b))
+        };
         let candidates = [
+            (grown(GROWTH[0]), false),
+            (grown(GROWTH[1]), false),
             (last.filter(|b| *b > cold), false),
             (Some(cold).filter(|_| by_target), true),
             (last.filter(|b| *b < cold), false),
@@ -143,9 +186,10 @@ impl Pipeline {
                 self.state().sessions.remove(path);
             }
             let p = self.assemble(sizing.request, sizing.files, path, budget, sizing.shape)?;
-            let (ok, uncached) = fits(&p);
+            let (ok, uncached) = fits(&p, allowance);
             if ok || must {
                 trace.max_prompt_tokens = Some(budget);
+                trace.full_prompt_tokens = Some(sizing.full);
                 // Said in `--explain` and the JSON trace, not as a note on every keystroke.
                 trace.speed = Some(format!(
                     "{}; {}",
@@ -211,5 +255,7 @@ mod tests {
         assert!(slow > Duration::from_secs(7), "{slow:?}");
         assert_eq!(first_token_limit(Some(20.0), 3000), LONGEST_LIMIT);
         assert_eq!(first_token_limit(Some(5000.0), 100), LEAST_LIMIT);
+        assert_eq!(at_least_last(300, Some(900), 6000), 900);
+        assert_eq!(at_least_last(300, None, 200), 200);
     }
 }

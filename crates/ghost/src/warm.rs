@@ -6,11 +6,15 @@
 //!
 //! Only llama.cpp is warmed: its slot keeps the evaluated prompt (`cache_prompt`) and, with
 //! `--cache-reuse`, finds a run of the document read here even where the first completion's
-//! prefix starts further down. The prompt is sent in pieces of about a second of reading
-//! at the server's measured speed, each read on top of the last, so that typing stops the
+//! prefix starts further down. The prompt is sent in pieces of about 300 ms of reading at
+//! the server's measured speed, each read on top of the last, so that typing stops the
 //! warming cleanly between pieces: dropping the future closes the connection, and what the
 //! server read by then stays in its cache (and is remembered as sent, for the budget of the
 //! first keystroke).
+//!
+//! After a completion whose prompt was lowered to the server's speed, the whole prompt at its
+//! cursor is warmed the same way ([`Pipeline::warm_at_cursor`], the language server's
+//! `warming.rs`), so that the next keystroke has its full budget back.
 
 use std::{ops::ControlFlow, sync::Arc, time::Instant};
 
@@ -19,7 +23,7 @@ use prompt::request::RequestJson;
 use serde::Serialize;
 
 use crate::ask::model_request;
-use crate::{Pipeline, PipelineError, Trace, fit};
+use crate::{Pipeline, PipelineError, Trace, fit, fit::model_text};
 
 /// Characters of the document per prompt token assumed when sizing the warmed text; source code
 /// runs 3 to 4, so this errs on the side of sending less than the prefix will hold.
@@ -70,42 +74,10 @@ impl Pipeline {
         files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
     ) -> Result<Warmed, PipelineError> {
         let started = Instant::now();
-        let skipped = |why: &str| Warmed {
-            sent: false,
-            skipped: Some(why.to_owned()),
-            characters: 0,
-            ms: started.elapsed().as_secs_f64() * 1e3,
+        let (backend, shape, budget) = match self.warm_backend(request, started).await? {
+            Ok(ready) => ready,
+            Err(skipped) => return Ok(skipped),
         };
-        let (info, silent) = self.fit.info(&self.backend).await;
-        if let Some(error) = silent {
-            return Err(PipelineError::Backend {
-                error: Arc::new(error),
-                trace: Box::default(),
-            });
-        }
-        let shape = self.shape(request, info.as_ref());
-        // Only a server known to be llama.cpp: its slot keeps the prompt read, and the request
-        // that generates one token costs nothing else.
-        if !matches!(shape.kind, Kind::LlamaCppInfill | Kind::LlamaCppCompletion)
-            || !info.as_ref().is_some_and(|i| i.is_llama_cpp())
-        {
-            return Ok(skipped(
-                "only a llama.cpp server's prompt cache is warmed ahead of typing",
-            ));
-        }
-        let mut backend = self.backend.clone();
-        backend.kind = shape.kind;
-        // Reading the whole prompt is the point, and nothing is generated until it is read: the
-        // time-to-first-token limit meant for suggestions would end every warming of a prompt
-        // that takes longer to read than it allows.
-        backend.first_token_timeout = None;
-        let context_size = fit::context_size(&self.backend, info.as_ref());
-        let max_tokens = self.settings.max_tokens;
-        let asked = self
-            .settings
-            .max_prompt_tokens
-            .unwrap_or(request.options.max_prompt_tokens);
-        let budget = self.fit.budget(asked, context_size, max_tokens);
         let path = &request.document.path;
         let prompt = self.assemble(request, files, path, budget.tokens, &shape)?;
 
@@ -115,10 +87,10 @@ impl Pipeline {
         // llama.cpp samples one token whatever the limit; nothing more is wanted.
         sent.max_tokens = 0;
         let mut characters = 0;
-        // In pieces of about a second of reading each, from the prompt's start: the
-        // context and the document from the prefix's anchor, which the next keystrokes' prompts
-        // start with. A piece stops the server for at most that long when typing starts (it
-        // reads a batch whole), and what the pieces before it read stays in its cache.
+        // In pieces of about [`PIECE`] of reading each, from the prompt's start: the context
+        // and the document from the prefix's anchor, which the next keystrokes' prompts start
+        // with. A piece stops the server for at most that long when typing starts (it reads a
+        // batch whole), and what the pieces before it read stays in its cache.
         for end in pieces(&ahead, self.piece_bytes()) {
             let piece = &ahead[..end];
             sent.prefix = piece.to_owned();
@@ -158,6 +130,133 @@ impl Pipeline {
             ms: started.elapsed().as_secs_f64() * 1e3,
         })
     }
+    /// The backend a warming sends with and the shape and budget of its prompt; a warming
+    /// skipped (only a llama.cpp server's cache is warmed) when not.
+    async fn warm_backend(
+        &self,
+        request: &RequestJson,
+        started: Instant,
+    ) -> Result<Result<(backends::Backend, crate::Shape, fit::Budget), Warmed>, PipelineError> {
+        let (info, silent) = self.fit.info(&self.backend).await;
+        if let Some(error) = silent {
+            return Err(PipelineError::Backend {
+                error: Arc::new(error),
+                trace: Box::default(),
+            });
+        }
+        let shape = self.shape(request, info.as_ref());
+        // Only a server known to be llama.cpp: its slot keeps the prompt read, and the request
+        // that generates one token costs nothing else.
+        if !matches!(shape.kind, Kind::LlamaCppInfill | Kind::LlamaCppCompletion)
+            || !info.as_ref().is_some_and(|i| i.is_llama_cpp())
+        {
+            return Ok(Err(Warmed {
+                sent: false,
+                skipped: Some(
+                    "only a llama.cpp server's prompt cache is warmed ahead of typing".to_owned(),
+                ),
+                characters: 0,
+                ms: started.elapsed().as_secs_f64() * 1e3,
+            }));
+        }
+        let mut backend = self.backend.clone();
+        backend.kind = shape.kind;
+        // Reading the whole prompt is the point, and nothing is generated until it is read: the
+        // time-to-first-token limit meant for suggestions would end every warming of a prompt
+        // that takes longer to read than it allows.
+        backend.first_token_timeout = None;
+        let context_size = fit::context_size(&self.backend, info.as_ref());
+        let asked = self
+            .settings
+            .max_prompt_tokens
+            .unwrap_or(request.options.max_prompt_tokens);
+        let budget = self
+            .fit
+            .budget(asked, context_size, self.settings.max_tokens);
+        Ok(Ok((backend, shape, budget)))
+    }
+
+    /// Sends ahead the whole prompt a completion at `request`'s cursor would send with the
+    /// full budget (after a completion there was lowered to the server's speed), in pieces of
+    /// about [`CURSOR_PIECE`] of reading each, sized at the speed measured so far: the
+    /// prefix's start first, each piece read on top of the last, and last the prompt whole
+    /// (suffix included). The next keystroke's prompt at the full budget then starts as the
+    /// server holds it, and reads within the first-token target. Dropping the future stops it
+    /// between pieces; what was read stays in the server's cache.
+    pub async fn warm_at_cursor(
+        &self,
+        request: &RequestJson,
+        files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
+    ) -> Result<Warmed, PipelineError> {
+        let started = Instant::now();
+        let (backend, shape, budget) = match self.warm_backend(request, started).await? {
+            Ok(ready) => ready,
+            Err(skipped) => return Ok(skipped),
+        };
+        let path = &request.document.path;
+        let prompt = self.assemble(request, files, path, budget.tokens, &shape)?;
+        let mut whole = model_request(&prompt, shape.fim);
+        whole.max_tokens = 0;
+        // The one string a prefix-only or template prompt is; `/infill`'s prefix.
+        let one_string = shape.kind.fim() == backends::Fim::Template || !shape.fim;
+        let body = if one_string {
+            whole.prompt.clone()
+        } else {
+            whole.prefix.clone()
+        };
+        let mut from = 0;
+        loop {
+            let end = next_piece(&body, from, self.piece_bytes_of(CURSOR_PIECE));
+            let mut sent = whole.clone();
+            if end < body.len() {
+                sent.suffix.clear();
+                if one_string {
+                    sent.prompt.truncate(end);
+                } else {
+                    sent.prefix.truncate(end);
+                }
+            }
+            let read = backend
+                .stream_timed(&sent, |_| ControlFlow::Continue(()))
+                .await
+                .map_err(|e| PipelineError::Backend {
+                    error: Arc::new(e),
+                    trace: Box::new(Trace::default()),
+                })?;
+            // Each piece is remembered as sent when read: stopped between pieces, the next
+            // keystroke's budget counts what the server holds now.
+            let text = if end < body.len() {
+                request_text(&sent, shape.kind)
+            } else {
+                model_text(&prompt, shape.kind)
+            };
+            let anchor = self
+                .state()
+                .sessions
+                .get(path)
+                .and_then(prompt::Session::anchor);
+            self.fit.sent(
+                &backend,
+                &text,
+                budget.tokens,
+                anchor.map(|a| (path.as_str(), a)),
+            );
+            if let Some(t) = &read.1 {
+                self.fit.observe(&backend, t);
+            }
+            if end >= body.len() {
+                break;
+            }
+            from = end;
+        }
+        let text = model_text(&prompt, shape.kind);
+        Ok(Warmed {
+            sent: true,
+            skipped: None,
+            characters: text.len(),
+            ms: started.elapsed().as_secs_f64() * 1e3,
+        })
+    }
 }
 
 /// The prompt's prefix followed by the document after the position, as much as the prefix's
@@ -191,9 +290,12 @@ fn read_ahead(
 }
 
 /// Reading time of one piece of a warming: short enough that typing waits little for the piece
-/// under way, long enough that each request's own cost (the connection, one sampled token) is
-/// small beside it on a slow machine.
-const PIECE: std::time::Duration = std::time::Duration::from_millis(1000);
+/// under way (llama.cpp reads a batch whole even after its connection closed), long enough that
+/// each request's own cost (the connection, one sampled token) is small beside it.
+const PIECE: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// Reading time of one piece of a warming at the cursor.
+const CURSOR_PIECE: std::time::Duration = std::time::Duration::from_millis(300);
 
 /// Model tokens read per piece before the server's speed is measured.
 const UNMEASURED_PIECE_TOKENS: f64 = 160.0;
@@ -202,14 +304,36 @@ impl Pipeline {
     /// The bytes of prompt a piece of warming holds: [`PIECE`] of reading at the server's
     /// measured speed (128 tokens at least), at the model's measured tokens per byte.
     fn piece_bytes(&self) -> usize {
+        self.piece_bytes_of(PIECE)
+    }
+
+    /// The bytes of prompt `reading` of reading holds at the server's measured speed (64
+    /// tokens at least, [`UNMEASURED_PIECE_TOKENS`] before it is measured).
+    fn piece_bytes_of(&self, reading: std::time::Duration) -> usize {
         let tokens = self
             .fit
             .speed()
             .map_or(UNMEASURED_PIECE_TOKENS, |s| {
-                s.prompt_per_second * PIECE.as_secs_f64()
+                s.prompt_per_second * reading.as_secs_f64()
             })
-            .max(128.0);
+            .max(64.0);
         (tokens / self.fit.tokens_per_byte()) as usize
+    }
+}
+
+/// Where the piece of `text` from `from` ends: after about `bytes`, at the end of a line, or at
+/// the end of `text`.
+fn next_piece(text: &str, from: usize, bytes: usize) -> usize {
+    if text.len() - from <= bytes {
+        return text.len();
+    }
+    let mut at = from + bytes;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    match text[from..at].rfind('\n') {
+        Some(i) => from + i + 1,
+        None => text[at..].find('\n').map_or(text.len(), |i| at + i + 1),
     }
 }
 
@@ -219,14 +343,7 @@ fn pieces(text: &str, bytes: usize) -> Vec<usize> {
     let mut ends = Vec::new();
     let mut from = 0;
     while text.len() - from > bytes {
-        let mut at = from + bytes;
-        while !text.is_char_boundary(at) {
-            at -= 1;
-        }
-        let end = match text[from..at].rfind('\n') {
-            Some(i) => from + i + 1,
-            None => text[at..].find('\n').map_or(text.len(), |i| at + i + 1),
-        };
+        let end = next_piece(text, from, bytes);
         ends.push(end);
         from = end;
     }

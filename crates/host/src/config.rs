@@ -221,6 +221,8 @@ impl CompletionConfig {
             warm: self.warm,
             first_token_target: (self.first_token_target_ms > 0.0)
                 .then(|| Duration::from_secs_f64(self.first_token_target_ms / 1e3)),
+            // An editor has keystrokes to grow a budget back in; `complete` sets it.
+            grow_in_request: false,
             // Read where the user fetched it (`copilot_texts`); callers set it.
             recent_edits_heading: None,
         })

@@ -28,6 +28,7 @@ mod next_edit;
 mod notifications;
 mod status;
 mod sync;
+mod warming;
 
 pub use next_edit::NextEditConfig;
 
@@ -189,6 +190,8 @@ struct Server {
     /// The warming of the model server's cache under way (one at a time: it is stopped as soon
     /// as anything is typed or asked).
     warming: Option<oneshot::Sender<()>>,
+    /// The warming at the cursor after a lowered completion (stopped with the other).
+    cursor_warming: warming::CursorWarming,
     next_outgoing: i64,
     /// Outgoing `workspace/configuration` requests awaiting an answer.
     config_requests: Vec<Value>,
@@ -257,6 +260,7 @@ where
         folders: Vec::new(),
         pending: HashMap::new(),
         warming: None,
+        cursor_warming: warming::CursorWarming::default(),
         next_outgoing: 0,
         config_requests: Vec::new(),
         pull_configuration: false,
@@ -294,6 +298,10 @@ where
     }
     for (_, p) in server.pending.drain() {
         let _ = p.stop.send(Stop::Cancelled);
+    }
+    // What the session learned of the server is written before the process ends.
+    if let Some(memory) = server.pipeline.backend().memory.clone() {
+        let _ = tokio::task::spawn_blocking(move || memory.flush()).await;
     }
     drop(server);
     let _ = writer.await;
@@ -586,6 +594,7 @@ impl Server {
 
     /// Stops the warming under way, if any (dropping its request closes the connection).
     fn stop_warming(&mut self) {
+        self.cursor_warming.stop();
         if let Some(stop) = self.warming.take() {
             let _ = stop.send(());
         }

@@ -366,10 +366,10 @@ fn type_a_line(server: &LlamaServer, name: &str, keys: usize) -> Vec<(u64, u64, 
 /// server read at most 5% of its prompt again (SmolLM2: no fill-in-the-middle, prefix-only
 /// prompts) and at most 10% (the fill-in-the-middle model): nothing a process sends to learn
 /// what the server can do replaces the slot's cached prompt, and each process sizes its prompt
-/// as the last one did. The first request, before the server's speed is known, is held to a
-/// size a slow machine reads in a few seconds; the one after it may read more only where the
-/// measured speed let its budget grow (a fast server gets the whole budget back). Counted in
-/// tokens the server reports, not timed.
+/// as the last one did. The first request measures the server's speed on a short request and
+/// sends what it reads within its targets: the whole prompt on a fast server, a small one on a
+/// slow one; the one after it may read more only where the budget grew back. Counted in tokens
+/// the server reports, not timed.
 #[test]
 fn typing_with_one_complete_per_keystroke_reads_little_again() {
     for (name, server, share) in [
@@ -377,13 +377,18 @@ fn typing_with_one_complete_per_keystroke_reads_little_again() {
         ("typing-fim", LlamaServer::tiny(4096, &[]), 0.10),
     ] {
         let read = type_a_line(&server, name, 6);
+        eprintln!("{name}: (read, whole, budget) per keystroke: {read:?}");
         let (first, _, cold) = read[0];
+        // A fast server gets the whole prompt on first contact (its speed measured first); a
+        // slow one a prompt it reads within the target.
+        let largest = read.iter().map(|r| r.2).max().unwrap_or(0);
         assert!(
-            first <= 700,
+            first <= 700 || cold == largest,
             "{name}: the first request read {first} tokens: {read:?}"
         );
         for (key, (again, whole, budget)) in read.iter().enumerate().skip(1) {
-            let grew = key == 1 && *budget > cold;
+            // A keystroke whose budget grew back reads its new part.
+            let grew = *budget > read[key - 1].2;
             assert!(
                 (*again as f64) <= share * *whole as f64 || grew,
                 "{name}: keystroke {key} read {again} of its {whole} prompt tokens: {read:?}"

@@ -257,9 +257,9 @@ fn a_configured_first_token_limit_holds_for_a_server_that_describes_itself_and_n
 
 /// Without any first-token limit configured, `complete` against a server that describes itself
 /// and never answers ends within ten seconds, with a message that says the server is busy: the
-/// limit is sized from the server's speed, and before the speed is known it is one that a cold
-/// first prompt (held small for that reason) reads within. The cache folder is new, so nothing
-/// is known of the server.
+/// limit is sized from the server's speed, and before the speed is known the short request that
+/// measures it on first contact is cut by one that a slow server reads it within. The cache
+/// folder is new, so nothing is known of the server.
 #[test]
 fn complete_ends_within_ten_seconds_by_default_against_a_server_that_describes_itself_and_never_answers()
  {
@@ -293,14 +293,118 @@ fn complete_ends_within_ten_seconds_by_default_against_a_server_that_describes_i
             "{}",
             stderr(&out)
         );
-        // The first run's prompt was held to a first request's size, so the limit cut no
-        // honest reading.
+        // The first run measured the server on first contact with a short request, which
+        // the limit cut: no prompt was sent that the server could not read in time.
         assert!(
-            run == 1
-                || (stdout(&out).contains("speed: prompt budget lowered from")
-                    && stdout(&out).contains("the server's speed is not measured yet")),
+            run == 1 || stdout(&out).contains("first contact: the server read nothing of a"),
             "{}",
             stdout(&out)
         );
     }
+}
+
+/// FAKE: a vLLM as pilotfish sees it (no `/props`; `/v1/models` with `max_model_len`; `/health`
+/// answers; `/metrics` counts one request running) whose completion streams `answer` after
+/// `delay`, or never (`None`): a vLLM for CPU reading a long prompt cold on a loaded machine.
+fn slow_vllm(delay: Duration, answer: Option<&'static str>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            let Ok(mut socket) = socket else { return };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(socket.try_clone().unwrap());
+                let mut first = String::new();
+                let _ = reader.read_line(&mut first);
+                let path = first.split_whitespace().nth(1).unwrap_or("").to_owned();
+                // The rest of the head, then the body, so that the client is done writing.
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = std::io::Read::read_exact(&mut reader, &mut body);
+                let models = r#"{"object":"list","data":[{"id":"smol","object":"model","max_model_len":2048}]}"#;
+                let metrics = "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"smol\"} 1.0\nvllm:num_requests_waiting{model_name=\"smol\"} 0.0\n";
+                let (status, kind, body) = match path.as_str() {
+                    "/v1/models" => (200, "application/json", models.to_owned()),
+                    "/health" => (200, "text/plain", String::new()),
+                    "/metrics" => (200, "text/plain", metrics.to_owned()),
+                    "/v1/completions" => {
+                        std::thread::sleep(delay);
+                        let Some(text) = answer else {
+                            std::thread::sleep(Duration::from_secs(60));
+                            return;
+                        };
+                        let event = serde_json::json!({"choices": [{"text": text, "index": 0, "finish_reason": "stop"}]});
+                        (
+                            200,
+                            "text/event-stream",
+                            format!("data: {event}\n\ndata: [DONE]\n\n"),
+                        )
+                    }
+                    _ => (
+                        404,
+                        "application/json",
+                        r#"{"detail":"Not Found"}"#.to_owned(),
+                    ),
+                };
+                let _ = write!(
+                    socket,
+                    "HTTP/1.1 {status} Fake\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    url
+}
+
+/// A vLLM whose first token comes after the first-token limit pilotfish sized itself (at
+/// most 8 s), while its `/metrics` says it is working on a request: the request waits on, in
+/// steps, and the answer is shown; nothing calls the server hung.
+#[test]
+fn a_slow_vllm_is_waited_on_while_its_metrics_say_it_is_working() {
+    let url = slow_vllm(Duration::from_secs(11), Some("order.total"));
+    let home = crate::fresh_home("answers", "slow-vllm");
+    let out = crate::pilotfish_as_user(
+        &home,
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+        &["complete", CURSOR, "--endpoint", &url, "--max-tokens", "8"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("order.total"), "{}", stdout(&out));
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A first-token limit the user configured still cuts a vLLM that says it is working, and the
+/// message says it is still working, with its counts, rather than hung.
+#[test]
+fn a_configured_limit_cuts_a_working_vllm_and_says_it_is_still_working() {
+    let url = slow_vllm(Duration::ZERO, None);
+    let config = temp_file(
+        "vllm-first-token.toml",
+        b"[backend]\nfirst_token_timeout_seconds = 2\n",
+    )
+    .display()
+    .to_string();
+    let started = Instant::now();
+    let out = pilotfish(
+        &["complete", CURSOR, "--endpoint", &url, "--config", &config],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(
+        stderr(&out).contains("The server is still working: vLLM reports 1 request(s) running")
+            && !stderr(&out).contains("looks hung"),
+        "{}",
+        stderr(&out)
+    );
 }

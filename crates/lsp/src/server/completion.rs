@@ -24,6 +24,7 @@ use super::{
     items::{Placement, copilot_item, copilot_items, empty_result, inline_items},
     lock,
     status::{StatusState, report_failure, update_status},
+    warming,
 };
 use crate::position::Encoding;
 
@@ -75,6 +76,8 @@ struct Job {
     status: Arc<Mutex<StatusState>>,
     latencies: Arc<Mutex<Latencies>>,
     last: Arc<LastRequest>,
+    /// Edits and requests since this one arrived, which stop a warming at its cursor.
+    warming_stops: tokio::sync::watch::Receiver<u64>,
 }
 
 /// What the pipeline's result becomes: the answer to send (none when the panel's count has
@@ -195,6 +198,7 @@ impl Server {
             status: self.status.clone(),
             latencies: self.latencies.clone(),
             last: self.last.clone(),
+            warming_stops: self.cursor_warming.stopped_from_now(),
         }
     }
 }
@@ -215,6 +219,10 @@ impl Job {
             stop = stop_rx => Err(stop.unwrap_or(Stop::Superseded)),
             outcome = self.pipeline.complete(&self.request, files, ask) => Ok(outcome),
         };
+        // A prompt lowered to the server's speed: the whole one is warmed at this cursor after a
+        // pause, so that the next keystroke gets its full budget back.
+        let lowered = matches!(&outcome, Ok(Ok(o)) if o.source == Some(ghost::Source::Network)
+            && o.trace.full_prompt_tokens.is_some());
         let (message, recorded) = self.answer(outcome);
         // Kept before the answer goes out: an editor may ask `pilotfish/inspect` for this
         // request as soon as it has the answer.
@@ -233,6 +241,15 @@ impl Job {
             s.busy = s.busy.saturating_sub(1);
         });
         lock(&self.latencies).push(self.arrived.elapsed());
+        if lowered && self.pipeline.settings().warm {
+            warming::after_lowered(
+                self.warming_stops,
+                self.pipeline.clone(),
+                self.request,
+                self.files,
+                self.out,
+            );
+        }
     }
 
     fn send(&self, message: Value) {

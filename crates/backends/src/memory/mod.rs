@@ -7,22 +7,30 @@
 //! fill-in-the-middle replaces the cached prompt of a one-slot server, so a command run per
 //! keystroke read its whole prompt again each time. An entry is keyed by the server's address
 //! and a fingerprint of what it says of its model (`/props`: model file, build, context,
-//! slots); a different fingerprint starts afresh. The file is small, written whole to a
-//! temporary file and renamed over the old one, and a broken file is ignored with a log line.
+//! slots); a different fingerprint starts afresh.
+//!
+//! The file is read once, when the backend is made, and questions are answered from memory.
+//! Changes are written behind, never on a request's path (see `writer.rs`): by a thread of the
+//! memory's own, soon when they matter to the next process, else within [`WRITE_WITHIN`] or at
+//! [`Memory::flush`]; under a lock file beside it, merging this process's changed parts over
+//! what another process wrote meanwhile, whole to a temporary file renamed over the old one.
+//! A broken file is ignored with a log line.
+
+mod writer;
 
 use std::{
-    collections::BTreeMap,
     path::{Path, PathBuf},
-    sync::atomic::{AtomicU64, Ordering},
-    time::{SystemTime, UNIX_EPOCH},
+    sync::Arc,
+    time::Duration,
 };
 
 use serde::{Deserialize, Serialize};
 
-/// Where the memory lives; `None` of it anywhere means nothing is remembered.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where the memory lives, and what was read of it and learned since; clones share it.
+/// `None` of it anywhere means nothing is remembered.
+#[derive(Debug, Clone)]
 pub struct Memory {
-    path: PathBuf,
+    shared: Arc<writer::Shared>,
 }
 
 /// What is remembered of one server and model.
@@ -83,9 +91,6 @@ pub struct Sent {
 /// The bytes one hash of [`Sent`] covers: small enough to find a shared start to within a line
 /// or two, large enough to keep the file small (a 16 kB prompt is 256 hashes).
 pub const CHUNK: usize = 64;
-
-/// Entries kept at most: servers come and go (tests start them on random ports).
-const MAX_ENTRIES: usize = 32;
 
 impl Sent {
     /// The hashes of `text`'s start.
@@ -158,95 +163,51 @@ impl Memory {
         Some(Memory::at(base.join("pilotfish").join("servers.json")))
     }
 
-    /// The memory in the file at `path`.
+    /// The memory in the file at `path`, read now (once: later questions are answered from
+    /// what was read and what this process learned since).
     pub fn at(path: impl Into<PathBuf>) -> Memory {
-        Memory { path: path.into() }
+        Memory::with_delay(path, WRITE_WITHIN)
+    }
+
+    /// [`Self::at`], writing what does not matter to the next process within `delay` rather
+    /// than [`WRITE_WITHIN`].
+    pub fn with_delay(path: impl Into<PathBuf>, delay: Duration) -> Memory {
+        Memory {
+            shared: writer::Shared::open(path.into(), delay),
+        }
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.shared.path()
     }
 
     /// What is remembered of the server at `endpoint` while it says `fingerprint` of its
     /// model; `None` when nothing is, or the server now says something else.
     pub fn recall(&self, endpoint: &str, fingerprint: &str) -> Option<Learned> {
-        self.read()
-            .remove(endpoint)
+        self.shared
+            .entry(endpoint)
             .filter(|l| l.fingerprint == fingerprint)
     }
 
     /// Changes what is remembered of the server at `endpoint` (starting afresh when its
-    /// fingerprint changed) and writes the file. A file that cannot be written is logged and
-    /// left: the memory only saves work.
+    /// fingerprint changed). Nothing is written here: the memory's own thread writes the
+    /// change soon when it matters to the next process (fill-in-the-middle learnt, a new
+    /// model, a speed moved by more than a quarter), else within a few seconds or at
+    /// [`Self::flush`].
     pub fn update(&self, endpoint: &str, fingerprint: &str, change: impl FnOnce(&mut Learned)) {
-        let mut all = self.read();
-        let entry = all.entry(endpoint.to_owned()).or_default();
-        if entry.fingerprint != fingerprint {
-            *entry = Learned {
-                fingerprint: fingerprint.to_owned(),
-                ..Learned::default()
-            };
-        }
-        change(entry);
-        entry.updated = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        while all.len() > MAX_ENTRIES {
-            let oldest = all
-                .iter()
-                .min_by_key(|(_, l)| l.updated)
-                .map(|(k, _)| k.clone());
-            match oldest {
-                Some(k) => all.remove(&k),
-                None => break,
-            };
-        }
-        if let Err(e) = self.write(&all) {
-            eprintln!(
-                "pilotfish: could not remember the server in {}: {e}",
-                self.path.display()
-            );
-        }
+        self.shared.update(endpoint, fingerprint, change);
     }
 
-    fn read(&self) -> BTreeMap<String, Learned> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return BTreeMap::new(),
-            Err(e) => {
-                eprintln!("pilotfish: ignoring {}: {e}", self.path.display());
-                return BTreeMap::new();
-            }
-        };
-        serde_json::from_str(&text).unwrap_or_else(|e| {
-            eprintln!(
-                "pilotfish: ignoring {} (it is not what pilotfish writes: {e}); it will be written afresh",
-                self.path.display()
-            );
-            BTreeMap::new()
-        })
-    }
-
-    /// Writes the whole file through a temporary file renamed over it, so that a reader in
-    /// another process sees the old file or the new one, never half of one.
-    fn write(&self, all: &BTreeMap<String, Learned>) -> std::io::Result<()> {
-        static WRITES: AtomicU64 = AtomicU64::new(0);
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let text = serde_json::to_string_pretty(all).map_err(std::io::Error::other)?;
-        let mut temporary = self.path.clone().into_os_string();
-        temporary.push(format!(
-            ".{}.{}.tmp",
-            std::process::id(),
-            WRITES.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::write(&temporary, text)?;
-        std::fs::rename(&temporary, &self.path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&temporary);
-        })
+    /// Writes what this process changed and has not written yet, and waits for a write under
+    /// way: called where a process ends (`complete`, `config check`, the language server's
+    /// end). A file that cannot be written is logged and left: the memory only saves work.
+    pub fn flush(&self) {
+        self.shared.flush();
     }
 }
+
+/// What does not matter to the next process at once is written within this.
+pub const WRITE_WITHIN: Duration = Duration::from_secs(3);
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
@@ -261,54 +222,4 @@ fn fnv(mut hash: u64, bytes: &[u8]) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("pilotfish-memory-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
-    }
-
-    #[test]
-    fn the_shared_start_of_two_prompts_is_found_to_within_a_chunk() {
-        let a = "x".repeat(1000) + "tail one";
-        let b = "x".repeat(1000) + "other tail, longer";
-        let shared = Sent::of(&a).shared_with(&b);
-        assert!(shared <= 1000 && shared > 1000 - CHUNK, "{shared}");
-        assert_eq!(Sent::of(&a).shared_with(&a), a.len());
-        assert_eq!(Sent::of("abc").shared_with("xbc"), 0);
-    }
-
-    #[test]
-    fn a_changed_fingerprint_starts_afresh_and_a_broken_file_is_ignored() {
-        let memory = Memory::at(temp("servers.json"));
-        memory.update("http://h:1", "model a", |l| l.fim = Some(false));
-        assert_eq!(
-            memory.recall("http://h:1", "model a").and_then(|l| l.fim),
-            Some(false)
-        );
-        assert_eq!(memory.recall("http://h:1", "model b"), None);
-        memory.update("http://h:1", "model b", |l| {
-            l.speed = Some(Speed::with(None, 100.0, None));
-        });
-        let b = memory.recall("http://h:1", "model b").unwrap();
-        assert_eq!((b.fim, b.speed.map(|s| s.samples)), (None, Some(1)));
-        std::fs::write(memory.path(), "{ not json").unwrap();
-        assert_eq!(memory.recall("http://h:1", "model b"), None);
-        memory.update("http://h:1", "model b", |l| l.fim = Some(true));
-        assert_eq!(
-            memory.recall("http://h:1", "model b").and_then(|l| l.fim),
-            Some(true)
-        );
-    }
-
-    #[test]
-    fn one_slow_answer_moves_the_speed_only_part_of_the_way() {
-        let s = Speed::with(None, 300.0, Some(50.0));
-        let s = Speed::with(Some(s), 100.0, None);
-        assert!((s.prompt_per_second - 240.0).abs() < 1e-9);
-        assert_eq!(s.predicted_per_second, Some(50.0));
-        assert_eq!(s.samples, 2);
-    }
-}
+mod tests;
