@@ -42,7 +42,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
             agent::tools::Profile::NAMES
         );
     };
-    let mut agent = loaded.agent;
+    let mut agent = loaded.agent.clone();
     args.sandbox.apply(&mut agent);
     // Next edits ask what the language server would: `[next_edit]`, else `[chat]` with these
     // flags laid over it, else the completions' server.
