@@ -7,6 +7,8 @@ mod agent;
 mod chat_send;
 mod copilot_plugins;
 mod copilot_texts;
+mod editor_settings;
+mod emacs_script;
 mod ghost_text;
 mod managed;
 mod next_edit;
