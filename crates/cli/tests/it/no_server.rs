@@ -90,10 +90,14 @@ fn without_a_server_complete_runs_the_cached_default_model() {
         dir.join("cache/llama-server-test"),
     )
     .unwrap();
-    // A small prompt and a generous limit: the model's cold read is not under test, and a
-    // busy machine reads slowly. The configuration names no server.
+    // A small prompt and generous limits (the first token's too): the model's cold read is not
+    // under test, and a busy machine reads slowly. The configuration names no server.
     let config = dir.join("patient.toml");
-    std::fs::write(&config, "[backend]\ntimeout_seconds = 180\n").unwrap();
+    std::fs::write(
+        &config,
+        "[backend]\ntimeout_seconds = 180\nfirst_token_timeout_seconds = 120\n",
+    )
+    .unwrap();
     let out = pilotfish(
         &dir,
         &nobody,
