@@ -109,11 +109,7 @@ fn sort_out(settings: &Value, check: impl Fn(&Value) -> Result<()>) -> (Value, V
             .err()
             .map(|e| in_editor_words(&format!("{e:#}"), &s.table))
             .unwrap_or_default();
-        refused.push(format!(
-            "{} = {} was not applied: {why}",
-            s.name(),
-            s.value
-        ));
+        refused.push(format!("{} = {} was not applied: {why}", s.name(), s.value));
     }
     (gather(&accepted), refused)
 }
@@ -159,7 +155,14 @@ fn in_editor_words(message: &str, table: &str) -> String {
             "kind" => "--backend".to_owned(),
             k => format!("--{k}"),
         };
-        let name = editor_name(if key == "strategy" { "completion" } else { table }, key);
+        let name = editor_name(
+            if key == "strategy" {
+                "completion"
+            } else {
+                table
+            },
+            key,
+        );
         let Some(name) = name else { continue };
         out = replace_flag(&out, &flag, name);
     }
@@ -347,7 +350,10 @@ mod tests {
             Ok(())
         };
         let (accepted, refused) = sort_out(&settings, check);
-        assert_eq!(accepted, json!({"chat": {"kind": "needs-model", "model": "m"}}));
+        assert_eq!(
+            accepted,
+            json!({"chat": {"kind": "needs-model", "model": "m"}})
+        );
         assert_eq!(
             refused,
             vec!["`x` in the editor's `backend` settings = 1 was not applied: x is wrong"]

@@ -212,6 +212,7 @@ pub fn free_port() -> u16 {
 /// refused, and nothing else can listen there meanwhile (the socket is bound without
 /// `SO_REUSEADDR`, so even a server that sets it cannot bind the port). The address of "no
 /// server", for tests that must not meet one by chance.
+#[derive(Debug)]
 pub struct HeldPort {
     pub port: u16,
     _socket: tokio::net::TcpSocket,

@@ -190,13 +190,21 @@ fn copilot_el(plugin: &str) {
         .current_dir(&dir)
         .env("PILOTFISH", env!("CARGO_BIN_EXE_pilotfish"))
         .env("PILOTFISH_CONFIG", dir.join("config.toml"))
-        .env("PLUGIN", repo().join("crates/cli/tests/fixtures/plugins").join(plugin))
+        .env(
+            "PLUGIN",
+            repo()
+                .join("crates/cli/tests/fixtures/plugins")
+                .join(plugin),
+        )
         .env("FILE", dir.join("lf.py"))
         .env("CRLF", dir.join("crlf.py"))
         .env("OUT", &out)
         .env("HOME", &dir);
     let v = run_editor(emacs, &out);
-    assert!(v["emacs"].as_str().unwrap_or_default().starts_with("30."), "{v}");
+    assert!(
+        v["emacs"].as_str().unwrap_or_default().starts_with("30."),
+        "{v}"
+    );
     for (name, eol_type) in [("lf", 0), ("crlf", 1)] {
         let f = &v["files"][name];
         // Emacs read the file with its line breaks (0: LF, 1: CRLF).

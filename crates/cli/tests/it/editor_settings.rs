@@ -37,29 +37,41 @@ fn a_wrong_chat_setting_is_named_and_the_rest_of_the_change_applies() {
     ));
     let mut command = Command::new(env!("CARGO_BIN_EXE_pilotfish"));
     command
-        .args(["lsp", "--backend", "openai-completions", "--endpoint", &first.url])
+        .args([
+            "lsp",
+            "--backend",
+            "openai-completions",
+            "--endpoint",
+            &first.url,
+        ])
         .env("XDG_CACHE_HOME", super::cache_home())
         .env_remove("PILOTFISH_CONFIG")
         .env_remove("PILOTFISH_ENDPOINT")
         .env_remove("PILOTFISH_BACKEND");
     let mut lsp = Lsp::spawn(command);
     lsp.watchdog(Duration::from_secs(120));
-    lsp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
     lsp.answer(1);
     lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     let text = "def order_total(items):\n    total = \n";
-    lsp.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": URI, "languageId": "python", "version": 1, "text": text}}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": URI, "languageId": "python", "version": 1, "text": text}}}),
+    );
     let (said, _) = complete(&mut lsp, 2);
     assert_eq!(said, "first");
     // VS Code sends the whole of its settings: a new endpoint, and a chat backend without the
     // model it needs.
-    lsp.send(json!({"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration", "params": {
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration", "params": {
         "settings": {"pilotfish": {
             "backend": {"kind": "openai-completions", "endpoint": second.url},
             "completion": {},
             "chat": {"kind": "ollama-chat"},
-        }}}}));
+        }}}}),
+    );
     let (said, seen) = complete(&mut lsp, 3);
     assert_eq!(said, "second", "the rest of the change applies: {seen:?}");
     let logged: Vec<&str> = seen

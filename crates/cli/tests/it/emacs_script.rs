@@ -24,8 +24,8 @@ Conf emacs-nox (1:30.1+1-6~bpo12+1 Debian Backports:bookworm-backports [amd64])
 /// The tools of the machine the script may use, linked into a folder of their own, so that a
 /// real Emacs or apt on the machine is never found.
 const SYSTEM_TOOLS: [&str; 16] = [
-    "awk", "cat", "chmod", "dpkg", "echo", "flock", "grep", "head", "id", "mkdir", "printf",
-    "rm", "sed", "sh", "tee", "tr",
+    "awk", "cat", "chmod", "dpkg", "echo", "flock", "grep", "head", "id", "mkdir", "printf", "rm",
+    "sed", "sh", "tee", "tr",
 ];
 
 /// A machine of fakes in a folder: its PATH, apt's sources, and the log of apt's calls.
@@ -34,7 +34,11 @@ struct Machine {
 }
 
 fn script(path: &Path, body: &str) {
-    std::fs::write(path, format!("#!/bin/sh\n# FAKE, for tools/emacs.sh's tests.\n{body}")).unwrap();
+    std::fs::write(
+        path,
+        format!("#!/bin/sh\n# FAKE, for tools/emacs.sh's tests.\n{body}"),
+    )
+    .unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
@@ -55,8 +59,16 @@ impl Machine {
                 .unwrap_or_else(|| panic!("{tool} is on this machine"));
             std::os::unix::fs::symlink(found, dir.join("system").join(tool)).unwrap();
         }
-        std::fs::write(dir.join("etc/sources.list"), "deb http://deb.debian.org/debian bookworm main\n").unwrap();
-        std::fs::write(dir.join("os-release"), "ID=debian\nVERSION_CODENAME=bookworm\n").unwrap();
+        std::fs::write(
+            dir.join("etc/sources.list"),
+            "deb http://deb.debian.org/debian bookworm main\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("os-release"),
+            "ID=debian\nVERSION_CODENAME=bookworm\n",
+        )
+        .unwrap();
         std::fs::write(dir.join("plan"), CLEAN_PLAN).unwrap();
         std::fs::write(dir.join("installed"), "").unwrap();
         std::fs::write(dir.join("apt.log"), "").unwrap();
@@ -82,11 +94,15 @@ impl Machine {
         );
         script(
             &fake.join("apt-config"),
-            &format!("echo \"SOURCEPARTS='{d}/etc/sources.list.d/'\"; echo \"SOURCELIST='{d}/etc/sources.list'\"\n"),
+            &format!(
+                "echo \"SOURCEPARTS='{d}/etc/sources.list.d/'\"; echo \"SOURCELIST='{d}/etc/sources.list'\"\n"
+            ),
         );
         script(
             &fake.join("dpkg-query"),
-            &format!("for p in $(cat {d}/installed); do [ \"$p\" = \"$3\" ] && {{ echo 'install ok installed'; exit 0; }}; done; exit 1\n"),
+            &format!(
+                "for p in $(cat {d}/installed); do [ \"$p\" = \"$3\" ] && {{ echo 'install ok installed'; exit 0; }}; done; exit 1\n"
+            ),
         );
         script(&fake.join("sudo"), "exec \"$@\"\n");
         Machine { dir }
@@ -183,21 +199,35 @@ fn an_older_emacs_is_left_alone_with_a_message() {
     let out = m.run();
     let said = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{said}");
-    assert!(said.contains("GNU Emacs 28.2") && said.contains("left alone"), "{said}");
+    assert!(
+        said.contains("GNU Emacs 28.2") && said.contains("left alone"),
+        "{said}"
+    );
     assert!(said.contains("Emacs 30"), "it says what is needed: {said}");
     assert_eq!(m.installs(), Vec::<String>::new(), "{said}");
-    let version = Command::new(m.emacs_path()).arg("--version").output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&version.stdout).trim(), "GNU Emacs 28.2");
+    let version = Command::new(m.emacs_path())
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        "GNU Emacs 28.2"
+    );
 }
 
 #[test]
 fn an_install_that_would_remove_a_package_is_refused() {
     let m = Machine::new("removes");
-    m.plan(&format!("Remv emacs-gtk [1:28.2+1-15+deb12u4]\n{CLEAN_PLAN}"));
+    m.plan(&format!(
+        "Remv emacs-gtk [1:28.2+1-15+deb12u4]\n{CLEAN_PLAN}"
+    ));
     let out = m.run();
     let said = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{said}");
-    assert!(said.contains("refused") && said.contains("remove emacs-gtk 1:28.2+1-15+deb12u4"), "{said}");
+    assert!(
+        said.contains("refused") && said.contains("remove emacs-gtk 1:28.2+1-15+deb12u4"),
+        "{said}"
+    );
     assert!(said.contains("nothing was changed"), "{said}");
     assert_eq!(m.installs(), Vec::<String>::new(), "{said}");
     assert!(!m.dir.join("fake/emacs").exists());
@@ -212,7 +242,10 @@ fn an_install_that_would_downgrade_a_package_is_refused() {
     let out = m.run();
     let said = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{said}");
-    assert!(said.contains("downgrade libgccjit0 13.2.0-1 to 12.2.0-14+deb12u1"), "{said}");
+    assert!(
+        said.contains("downgrade libgccjit0 13.2.0-1 to 12.2.0-14+deb12u1"),
+        "{said}"
+    );
     assert_eq!(m.installs(), Vec::<String>::new(), "{said}");
 }
 
@@ -228,7 +261,9 @@ fn without_emacs_emacs_30_is_installed_without_removing_anything() {
     assert!(out.status.success(), "{said}");
     assert_eq!(last_line(&out), m.emacs_path());
     // bookworm's own emacs-nox is 28: backports, in a file of its own.
-    let added = m.dir.join("etc/sources.list.d/pilotfish-bookworm-backports.sources");
+    let added = m
+        .dir
+        .join("etc/sources.list.d/pilotfish-bookworm-backports.sources");
     let source = std::fs::read_to_string(&added).unwrap_or_else(|_| panic!("{said}"));
     assert!(source.contains("Suites: bookworm-backports"), "{source}");
     assert_eq!(
@@ -243,7 +278,10 @@ fn without_emacs_emacs_30_is_installed_without_removing_anything() {
     );
     // The plan was simulated first, with the same packages.
     let calls = m.apt_calls();
-    let simulated = calls.iter().position(|c| c.contains(" -s ")).expect("simulated");
+    let simulated = calls
+        .iter()
+        .position(|c| c.contains(" -s "))
+        .expect("simulated");
     let installed = calls.iter().position(|c| c == &installs[0]).unwrap();
     assert!(simulated < installed, "{calls:?}");
 }

@@ -54,7 +54,10 @@ fn without_a_server_complete_and_the_language_server_say_how_to_get_one() {
     let out = pilotfish(&dir, &nobody, &["complete", CURSOR]);
     crate::assert_clean_failure(&out, &format!("no model server answers at {default} ("));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("refused"), "the held port refused: {stderr}");
+    assert!(
+        stderr.contains("refused"),
+        "the held port refused: {stderr}"
+    );
     assert!(
         stderr.contains("bash tools/smollm2.sh && bash tools/llama-server.sh")
             && stderr.contains("--endpoint URL"),

@@ -97,7 +97,11 @@ async fn inline_completion_items_end_without_the_models_final_line_break() {
         // Accepted as an editor accepts it: the text replaces the item's range (on line 1,
         // where characters are bytes).
         let (start, end) = (&item["range"]["start"], &item["range"]["end"]);
-        assert_eq!((&start["line"], &end["line"]), (&json!(1), &json!(1)), "{r}");
+        assert_eq!(
+            (&start["line"], &end["line"]),
+            (&json!(1), &json!(1)),
+            "{r}"
+        );
         let line = "    ";
         let from = start["character"].as_u64().unwrap() as usize;
         let to = end["character"].as_u64().unwrap() as usize;
@@ -135,7 +139,10 @@ async fn an_invoked_inline_completion_offers_candidates_to_cycle() {
             .map(|i| i["insertText"].as_str().unwrap().to_owned())
             .collect()
     };
-    for (kind, expected) in [(2, vec!["total(items)"]), (1, vec!["total(items)", "sum(items)"])] {
+    for (kind, expected) in [
+        (2, vec!["total(items)"]),
+        (1, vec!["total(items)", "sum(items)"]),
+    ] {
         let r = c
             .call(
                 "textDocument/inlineCompletion",
