@@ -10,7 +10,8 @@
 #
 # The build is as short as it can be on two cores: only the `llama-server` target, with Ninja
 # (from PyPI when the machine has none) and unity builds (several source files compiled as one
-# unit), at CMake's Release optimization (-O3) for ggml, llama and the server alike. A
+# unit; `tools/llama-server.cmake` builds the one library that refuses them file by file), at
+# CMake's Release optimization (-O3) for ggml, llama and the server alike. A
 # llama-server already built for this version is used whatever recipe built it. Each step
 # prints its time.
 set -euo pipefail
@@ -69,6 +70,7 @@ build() {
   rm -rf "$dir"
   "$venv/bin/cmake" -S "$src/vendor/llama.cpp" -B "$dir" -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON \
+    "-DCMAKE_PROJECT_llama.cpp_INCLUDE=$(cd "$(dirname "$0")" && pwd)/llama-server.cmake" \
     -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF \
     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON \
     -DBUILD_SHARED_LIBS=OFF >&2
