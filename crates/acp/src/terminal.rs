@@ -8,7 +8,7 @@
 //! The command line the editor is asked to run comes from [`command_line`] alone.
 
 use std::{
-    path::{Path, PathBuf},
+    path::PathBuf,
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
@@ -215,7 +215,17 @@ mod tests {
 
     #[test]
     fn the_editor_runs_the_command_line_it_is_given_and_an_empty_one_is_an_error() {
-        let argv = ["bwrap", "--ro-bind", "/", "/", "--", "bash", "-c", "echo hi"].map(String::from);
+        let argv = [
+            "bwrap",
+            "--ro-bind",
+            "/",
+            "/",
+            "--",
+            "bash",
+            "-c",
+            "echo hi",
+        ]
+        .map(String::from);
         let (program, args) = command_line(&argv).unwrap();
         assert_eq!(program, "bwrap");
         assert_eq!(args, argv[1..]);

@@ -4,13 +4,10 @@
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
-    time::Duration,
 };
 
 use anyhow::{Context, Result};
 use serde_json::Value;
-
-use host::config::{BackendConfig, CompletionConfig, Loaded};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -21,82 +18,6 @@ pub(crate) struct Args {
     #[arg(long)]
     stdio: bool,
 }
-
-/// The settings an editor sends (`initializationOptions`, `workspace/didChangeConfiguration`
-/// under `pilotfish`, `workspace/configuration`): `backend`, `completion` and `chat` tables
-/// with the configuration file's keys, laid over the configuration the server started with.
-/// `chat` names the model next edits ask (as `[chat]` does; `[next_edit]`'s own server and
-/// model still win); without a chat server anywhere, next edits ask the completions' server,
-/// the managed one included, so a model file is loaded once.
-///
-/// With `gguf` in force, the managed server in `managed` is kept if it serves the same model
-/// with the same context, else stopped and replaced (everything else checked first, so that
-/// settings refused leave the running server alone); without, it is stopped.
-fn configure(
-    base: &Loaded,
-    settings: &Value,
-    managed: &Mutex<Option<crate::managed::Managed>>,
-) -> Result<lsp::Configured> {
-    let editor_chat = settings.get("chat");
-    let mut backend = serde_json::to_value(&base.backend)?;
-    let mut completion = serde_json::to_value(&base.completion)?;
-    let mut origins = base.origins.clone();
-    for (key, target) in [("backend", &mut backend), ("completion", &mut completion)] {
-        if let Some(over) = settings.get(key).and_then(Value::as_object) {
-            for (k, v) in over {
-                target[k] = v.clone();
-                origins.insert(format!("{key}.{k}"), host::config::EDITOR.to_owned());
-            }
-        }
-    }
-    let mut backend: BackendConfig =
-        serde_json::from_value(backend).context("the `backend` settings are not valid")?;
-    let completion: CompletionConfig =
-        serde_json::from_value(completion).context("the `completion` settings are not valid")?;
-    host::config::settle_server(&mut backend, &mut origins)?;
-    let mut settings = completion.settings(backend.max_tokens)?;
-    settings.fim = backend.fim_mode()?;
-    settings.recent_edits_heading =
-        host::copilot_texts::load(base.next_edit.copilot_texts.as_deref()).recent_edits_heading;
-    backend.backend()?;
-    // Checked before a model loads; made again below, where the managed server's address is
-    // known.
-    next_edit_model(base, editor_chat, &backend)?;
-    let plan = match &backend.gguf {
-        Some(gguf) => Some(crate::managed::plan(gguf, backend.context_size)?),
-        None => None,
-    };
-    // A new model loads here, holding the message loop for the seconds that takes: requests
-    // wait for the server rather than fail while it loads.
-    let mut running = managed.lock().unwrap_or_else(|e| e.into_inner());
-    if running.as_ref().map(|m| &m.plan) != plan.as_ref() {
-        // The old server goes first: two models may not fit in memory together.
-        *running = None;
-        if let Some(plan) = plan {
-            *running = Some(plan.start()?);
-        }
-    }
-    if let Some(m) = running.as_ref() {
-        backend.endpoint = Some(m.url.clone());
-    }
-    let next_edit = next_edit_model(base, editor_chat, &backend)?;
-    let mut built = backend.backend()?;
-    // A suggestion that comes later than this is no longer wanted, and a hung server must not
-    // hold every keystroke for the whole time limit.
-    built.first_token_timeout = Some(Duration::from_secs_f64(
-        backend
-            .first_token_timeout_seconds
-            .unwrap_or(EDITOR_FIRST_TOKEN_SECONDS),
-    ));
-    Ok(lsp::Configured {
-        backend: built,
-        settings,
-        next_edit: Some(next_edit),
-    })
-}
-
-/// The language server's time-to-first-token limit unless configured.
-const EDITOR_FIRST_TOKEN_SECONDS: f64 = 4.0;
 
 /// Whether a file is excluded by a `.copilotignore` in one of its folders, the rules of each
 /// folder read once.
@@ -162,12 +83,14 @@ pub(crate) fn run(args: Args) -> Result<()> {
     // message loop below, which calls `configure` again, runs on this thread too.
     let managed = Arc::new(Mutex::new(None));
     // Refuse a broken configuration now, with the fix, rather than at the first keystroke.
-    configure(&loaded, &Value::Null, &managed)?;
+    crate::editor_settings::configure(&loaded, &Value::Null, &managed)?;
     let excluded: Arc<dyn Fn(&str) -> bool + Send + Sync> = Arc::new(excluder());
     let slot = managed.clone();
     let managed_now = managed.clone();
     let config = lsp::ServerConfig {
-        configure: Arc::new(move |v| configure(&loaded, v, &slot).map_err(|e| format!("{e:#}"))),
+        configure: Arc::new(move |v| {
+            crate::editor_settings::configure(&loaded, v, &slot).map_err(|e| format!("{e:#}"))
+        }),
         excluded: excluded.clone(),
         files: folder_files(excluded),
         version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -190,20 +113,4 @@ pub(crate) fn run(args: Args) -> Result<()> {
     // `exit` runs no destructors: the model server is stopped here.
     drop(managed.lock().unwrap_or_else(|e| e.into_inner()).take());
     std::process::exit(if clean { 0 } else { 1 });
-}
-
-/// Where next edits are asked for (`host::next_edits`, the configuration the ACP agent's
-/// next edits share).
-fn next_edit_model(
-    base: &Loaded,
-    editor_chat: Option<&Value>,
-    completions: &BackendConfig,
-) -> Result<lsp::NextEditConfig> {
-    let n = host::next_edits::configure(base, editor_chat, completions)?;
-    Ok(lsp::NextEditConfig {
-        model: n.model,
-        strategy: n.strategy,
-        wording: n.wording,
-        notice: n.notice,
-    })
 }

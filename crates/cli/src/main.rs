@@ -7,6 +7,7 @@ mod chat_cmd;
 mod complete;
 mod config_cmd;
 mod default_model;
+mod editor_settings;
 mod gguf;
 mod lsp_cmd;
 mod managed;

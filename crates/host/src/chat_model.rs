@@ -105,7 +105,7 @@ impl ChatModelArgs {
         let endpoint = c
             .endpoint
             .clone()
-            .unwrap_or_else(|| kind.default_endpoint().to_owned());
+            .unwrap_or_else(|| crate::config::default_endpoint(kind.default_endpoint()));
         if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
             bail!("endpoint `{endpoint}` is not an http:// or https:// URL");
         }

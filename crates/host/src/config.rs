@@ -495,6 +495,20 @@ fn override_backend(
 /// Where the editor's settings come in, for [`settle_server`].
 pub const EDITOR: &str = "the editor's settings";
 
+/// Where pilotfish looks for a server when none is configured: `$PILOTFISH_DEFAULT_ENDPOINT`
+/// when set, else `kinds_default` (where the backend's kind listens by default). Unlike
+/// `PILOTFISH_ENDPOINT` it configures no server: with nothing listening there, pilotfish acts
+/// as with no server at all (a test points it at a port nothing answers on).
+pub fn default_endpoint(kinds_default: &str) -> String {
+    match std::env::var(DEFAULT_ENDPOINT_VAR) {
+        Ok(v) if !v.trim().is_empty() => v.trim().to_owned(),
+        _ => kinds_default.to_owned(),
+    }
+}
+
+/// See [`default_endpoint`].
+pub const DEFAULT_ENDPOINT_VAR: &str = "PILOTFISH_DEFAULT_ENDPOINT";
+
 /// How specific a setting's origin is: a later layer (the file, the environment, the command
 /// line, the editor) overrides an earlier one.
 fn layer(origin: &str) -> u8 {
@@ -586,11 +600,12 @@ impl BackendConfig {
         })
     }
 
-    /// The base URL in force: the one set, else where this kind of server listens.
+    /// The base URL in force: the one set, else where this kind of server listens (or
+    /// `$PILOTFISH_DEFAULT_ENDPOINT`, see [`default_endpoint`]).
     pub fn endpoint(&self) -> Result<String> {
         Ok(match &self.endpoint {
             Some(e) => e.clone(),
-            None => self.kind()?.default_endpoint().to_owned(),
+            None => default_endpoint(self.kind()?.default_endpoint()),
         })
     }
 

@@ -42,6 +42,9 @@ const INVALID_PARAMS: i64 = -32602;
 const SERVER_NOT_INITIALIZED: i64 = -32002;
 const REQUEST_CANCELLED: i64 = -32800;
 
+/// The suggestions an invoked inline completion answers with at most (as cycling asks).
+const INVOKED_CANDIDATES: u32 = 3;
+
 /// Other open documents offered to the prompt as neighbours (Copilot's cap is 20 files).
 const NEIGHBOURS: usize = 20;
 
@@ -57,12 +60,15 @@ pub struct Configured {
     /// Where next edits go under these settings; `None` keeps the one in force (at start,
     /// [`ServerConfig::next_edit`]).
     pub next_edit: Option<NextEditConfig>,
+    /// The settings that could not be used, each named with why; the others are in force.
+    pub refused: Vec<String>,
 }
 
 impl std::fmt::Debug for Configured {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Configured")
             .field("next_edit", &self.next_edit.is_some())
+            .field("refused", &self.refused)
             .finish_non_exhaustive()
     }
 }
@@ -74,6 +80,7 @@ impl From<(backends::Backend, ghost::Settings)> for Configured {
             backend,
             settings,
             next_edit: None,
+            refused: Vec::new(),
         }
     }
 }
@@ -375,7 +382,12 @@ impl Server {
                 self.shutdown = true;
                 self.respond(id, Value::Null);
             }
-            "textDocument/inlineCompletion" => self.complete(id, &params, Flavor::Inline, 1),
+            "textDocument/inlineCompletion" => {
+                // LSP's `InlineCompletionTriggerKind.Invoked`: the user asked, and may cycle.
+                let invoked = params["context"]["triggerKind"] == 1;
+                let candidates = if invoked { INVOKED_CANDIDATES } else { 1 };
+                self.complete(id, &params, Flavor::Inline, candidates)
+            }
             "getCompletions" => self.complete(id, &params, Flavor::Copilot, 1),
             "getCompletionsCycling" => self.complete(id, &params, Flavor::Copilot, 3),
             "getPanelCompletions" => self.complete(id, &params, Flavor::Panel, 3),
@@ -500,6 +512,13 @@ impl Server {
                 self.pipeline = Arc::new(Pipeline::new(c.backend, c.settings));
                 if c.next_edit.is_some() {
                     self.config.next_edit = c.next_edit;
+                }
+                for why in &c.refused {
+                    self.log(1, why);
+                }
+                if !c.refused.is_empty() {
+                    let rest = "the rest of the settings apply";
+                    self.set_status(Some(format!("{} ({rest})", c.refused.join("; "))));
                 }
             }
             Err(e) => {

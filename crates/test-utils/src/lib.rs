@@ -208,6 +208,35 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A port on 127.0.0.1 bound and not listening, held while this lives: a connection there is
+/// refused, and nothing else can listen there meanwhile (the socket is bound without
+/// `SO_REUSEADDR`, so even a server that sets it cannot bind the port). The address of "no
+/// server", for tests that must not meet one by chance.
+#[derive(Debug)]
+pub struct HeldPort {
+    pub port: u16,
+    _socket: tokio::net::TcpSocket,
+}
+
+impl HeldPort {
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+pub fn held_port() -> HeldPort {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a TCP socket");
+    socket
+        .bind(([127, 0, 0, 1], 0).into())
+        .expect("a port on loopback");
+    let port = socket.local_addr().expect("the bound address").port();
+    HeldPort {
+        port,
+        _socket: socket,
+    }
+}
+
 /// vLLM for CPU and SmolLM2-135M-Instruct converted to safetensors, installed or taken from
 /// the cache once per run (`tools/vllm.sh`): the virtualenv's python and the model folder.
 pub fn vllm_paths() -> &'static (PathBuf, PathBuf) {

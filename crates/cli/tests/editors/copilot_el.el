@@ -1,7 +1,7 @@
 ;;; copilot_el.el --- copilot.el against pilotfish, in Emacs run in batch  -*- lexical-binding: t; -*-
 
-;; copilot.el (the real package, carried in tests/fixtures/plugins) set up as docs/editors.md
-;; says, against `pilotfish lsp`:
+;; copilot.el (the real package, carried in tests/fixtures/plugins: 0.2.0 and 0.9.0, the same
+;; steps for both) set up as docs/editors.md says, against `pilotfish lsp`:
 ;;   emacs --batch -l copilot_el.el
 ;; with PILOTFISH (the binary, given to copilot.el as its server), PLUGIN, FILE (a Python file
 ;; whose line 2 is `    s = "é" + `), CRLF (the same with CRLF line breaks) and OUT in the
@@ -14,8 +14,9 @@
 
 ;;; Code:
 
-;; Debian's elpa-* packages (editorconfig, f, s, dash) are on the load path: `--batch` skips
-;; the user's init file but not the site's start-up, which activates them.
+;; Emacs 30 ships what copilot.el 0.9.0 needs (jsonrpc, compat, track-changes, editorconfig);
+;; Debian's elpa-f (with s and dash), which 0.2.0 also needs, is on the load path: `--batch`
+;; skips the user's init file but not the site's start-up, which activates it.
 (add-to-list 'load-path (getenv "PLUGIN"))
 (require 'copilot)
 (require 'json)
@@ -27,7 +28,7 @@
 ;; region it marks, which is active only with it.
 (transient-mark-mode 1)
 
-(defvar pf-results (list (cons 'steps nil) (cons 'files nil)))
+(defvar pf-results (list (cons 'steps nil) (cons 'files nil) (cons 'emacs emacs-version)))
 
 (defun pf-finish (failure)
   "Write what was seen, with FAILURE (a step's name or nil), and leave Emacs."
@@ -46,6 +47,13 @@
       (pf-finish name))
     (push name (alist-get 'steps pf-results))))
 
+(defun pf-press (command)
+  "Run COMMAND as its key would, interactively.
+Emacs in batch tells commands that nothing is called interactively (copilot.el 0.9.0 then
+asks for an automatic completion, not an invoked one): `noninteractive' is off for the call."
+  (let ((noninteractive nil))
+    (call-interactively command)))
+
 (defun pf-lines ()
   "The buffer's lines, as a vector."
   (vconcat (split-string (buffer-substring-no-properties (point-min) (point-max)) "\n")))
@@ -59,19 +67,19 @@
     (goto-char (point-min))
     (forward-line 1)
     (end-of-line)
-    (copilot-complete)
+    (pf-press #'copilot-complete)
     (pf-wait (concat name ": the suggestion is shown in the file just opened")
              #'copilot-current-completion)
     (push (cons 'shown (copilot-current-completion)) seen)
-    (copilot-next-completion)
+    (pf-press #'copilot-next-completion)
     (pf-wait (concat name ": cycling shows the next suggestion")
              (lambda () (equal (copilot-current-completion) "b + a")))
     (push (cons 'cycled (copilot-current-completion)) seen)
-    (copilot-accept-completion)
+    (pf-press #'copilot-accept-completion)
     (push (cons 'lines (pf-lines)) seen)
     (push (cons 'column (current-column)) seen)
     (push (cons 'line (line-number-at-pos)) seen)
-    (copilot-panel-complete)
+    (pf-press #'copilot-panel-complete)
     (pf-wait (concat name ": the panel fills")
              (lambda ()
                (with-current-buffer (get-buffer-create "*copilot-panel*")

@@ -1,6 +1,7 @@
 //! Copilot's own editor plugins against `pilotfish lsp`, set up as `docs/editors.md` says:
-//! copilot.lua in a real headless Neovim 0.11.4 (`tools/neovim.sh`) and copilot.el in a real
-//! Emacs (`tools/emacs.sh`), both carried as test fixtures under their MIT licences
+//! copilot.lua in a real headless Neovim 0.11.4 (`tools/neovim.sh`) and copilot.el (0.2.0 and
+//! the current 0.9.0) in a real Emacs 30 (`tools/emacs.sh`), all carried as test fixtures under
+//! their MIT licences
 //! (`tests/fixtures/plugins`). Each opens a file and, with nothing typed, shows pilotfish's
 //! suggestion on a line with non-ASCII text before the cursor, cycles, accepts it (without extra
 //! lines) and fills the panel, in a file with LF and one with CRLF line breaks. The model is the
@@ -160,12 +161,27 @@ fn copilot_lua_shows_accepts_cycles_and_fills_the_panel() {
     assert!(model.requests() >= 4, "the model was asked");
 }
 
+/// copilot.el 0.2.0, which asks with Copilot's own methods (`getCompletions`,
+/// `getCompletionsCycling`).
 #[test]
 fn copilot_el_shows_accepts_cycles_and_fills_the_panel() {
+    copilot_el("copilot.el");
+}
+
+/// copilot.el 0.9.0, the current release, which asks with LSP's `textDocument/inlineCompletion`
+/// and cycles through the items of an invoked request.
+#[test]
+fn copilot_el_0_9_0_shows_accepts_cycles_and_fills_the_panel() {
+    copilot_el("copilot.el-0.9.0");
+}
+
+/// The steps of `tests/editors/copilot_el.el` with the copilot.el in `fixtures/plugins/PLUGIN`,
+/// in the Emacs 30 `tools/emacs.sh` gives.
+fn copilot_el(plugin: &str) {
     let emacs = tool("emacs.sh");
     let runtime = runtime();
     let model = fake_model(&runtime);
-    let dir = workspace("copilot-el", &model);
+    let dir = workspace(&format!("{plugin}-test"), &model);
     let out = dir.join("seen.json");
     let mut emacs = Command::new(emacs);
     emacs
@@ -176,13 +192,19 @@ fn copilot_el_shows_accepts_cycles_and_fills_the_panel() {
         .env("PILOTFISH_CONFIG", dir.join("config.toml"))
         .env(
             "PLUGIN",
-            repo().join("crates/cli/tests/fixtures/plugins/copilot.el"),
+            repo()
+                .join("crates/cli/tests/fixtures/plugins")
+                .join(plugin),
         )
         .env("FILE", dir.join("lf.py"))
         .env("CRLF", dir.join("crlf.py"))
         .env("OUT", &out)
         .env("HOME", &dir);
     let v = run_editor(emacs, &out);
+    assert!(
+        v["emacs"].as_str().unwrap_or_default().starts_with("30."),
+        "{v}"
+    );
     for (name, eol_type) in [("lf", 0), ("crlf", 1)] {
         let f = &v["files"][name];
         // Emacs read the file with its line breaks (0: LF, 1: CRLF).

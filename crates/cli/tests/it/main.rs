@@ -8,6 +8,8 @@ mod chat_send;
 mod copilot_plugins;
 mod copilot_texts;
 mod cursor_warming;
+mod editor_settings;
+mod emacs_script;
 mod ghost_text;
 mod managed;
 mod next_edit;

@@ -1,6 +1,8 @@
 //! No model server configured and none running: `complete` and the language server say in one
 //! line how to get one, naming the address they tried, or, when the tools scripts already
 //! cached the default model and llama-server, `complete` runs that model and says so.
+//! Where pilotfish looks by default is a port each test holds bound and not listening
+//! (`PILOTFISH_DEFAULT_ENDPOINT`), so that nothing else on the machine can answer there.
 
 use std::{
     path::{Path, PathBuf},
@@ -8,7 +10,6 @@ use std::{
 };
 
 const CURSOR: &str = "examples/shop/orders.py:31:13";
-const DEFAULT: &str = "http://127.0.0.1:8080";
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -24,10 +25,12 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// pilotfish with nothing configured: an empty home, `dir/cache` as its cache folder, no
-/// server named by the environment, and no llama-server on PATH.
-fn pilotfish(dir: &Path, args: &[&str]) -> Output {
+/// server named by the environment, no llama-server on PATH, and `nobody` where it looks for
+/// a server by default.
+fn pilotfish(dir: &Path, nobody: &test_utils::HeldPort, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pilotfish"))
         .args(args)
+        .env("PILOTFISH_DEFAULT_ENDPOINT", nobody.url())
         .current_dir(repo())
         .env("HOME", dir)
         .env("XDG_CONFIG_HOME", dir.join(".config"))
@@ -43,25 +46,18 @@ fn pilotfish(dir: &Path, args: &[&str]) -> Output {
         .expect("pilotfish runs")
 }
 
-/// Whether something already listens where pilotfish looks by default; then these tests
-/// cannot show what happens when nothing does.
-fn default_port_taken() -> bool {
-    let taken = std::net::TcpStream::connect("127.0.0.1:8080").is_ok();
-    if taken {
-        eprintln!("something listens on 127.0.0.1:8080 here: the no-server case cannot be shown");
-    }
-    taken
-}
-
 #[test]
 fn without_a_server_complete_and_the_language_server_say_how_to_get_one() {
-    if default_port_taken() {
-        return;
-    }
+    let nobody = test_utils::held_port();
+    let default = nobody.url();
     let dir = scratch("none");
-    let out = pilotfish(&dir, &["complete", CURSOR]);
-    crate::assert_clean_failure(&out, &format!("no model server answers at {DEFAULT} ("));
+    let out = pilotfish(&dir, &nobody, &["complete", CURSOR]);
+    crate::assert_clean_failure(&out, &format!("no model server answers at {default} ("));
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refused"),
+        "the held port refused: {stderr}"
+    );
     assert!(
         stderr.contains("bash tools/smollm2.sh && bash tools/llama-server.sh")
             && stderr.contains("--endpoint URL"),
@@ -69,11 +65,11 @@ fn without_a_server_complete_and_the_language_server_say_how_to_get_one() {
     );
     // The language server starts anyway (the editor may name a server), and says it once in
     // its log; standard input closed at once ends it.
-    let out = pilotfish(&dir, &["lsp"]);
+    let out = pilotfish(&dir, &nobody, &["lsp"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr
-            .matches(&format!("no model server answers at {DEFAULT}"))
+            .matches(&format!("no model server answers at {default}"))
             .count(),
         1,
         "{stderr}"
@@ -83,9 +79,8 @@ fn without_a_server_complete_and_the_language_server_say_how_to_get_one() {
 
 #[test]
 fn without_a_server_complete_runs_the_cached_default_model() {
-    if default_port_taken() {
-        return;
-    }
+    let nobody = test_utils::held_port();
+    let default = nobody.url();
     let dir = scratch("cached");
     // The cache as the tools scripts leave it: the model and a llama-server they built.
     std::os::unix::fs::symlink(
@@ -98,12 +93,17 @@ fn without_a_server_complete_runs_the_cached_default_model() {
         dir.join("cache/llama-server-test"),
     )
     .unwrap();
-    // A small prompt and a generous limit: the model's cold read is not under test, and a
-    // busy machine reads slowly. The configuration names no server.
+    // A small prompt and generous limits (the first token's too): the model's cold read is not
+    // under test, and a busy machine reads slowly. The configuration names no server.
     let config = dir.join("patient.toml");
-    std::fs::write(&config, "[backend]\ntimeout_seconds = 180\n").unwrap();
+    std::fs::write(
+        &config,
+        "[backend]\ntimeout_seconds = 180\nfirst_token_timeout_seconds = 120\n",
+    )
+    .unwrap();
     let out = pilotfish(
         &dir,
+        &nobody,
         &[
             "complete",
             CURSOR,
@@ -121,7 +121,7 @@ fn without_a_server_complete_runs_the_cached_default_model() {
     );
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains(&format!("no model server answers at {DEFAULT}"))
+        stderr.contains(&format!("no model server answers at {default}"))
             && stderr.contains("using the default local model"),
         "it says what it chose and why: {stderr}"
     );

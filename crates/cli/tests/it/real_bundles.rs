@@ -136,10 +136,8 @@ fn wrappers_in(text: &str) -> (usize, usize) {
 fn node(node: &Path, args: &[&Path]) -> (String, Option<i32>) {
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let home = std::env::temp_dir().join(format!(
-        "pilotfish-real-home-{}-{run}",
-        std::process::id()
-    ));
+    let home =
+        std::env::temp_dir().join(format!("pilotfish-real-home-{}-{run}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     std::fs::create_dir_all(&home).unwrap();
     let out = Command::new(node)

@@ -206,18 +206,13 @@ impl Server {
 impl Job {
     /// Runs the pipeline unless stopped first, then answers exactly once.
     async fn run(self, stop_rx: oneshot::Receiver<Stop>) {
-        let ask = Ask {
-            candidates: self.candidates,
-            arrived: self.arrived,
-        };
         update_status(&self.out, &self.status, |s| s.busy += 1);
         // The stop is looked at first: a request superseded before its task ran must not
         // start work.
-        let files = self.files.as_deref().map(|f| f as _);
         let outcome = tokio::select! {
             biased;
             stop = stop_rx => Err(stop.unwrap_or(Stop::Superseded)),
-            outcome = self.pipeline.complete(&self.request, files, ask) => Ok(outcome),
+            outcome = self.ask() => Ok(outcome),
         };
         // A prompt lowered to the server's speed: the whole one is warmed at this cursor after a
         // pause, so that the next keystroke gets its full budget back.
@@ -250,6 +245,39 @@ impl Job {
                 self.out,
             );
         }
+    }
+
+    /// The pipeline's outcome for this request. An invoked `textDocument/inlineCompletion`
+    /// (the user asked, as copilot.el's `copilot-complete` does) gets the ghost text's own
+    /// suggestion first, as an automatic request would show it, then up to `candidates` in
+    /// all with the sampled ones that differ from it, for the editor to cycle through.
+    async fn ask(&self) -> Result<Outcome, ghost::PipelineError> {
+        let files = self.files.as_deref().map(|f| f as _);
+        let ask = |candidates| Ask {
+            candidates,
+            arrived: self.arrived,
+        };
+        if self.flavor != Flavor::Inline || self.candidates == 1 {
+            return self
+                .pipeline
+                .complete(&self.request, files, ask(self.candidates))
+                .await;
+        }
+        let mut first = self.pipeline.complete(&self.request, files, ask(1)).await?;
+        // The ghost text stands on its own when sampling fails.
+        if let Ok(more) = self
+            .pipeline
+            .complete(&self.request, files, ask(self.candidates))
+            .await
+        {
+            for s in more.suggestions {
+                if !first.suggestions.iter().any(|e| e.text == s.text) {
+                    first.suggestions.push(s);
+                }
+            }
+        }
+        first.suggestions.truncate(self.candidates as usize);
+        Ok(first)
     }
 
     fn send(&self, message: Value) {

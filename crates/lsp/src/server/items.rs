@@ -58,6 +58,10 @@ impl Placement<'_> {
     }
 }
 
+/// The suggestions as `textDocument/inlineCompletion` items. The text does not end with the
+/// model's final line break, as for Copilot's methods: the item replaces up to the rest of the
+/// cursor's line and the line break after it stays, so a trailing one would leave an empty
+/// line behind.
 pub(super) fn inline_items(outcome: &Outcome, place: &Placement<'_>) -> Value {
     let items: Vec<Value> = outcome
         .suggestions
@@ -66,7 +70,7 @@ pub(super) fn inline_items(outcome: &Outcome, place: &Placement<'_>) -> Value {
         .map(|(i, s)| {
             let (start, end) = place.replaced(s);
             json!({
-                "insertText": s.text,
+                "insertText": without_final_line_break(&s.text),
                 "range": {"start": place.position(start), "end": place.position(end)},
                 "command": {"title": "Accept", "command": "github.copilot.didAcceptCompletionItem",
                             "arguments": [format!("pilotfish-{}", place.uuid_base + i as u64)]},

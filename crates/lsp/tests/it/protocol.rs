@@ -74,6 +74,86 @@ async fn inline_completion_in_each_position_encoding() {
     }
 }
 
+/// An inline completion item ends without the model's final line break, as Copilot's methods'
+/// texts do: accepted, it leaves no empty line behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inline_completion_items_end_without_the_models_final_line_break() {
+    let text = "def add(a, b):\n    \n\nprint(add(1, 2))\n";
+    for answer in ["    return a + b\n", "    return a + b\n    "] {
+        let model = ScriptedModel::start(vec![Reply::text(answer, 3)], Duration::ZERO).await;
+        let mut c = Client::start(config(&model.url));
+        c.initialize(json!({"capabilities": {}})).await;
+        c.open(URI, "python", text).await;
+        let r = c
+            .call(
+                "textDocument/inlineCompletion",
+                json!({"textDocument": {"uri": URI}, "position": {"line": 1, "character": 4},
+                       "context": {"triggerKind": 1}}),
+            )
+            .await;
+        let item = &r["result"]["items"][0];
+        let insert = item["insertText"].as_str().unwrap_or_else(|| panic!("{r}"));
+        assert!(!insert.ends_with('\n'), "{answer:?}: {r}");
+        // Accepted as an editor accepts it: the text replaces the item's range (on line 1,
+        // where characters are bytes).
+        let (start, end) = (&item["range"]["start"], &item["range"]["end"]);
+        assert_eq!(
+            (&start["line"], &end["line"]),
+            (&json!(1), &json!(1)),
+            "{r}"
+        );
+        let line = "    ";
+        let from = start["character"].as_u64().unwrap() as usize;
+        let to = end["character"].as_u64().unwrap() as usize;
+        let accepted = format!("{}{insert}{}", &line[..from], &line[to..]);
+        assert_eq!(
+            text.replacen("\n    \n", &format!("\n{accepted}\n"), 1),
+            "def add(a, b):\n    return a + b\n\nprint(add(1, 2))\n",
+            "{answer:?}: {r}"
+        );
+    }
+}
+
+/// An invoked inline completion (the user asked) offers candidates to cycle through, the
+/// ghost text's own first; an automatic one, the ghost text alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invoked_inline_completion_offers_candidates_to_cycle() {
+    // FAKE: the scripted model, `total(items)` at temperature 0 and `sum(items)` when sampled.
+    let model = ScriptedModel::answering(
+        |body| {
+            if body["temperature"].as_f64().unwrap_or(0.0) == 0.0 {
+                Reply::text("total(items)", 3)
+            } else {
+                Reply::text("sum(items)", 3)
+            }
+        },
+        Duration::ZERO,
+    )
+    .await;
+    let mut c = ready(&model, json!({"capabilities": {}})).await;
+    let texts = |r: &Value| -> Vec<String> {
+        r["result"]["items"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|i| i["insertText"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for (kind, expected) in [
+        (2, vec!["total(items)"]),
+        (1, vec!["total(items)", "sum(items)"]),
+    ] {
+        let r = c
+            .call(
+                "textDocument/inlineCompletion",
+                json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": 13},
+                       "context": {"triggerKind": kind}}),
+            )
+            .await;
+        assert_eq!(texts(&r), expected, "triggerKind {kind}: {r}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn copilot_plugins_request_shapes() {
     let model = ScriptedModel::start(vec![Reply::text("total(items)", 3)], Duration::ZERO).await;
