@@ -169,16 +169,22 @@ impl Pipeline {
                 .map(|b| b + ((sizing.full - b) as f64 * share) as usize)
                 .filter(|g| last.is_some_and(|b| *g > b))
         };
+        // A command's one request that cannot read the whole prompt still reads as much of it
+        // as its longer allowance holds, rather than the size of one target.
+        let in_request = (whole_allowance > allowance)
+            .then(|| ((whole_allowance / self.fit.ratio()) as usize).min(sizing.full))
+            .filter(|b| *b > cold);
         let candidates = [
-            (grown(GROWTH[0]), false),
-            (grown(GROWTH[1]), false),
-            (last.filter(|b| *b > cold), false),
-            (Some(cold).filter(|_| by_target), true),
-            (last.filter(|b| *b < cold), false),
-            (Some(cold), true),
+            (in_request, false, whole_allowance),
+            (grown(GROWTH[0]), false, allowance),
+            (grown(GROWTH[1]), false, allowance),
+            (last.filter(|b| *b > cold), false, allowance),
+            (Some(cold).filter(|_| by_target), true, allowance),
+            (last.filter(|b| *b < cold), false, allowance),
+            (Some(cold), true, allowance),
         ];
         let path = &sizing.request.document.path;
-        for (budget, must) in candidates {
+        for (budget, must, allowed) in candidates {
             let Some(budget) = budget else { continue };
             if let Some(session) = &sizing.session {
                 self.state().sessions.insert(path.clone(), session.clone());
@@ -186,7 +192,7 @@ impl Pipeline {
                 self.state().sessions.remove(path);
             }
             let p = self.assemble(sizing.request, sizing.files, path, budget, sizing.shape)?;
-            let (ok, uncached) = fits(&p, allowance);
+            let (ok, uncached) = fits(&p, allowed);
             if ok || must {
                 trace.max_prompt_tokens = Some(budget);
                 trace.full_prompt_tokens = Some(sizing.full);
