@@ -97,6 +97,11 @@ fn prompt(text: &str) -> Value {
     json!({"do": "prompt", "text": text})
 }
 
+/// A request step for any agent method (`params.sessionId` "$last" is the last session).
+fn request(method: &str, params: Value) -> Value {
+    json!({"do": "request", "method": method, "params": params})
+}
+
 fn read(path: &str) -> Turn {
     Turn::call(
         "read_file",

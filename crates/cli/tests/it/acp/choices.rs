@@ -6,10 +6,6 @@
 
 use super::*;
 
-fn request(method: &str, params: Value) -> Value {
-    json!({"do": "request", "method": method, "params": params})
-}
-
 fn set_option(id: &str, value: &str) -> Value {
     request(
         "session/set_config_option",

@@ -6,11 +6,6 @@
 
 use super::*;
 
-/// A request step for any agent method (`params.sessionId` "$last" is the last session).
-fn request(method: &str, params: Value) -> Value {
-    json!({"do": "request", "method": method, "params": params})
-}
-
 /// The messages of the model's request `n`.
 fn messages(model: &ScriptedChat, n: usize) -> Vec<Value> {
     let bodies = model.bodies.lock().unwrap();
