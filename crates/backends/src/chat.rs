@@ -159,7 +159,10 @@ pub struct ChatBackend {
     /// The server's root URL.
     pub endpoint: String,
     pub model: Option<String>,
-    pub api_key: Option<String>,
+    /// Sent as a bearer token on every request, never shown.
+    pub api_key: Option<crate::Secret>,
+    /// The session header and `user` field every request carries (see [`crate::identity`]).
+    pub identity: crate::Identity,
     pub total_timeout: Duration,
     /// Ollama's `num_ctx`: its default of 2,048 tokens silently cuts agent prompts.
     pub context_size: Option<u32>,
@@ -189,6 +192,7 @@ impl ChatBackend {
             endpoint: crate::base_url(root),
             model: None,
             api_key: None,
+            identity: crate::Identity::here(),
             total_timeout,
             context_size: None,
             temperature: None,
@@ -201,6 +205,11 @@ impl ChatBackend {
         format!("{}{}", self.endpoint, self.kind.path())
     }
 
+    /// A request with the key and the session header.
+    fn signed(&self, builder: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        self.identity.sign(builder, self.api_key.as_ref())
+    }
+
     /// The models the server lists (`/v1/models`, Ollama's `/api/tags`), within `limit`: an
     /// editor's model picker offers them.
     pub async fn list_models(&self, limit: Duration) -> Result<Vec<String>, BackendError> {
@@ -209,12 +218,19 @@ impl ChatBackend {
             ChatKind::Ollama => ("/api/tags", "models", "name"),
         };
         let url = format!("{}{path}", self.endpoint);
-        let mut request = self.client.get(&url).timeout(limit);
-        if let Some(k) = &self.api_key {
-            request = request.bearer_auth(k);
-        }
+        let request = self.signed(self.client.get(&url).timeout(limit));
         let failed = |e: String| BackendError::Setup(format!("{url}: {e}"));
         let response = request.send().await.map_err(|e| failed(e.to_string()))?;
+        let status = response.status().as_u16();
+        if matches!(status, 401 | 403) {
+            let body = response.text().await.unwrap_or_default();
+            return Err(crate::status_error(
+                url.clone(),
+                status,
+                body.trim().to_owned(),
+                self.api_key.is_some(),
+            ));
+        }
         if !response.status().is_success() {
             return Err(failed(format!("HTTP {}", response.status())));
         }
@@ -245,6 +261,7 @@ impl ChatBackend {
         }
         match self.kind {
             ChatKind::OpenAi => {
+                self.identity.stamp(&mut body);
                 if let Some(t) = self.temperature {
                     body["temperature"] = json!(t);
                 }
@@ -317,9 +334,9 @@ impl ChatBackend {
                 body.insert(k.clone(), v.clone());
             }
         }
-        let key = self.api_key.as_deref();
+        let who = (&self.identity, self.api_key.as_ref());
         let (response, content_type) =
-            crate::post::post(&self.client, &url, &body, self.total_timeout, key).await?;
+            crate::post::post(&self.client, &url, &body, self.total_timeout, who).await?;
         // A server that ignored `stream` answers with one JSON body.
         if content_type.starts_with("application/json") && self.kind == ChatKind::OpenAi {
             return read_whole(response, url, &mut on_text).await;

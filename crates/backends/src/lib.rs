@@ -14,6 +14,7 @@
 
 pub mod chat;
 pub mod http;
+pub mod identity;
 pub mod memory;
 mod post;
 pub mod server;
@@ -21,6 +22,7 @@ pub mod silence;
 pub mod sse;
 mod timings;
 
+pub use identity::{Identity, Secret};
 pub use timings::{MIN_TOKENS_TIMED, Timings};
 
 use std::{ops::ControlFlow, time::Duration};
@@ -198,7 +200,10 @@ pub struct Backend {
     /// The server's base URL, such as `http://127.0.0.1:8080`.
     pub endpoint: String,
     pub model: Option<String>,
-    pub api_key: Option<String>,
+    /// Sent as a bearer token on every request, never shown.
+    pub api_key: Option<Secret>,
+    /// The session header and `user` field every request carries (see [`identity`]).
+    pub identity: Identity,
     /// For the whole exchange, stream included.
     pub total_timeout: Duration,
     /// For a streamed answer: the longest wait from sending until the first text arrives.
@@ -247,6 +252,14 @@ pub enum BackendError {
         "{url} sent no text within {after:?} (the time-to-first-token limit): the server is busy, loading a model or hung"
     )]
     FirstTokenTimeout { url: String, after: Duration },
+    #[error("{}", refused(url, *status, body, *key_sent))]
+    Unauthorized {
+        url: String,
+        status: u16,
+        body: String,
+        /// Whether a key was sent (and refused), or none.
+        key_sent: bool,
+    },
     #[error("{url} answered HTTP {status}: {body}")]
     Status {
         url: String,
@@ -310,7 +323,9 @@ impl BackendError {
             BackendError::Connect { .. } => "connect".into(),
             BackendError::Timeout { .. } => "timeout".into(),
             BackendError::FirstTokenTimeout { .. } => "first-token-timeout".into(),
-            BackendError::Status { status, .. } => format!("http-{status}"),
+            BackendError::Status { status, .. } | BackendError::Unauthorized { status, .. } => {
+                format!("http-{status}")
+            }
             BackendError::Json { .. } => "json".into(),
             BackendError::Stream { .. } | BackendError::StreamCut { .. } => "stream".into(),
             BackendError::TooLarge { .. } => "too-large".into(),
@@ -355,6 +370,7 @@ impl Backend {
             endpoint: base_url(root),
             model: None,
             api_key: None,
+            identity: Identity::here(),
             total_timeout,
             first_token_timeout: None,
             first_token_patience: false,
@@ -367,6 +383,35 @@ impl Backend {
 
     fn url(&self) -> String {
         format!("{}{}", self.endpoint, self.kind.path())
+    }
+
+    /// Whether others may share the server: it takes a key, or is not on this machine. Such a
+    /// server's slots are never pinned (`id_slot`): a pinned slot may hold another person's
+    /// prompt, or be busy with their request.
+    pub fn is_shared(&self) -> bool {
+        let host = self
+            .endpoint
+            .split("://")
+            .nth(1)
+            .unwrap_or_default()
+            .split(['/', '?'])
+            .next()
+            .unwrap_or_default();
+        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+        let name = match host.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or_default(),
+            None => host.split(':').next().unwrap_or_default(),
+        };
+        let local = name == "localhost"
+            || name
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        self.api_key.is_some() || !local
+    }
+
+    /// A request to `url` with the key and the session header.
+    pub(crate) fn signed(&self, builder: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        self.identity.sign(builder, self.api_key.as_ref())
     }
 
     fn body(&self, req: &Request, stream: bool) -> Value {
@@ -438,6 +483,7 @@ impl Backend {
                 if let Some(model) = &self.model {
                     body["model"] = json!(model);
                 }
+                self.identity.stamp(&mut body);
                 body
             }
             Kind::OpenAiCompletions | Kind::Codestral => {
@@ -460,6 +506,10 @@ impl Backend {
                 if let Some(model) = &self.model {
                     body["model"] = json!(model);
                 }
+                // Mistral's hosted API is not a shared server of the team's: no `user` there.
+                if self.kind == Kind::OpenAiCompletions {
+                    self.identity.stamp(&mut body);
+                }
                 body
             }
         }
@@ -467,9 +517,9 @@ impl Backend {
 
     async fn send(&self, body: &Value) -> Result<reqwest::Response, BackendError> {
         let url = self.url();
-        let key = self.api_key.as_deref();
+        let who = (&self.identity, self.api_key.as_ref());
         Ok(
-            post::post(&self.client, &url, body, self.total_timeout, key)
+            post::post(&self.client, &url, body, self.total_timeout, who)
                 .await?
                 .0,
         )
@@ -697,15 +747,13 @@ pub(crate) fn transport_error(
 pub(crate) async fn accepted(
     url: String,
     response: reqwest::Response,
+    key_sent: bool,
 ) -> Result<(reqwest::Response, String), BackendError> {
     let status = response.status();
     if !status.is_success() {
         let body = read_limited(response, 4096).await.unwrap_or_default();
-        return Err(BackendError::Status {
-            url,
-            status: status.as_u16(),
-            body: String::from_utf8_lossy(&body).trim().to_owned(),
-        });
+        let body = String::from_utf8_lossy(&body).trim().to_owned();
+        return Err(status_error(url, status.as_u16(), body, key_sent));
     }
     let content_type = response
         .headers()
@@ -717,6 +765,35 @@ pub(crate) async fn accepted(
         return Err(BackendError::NotAModelServer { url, content_type });
     }
     Ok((response, content_type))
+}
+
+/// An HTTP error as a [`BackendError`]: a 401 or 403 is [`BackendError::Unauthorized`], which
+/// says how to give a key.
+pub(crate) fn status_error(url: String, status: u16, body: String, key_sent: bool) -> BackendError {
+    if matches!(status, 401 | 403) {
+        BackendError::Unauthorized {
+            url,
+            status,
+            body,
+            key_sent,
+        }
+    } else {
+        BackendError::Status { url, status, body }
+    }
+}
+
+/// What a server that refused the request for want of a (good) key is told as.
+fn refused(url: &str, status: u16, body: &str, key_sent: bool) -> String {
+    let said = body.chars().take(200).collect::<String>();
+    if key_sent {
+        format!(
+            "{url} answered HTTP {status} ({said}): it refused the API key sent. Check the key that api_key_file, api_key_env, api_key_command, api_key or $PILOTFISH_API_KEY gives (`pilotfish config check` says which one is used)"
+        )
+    } else {
+        format!(
+            "{url} answered HTTP {status} ({said}): the server wants an API key. Give it with api_key_file (a file outside the workspace holding the key), api_key_env (the name of a variable holding it) or api_key_command in [backend] of your configuration file, or set $PILOTFISH_API_KEY"
+        )
+    }
 }
 
 fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {

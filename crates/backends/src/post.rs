@@ -1,12 +1,12 @@
-//! One POST to a model server, the way every backend sends: with its key and time limit, sent
-//! again once on a fresh connection when a kept-alive one the server had already closed dies
-//! under it, and checked as a model server's answer.
+//! One POST to a model server, the way every backend sends: with its key, session header and
+//! time limit, sent again once on a fresh connection when a kept-alive one the server had
+//! already closed dies under it, and checked as a model server's answer.
 
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::BackendError;
+use crate::{BackendError, Identity, Secret};
 
 /// Sends `body` to `url` and gives back the accepted response with its content type.
 ///
@@ -15,26 +15,27 @@ use crate::BackendError;
 /// them, can go out on that connection before the client has seen it close. The server never
 /// read it, so sending it once more on a new connection is safe; curl does the same. Any other
 /// failure, and a second one, is reported.
+///
+/// Each request carries `identity`'s session header and the key (see [`crate::identity`]).
 pub(crate) async fn post(
     client: &reqwest::Client,
     url: &str,
     body: &Value,
     total_timeout: Duration,
-    api_key: Option<&str>,
+    (identity, key): (&Identity, Option<&Secret>),
 ) -> Result<(reqwest::Response, String), BackendError> {
     let send = || {
-        let mut builder = client.post(url).json(body).timeout(total_timeout);
-        if let Some(key) = api_key {
-            builder = builder.bearer_auth(key);
-        }
-        builder.send()
+        identity
+            .sign(client.post(url).json(body).timeout(total_timeout), key)
+            .send()
     };
+    let key_sent = key.is_some();
     let response = match send().await {
         Err(e) if closed_before_answer(&e) => send().await,
         other => other,
     }
     .map_err(|e| crate::transport_error(url, total_timeout, e))?;
-    crate::accepted(url.to_owned(), response).await
+    crate::accepted(url.to_owned(), response, key_sent).await
 }
 
 /// Whether a request failed because its connection was closed before any answer arrived: the

@@ -71,7 +71,11 @@ impl Backend {
                     Ok(llama_info(&self.endpoint, &props))
                 }
                 // Not llama.cpp (or an old one): the OpenAI-compatible model list.
-                Err(e @ (BackendError::Connect { .. } | BackendError::Timeout { .. })) => Err(e),
+                Err(
+                    e @ (BackendError::Connect { .. }
+                    | BackendError::Timeout { .. }
+                    | BackendError::Unauthorized { .. }),
+                ) => Err(e),
                 _ => self.models_info(limit, "OpenAI-compatible").await,
             },
         }
@@ -86,10 +90,12 @@ impl Backend {
     ) -> Result<Option<usize>, BackendError> {
         let url = format!("{}/tokenize", self.endpoint);
         let response = self
-            .client
-            .post(&url)
-            .json(&json!({"content": text, "add_special": false}))
-            .timeout(limit)
+            .signed(
+                self.client
+                    .post(&url)
+                    .json(&json!({"content": text, "add_special": false}))
+                    .timeout(limit),
+            )
             .send()
             .await
             .map_err(|e| self.transport_error_at(&url, e))?;
@@ -107,8 +113,9 @@ impl Backend {
     /// `/infill`: it refuses at once (HTTP 501, before reading anything) when the vocabulary
     /// lacks the FIM tokens; otherwise it reads the three tokens of an empty hole and samples
     /// one, which replaces the prompt a slot held. So it is asked of an idle slot other than
-    /// the first where the server has several (`id_slot`), and only where nothing remembers
-    /// the answer (`config check`); completions learn it from their own requests instead.
+    /// the first where the server has several (`id_slot`) unless the server is shared (see
+    /// [`Backend::is_shared`]), and only where nothing remembers the answer (`config check`);
+    /// completions learn it from their own requests instead.
     pub async fn probe_fim(
         &self,
         info: &ServerInfo,
@@ -124,14 +131,12 @@ impl Backend {
             "n_predict": 0,
             "cache_prompt": true,
         });
-        if info.slots.is_some_and(|n| n > 1) {
+        // Never on a shared server: the slot pinned may hold another person's prompt.
+        if info.slots.is_some_and(|n| n > 1) && !self.is_shared() {
             probe["id_slot"] = json!(info.slots.unwrap_or(1) - 1);
         }
         let sent = self
-            .client
-            .post(&url)
-            .json(&probe)
-            .timeout(limit)
+            .signed(self.client.post(&url).json(&probe).timeout(limit))
             .send()
             .await;
         let Ok(response) = sent else {
@@ -167,11 +172,8 @@ impl Backend {
 
     async fn get_json(&self, path: &str, limit: Duration) -> Result<Value, BackendError> {
         let url = format!("{}{path}", self.endpoint);
-        let mut builder = self.client.get(&url).timeout(limit);
-        if let Some(key) = &self.api_key {
-            builder = builder.bearer_auth(key);
-        }
-        let response = builder
+        let response = self
+            .signed(self.client.get(&url).timeout(limit))
             .send()
             .await
             .map_err(|e| self.timed_error(&url, e, limit))?;
@@ -186,15 +188,17 @@ impl Backend {
         let status = response.status();
         let body = read_limited(response, 1 << 20).await.unwrap_or_default();
         if !status.is_success() {
-            return Err(BackendError::Status {
-                url: url.to_owned(),
-                status: status.as_u16(),
-                body: String::from_utf8_lossy(&body)
-                    .trim()
-                    .chars()
-                    .take(300)
-                    .collect(),
-            });
+            let body = String::from_utf8_lossy(&body)
+                .trim()
+                .chars()
+                .take(300)
+                .collect();
+            return Err(crate::status_error(
+                url.to_owned(),
+                status.as_u16(),
+                body,
+                self.api_key.is_some(),
+            ));
         }
         serde_json::from_slice(&body).map_err(|e| BackendError::Json {
             url: url.to_owned(),
@@ -275,10 +279,12 @@ impl Backend {
         };
         let url = format!("{}/api/show", self.endpoint);
         let response = self
-            .client
-            .post(&url)
-            .json(&json!({"model": model}))
-            .timeout(limit)
+            .signed(
+                self.client
+                    .post(&url)
+                    .json(&json!({"model": model}))
+                    .timeout(limit),
+            )
             .send()
             .await
             .map_err(|e| self.timed_error(&url, e, limit))?;

@@ -159,14 +159,11 @@ impl Backend {
     /// A GET's status and JSON body (`Null` when the body is not JSON), or `None` when the
     /// server did not answer within `limit`.
     async fn peek(&self, path: &str, limit: Duration) -> Option<(u16, Value)> {
-        let mut builder = self
+        let builder = self
             .client
             .get(format!("{}{path}", self.endpoint))
             .timeout(limit);
-        if let Some(key) = &self.api_key {
-            builder = builder.bearer_auth(key);
-        }
-        let response = builder.send().await.ok()?;
+        let response = self.signed(builder).send().await.ok()?;
         let status = response.status().as_u16();
         let body = read_limited(response, 1 << 20).await.unwrap_or_default();
         let value = serde_json::from_slice(&body)

@@ -28,6 +28,7 @@ pub(crate) fn run(command: Command) -> Result<()> {
     }
     let b = &b;
     let backend = b.backend()?;
+    print_who_asks(b, &backend)?;
     let kind = backend.kind;
     if kind == Kind::Codestral && backend.api_key.is_none() {
         // Without its key, Codestral would only refuse: there is nothing to ask yet.
@@ -42,7 +43,10 @@ pub(crate) fn run(command: Command) -> Result<()> {
         .build()?;
     let mut info = runtime
         .block_on(backend.server_info(PROBE_LIMIT))
-        .map_err(|e| anyhow::anyhow!("the server did not answer: {e}"))?;
+        .map_err(|e| match e {
+            backends::BackendError::Unauthorized { .. } => anyhow::anyhow!("{e}"),
+            e => anyhow::anyhow!("the server did not answer: {e}"),
+        })?;
     let learned = learned(&runtime, &backend, &mut info);
     print_server(&info);
     print_speed(&loaded, &info, learned.as_ref())?;
@@ -81,12 +85,42 @@ fn print_settings(loaded: &host::config::Loaded) -> Result<()> {
         for key in keys {
             let origin = loaded.origin(&format!("{section}.{key}"));
             let value = match table.get(*key) {
-                Some(_) if *key == "api_key" => "(set, hidden)".to_owned(),
+                Some(_) if *key == "api_key" => "(hidden)".to_owned(),
                 Some(v) => show_value(v),
                 None => unset(key).to_owned(),
             };
             println!("  {key:<28} {value:<40} {origin}");
         }
+    }
+    Ok(())
+}
+
+/// Who the server is told asks: the API key's source (never the key), the session header and
+/// the `user` field.
+fn print_who_asks(b: &host::config::BackendConfig, backend: &backends::Backend) -> Result<()> {
+    println!("who asks");
+    let key = match b.key()? {
+        Some(k) => format!("(hidden), from {}", k.source),
+        None => format!(
+            "(none: no api_key_* setting, and ${} is not set)",
+            host::api_key::KEY_VAR
+        ),
+    };
+    println!("  api key                      {key}");
+    let id = &backend.identity;
+    if id.header.is_empty() {
+        println!("  session header               (none: session_header = \"\")");
+    } else {
+        println!(
+            "  session header               {}: {}",
+            id.header, id.session
+        );
+    }
+    if !id.user.is_empty() {
+        println!(
+            "  user field                   {} (OpenAI-compatible requests)",
+            id.user
+        );
     }
     Ok(())
 }
@@ -97,7 +131,9 @@ fn unset(key: &str) -> &'static str {
         "model" => "(the server's)",
         "fim_template" => "(none: the server does FIM)",
         "fim" => "auto",
-        "api_key_env" | "api_key_command" | "api_key" => "(none)",
+        "api_key_env" | "api_key_file" | "api_key_command" | "api_key" => "(none)",
+        "session_header" => "X-Session-Id",
+        "user" => "(a digest of account and machine)",
         "first_token_timeout_seconds" => {
             "(command line: sized from the server's speed; language server: 4)"
         }
@@ -304,8 +340,11 @@ const BACKEND_KEYS: &[&str] = &[
     "fim_template",
     "fim",
     "api_key_env",
+    "api_key_file",
     "api_key_command",
     "api_key",
+    "session_header",
+    "user",
     "connect_timeout_seconds",
     "timeout_seconds",
     "first_token_timeout_seconds",

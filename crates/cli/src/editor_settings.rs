@@ -194,6 +194,7 @@ struct Checked {
 /// The settings laid over the configuration, and everything checked that can be without
 /// starting a model server.
 fn check(base: &Loaded, settings: &Value) -> Result<Checked> {
+    refuse_keys(settings)?;
     let mut backend = serde_json::to_value(&base.backend)?;
     let mut completion = serde_json::to_value(&base.completion)?;
     let mut origins = base.origins.clone();
@@ -207,6 +208,8 @@ fn check(base: &Loaded, settings: &Value) -> Result<Checked> {
     }
     let mut backend: BackendConfig =
         serde_json::from_value(backend).context("the `backend` settings are not valid")?;
+    // A key is never serialized (it shows as "(hidden)"): the configuration's own is kept.
+    backend.api_key.clone_from(&base.backend.api_key);
     let completion: CompletionConfig =
         serde_json::from_value(completion).context("the `completion` settings are not valid")?;
     host::config::settle_server(&mut backend, &mut origins)?;
@@ -226,6 +229,25 @@ fn check(base: &Loaded, settings: &Value) -> Result<Checked> {
         settings: ghost_settings,
         plan,
     })
+}
+
+/// The settings that give an API key, which the editor's settings may not hold.
+const KEY_SETTINGS: [&str; 4] = ["api_key", "api_key_file", "api_key_env", "api_key_command"];
+
+/// Refuses an API key setting among the editor's: a workspace's own settings
+/// (`.vscode/settings.json`) reach the language server the same way, and a workspace must
+/// neither hold a key nor choose what is run or read to get one.
+fn refuse_keys(settings: &Value) -> Result<()> {
+    for table in ["backend", "chat"] {
+        for key in KEY_SETTINGS {
+            if settings.get(table).and_then(|t| t.get(key)).is_some() {
+                anyhow::bail!(
+                    "an API key is never taken from the editor's settings, which a workspace can set: give api_key_file or api_key_env in [{table}] of your own configuration file, or set $PILOTFISH_API_KEY"
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The settings accepted, made into the language server's configuration: the managed model

@@ -149,13 +149,16 @@ fn models(args: &host::chat_model::ChatModelArgs) -> Result<(Model, Model)> {
     let loaded = args.load()?;
     // `[next_edit]`'s server and model stand in for `[chat]`'s; the flags win over both.
     let chat = args.backend_from(&loaded.next_edit.apply_to(&loaded))?;
-    let completion = backends::Backend::new(
+    let mut completion = backends::Backend::new(
         backends::Kind::LlamaCppCompletion,
         &chat.endpoint,
         Duration::from_secs(3),
         chat.total_timeout,
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The same server as the chat model's: the same key and identity.
+    completion.api_key.clone_from(&chat.api_key);
+    completion.identity.clone_from(&chat.identity);
     let max_tokens = chat
         .max_tokens
         .unwrap_or(ghost::next_edit::MAX_ANSWER_TOKENS);

@@ -135,14 +135,38 @@ impl ChatModelArgs {
         backend.context_size = c
             .context_size
             .or((kind == ChatKind::Ollama).then_some(16_384));
-        if let Some(var) = &c.api_key_env {
-            match std::env::var(var) {
-                Ok(v) if !v.trim().is_empty() => backend.api_key = Some(v.trim().to_owned()),
-                _ => bail!("the API key's variable {var} is not set in the environment"),
-            }
-        }
+        backend.api_key = chat_key(&c, loaded, &backend.endpoint)?;
+        backend.identity = loaded.backend.identity()?;
         Ok(backend)
     }
+}
+
+/// The chat server's key: `[chat]`'s own settings (as `[backend]`'s, see [`crate::api_key`]);
+/// without any, `[backend]`'s key when the chat server is the completions' server, else
+/// `$PILOTFISH_API_KEY`.
+fn chat_key(
+    c: &ChatConfig,
+    loaded: &crate::config::Loaded,
+    endpoint: &str,
+) -> Result<Option<backends::Secret>> {
+    let own = crate::api_key::KeySettings {
+        env: c.api_key_env.as_deref(),
+        file: c.api_key_file.as_deref(),
+        command: c.api_key_command.as_deref(),
+        inline: c.api_key.as_ref(),
+    };
+    let same_server = loaded
+        .backend
+        .endpoint()
+        .is_ok_and(|e| backends::base_url(&e) == endpoint);
+    let settings = if !own.any() && same_server {
+        loaded.backend.key_settings()
+    } else {
+        own
+    };
+    let key = crate::api_key::resolve(settings, &crate::api_key::current_workspace())
+        .map_err(|e| anyhow::anyhow!("[chat]: {e:#}"))?;
+    Ok(key.map(|k| k.secret))
 }
 
 /// The rendered messages in the wire format. An earlier tool call (rendered as

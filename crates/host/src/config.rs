@@ -41,6 +41,12 @@ pub struct ChatConfig {
     pub model: Option<String>,
     /// The name of an environment variable that holds the API key.
     pub api_key_env: Option<String>,
+    /// A file that holds the API key (outside the workspace).
+    pub api_key_file: Option<PathBuf>,
+    /// A command whose standard output is the API key.
+    pub api_key_command: Option<String>,
+    /// The key itself (refused in a configuration file inside the workspace).
+    pub api_key: Option<crate::api_key::Secret>,
     pub connect_timeout_seconds: f64,
     pub timeout_seconds: f64,
     /// Ollama's `num_ctx` (its default, 2,048, cuts long prompts silently).
@@ -59,6 +65,9 @@ impl Default for ChatConfig {
             endpoint: None,
             model: None,
             api_key_env: None,
+            api_key_file: None,
+            api_key_command: None,
+            api_key: None,
             connect_timeout_seconds: 3.0,
             timeout_seconds: 300.0,
             context_size: None,
@@ -269,10 +278,20 @@ pub struct BackendConfig {
     pub fim: String,
     /// The name of an environment variable that holds the API key.
     pub api_key_env: Option<String>,
+    /// A file that holds the API key (outside the workspace: a key there is refused).
+    pub api_key_file: Option<PathBuf>,
     /// A command whose standard output is the API key (`pass show mistral`).
     pub api_key_command: Option<String>,
-    /// The key itself; prefer `api_key_env` or `api_key_command` to keep it out of the file.
-    pub api_key: Option<String>,
+    /// The key itself; prefer `api_key_file` or `api_key_env` to keep it out of the file.
+    /// Refused in a configuration file inside the workspace. See `crate::api_key` for the
+    /// order in which these are read.
+    pub api_key: Option<crate::api_key::Secret>,
+    /// The header every request names its session in, for a router's session affinity:
+    /// `X-Session-Id` by default; empty: none.
+    pub session_header: Option<String>,
+    /// The `user` field of OpenAI-compatible requests; default: a digest of the account and
+    /// the machine.
+    pub user: Option<String>,
     pub connect_timeout_seconds: f64,
     pub timeout_seconds: f64,
     /// The longest wait for the first text of an answer. Default: 4 seconds in the language
@@ -300,8 +319,11 @@ impl Default for BackendConfig {
             fim_template: None,
             fim: "auto".into(),
             api_key_env: None,
+            api_key_file: None,
             api_key_command: None,
             api_key: None,
+            session_header: None,
+            user: None,
             connect_timeout_seconds: 3.0,
             timeout_seconds: 30.0,
             first_token_timeout_seconds: None,
@@ -391,6 +413,13 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
     {
         config.gguf = Some(p.parent().unwrap_or(Path::new(".")).join(gguf));
     }
+    let mut chat = chat;
+    if let Some(p) = &path {
+        let inline = config.api_key.is_some();
+        key_paths(p, &mut config.api_key_file, inline)?;
+        let inline = chat.api_key.is_some();
+        key_paths(p, &mut chat.api_key_file, inline)?;
+    }
     let used = path.filter(|p| p.exists());
     override_backend(&mut config, overrides, &mut origins);
     settle_server(&mut config, &mut origins)?;
@@ -408,6 +437,25 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
         },
         used,
     ))
+}
+
+/// A key file named in the configuration file at `p` means the same wherever pilotfish runs:
+/// `~/` is the home folder, a relative path is relative to the file. A key written in a
+/// configuration file inside the workspace is refused (see [`crate::api_key`]).
+fn key_paths(p: &Path, file: &mut Option<PathBuf>, inline: bool) -> Result<()> {
+    if let Some(f) = file.as_mut() {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        if let (Ok(rest), Some(home)) = (f.strip_prefix("~"), home) {
+            *f = home.join(rest);
+        } else if f.is_relative() {
+            *f = p.parent().unwrap_or(Path::new(".")).join(&f);
+        }
+    }
+    if inline {
+        let workspace = crate::api_key::current_workspace();
+        crate::api_key::refuse_in_workspace(p, "the configuration file with api_key", &workspace)?;
+    }
+    Ok(())
 }
 
 /// Reads and checks the configuration file at `p`, noting in `origins` every key it sets.
@@ -657,7 +705,8 @@ impl BackendConfig {
             Duration::from_secs_f64(self.timeout_seconds),
         )?;
         backend.model = self.model.clone();
-        backend.api_key = self.api_key()?;
+        backend.api_key = self.key()?.map(|k| k.secret);
+        backend.identity = self.identity()?;
         backend.first_token_timeout = self
             .first_token_timeout_seconds
             .map(Duration::from_secs_f64);
@@ -707,27 +756,37 @@ impl BackendConfig {
         )
     }
 
-    fn api_key(&self) -> Result<Option<String>> {
-        if let Some(var) = &self.api_key_env {
-            return match std::env::var(var) {
-                Ok(v) if !v.trim().is_empty() => Ok(Some(v.trim().to_owned())),
-                _ => bail!("api_key_env names {var}, which is not set in the environment"),
-            };
+    /// The settings of this section that give a key.
+    pub fn key_settings(&self) -> crate::api_key::KeySettings<'_> {
+        crate::api_key::KeySettings {
+            env: self.api_key_env.as_deref(),
+            file: self.api_key_file.as_deref(),
+            command: self.api_key_command.as_deref(),
+            inline: self.api_key.as_ref(),
         }
-        if let Some(command) = &self.api_key_command {
-            let out = std::process::Command::new("sh")
-                .args(["-c", command])
-                .stderr(std::process::Stdio::inherit())
-                .output()
-                .with_context(|| format!("could not run api_key_command `{command}`"))?;
-            if !out.status.success() {
-                bail!("api_key_command `{command}` failed ({})", out.status);
+    }
+
+    /// The API key and where it came from (see [`crate::api_key`] for the order).
+    pub fn key(&self) -> Result<Option<crate::api_key::ApiKey>> {
+        crate::api_key::resolve(self.key_settings(), &crate::api_key::current_workspace())
+    }
+
+    /// Who asks: this process's identity with the configured header name and `user` field.
+    pub fn identity(&self) -> Result<backends::Identity> {
+        let mut identity = backends::Identity::here();
+        if let Some(header) = &self.session_header {
+            let header = header.trim();
+            if !header.is_empty() && !backends::identity::is_header_name(header) {
+                bail!(
+                    "session_header `{header}` is not an HTTP header name: use letters, digits and dashes, such as X-Session-Id (or \"\" for none)"
+                );
             }
-            let key = String::from_utf8(out.stdout)
-                .context("api_key_command printed something that is not text")?;
-            return Ok(Some(key.trim().to_owned()));
+            identity.header = header.to_owned();
         }
-        Ok(self.api_key.clone())
+        if let Some(user) = &self.user {
+            identity.user = user.trim().to_owned();
+        }
+        Ok(identity)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The agent's host side: everything between the pure agent loop and the outside world that
 //! more than one front end needs. The command line, the ACP agent and the language server share
-//! it: the configuration (`config`), the chat model and its wire format (`chat_model`), the
+//! it: the configuration (`config`) and the model server's API key (`api_key`), the chat model and its wire format (`chat_model`), the
 //! workspace's tools with confinement, file access through the disk or an editor, the terminal
 //! (`shell`, or an editor's through `runner`) and MCP servers (`tools`, `files`, `mcp_tools`), the user's approvals of a
 //! workspace's MCP servers (`mcp_approvals`), the undo journal (`journal`), the
@@ -13,6 +13,7 @@
 //! and the ACP agent.
 
 pub mod agent_config;
+pub mod api_key;
 pub mod chat_model;
 pub mod config;
 pub mod confinement;

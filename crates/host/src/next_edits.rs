@@ -49,13 +49,19 @@ pub fn configure(
     let strategy = loaded.next_edit.strategy.clone();
     let model = if strategy == "sweep" {
         ghost::next_edit::Model::Completion(
-            backends::Backend::new(
-                backends::Kind::LlamaCppCompletion,
-                &chat.endpoint,
-                std::time::Duration::from_secs(3),
-                chat.total_timeout,
-            )
-            .map_err(|e| anyhow::anyhow!("{e}"))?,
+            {
+                let mut b = backends::Backend::new(
+                    backends::Kind::LlamaCppCompletion,
+                    &chat.endpoint,
+                    std::time::Duration::from_secs(3),
+                    chat.total_timeout,
+                )
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+                // The same server as the chat model's: the same key and identity.
+                b.api_key.clone_from(&chat.api_key);
+                b.identity.clone_from(&chat.identity);
+                b
+            },
             chat.max_tokens
                 .unwrap_or(ghost::next_edit::MAX_ANSWER_TOKENS),
         )
