@@ -116,7 +116,7 @@ async fn codestral_fim_with_a_key() {
     )
     .unwrap();
     b.model = Some("codestral-latest".into());
-    b.api_key = Some("secret".into());
+    b.api_key = backends::Secret::new("secret");
     assert_eq!(b.complete(&request()).await.unwrap().choices, ["return 1"]);
     let body = sent(&server);
     assert_eq!(

@@ -6,5 +6,6 @@
 mod chat;
 mod fakes;
 mod faults;
+mod identity;
 mod keep_alive;
 mod llama;
