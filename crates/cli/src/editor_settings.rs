@@ -109,7 +109,13 @@ fn sort_out(settings: &Value, check: impl Fn(&Value) -> Result<()>) -> (Value, V
             .err()
             .map(|e| in_editor_words(&format!("{e:#}"), &s.table))
             .unwrap_or_default();
-        refused.push(format!("{} = {} was not applied: {why}", s.name(), s.value));
+        // A key's text is never shown, even one refused.
+        let value = if s.key == "api_key" {
+            "(hidden)".to_owned()
+        } else {
+            s.value.to_string()
+        };
+        refused.push(format!("{} = {value} was not applied: {why}", s.name()));
     }
     (gather(&accepted), refused)
 }

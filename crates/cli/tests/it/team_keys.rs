@@ -171,3 +171,57 @@ fn lsp_with_the_variable(home: &Path, work: &Path) {
         &std::fs::read_to_string(&stderr).unwrap_or_default(),
     );
 }
+
+/// A key written in the workspace, in a configuration file there or in a key file there, is
+/// refused without being shown, and so is a key setting among the editor's (which a
+/// workspace's own settings can hold).
+#[test]
+fn a_key_in_the_workspace_is_refused_and_not_shown() {
+    let home = crate::fresh_home("team-keys", "workspace");
+    let work = workspace(&home);
+    let config = work.join("pilotfish.toml");
+    let config_arg = config.display().to_string();
+    let check = ["config", "check", "--config", &config_arg];
+    std::fs::write(
+        &config,
+        format!("[backend]\nendpoint = \"http://127.0.0.1:9\"\napi_key = \"{KEY}\"\n"),
+    )
+    .unwrap();
+    let out = crate::pilotfish_as_user(&home, &work, &check);
+    let said = text(&out);
+    assert!(
+        !out.status.success() && said.contains("inside the workspace"),
+        "{said}"
+    );
+    hidden("the refusal of a key in the workspace", &said);
+    std::fs::write(work.join("key"), KEY).unwrap();
+    std::fs::write(
+        &config,
+        "[backend]\nendpoint = \"http://127.0.0.1:9\"\napi_key_file = \"key\"\n",
+    )
+    .unwrap();
+    let out = crate::pilotfish_as_user(&home, &work, &check);
+    let said = text(&out);
+    assert!(
+        !out.status.success() && said.contains("api_key_file") && said.contains("inside the workspace"),
+        "{said}"
+    );
+    hidden("the refusal of a key file in the workspace", &said);
+
+    // The editor's settings: the key setting is refused, the others apply.
+    let mut lsp = Lsp::start(&["--endpoint", "http://127.0.0.1:9"]);
+    lsp.watchdog(Duration::from_secs(60));
+    lsp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "capabilities": {},
+        "initializationOptions": {"backend": {"api_key": KEY, "max_tokens": 8}}}}));
+    let (_, mut seen) = lsp.answer(1);
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    lsp.send(json!({"jsonrpc": "2.0", "id": 2, "method": "pilotfish/stats", "params": {}}));
+    seen.extend(lsp.answer(2).1);
+    let said = format!("{seen:?}");
+    assert!(
+        said.contains("never taken from the editor's settings"),
+        "{said}"
+    );
+    hidden("the refusal of an editor's key setting", &said);
+}
