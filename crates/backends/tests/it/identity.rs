@@ -212,9 +212,13 @@ async fn every_request_to_every_endpoint_carries_the_key_and_the_session_header(
         ask_everything(&keyed(kind, &fake.url, &identity)).await;
     }
     for kind in [ChatKind::OpenAi, ChatKind::Ollama] {
-        let mut chat =
-            ChatBackend::new(kind, &fake.url, Duration::from_secs(5), Duration::from_secs(10))
-                .unwrap();
+        let mut chat = ChatBackend::new(
+            kind,
+            &fake.url,
+            Duration::from_secs(5),
+            Duration::from_secs(10),
+        )
+        .unwrap();
         chat.api_key = Secret::new(KEY);
         chat.identity = identity.clone();
         chat.model = Some("m".into());
@@ -288,7 +292,10 @@ async fn the_session_header_is_named_as_configured() {
     let quiet = keyed(Kind::OpenAiCompletions, &fake.url, &identity);
     quiet.complete(&Request::default()).await.unwrap();
     let seen = fake.seen();
-    assert_eq!(seen[0].header("x-affinity"), Some(identity.session.as_str()));
+    assert_eq!(
+        seen[0].header("x-affinity"),
+        Some(identity.session.as_str())
+    );
     assert_eq!(seen[0].header("x-session-id"), None);
     assert_eq!(seen[0].body["user"], "ana@shop");
     assert_eq!(seen[1].header("x-affinity"), None);
@@ -302,7 +309,10 @@ async fn a_refusal_names_the_settings_that_give_a_key() {
     let mut b = keyed(Kind::OpenAiCompletions, &fake.url, &identity);
     b.api_key = None;
     let error = b.complete(&Request::default()).await.unwrap_err();
-    assert!(matches!(error, BackendError::Unauthorized { status: 401, .. }));
+    assert!(matches!(
+        error,
+        BackendError::Unauthorized { status: 401, .. }
+    ));
     let said = error.to_string();
     for needle in ["401", "api_key_file", "api_key_env", "$PILOTFISH_API_KEY"] {
         assert!(said.contains(needle), "{needle}: {said}");

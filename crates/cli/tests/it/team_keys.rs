@@ -24,11 +24,7 @@ fn workspace(home: &Path) -> PathBuf {
     let work = home.join("work");
     std::fs::create_dir_all(work.join(".git")).unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    std::fs::copy(
-        repo.join("examples/shop/orders.py"),
-        work.join("orders.py"),
-    )
-    .unwrap();
+    std::fs::copy(repo.join("examples/shop/orders.py"), work.join("orders.py")).unwrap();
     work
 }
 
@@ -103,7 +99,10 @@ fn a_key_from_a_file_or_the_environment_reaches_a_keyed_server_and_is_never_show
     let out = crate::pilotfish_as_user(&home, &work, &["config", "check"]);
     let said = text(&out);
     assert!(out.status.success(), "{said}");
-    assert!(said.contains("answered as                  llama.cpp"), "{said}");
+    assert!(
+        said.contains("answered as                  llama.cpp"),
+        "{said}"
+    );
     assert!(
         said.contains("(hidden), from api_key_file") && said.contains("team-key"),
         "{said}"
@@ -133,16 +132,22 @@ fn lsp_with_the_variable(home: &Path, work: &Path) {
     let mut lsp = Lsp::spawn(command);
     lsp.watchdog(Duration::from_secs(180));
     let mut messages = Vec::new();
-    lsp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
     messages.extend(lsp.answer(1).1);
     lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     let source = std::fs::read_to_string(work.join("orders.py")).unwrap();
     let uri = format!("file://{}/orders.py", work.display());
-    lsp.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": uri, "languageId": "python", "version": 1, "text": source}}}));
-    lsp.send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlineCompletion", "params": {
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "python", "version": 1, "text": source}}}),
+    );
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlineCompletion", "params": {
         "textDocument": {"uri": uri}, "position": {"line": 30, "character": 12},
-        "context": {"triggerKind": 1}}}));
+        "context": {"triggerKind": 1}}}),
+    );
     let (completion, seen) = lsp.answer(2);
     messages.extend(seen);
     assert!(completion.get("error").is_none(), "{completion}");
@@ -154,14 +159,20 @@ fn lsp_with_the_variable(home: &Path, work: &Path) {
         pipeline["network"].as_u64().unwrap_or(0) >= 1,
         "the server was asked: {stats}"
     );
-    assert_eq!(pipeline["failures"], 0, "nothing refused: {stats} {messages:?}");
+    assert_eq!(
+        pipeline["failures"], 0,
+        "nothing refused: {stats} {messages:?}"
+    );
     lsp.send(json!({"jsonrpc": "2.0", "id": 4, "method": "pilotfish/inspect", "params": {}}));
     let (inspect, seen) = lsp.answer(4);
     messages.extend(seen);
     let page = inspect["result"]["html"].as_str().unwrap_or_default();
     assert!(page.len() > 100, "an inspector page: {inspect}");
     hidden("the language server's inspector page", page);
-    hidden("the language server's messages", &format!("{messages:?} {completion} {stats}"));
+    hidden(
+        "the language server's messages",
+        &format!("{messages:?} {completion} {stats}"),
+    );
     lsp.send(json!({"jsonrpc": "2.0", "id": 5, "method": "shutdown"}));
     lsp.answer(5);
     lsp.send(json!({"jsonrpc": "2.0", "method": "exit"}));
@@ -203,7 +214,9 @@ fn a_key_in_the_workspace_is_refused_and_not_shown() {
     let out = crate::pilotfish_as_user(&home, &work, &check);
     let said = text(&out);
     assert!(
-        !out.status.success() && said.contains("api_key_file") && said.contains("inside the workspace"),
+        !out.status.success()
+            && said.contains("api_key_file")
+            && said.contains("inside the workspace"),
         "{said}"
     );
     hidden("the refusal of a key file in the workspace", &said);
@@ -211,9 +224,11 @@ fn a_key_in_the_workspace_is_refused_and_not_shown() {
     // The editor's settings: the key setting is refused, the others apply.
     let mut lsp = Lsp::start(&["--endpoint", "http://127.0.0.1:9"]);
     lsp.watchdog(Duration::from_secs(60));
-    lsp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "capabilities": {},
-        "initializationOptions": {"backend": {"api_key": KEY, "max_tokens": 8}}}}));
+        "initializationOptions": {"backend": {"api_key": KEY, "max_tokens": 8}}}}),
+    );
     let (_, mut seen) = lsp.answer(1);
     lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     lsp.send(json!({"jsonrpc": "2.0", "id": 2, "method": "pilotfish/stats", "params": {}}));
