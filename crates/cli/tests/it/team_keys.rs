@@ -28,6 +28,9 @@ fn workspace(home: &Path) -> PathBuf {
     work
 }
 
+/// Time limits that a busy machine keeps within: what is tested is the key, not the speed.
+const TIMES: &str = "timeout_seconds = 120\nfirst_token_timeout_seconds = 60\n";
+
 /// The user's configuration file: the server, and `extra` lines of `[backend]`.
 fn configure(home: &Path, server: &LlamaServer, extra: &str) {
     let dir = home.join(".config/pilotfish");
@@ -35,7 +38,7 @@ fn configure(home: &Path, server: &LlamaServer, extra: &str) {
     std::fs::write(
         dir.join("config.toml"),
         format!(
-            "[backend]\nendpoint = \"{}\"\nmax_tokens = 4\n{extra}",
+            "[backend]\nendpoint = \"{}\"\nmax_tokens = 4\n{TIMES}{extra}",
             server.url
         ),
     )
