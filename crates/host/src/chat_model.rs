@@ -344,3 +344,46 @@ impl agent::run::Model for ChatModel {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn loaded(chat_endpoint: &str, chat_key: Option<&str>) -> crate::config::Loaded {
+        let mut file = Config::default();
+        file.backend.endpoint = Some("http://team.lan:8080".into());
+        file.backend.api_key = backends::Secret::new("sk-completions");
+        file.chat.endpoint = Some(chat_endpoint.into());
+        file.chat.api_key = chat_key.and_then(backends::Secret::new);
+        crate::config::Loaded {
+            backend: file.backend,
+            completion: file.completion,
+            chat: file.chat,
+            agent: file.agent,
+            next_edit: file.next_edit,
+            sessions: file.sessions,
+            origins: Default::default(),
+        }
+    }
+
+    /// The chat model on the completions' server shares their key; on another server it has
+    /// its own; and it says who asks as completions do.
+    #[test]
+    fn the_chat_model_gets_the_key_of_its_own_server() {
+        let args = ChatModelArgs::default();
+        let same = args
+            .backend_from(&loaded("http://team.lan:8080/v1", None))
+            .unwrap();
+        assert_eq!(
+            same.api_key.as_ref().map(|k| k.expose()),
+            Some("sk-completions")
+        );
+        let other = args
+            .backend_from(&loaded("http://chat.lan:8000", Some("sk-chat")))
+            .unwrap();
+        assert_eq!(other.api_key.as_ref().map(|k| k.expose()), Some("sk-chat"));
+        assert_eq!(other.identity.header, "X-Session-Id");
+        assert!(!other.identity.session.is_empty());
+    }
+}

@@ -38,8 +38,13 @@ pub fn configure(
             chat[k] = v.clone();
         }
         loaded.chat = serde_json::from_value(chat).context("the `chat` settings are not valid")?;
+        // A key is never serialized (it shows as "(hidden)"): the configuration's own is kept.
+        loaded.chat.api_key.clone_from(&base.chat.api_key);
     }
     let mut loaded = loaded.next_edit.apply_to(&loaded);
+    // The completions' server as the editor's settings left it: its key and identity are the
+    // ones a chat model on the same server shares.
+    loaded.backend = completions.clone();
     // Without a chat endpoint of its own, the completions' server is asked (a llama-server,
     // the managed one too, serves both).
     if loaded.chat.endpoint.is_none() {
