@@ -27,8 +27,8 @@ pub(crate) fn run(command: Command) -> Result<()> {
         print_managed(m);
     }
     let b = &b;
-    let backend = b.backend()?;
-    print_who_asks(b, &backend)?;
+    let (backend, key) = b.backend_and_key()?;
+    print_who_asks(key.as_ref(), &backend);
     let kind = backend.kind;
     if kind == Kind::Codestral && backend.api_key.is_none() {
         // Without its key, Codestral would only refuse: there is nothing to ask yet.
@@ -97,9 +97,9 @@ fn print_settings(loaded: &host::config::Loaded) -> Result<()> {
 
 /// Who the server is told asks: the API key's source (never the key), the session header and
 /// the `user` field.
-fn print_who_asks(b: &host::config::BackendConfig, backend: &backends::Backend) -> Result<()> {
+fn print_who_asks(key: Option<&host::api_key::ApiKey>, backend: &backends::Backend) {
     println!("who asks");
-    let key = match b.key()? {
+    let key = match key {
         Some(k) => format!("(hidden), from {}", k.source),
         None => format!(
             "(none: no api_key_* setting, and ${} is not set)",
@@ -122,7 +122,6 @@ fn print_who_asks(b: &host::config::BackendConfig, backend: &backends::Backend) 
             id.user
         );
     }
-    Ok(())
 }
 
 /// What a setting left unset means.

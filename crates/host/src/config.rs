@@ -659,6 +659,12 @@ impl BackendConfig {
 
     /// The backend this configuration describes, after checking that its parts fit together.
     pub fn backend(&self) -> Result<Backend> {
+        Ok(self.backend_and_key()?.0)
+    }
+
+    /// [`Self::backend`], and where its API key came from (for `config check`, which must not
+    /// run an `api_key_command` twice).
+    pub fn backend_and_key(&self) -> Result<(Backend, Option<crate::api_key::ApiKey>)> {
         let kind = self.kind()?;
         let endpoint = self.endpoint()?;
         if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
@@ -705,7 +711,8 @@ impl BackendConfig {
             Duration::from_secs_f64(self.timeout_seconds),
         )?;
         backend.model = self.model.clone();
-        backend.api_key = self.key()?.map(|k| k.secret);
+        let key = self.key()?;
+        backend.api_key = key.as_ref().map(|k| k.secret.clone());
         backend.identity = self.identity()?;
         backend.first_token_timeout = self
             .first_token_timeout_seconds
@@ -714,7 +721,7 @@ impl BackendConfig {
         // What is learned of the server (its model's fill-in-the-middle, its speed) is kept
         // in the user's cache folder, so that a command run per keystroke learns it once.
         backend.memory = backends::memory::Memory::in_cache_folder();
-        Ok(backend)
+        Ok((backend, key))
     }
 
     /// A FIM template where the backend takes none, or none where it needs one, gives empty or
