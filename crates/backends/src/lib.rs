@@ -826,6 +826,38 @@ async fn read_limited(response: reqwest::Response, limit: usize) -> Result<Vec<u
 mod tests {
     use super::*;
 
+    /// A server on another machine, or one that takes a key, may be shared: its slots are
+    /// never pinned.
+    #[test]
+    fn a_server_elsewhere_or_behind_a_key_is_shared() {
+        let at = |url: &str| {
+            Backend::new(
+                Kind::LlamaCppInfill,
+                url,
+                Duration::from_secs(1),
+                Duration::from_secs(1),
+            )
+            .unwrap()
+        };
+        for local in [
+            "http://127.0.0.1:8080",
+            "http://localhost:8080/v1",
+            "http://[::1]:8080",
+        ] {
+            assert!(!at(local).is_shared(), "{local}");
+        }
+        for shared in [
+            "http://10.0.0.5:8080",
+            "https://llm.team.example/v1",
+            "http://user@llm.lan",
+        ] {
+            assert!(at(shared).is_shared(), "{shared}");
+        }
+        let mut keyed = at("http://127.0.0.1:8080");
+        keyed.api_key = Secret::new("sk-x");
+        assert!(keyed.is_shared());
+    }
+
     /// An empty `suffix` is never sent (vLLM refuses any `suffix` for a model without
     /// fill-in-the-middle); a real one is, where the request is fill-in-the-middle.
     #[test]
