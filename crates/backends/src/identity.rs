@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::{Backend, BackendError};
+
 /// The session header's name unless configured.
 pub const DEFAULT_SESSION_HEADER: &str = "X-Session-Id";
 
@@ -91,7 +93,7 @@ impl Identity {
         Identity::of(&account(), &machine(), &workspace_root(&cwd))
     }
 
-    /// Adds the session header to a request.
+    /// Adds the session header and the key (as a bearer token) to a request.
     pub(crate) fn sign(
         &self,
         builder: reqwest::RequestBuilder,
@@ -114,6 +116,66 @@ impl Identity {
         {
             body.insert("user".to_owned(), serde_json::json!(self.user));
         }
+    }
+}
+
+impl Backend {
+    /// Whether others may share the server: it takes a key, or is not on this machine. Such a
+    /// server's slots are never pinned (`id_slot`): a pinned slot may hold another person's
+    /// prompt, or be busy with their request.
+    pub fn is_shared(&self) -> bool {
+        let host = self
+            .endpoint
+            .split("://")
+            .nth(1)
+            .unwrap_or_default()
+            .split(['/', '?'])
+            .next()
+            .unwrap_or_default();
+        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+        let name = match host.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or_default(),
+            None => host.split(':').next().unwrap_or_default(),
+        };
+        let local = name == "localhost"
+            || name
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        self.api_key.is_some() || !local
+    }
+
+    /// A request to `url` with the key and the session header.
+    pub(crate) fn signed(&self, builder: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        self.identity.sign(builder, self.api_key.as_ref())
+    }
+}
+
+/// An HTTP error as a [`BackendError`]: a 401 or 403 is [`BackendError::Unauthorized`], which
+/// says how to give a key.
+pub(crate) fn status_error(url: String, status: u16, body: String, key_sent: bool) -> BackendError {
+    if matches!(status, 401 | 403) {
+        BackendError::Unauthorized {
+            url,
+            status,
+            body,
+            key_sent,
+        }
+    } else {
+        BackendError::Status { url, status, body }
+    }
+}
+
+/// What a server that refused the request for want of a (good) key is told as.
+pub(crate) fn refused(url: &str, status: u16, body: &str, key_sent: bool) -> String {
+    let said = body.chars().take(200).collect::<String>();
+    if key_sent {
+        format!(
+            "{url} answered HTTP {status} ({said}): it refused the API key sent. Check the key that api_key_file, api_key_env, api_key_command, api_key or $PILOTFISH_API_KEY gives (`pilotfish config check` says which one is used)"
+        )
+    } else {
+        format!(
+            "{url} answered HTTP {status} ({said}): the server wants an API key. Give it with api_key_file (a file outside the workspace holding the key), api_key_env (the name of a variable holding it) or api_key_command in [backend] of your configuration file, or set $PILOTFISH_API_KEY"
+        )
     }
 }
 
@@ -207,6 +269,38 @@ mod tests {
         assert_eq!(workspace_root(&inner), canonical);
         assert_eq!(workspace_root(&root), canonical);
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// A server on another machine, or one that takes a key, may be shared: its slots are
+    /// never pinned.
+    #[test]
+    fn a_server_elsewhere_or_behind_a_key_is_shared() {
+        let at = |url: &str| {
+            Backend::new(
+                crate::Kind::LlamaCppInfill,
+                url,
+                std::time::Duration::from_secs(1),
+                std::time::Duration::from_secs(1),
+            )
+            .unwrap()
+        };
+        for local in [
+            "http://127.0.0.1:8080",
+            "http://localhost:8080/v1",
+            "http://[::1]:8080",
+        ] {
+            assert!(!at(local).is_shared(), "{local}");
+        }
+        for shared in [
+            "http://10.0.0.5:8080",
+            "https://llm.team.example/v1",
+            "http://user@llm.lan",
+        ] {
+            assert!(at(shared).is_shared(), "{shared}");
+        }
+        let mut keyed = at("http://127.0.0.1:8080");
+        keyed.api_key = Secret::new("sk-x");
+        assert!(keyed.is_shared());
     }
 
     #[test]

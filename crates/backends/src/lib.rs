@@ -22,6 +22,7 @@ pub mod silence;
 pub mod sse;
 mod timings;
 
+pub(crate) use identity::status_error;
 pub use identity::{Identity, Secret};
 pub use timings::{MIN_TOKENS_TIMED, Timings};
 
@@ -252,7 +253,7 @@ pub enum BackendError {
         "{url} sent no text within {after:?} (the time-to-first-token limit): the server is busy, loading a model or hung"
     )]
     FirstTokenTimeout { url: String, after: Duration },
-    #[error("{}", refused(url, *status, body, *key_sent))]
+    #[error("{}", identity::refused(url, *status, body, *key_sent))]
     Unauthorized {
         url: String,
         status: u16,
@@ -383,35 +384,6 @@ impl Backend {
 
     fn url(&self) -> String {
         format!("{}{}", self.endpoint, self.kind.path())
-    }
-
-    /// Whether others may share the server: it takes a key, or is not on this machine. Such a
-    /// server's slots are never pinned (`id_slot`): a pinned slot may hold another person's
-    /// prompt, or be busy with their request.
-    pub fn is_shared(&self) -> bool {
-        let host = self
-            .endpoint
-            .split("://")
-            .nth(1)
-            .unwrap_or_default()
-            .split(['/', '?'])
-            .next()
-            .unwrap_or_default();
-        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-        let name = match host.strip_prefix('[') {
-            Some(v6) => v6.split(']').next().unwrap_or_default(),
-            None => host.split(':').next().unwrap_or_default(),
-        };
-        let local = name == "localhost"
-            || name
-                .parse::<std::net::IpAddr>()
-                .is_ok_and(|ip| ip.is_loopback());
-        self.api_key.is_some() || !local
-    }
-
-    /// A request to `url` with the key and the session header.
-    pub(crate) fn signed(&self, builder: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        self.identity.sign(builder, self.api_key.as_ref())
     }
 
     fn body(&self, req: &Request, stream: bool) -> Value {
@@ -767,35 +739,6 @@ pub(crate) async fn accepted(
     Ok((response, content_type))
 }
 
-/// An HTTP error as a [`BackendError`]: a 401 or 403 is [`BackendError::Unauthorized`], which
-/// says how to give a key.
-pub(crate) fn status_error(url: String, status: u16, body: String, key_sent: bool) -> BackendError {
-    if matches!(status, 401 | 403) {
-        BackendError::Unauthorized {
-            url,
-            status,
-            body,
-            key_sent,
-        }
-    } else {
-        BackendError::Status { url, status, body }
-    }
-}
-
-/// What a server that refused the request for want of a (good) key is told as.
-fn refused(url: &str, status: u16, body: &str, key_sent: bool) -> String {
-    let said = body.chars().take(200).collect::<String>();
-    if key_sent {
-        format!(
-            "{url} answered HTTP {status} ({said}): it refused the API key sent. Check the key that api_key_file, api_key_env, api_key_command, api_key or $PILOTFISH_API_KEY gives (`pilotfish config check` says which one is used)"
-        )
-    } else {
-        format!(
-            "{url} answered HTTP {status} ({said}): the server wants an API key. Give it with api_key_file (a file outside the workspace holding the key), api_key_env (the name of a variable holding it) or api_key_command in [backend] of your configuration file, or set $PILOTFISH_API_KEY"
-        )
-    }
-}
-
 fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cause = e;
     while let Some(next) = cause.source() {
@@ -825,38 +768,6 @@ async fn read_limited(response: reqwest::Response, limit: usize) -> Result<Vec<u
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A server on another machine, or one that takes a key, may be shared: its slots are
-    /// never pinned.
-    #[test]
-    fn a_server_elsewhere_or_behind_a_key_is_shared() {
-        let at = |url: &str| {
-            Backend::new(
-                Kind::LlamaCppInfill,
-                url,
-                Duration::from_secs(1),
-                Duration::from_secs(1),
-            )
-            .unwrap()
-        };
-        for local in [
-            "http://127.0.0.1:8080",
-            "http://localhost:8080/v1",
-            "http://[::1]:8080",
-        ] {
-            assert!(!at(local).is_shared(), "{local}");
-        }
-        for shared in [
-            "http://10.0.0.5:8080",
-            "https://llm.team.example/v1",
-            "http://user@llm.lan",
-        ] {
-            assert!(at(shared).is_shared(), "{shared}");
-        }
-        let mut keyed = at("http://127.0.0.1:8080");
-        keyed.api_key = Secret::new("sk-x");
-        assert!(keyed.is_shared());
-    }
 
     /// An empty `suffix` is never sent (vLLM refuses any `suffix` for a model without
     /// fill-in-the-middle); a real one is, where the request is fill-in-the-middle.

@@ -153,6 +153,25 @@ pub fn refuse_in_workspace(path: &Path, what: &str, workspace: &Path) -> Result<
     bail!("{message}")
 }
 
+/// A key file named in the configuration file at `p` means the same wherever pilotfish runs:
+/// `~/` is the home folder, a relative path is relative to the file. A key written in a
+/// configuration file inside the workspace is refused.
+pub(crate) fn settle_file(p: &Path, file: &mut Option<PathBuf>, inline: bool) -> Result<()> {
+    if let Some(f) = file.as_mut() {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        if let (Ok(rest), Some(home)) = (f.strip_prefix("~"), home) {
+            *f = home.join(rest);
+        } else if f.is_relative() {
+            *f = p.parent().unwrap_or(Path::new(".")).join(&f);
+        }
+    }
+    if inline {
+        let workspace = current_workspace();
+        refuse_in_workspace(p, "the configuration file with api_key", &workspace)?;
+    }
+    Ok(())
+}
+
 /// The workspace of the current folder (see [`backends::identity::workspace_root`]).
 pub fn current_workspace() -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));

@@ -416,9 +416,9 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
     let mut chat = chat;
     if let Some(p) = &path {
         let inline = config.api_key.is_some();
-        key_paths(p, &mut config.api_key_file, inline)?;
+        crate::api_key::settle_file(p, &mut config.api_key_file, inline)?;
         let inline = chat.api_key.is_some();
-        key_paths(p, &mut chat.api_key_file, inline)?;
+        crate::api_key::settle_file(p, &mut chat.api_key_file, inline)?;
     }
     let used = path.filter(|p| p.exists());
     override_backend(&mut config, overrides, &mut origins);
@@ -437,25 +437,6 @@ pub fn load(overrides: &Overrides) -> Result<(Loaded, Option<PathBuf>)> {
         },
         used,
     ))
-}
-
-/// A key file named in the configuration file at `p` means the same wherever pilotfish runs:
-/// `~/` is the home folder, a relative path is relative to the file. A key written in a
-/// configuration file inside the workspace is refused (see [`crate::api_key`]).
-fn key_paths(p: &Path, file: &mut Option<PathBuf>, inline: bool) -> Result<()> {
-    if let Some(f) = file.as_mut() {
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        if let (Ok(rest), Some(home)) = (f.strip_prefix("~"), home) {
-            *f = home.join(rest);
-        } else if f.is_relative() {
-            *f = p.parent().unwrap_or(Path::new(".")).join(&f);
-        }
-    }
-    if inline {
-        let workspace = crate::api_key::current_workspace();
-        crate::api_key::refuse_in_workspace(p, "the configuration file with api_key", &workspace)?;
-    }
-    Ok(())
 }
 
 /// Reads and checks the configuration file at `p`, noting in `origins` every key it sets.
