@@ -4,7 +4,7 @@
 //! smaller prompt for one too long).
 
 use std::{
-    sync::{Arc, atomic::AtomicBool},
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -15,6 +15,7 @@ use tokio::sync::watch;
 
 use crate::cursor::At;
 use crate::stream::{InFlight, Job, OnDone, Progress, run_stream};
+use crate::team::{Cancel, Waiting};
 use crate::{
     Decision, FimMode, LLAMA_SUFFIX_IGNORED, Outcome, Pipeline, PipelineError, Shape, Source,
     Trace, fit, multiline, shape, speed,
@@ -55,8 +56,9 @@ impl Pipeline {
         }
         backend.context_size = fit::ollama_context(&self.backend, info.as_ref());
         // vLLM says in `/metrics` whether it works on requests: a first-token limit sized here
-        // waits on while it does (see `limited`).
-        backend.first_token_patience = info.as_ref().is_some_and(|i| i.server == "vLLM");
+        // (see `limited`) or the editor's default waits on while it does; the user's cuts.
+        backend.first_token_patience = info.as_ref().is_some_and(|i| i.server == "vLLM")
+            && (backend.first_token_timeout.is_none() || backend.first_token_timeout_is_default);
         let context_size = fit::context_size(&self.backend, info.as_ref());
         let tokenizes = info.as_ref().is_some_and(|i| i.tokenizes);
         Server {
@@ -122,8 +124,9 @@ impl Pipeline {
             }
             let path = &request.document.path;
             let backend = self.limited(&server.backend, path, &prompt, &shape, &mut trace);
+            let llama_cpp = server.info.as_ref().is_some_and(ServerInfo::is_llama_cpp);
             let (answers, first_error) = self
-                .ask_model(&backend, prompt, &shape, decision, at, &mut trace)
+                .ask_model(&backend, prompt, (&shape, llama_cpp), decision, at, &mut trace)
                 .await?;
             self.learn(&backend, &shape, server.info.as_ref(), &answers, &trace);
             if answers.is_empty()
@@ -140,8 +143,12 @@ impl Pipeline {
                     continue;
                 }
                 self.too_slow(&backend, &error, &trace);
-                // A prompt that was not answered may not be held either.
-                self.fit.unsent(&backend);
+                // A prompt that was not answered may not be held either; one cut by the
+                // first-token limit is still being read (its stream goes on for the next
+                // keystroke to adopt).
+                if !matches!(*error, BackendError::FirstTokenTimeout { .. }) {
+                    self.fit.unsent(&backend);
+                }
                 return Err(self.failed(error, trace, at));
             }
             return match self.finish(&answers, decision, Source::Network, &mut trace, at) {
@@ -269,7 +276,8 @@ impl Pipeline {
             let speed = self.fit.speed().map(|s| s.prompt_per_second);
             // A limit sized here waits on while the server says it is working (a slow vLLM
             // reading a long prompt cold); one the user configured cuts.
-            backend.first_token_patience &= backend.first_token_timeout.is_none();
+            backend.first_token_patience &=
+                backend.first_token_timeout.is_none() || backend.first_token_timeout_is_default;
             let limit = *backend
                 .first_token_timeout
                 .get_or_insert_with(|| speed::first_token_limit(speed, uncached));
@@ -393,12 +401,14 @@ impl Pipeline {
     }
 
     /// Sends the prompt with Copilot's sampling, one request per candidate, and waits for
-    /// every answer; the first error is kept for when no answer came.
+    /// every answer; the first error is kept for when no answer came. The person's earlier
+    /// streams are cancelled first, and what of them is still at the server is waited for
+    /// (one request in flight per person). `llama_cpp`: the server is llama.cpp's.
     async fn ask_model(
         &self,
         backend: &Backend,
         prompt: prompt::Prompt,
-        shape: &Shape,
+        (shape, llama_cpp): (&Shape, bool),
         decision: &Decision,
         at: &At<'_>,
         trace: &mut Trace,
@@ -420,30 +430,39 @@ impl Pipeline {
             &cursor.text,
             cursor.model_prefix().len(),
         );
+        self.cancel_earlier(ask.arrived);
+        self.drained().await;
         self.state().stats.network += 1;
         let stops = backend_request.stop.clone();
+        // The stream itself waits longer for its first text than the editor does: cut by the
+        // editor's limit, it goes on for the next keystroke to adopt (or is cancelled).
+        let mut streaming = backend.clone();
+        streaming.first_token_timeout = backend
+            .first_token_timeout
+            .map(|limit| limit.max(crate::team::KEEP_UNTIL_TEXT));
         let mut receivers = Vec::new();
         for i in 0..ask.candidates.max(1) {
             let (tx, rx) = watch::channel(Progress::default());
-            let cancel = Arc::new(AtomicBool::new(false));
-            let id = {
+            let cancel = Cancel::new();
+            let flight = {
                 let mut state = self.state();
                 state.next_id += 1;
-                let id = state.next_id;
-                // The first candidate is the one later keystrokes may reuse.
-                if i == 0 {
-                    state.in_flight.push(Arc::new(InFlight {
-                        id,
-                        path: cursor.path.clone(),
-                        prefix: cursor.model_prefix().to_owned(),
-                        suffix: cursor.suffix().to_owned(),
-                        progress: rx.clone(),
-                        cancel: cancel.clone(),
-                        arrived: ask.arrived,
-                    }));
-                }
-                id
+                let flight = Arc::new(InFlight {
+                    id: state.next_id,
+                    path: cursor.path.clone(),
+                    prefix: cursor.model_prefix().to_owned(),
+                    suffix: cursor.suffix().to_owned(),
+                    progress: rx.clone(),
+                    cancel: cancel.clone(),
+                    arrived: ask.arrived,
+                    // The first candidate is the one later keystrokes may adopt.
+                    adoptable: i == 0,
+                    waiters: Default::default(),
+                });
+                state.in_flight.push(flight.clone());
+                flight
             };
+            let id = flight.id;
             let on_done = OnDone {
                 state: self.state.clone(),
                 id,
@@ -452,28 +471,47 @@ impl Pipeline {
                 cache: self.settings.cache,
             };
             let job = Job {
-                backend: backend.clone(),
+                backend: streaming.clone(),
                 request: backend_request.clone(),
                 finisher: finisher.clone(),
                 stops: stops.clone(),
                 retries: self.settings.retries,
+                keep_until_text: llama_cpp,
                 on_done,
             };
+            // Counted as waited for before the stream starts: the editor may drop this
+            // request at any time, which releases it.
+            let waiting = Waiting::new(flight);
             tokio::spawn(run_stream(job, tx, cancel));
-            receivers.push(rx);
+            receivers.push((waiting, rx));
         }
-        wait_for_answers(receivers, trace).await
+        wait_for_answers(backend, receivers, trace).await
     }
 }
 
-/// Waits for every candidate's stream to end: the answers, and the first error.
+/// Waits for every candidate's stream to end: the answers, and the first error. The
+/// first-token limit is the request's, not the stream's: a stream it cuts goes on, released.
 async fn wait_for_answers(
-    receivers: Vec<watch::Receiver<Progress>>,
+    backend: &Backend,
+    receivers: Vec<(Waiting, watch::Receiver<Progress>)>,
     trace: &mut Trace,
 ) -> Result<(Vec<String>, Option<Arc<BackendError>>), PipelineError> {
     let mut answers = Vec::new();
     let mut first_error = None;
-    for mut rx in receivers {
+    let mut deadline = backend
+        .first_token_timeout
+        .map(|after| (tokio::time::Instant::now() + after, after));
+    for (_waiting, mut rx) in receivers {
+        let first = async {
+            rx.wait_for(|p| p.first_token.is_some() || p.done.is_some())
+                .await
+                .is_ok()
+        };
+        if let Err(e) = backend.first_wait(first, &mut deadline).await {
+            trace.attempts += rx.borrow().attempts;
+            first_error.get_or_insert(Arc::new(e));
+            continue;
+        }
         let done = rx
             .wait_for(|p| p.done.is_some())
             .await

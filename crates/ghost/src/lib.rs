@@ -21,11 +21,12 @@ mod outcome;
 pub mod shape;
 mod speed;
 mod stream;
+mod team;
 mod warm;
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex, OnceLock, atomic::Ordering},
+    sync::{Arc, Mutex, OnceLock},
     time::{Duration, Instant},
 };
 
@@ -194,19 +195,14 @@ impl Pipeline {
 
     /// Stops every stream for a document (it was closed, or the editor moved on).
     pub fn cancel_document(&self, path: &str) {
-        let mut state = self.state();
-        state.in_flight.retain(|f| {
-            if f.path == path {
-                f.cancel.store(true, Ordering::Relaxed);
-                false
-            } else {
-                true
-            }
-        });
+        for f in self.state().in_flight.iter().filter(|f| f.path == path) {
+            f.cancel.cancel();
+        }
     }
 
-    /// Suggestions for the cursor in `request`. Dropping the future abandons the request
-    /// (its stream goes on while a later keystroke may still use it).
+    /// Suggestions for the cursor in `request`. Dropping the future releases the request's
+    /// stream: the same document's next request may adopt it within 300 ms, else it is
+    /// cancelled (`team.rs`).
     ///
     /// The stages, each its own function: an earlier answer typed through ([`Self::cached`],
     /// [`Self::in_flight`]), the contextual filter and debounce ([`Self::wait`]), what the
