@@ -20,6 +20,7 @@ mod sandbox;
 mod server_answers;
 mod servers;
 mod summary;
+mod team;
 mod unbundle;
 mod vllm;
 mod vscode;

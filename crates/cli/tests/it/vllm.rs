@@ -17,8 +17,12 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The shared server, held by this test alone until the guard drops.
 fn server() -> (std::sync::MutexGuard<'static, ()>, &'static VllmServer) {
-    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    (turn, VllmServer::shared())
+    (one_at_a_time(), VllmServer::shared())
+}
+
+/// This test's turn on the shared vLLM (the team tests take theirs too).
+pub(crate) fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A home of its own for each test (see [`crate::fresh_home`]).
