@@ -112,11 +112,14 @@ fn eight_people_on_vllm_are_all_answered_without_waste() {
 
 /// One person whose editor cancels a request once the model is writing its answer (a line of
 /// numbers it would go on with for its whole 400-token limit): the editor gets the cancelled
-/// error, the server stops within 2 s, and far fewer tokens than the limit were written.
+/// error, the server stops, and far fewer tokens than the limit were written. The server is
+/// idle 0.3 to 0.5 s after the cancel on a quiet machine (the 300 ms adoption window, then the
+/// next token written to the closed connection); 1.6 s at load 12 on two cores, where a token
+/// takes 0.4 s: the bound is 5 s.
 fn cancel_while_writing(shared: &Shared, name: &str) {
     let (dir, config) = scratch(
         name,
-        "[backend]\nfirst_token_timeout_seconds = 60\n\n[completion]\nmax_tokens = 400\nwarm = false\n",
+        "[backend]\nfirst_token_timeout_seconds = 60\nmax_tokens = 400\n\n[completion]\nwarm = false\n",
     );
     // The server is shared with other tests: counted from here, and quiet first.
     let idle_until = Instant::now() + Duration::from_secs(60);
@@ -149,9 +152,9 @@ fn cancel_while_writing(shared: &Shared, name: &str) {
         .wait_answer(id, Duration::from_secs(60))
         .expect("the cancelled request is answered");
     assert_eq!(answer["error"]["code"], -32800, "{answer}");
-    // The server stops: nothing runs within 2 s of the cancel.
+    // The server stops: nothing runs within 5 s of the cancel.
     let mut stopped = None;
-    while cancelled.elapsed() < Duration::from_secs(2) {
+    while cancelled.elapsed() < Duration::from_secs(5) {
         if shared.busy() == 0 {
             stopped = Some(cancelled.elapsed());
             break;
@@ -160,7 +163,7 @@ fn cancel_while_writing(shared: &Shared, name: &str) {
     }
     let written = (shared.counters() - before).generated;
     eprintln!("{name}: after the editor's cancel, the server was idle after {stopped:?}, having written {written} tokens of the 400 allowed");
-    assert!(stopped.is_some(), "the server still ran 2 s after the cancel");
+    assert!(stopped.is_some(), "the server still ran 5 s after the cancel");
     assert!(written > 0.0, "the model wrote before the cancel");
     assert!(written <= 200.0, "the model wrote {written} of 400 tokens: it was not stopped");
     drop(lsp);
