@@ -51,8 +51,8 @@ fn workload(config: &str) -> Workload {
 fn one_then_eight(shared: &Shared, name: &str) -> (team::Outcome, team::Outcome) {
     let (dir, config) = scratch(name, TEAM_CONFIG);
     let work = workload(&config);
-    let one = team::type_together(bin(), shared, 1, &work, &dir);
-    let eight = team::type_together(bin(), shared, 8, &work, &dir);
+    let one = team::type_together(team::Client::Pilotfish(bin()), shared, 1, &work, &dir);
+    let eight = team::type_together(team::Client::Pilotfish(bin()), shared, 8, &work, &dir);
     for o in [&one, &eight] {
         eprintln!(
             "{name}: {} people, {} keystrokes, {}/{} lines answered, median {:?}, p95 {:?}; per keystroke {:.2} prompt tokens read, {:.2} generated; cache hit share {:?}; busy 2 s after: {}",

@@ -5,6 +5,7 @@
 //! ([`server`]). Shared by the team tests (`crates/cli/tests/it/team.rs`) and the benchmark
 //! (`crates/ghost/benches/team_typing.rs`).
 
+pub mod llama_vscode;
 pub mod lsp;
 pub mod server;
 pub mod typist;
@@ -94,10 +95,79 @@ impl Outcome {
     }
 }
 
-/// `people` people typing at once through `bin`'s language server on `shared`; each has a
-/// home of its own under `scratch`. Returns once every line's last keystroke was answered or
-/// gave up, and 2 s more passed.
+/// Who asks the server.
+#[derive(Debug, Clone, Copy)]
+pub enum Client<'a> {
+    /// Each person through their own `pilotfish lsp` of this binary.
+    Pilotfish(&'a Path),
+    /// Each person in llama.vscode's request shape (see [`llama_vscode`]); the model's name
+    /// for vLLM.
+    LlamaVscode(&'a str),
+}
+
+/// The lines person `n` types.
+fn lines_of(n: usize, workload: &Workload) -> Vec<String> {
+    LINES[..workload.lines.min(LINES.len())]
+        .iter()
+        .map(|l| l.replace("{n}", &n.to_string()))
+        .collect()
+}
+
+/// `people` people typing at once on `shared`, as `client` asks. Returns once every line's
+/// last keystroke was answered or gave up, and 2 s more passed.
 pub fn type_together(
+    client: Client<'_>,
+    shared: &Shared,
+    people: usize,
+    workload: &Workload,
+    scratch: &Path,
+) -> Outcome {
+    match client {
+        Client::Pilotfish(bin) => pilotfish_together(bin, shared, people, workload, scratch),
+        Client::LlamaVscode(model) => {
+            let before = shared.counters();
+            let port = shared.port();
+            let typed: Vec<Typed> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..people)
+                    .map(|n| {
+                        let lines = lines_of(n, workload);
+                        s.spawn(move || {
+                            let text = document(n);
+                            let (engine, pace) = (shared.engine, workload.pace);
+                            llama_vscode::type_lines(
+                                engine, port, model, &text, "<CURSOR>", &lines, pace,
+                            )
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a typist finishes"))
+                    .collect()
+            });
+            outcome(shared, people, before, typed)
+        }
+    }
+}
+
+/// What the typing came to, the server's counters since `before`, and 2 s later whether it
+/// still works.
+fn outcome(shared: &Shared, people: usize, before: Counters, typed: Vec<Typed>) -> Outcome {
+    let work = shared.counters() - before;
+    std::thread::sleep(Duration::from_secs(2));
+    let busy_after = shared.busy();
+    Outcome {
+        people,
+        keystrokes: typed.iter().map(|t| t.keystrokes).sum(),
+        lines: typed.iter().flat_map(|t| t.lines.clone()).collect(),
+        work,
+        busy_after,
+    }
+}
+
+/// [`type_together`] through `bin`'s language server; each person has a home of its own under
+/// `scratch`.
+fn pilotfish_together(
     bin: &Path,
     shared: &Shared,
     people: usize,
@@ -124,14 +194,7 @@ pub fn type_together(
         wait_for_warming(lsp);
     }
     let before = shared.counters();
-    let lines: Vec<Vec<String>> = (0..people)
-        .map(|n| {
-            LINES[..workload.lines.min(LINES.len())]
-                .iter()
-                .map(|l| l.replace("{n}", &n.to_string()))
-                .collect()
-        })
-        .collect();
+    let lines: Vec<Vec<String>> = (0..people).map(|n| lines_of(n, workload)).collect();
     let pace = workload.pace;
     let typed: Vec<(Typed, lsp::LspClient)> = std::thread::scope(|s| {
         let handles: Vec<_> = team
@@ -146,16 +209,9 @@ pub fn type_together(
             .map(|h| h.join().expect("a typist finishes"))
             .collect()
     });
-    let work = shared.counters() - before;
-    std::thread::sleep(Duration::from_secs(2));
-    let busy_after = shared.busy();
-    Outcome {
-        people,
-        keystrokes: typed.iter().map(|(t, _)| t.keystrokes).sum(),
-        lines: typed.iter().flat_map(|(t, _)| t.lines.clone()).collect(),
-        work,
-        busy_after,
-    }
+    // The language servers live until the server was asked whether it still works.
+    let (typed, _lsps): (Vec<Typed>, Vec<lsp::LspClient>) = typed.into_iter().unzip();
+    outcome(shared, people, before, typed)
 }
 
 /// Waits (at most three minutes) for the language server's line on warming the document.

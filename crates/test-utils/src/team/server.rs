@@ -46,7 +46,7 @@ pub struct Shared {
 }
 
 impl Shared {
-    fn port(&self) -> u16 {
+    pub fn port(&self) -> u16 {
         self.url
             .rsplit(':')
             .next()
