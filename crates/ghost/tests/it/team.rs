@@ -9,7 +9,7 @@ use backends::{Backend, Kind};
 use ghost::{Ask, Pipeline, Source};
 use test_utils::scripted::{Reply, ScriptedModel};
 
-use crate::pipeline::{at, pipeline, settings, typed};
+use crate::pipeline::{at, settings, typed};
 
 /// Waits (generously) until `what` holds.
 async fn until(what: impl Fn() -> bool) -> bool {
@@ -22,10 +22,9 @@ async fn until(what: impl Fn() -> bool) -> bool {
     what()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_released_stream_nobody_adopts_is_cancelled_before_its_first_text() {
-    let model = ScriptedModel::start(vec![Reply::HoldUntilClosed], Duration::ZERO).await;
-    // The whole exchange may last five minutes: only the release closes the stream in time.
+/// A pipeline whose exchanges may last five minutes: only pilotfish's own cancellation closes a
+/// stream that holds in time.
+fn patient(model: &ScriptedModel) -> std::sync::Arc<Pipeline> {
     let backend = Backend::new(
         Kind::OpenAiCompletions,
         &model.url,
@@ -33,7 +32,13 @@ async fn a_released_stream_nobody_adopts_is_cancelled_before_its_first_text() {
         Duration::from_secs(300),
     )
     .unwrap();
-    let p = std::sync::Arc::new(Pipeline::new(backend, settings()));
+    std::sync::Arc::new(Pipeline::new(backend, settings()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_released_stream_nobody_adopts_is_cancelled_before_its_first_text() {
+    let model = ScriptedModel::start(vec![Reply::HoldUntilClosed], Duration::ZERO).await;
+    let p = patient(&model);
     let first = tokio::spawn({
         let p = p.clone();
         async move { p.complete(&typed(""), None, Ask::default()).await }
@@ -56,7 +61,7 @@ async fn one_request_in_flight_per_person_in_every_document() {
         Duration::ZERO,
     )
     .await;
-    let p = pipeline(&model, settings());
+    let p = patient(&model);
     let first = tokio::spawn({
         let p = p.clone();
         async move { p.complete(&typed(""), None, Ask::default()).await }
