@@ -168,7 +168,12 @@ impl Pipeline {
     }
 
     /// The error of a request that failed, with its trace, counted.
-    fn failed(&self, error: Arc<BackendError>, mut trace: Trace, at: &At<'_>) -> PipelineError {
+    pub(crate) fn failed(
+        &self,
+        error: Arc<BackendError>,
+        mut trace: Trace,
+        at: &At<'_>,
+    ) -> PipelineError {
         self.state().stats.failures += 1;
         trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
         crate::each_once(&mut trace.notes);
@@ -458,6 +463,7 @@ impl Pipeline {
                     // The first candidate is the one later keystrokes may adopt.
                     adoptable: i == 0,
                     waiters: Default::default(),
+                    limits: backend.clone(),
                 });
                 state.in_flight.push(flight.clone());
                 flight

@@ -235,7 +235,7 @@ impl Pipeline {
             return Ok(outcome);
         }
         if let Some(outcome) = self.in_flight(&at, &decided, &mut trace).await {
-            return Ok(outcome);
+            return outcome;
         }
 
         let decision = self.decision(&decided, &cursor);
@@ -297,18 +297,24 @@ impl Pipeline {
     }
 
     /// The rest of a stream still arriving that the typing since it started agrees with,
-    /// cleaned.
+    /// cleaned; the error of one adopted that sent no text within its first-token limit.
     async fn in_flight(
         &self,
         at: &At<'_>,
         decided: &OnceLock<Decision>,
         trace: &mut Trace,
-    ) -> Option<Outcome> {
-        let answer = self.reuse_in_flight(at.cursor, at.ask.arrived).await?;
+    ) -> Option<Result<Outcome, PipelineError>> {
+        let answer = match self.reuse_in_flight(at.cursor, at.ask.arrived).await {
+            Ok(answer) => answer?,
+            Err(e) => {
+                let trace = std::mem::take(trace);
+                return Some(Err(self.failed(Arc::new(e), trace, at)));
+            }
+        };
         let decision = self.decision(decided, at.cursor);
         let outcome = self.finish(&[answer], decision, Source::InFlight, trace, at)?;
         self.state().stats.in_flight_hits += 1;
-        Some(outcome)
+        Some(Ok(outcome))
     }
 
     /// The contextual filter (when on) may suppress the request; the debounce then waits for

@@ -47,6 +47,10 @@ pub(crate) struct InFlight {
     pub(crate) adoptable: bool,
     /// The requests waiting for it (see [`Waiting`]).
     pub(crate) waiters: AtomicUsize,
+    /// The backend as the request that started it waits: a request that adopts it before its
+    /// first text waits for that text as long as this one's first-token limit allows (a vLLM
+    /// still working is waited for).
+    pub(crate) limits: Backend,
 }
 
 /// One candidate's request and what to do with its stream.
@@ -173,12 +177,13 @@ pub(crate) async fn run_stream(job: Job, tx: watch::Sender<Progress>, cancel: Ar
 impl Pipeline {
     /// Waits for a stream of the same document that the text typed since it started agrees
     /// with (the editor may have released it: it is adopted), and returns the rest of its
-    /// answer. Streams the typing has left behind are cancelled.
+    /// answer. Streams the typing has left behind are cancelled. A stream that sends no text
+    /// within its first-token limit (counted from now) is the error.
     pub(crate) async fn reuse_in_flight(
         &self,
         cursor: &Cursor,
         arrived: Instant,
-    ) -> Option<String> {
+    ) -> Result<Option<String>, BackendError> {
         let candidates: Vec<Waiting> = {
             let state = self.state();
             let mut keep = Vec::new();
@@ -210,11 +215,23 @@ impl Pipeline {
             let typed = &cursor.prefix()[f.prefix.len()..];
             let mut rx = f.progress.clone();
             let agrees = |p: &Progress| p.text.starts_with(typed) || typed.starts_with(&p.text);
+            let mut deadline = f
+                .limits
+                .first_token_timeout
+                .map(|after| (tokio::time::Instant::now() + after, after));
+            let first = async {
+                let _ = rx
+                    .wait_for(|p| p.first_token.is_some() || p.done.is_some())
+                    .await;
+            };
+            f.limits.first_wait(first, &mut deadline).await?;
             let done = rx
                 .wait_for(|p| p.done.is_some() || !agrees(p))
                 .await
-                .ok()?
-                .clone();
+                .map(|p| p.clone());
+            let Ok(done) = done else {
+                return Ok(None);
+            };
             if done.done.is_none() {
                 // The answer went elsewhere than the typing: nobody else wants it.
                 if f.waiters.load(std::sync::atomic::Ordering::SeqCst) == 1 {
@@ -227,9 +244,9 @@ impl Pipeline {
                 && let Some(rest) = answer.strip_prefix(typed)
                 && !rest.trim().is_empty()
             {
-                return Some(rest.to_owned());
+                return Ok(Some(rest.to_owned()));
             }
         }
-        None
+        Ok(None)
     }
 }

@@ -87,27 +87,29 @@ async fn one_request_in_flight_per_person_in_every_document() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_cut_by_the_first_token_limit_leaves_its_stream_to_the_next_keystroke() {
-    // The answer's one piece comes 1.5 s after the request; the limit is 0.3 s.
+    // The answer's one piece comes 4 s after the request; each request waits 3 s for it.
     let model = ScriptedModel::start(
         vec![Reply::text("total(items) + shipping(items)\n", 64)],
-        Duration::from_millis(1500),
+        Duration::from_secs(4),
     )
     .await;
     let mut backend = Backend::new(
         Kind::OpenAiCompletions,
         &model.url,
         Duration::from_secs(2),
-        Duration::from_secs(30),
+        Duration::from_secs(60),
     )
     .unwrap();
-    backend.first_token_timeout = Some(Duration::from_millis(300));
+    backend.first_token_timeout = Some(Duration::from_secs(3));
     let p = std::sync::Arc::new(Pipeline::new(backend, settings()));
     let first = tokio::spawn({
         let p = p.clone();
         async move { p.complete(&typed(""), None, Ask::default()).await }
     });
     assert!(until(|| model.requests() == 1).await, "the request was sent");
-    // The next keystroke comes while the first still waits, and adopts its stream.
+    // The next keystroke, 2 s later, adopts the stream; the first request's limit cuts it
+    // (for the editor) a second later, and the stream goes on to answer the second.
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let second = tokio::spawn({
         let p = p.clone();
         async move { p.complete(&typed("tot"), None, Ask::default()).await }
