@@ -91,7 +91,8 @@ fn run(shared: &Shared, model: &str, bin: &Path, sizes: &[usize], lines: usize) 
     for &n in sizes {
         let ours = team::type_together(Client::Pilotfish(bin), shared, n, &workload, &scratch);
         row("pilotfish", &ours);
-        let anchor = team::type_together(Client::LlamaVscode(model), shared, n, &workload, &scratch);
+        let anchor =
+            team::type_together(Client::LlamaVscode(model), shared, n, &workload, &scratch);
         row("llama.vscode", &anchor);
         medians.push((n, ours, anchor));
     }

@@ -14,8 +14,8 @@ use prompt::request::RequestJson;
 use tokio::sync::watch;
 
 use crate::cursor::At;
-use crate::stream::{InFlight, Job, OnDone, Progress, run_stream};
-use crate::team::{Cancel, Waiting};
+use crate::stream::{Cancel, InFlight, Job, OnDone, Progress, run_stream};
+use crate::team::Waiting;
 use crate::{
     Decision, FimMode, LLAMA_SUFFIX_IGNORED, Outcome, Pipeline, PipelineError, Shape, Source,
     Trace, fit, multiline, shape, speed,
@@ -126,7 +126,14 @@ impl Pipeline {
             let backend = self.limited(&server.backend, path, &prompt, &shape, &mut trace);
             let llama_cpp = server.info.as_ref().is_some_and(ServerInfo::is_llama_cpp);
             let (answers, first_error) = self
-                .ask_model(&backend, prompt, (&shape, llama_cpp), decision, at, &mut trace)
+                .ask_model(
+                    &backend,
+                    prompt,
+                    (&shape, llama_cpp),
+                    decision,
+                    at,
+                    &mut trace,
+                )
                 .await?;
             self.learn(&backend, &shape, server.info.as_ref(), &answers, &trace);
             if answers.is_empty()
@@ -142,13 +149,7 @@ impl Pipeline {
                     self.restore_session(&request.document.path, session.as_ref());
                     continue;
                 }
-                self.too_slow(&backend, &error, &trace);
-                // A prompt that was not answered may not be held either; one cut by the
-                // first-token limit is still being read (its stream goes on for the next
-                // keystroke to adopt).
-                if !matches!(*error, BackendError::FirstTokenTimeout { .. }) {
-                    self.fit.unsent(&backend);
-                }
+                self.unanswered(&backend, &error, &trace);
                 return Err(self.failed(error, trace, at));
             }
             return match self.finish(&answers, decision, Source::Network, &mut trace, at) {
@@ -350,6 +351,17 @@ impl Pipeline {
         state.sessions.get(path).cloned()
     }
 
+    /// What a request that got no answer leaves behind: a first one cut by its first-token
+    /// limit says how slow the server is; a prompt that was not answered may not be held
+    /// either, but one cut by the first-token limit is still being read (its stream goes on
+    /// for the next keystroke to adopt).
+    fn unanswered(&self, backend: &Backend, error: &BackendError, trace: &Trace) {
+        self.too_slow(backend, error, trace);
+        if !matches!(error, BackendError::FirstTokenTimeout { .. }) {
+            self.fit.unsent(backend);
+        }
+    }
+
     /// A first request cut by its first-token limit before the server's speed was known
     /// says the server reads slower than the prompt's uncached tokens over the limit: that is
     /// remembered as its speed, so the next request's limit leaves the reading its time.
@@ -444,7 +456,7 @@ impl Pipeline {
         let mut streaming = backend.clone();
         streaming.first_token_timeout = backend
             .first_token_timeout
-            .map(|limit| limit.max(crate::team::KEEP_UNTIL_TEXT));
+            .map(|limit| limit.max(crate::stream::KEEP_UNTIL_TEXT));
         let mut receivers = Vec::new();
         for i in 0..ask.candidates.max(1) {
             let (tx, rx) = watch::channel(Progress::default());

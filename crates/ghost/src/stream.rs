@@ -13,9 +13,7 @@ use backends::{Backend, BackendError, Request, Timings};
 use engine::params;
 use tokio::sync::watch;
 
-use crate::cursor::Cursor;
-use crate::team::{Cancel, KEEP_UNTIL_TEXT, Waiting};
-use crate::{Pipeline, State, lock, multiline};
+use crate::{State, lock, multiline};
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Progress {
@@ -174,79 +172,29 @@ pub(crate) async fn run_stream(job: Job, tx: watch::Sender<Progress>, cancel: Ar
     });
 }
 
-impl Pipeline {
-    /// Waits for a stream of the same document that the text typed since it started agrees
-    /// with (the editor may have released it: it is adopted), and returns the rest of its
-    /// answer. Streams the typing has left behind are cancelled. A stream that sends no text
-    /// within its first-token limit (counted from now) is the error.
-    pub(crate) async fn reuse_in_flight(
-        &self,
-        cursor: &Cursor,
-        arrived: Instant,
-    ) -> Result<Option<String>, BackendError> {
-        let candidates: Vec<Waiting> = {
-            let state = self.state();
-            let mut keep = Vec::new();
-            let mine = state.in_flight.iter().filter(|f| {
-                f.path == cursor.path && f.adoptable && !f.cancel.is_cancelled()
-            });
-            for f in mine {
-                let leads_here =
-                    f.suffix == cursor.suffix() && cursor.prefix().starts_with(&f.prefix);
-                let agrees = leads_here && {
-                    let typed = &cursor.prefix()[f.prefix.len()..];
-                    let so_far = &f.progress.borrow().text;
-                    so_far.starts_with(typed) || typed.starts_with(so_far.as_str())
-                };
-                if agrees {
-                    // Counted as waited for before the lock is let go: a released stream's
-                    // window must not end it now.
-                    keep.push(Waiting::new(f.clone()));
-                } else if f.arrived <= arrived {
-                    // A request handled late (tasks run in any order) must not cancel the
-                    // stream of a keystroke that came after it.
-                    f.cancel.cancel();
-                }
-            }
-            keep
-        };
-        for waiting in candidates {
-            let f = waiting.flight();
-            let typed = &cursor.prefix()[f.prefix.len()..];
-            let mut rx = f.progress.clone();
-            let agrees = |p: &Progress| p.text.starts_with(typed) || typed.starts_with(&p.text);
-            let mut deadline = f
-                .limits
-                .first_token_timeout
-                .map(|after| (tokio::time::Instant::now() + after, after));
-            let first = async {
-                let _ = rx
-                    .wait_for(|p| p.first_token.is_some() || p.done.is_some())
-                    .await;
-            };
-            f.limits.first_wait(first, &mut deadline).await?;
-            let done = rx
-                .wait_for(|p| p.done.is_some() || !agrees(p))
-                .await
-                .map(|p| p.clone());
-            let Ok(done) = done else {
-                return Ok(None);
-            };
-            if done.done.is_none() {
-                // The answer went elsewhere than the typing: nobody else wants it.
-                if f.waiters.load(std::sync::atomic::Ordering::SeqCst) == 1 {
-                    f.cancel.cancel();
-                }
-                continue;
-            }
-            if !done.cancelled
-                && let Some(Ok(answer)) = done.done
-                && let Some(rest) = answer.strip_prefix(typed)
-                && !rest.trim().is_empty()
-            {
-                return Ok(Some(rest.to_owned()));
-            }
-        }
-        Ok(None)
+/// How long a llama.cpp stream cancelled before its first text is kept open for that text.
+pub(crate) const KEEP_UNTIL_TEXT: Duration = Duration::from_secs(15);
+
+/// A stream's cancellation: set once, awaited by the stream, which then drops its request.
+#[derive(Debug)]
+pub(crate) struct Cancel(watch::Sender<bool>);
+
+impl Cancel {
+    pub(crate) fn new() -> Arc<Cancel> {
+        Arc::new(Cancel(watch::channel(false).0))
+    }
+
+    pub(crate) fn cancel(&self) {
+        self.0.send_replace(true);
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Returns once cancelled.
+    pub(crate) async fn cancelled(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(|c| *c).await;
     }
 }

@@ -68,8 +68,15 @@ fn one_then_eight(shared: &Shared, name: &str) -> (team::Outcome, team::Outcome)
             o.busy_after
         );
         assert_eq!(o.lines.len(), o.people * 2);
-        assert_eq!(o.answered(), o.lines.len(), "every line's last keystroke is answered: {o:?}");
-        assert_eq!(o.busy_after, 0, "nothing still runs 2 s after the last answer: {o:?}");
+        assert_eq!(
+            o.answered(),
+            o.lines.len(),
+            "every line's last keystroke is answered: {o:?}"
+        );
+        assert_eq!(
+            o.busy_after, 0,
+            "nothing still runs 2 s after the last answer: {o:?}"
+        );
         assert!(o.work.generated > 0.0, "the model wrote: {o:?}");
     }
     assert!(
@@ -128,7 +135,11 @@ fn cancel_while_writing(shared: &Shared, name: &str) {
         std::thread::sleep(Duration::from_millis(100));
     }
     let before = shared.counters();
-    let mut lsp = LspClient::start(bin(), &["--endpoint", &shared.url, "--config", &config], &dir);
+    let mut lsp = LspClient::start(
+        bin(),
+        &["--endpoint", &shared.url, "--config", &config],
+        &dir,
+    );
     let uri = format!("file://{}/numbers.py", dir.display());
     let numbers: Vec<String> = (1..=24).map(|n| n.to_string()).collect();
     let line = format!("NUMBERS = [{},", numbers.join(", "));
@@ -163,10 +174,18 @@ fn cancel_while_writing(shared: &Shared, name: &str) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let written = (shared.counters() - before).generated;
-    eprintln!("{name}: after the editor's cancel, the server was idle after {stopped:?}, having written {written} tokens of the 400 allowed");
-    assert!(stopped.is_some(), "the server still ran 5 s after the cancel");
+    eprintln!(
+        "{name}: after the editor's cancel, the server was idle after {stopped:?}, having written {written} tokens of the 400 allowed"
+    );
+    assert!(
+        stopped.is_some(),
+        "the server still ran 5 s after the cancel"
+    );
     assert!(written > 0.0, "the model wrote before the cancel");
-    assert!(written <= 200.0, "the model wrote {written} of 400 tokens: it was not stopped");
+    assert!(
+        written <= 200.0,
+        "the model wrote {written} of 400 tokens: it was not stopped"
+    );
     drop(lsp);
     let _ = std::fs::remove_dir_all(&dir);
 }

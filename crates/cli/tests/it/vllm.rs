@@ -225,12 +225,16 @@ fn the_language_server_warms_vllms_prefix_cache_on_open() {
         .env("XDG_CACHE_HOME", home.join(".cache"));
     let mut lsp = crate::servers::Lsp::spawn(command);
     lsp.watchdog(Duration::from_secs(300));
-    lsp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
     lsp.answer(1);
     lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     let queried = server.counter("vllm:prefix_cache_queries_total");
-    lsp.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": uri, "languageId": "rust", "version": 1, "text": source}}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "rust", "version": 1, "text": source}}}),
+    );
     let opened = loop {
         let m = lsp.read();
         if let Some(message) = m["params"]["message"].as_str()
@@ -251,9 +255,11 @@ fn the_language_server_warms_vllms_prefix_cache_on_open() {
         server.counter("vllm:prefix_cache_queries_total"),
         server.counter("vllm:prefix_cache_hits_total"),
     );
-    lsp.send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlineCompletion", "params": {
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlineCompletion", "params": {
         "textDocument": {"uri": uri}, "position": {"line": at, "character": typed.len()},
-        "context": {"triggerKind": 1}}}));
+        "context": {"triggerKind": 1}}}),
+    );
     let (answer, _) = lsp.answer(2);
     assert!(answer.get("error").is_none(), "{answer}");
     let prompt = server.counter("vllm:prefix_cache_queries_total") - queries;

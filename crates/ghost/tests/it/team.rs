@@ -43,7 +43,10 @@ async fn a_released_stream_nobody_adopts_is_cancelled_before_its_first_text() {
         let p = p.clone();
         async move { p.complete(&typed(""), None, Ask::default()).await }
     });
-    assert!(until(|| model.requests() == 1).await, "the request was sent");
+    assert!(
+        until(|| model.requests() == 1).await,
+        "the request was sent"
+    );
     // The editor gives up on the request and asks nothing more: the stream, which has sent
     // no text and never will, is closed after the adoption window, not at a next piece.
     first.abort();
@@ -66,7 +69,10 @@ async fn one_request_in_flight_per_person_in_every_document() {
         let p = p.clone();
         async move { p.complete(&typed(""), None, Ask::default()).await }
     });
-    assert!(until(|| model.requests() == 1).await, "the request was sent");
+    assert!(
+        until(|| model.requests() == 1).await,
+        "the request was sent"
+    );
     // The same person asks in another document while the first request still waits.
     let other = at(
         "cart.py",
@@ -106,7 +112,10 @@ async fn a_request_cut_by_the_first_token_limit_leaves_its_stream_to_the_next_ke
         let p = p.clone();
         async move { p.complete(&typed(""), None, Ask::default()).await }
     });
-    assert!(until(|| model.requests() == 1).await, "the request was sent");
+    assert!(
+        until(|| model.requests() == 1).await,
+        "the request was sent"
+    );
     // The next keystroke, 2 s later, adopts the stream; the first request's limit cuts it
     // (for the editor) a second later, and the stream goes on to answer the second.
     tokio::time::sleep(Duration::from_secs(2)).await;

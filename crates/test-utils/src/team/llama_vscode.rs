@@ -25,7 +25,9 @@ pub fn type_lines(
     lines: &[String],
     pace: Pace,
 ) -> Typed {
-    let at = text.find(cursor).expect("the cursor marker is in the document");
+    let at = text
+        .find(cursor)
+        .expect("the cursor marker is in the document");
     let before = &text[..at];
     let mut typed = Typed::default();
     let mut so_far = String::new();

@@ -41,12 +41,21 @@ pub fn document(n: usize) -> String {
         "\"\"\"The orders of shop number {n}: items, totals, taxes and discounts.\"\"\"\n\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass Item{n}:\n    name: str\n    price: float\n    quantity: int\n\n\n"
     );
     for (what, body) in [
-        ("order_total", "    amount = 0.0\n    for item in items:\n        amount += item.price * item.quantity\n    return amount\n"),
-        ("heaviest", "    best = None\n    for item in items:\n        if best is None or item.quantity > best.quantity:\n            best = item\n    return best\n"),
+        (
+            "order_total",
+            "    amount = 0.0\n    for item in items:\n        amount += item.price * item.quantity\n    return amount\n",
+        ),
+        (
+            "heaviest",
+            "    best = None\n    for item in items:\n        if best is None or item.quantity > best.quantity:\n            best = item\n    return best\n",
+        ),
         ("names", "    return sorted(item.name for item in items)\n"),
         ("tax", "    return order_total_{n}(items) * 0.2\n"),
     ] {
-        text.push_str(&format!("def {what}_{n}(items):\n{}\n\n", body.replace("{n}", &n.to_string())));
+        text.push_str(&format!(
+            "def {what}_{n}(items):\n{}\n\n",
+            body.replace("{n}", &n.to_string())
+        ));
     }
     text.push_str(&format!(
         "def discount_{n}(items, rate):\n<CURSOR>\n\n\ndef receipt_{n}(items):\n    return [item.name for item in items]\n"

@@ -38,7 +38,9 @@ pub struct Document {
 impl Document {
     /// `text` with the cursor where `cursor` (a marker, taken out) is.
     pub fn new(uri: &str, text: &str, cursor: &str) -> Document {
-        let at = text.find(cursor).expect("the cursor marker is in the document");
+        let at = text
+            .find(cursor)
+            .expect("the cursor marker is in the document");
         Document {
             uri: uri.to_owned(),
             before: text[..at].to_owned(),
@@ -113,9 +115,11 @@ pub fn type_lines(lsp: &mut LspClient, doc: &mut Document, lines: &[String], pac
                 let answer = lsp.wait_answer(id, pace.answer_limit);
                 let answered = answer.as_ref().is_some_and(|a| {
                     a["result"]["items"].as_array().is_some_and(|items| {
-                        items
-                            .iter()
-                            .any(|i| i["insertText"].as_str().is_some_and(|t| !t.trim().is_empty()))
+                        items.iter().any(|i| {
+                            i["insertText"]
+                                .as_str()
+                                .is_some_and(|t| !t.trim().is_empty())
+                        })
                     })
                 });
                 typed.lines.push(Line {
@@ -129,7 +133,11 @@ pub fn type_lines(lsp: &mut LspClient, doc: &mut Document, lines: &[String], pac
             // The answers that come meanwhile: one to the request still open closes it.
             while let Some(left) = tick.checked_duration_since(Instant::now()) {
                 match lsp.next(left) {
-                    Some(m) if m.get("method").is_none() && Some(&m["id"]) == outstanding.map(serde_json::Value::from).as_ref() => {
+                    Some(m)
+                        if m.get("method").is_none()
+                            && Some(&m["id"])
+                                == outstanding.map(serde_json::Value::from).as_ref() =>
+                    {
                         outstanding = None;
                     }
                     Some(_) => {}
