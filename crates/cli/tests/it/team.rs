@@ -30,16 +30,17 @@ fn scratch(name: &str, config: &str) -> (PathBuf, String) {
 
 /// The team's settings: a 128-token prompt in tokens only (no sizing to the server's speed,
 /// which would lower it, and warm the whole one at the cursor after the last answer, on a slow
-/// machine), so that the bounds do not depend on the machine's speed; a first-token limit and
-/// an answer wait long enough for a busy machine.
-const TEAM_CONFIG: &str = "[backend]\nfirst_token_timeout_seconds = 60\n\n[completion]\nmax_prompt_tokens = 128\nfirst_token_target_ms = 0\n";
+/// machine), so that the bounds do not depend on the machine's speed; limits long enough for a
+/// machine so busy that one person waits 10 s for an answer and eight people 55 s (measured
+/// at load 13 with vLLM starting beside).
+const TEAM_CONFIG: &str = "[backend]\ntimeout_seconds = 300\nfirst_token_timeout_seconds = 240\n\n[completion]\nmax_prompt_tokens = 128\nfirst_token_target_ms = 0\n";
 
 fn workload(config: &str) -> Workload {
     Workload {
         lines: 2,
         pace: Pace {
             every: Duration::from_millis(150),
-            answer_limit: Duration::from_secs(90),
+            answer_limit: Duration::from_secs(300),
         },
         args: vec!["--config".to_owned(), config.to_owned()],
     }
@@ -91,6 +92,8 @@ fn one_then_eight(shared: &Shared, name: &str) -> (team::Outcome, team::Outcome)
 
 #[test]
 fn eight_people_on_four_slots_are_all_answered_without_waste() {
+    // Not beside the vLLM tests (vLLM's start takes both cores for minutes).
+    let _turn = crate::vllm::one_at_a_time();
     let server = LlamaServer::smollm2(4096, &["-np", "4", "--metrics"]);
     let shared = Shared {
         engine: Engine::Llama,
@@ -127,7 +130,7 @@ fn eight_people_on_vllm_are_all_answered_without_waste() {
 fn cancel_while_writing(shared: &Shared, name: &str) {
     let (dir, config) = scratch(
         name,
-        "[backend]\nfirst_token_timeout_seconds = 60\nmax_tokens = 400\n\n[completion]\nwarm = false\n",
+        "[backend]\ntimeout_seconds = 300\nfirst_token_timeout_seconds = 240\nmax_tokens = 400\n\n[completion]\nwarm = false\n",
     );
     // The server is shared with other tests: counted from here, and quiet first.
     let idle_until = Instant::now() + Duration::from_secs(60);
@@ -192,6 +195,7 @@ fn cancel_while_writing(shared: &Shared, name: &str) {
 
 #[test]
 fn a_request_the_editor_cancels_stops_generating_at_once() {
+    let _turn = crate::vllm::one_at_a_time();
     let server = LlamaServer::smollm2(4096, &["-np", "4", "--metrics"]);
     let shared = Shared {
         engine: Engine::Llama,

@@ -20,7 +20,8 @@ fn server() -> (std::sync::MutexGuard<'static, ()>, &'static VllmServer) {
     (one_at_a_time(), VllmServer::shared())
 }
 
-/// This test's turn on the shared vLLM (the team tests take theirs too).
+/// This test's turn on the shared vLLM; the team tests take theirs too, on vLLM or on a
+/// llama-server of their own, so that no two heavy servers work at once.
 pub(crate) fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
