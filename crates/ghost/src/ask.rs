@@ -353,11 +353,14 @@ impl Pipeline {
 
     /// What a request that got no answer leaves behind: a first one cut by its first-token
     /// limit says how slow the server is; a prompt that was not answered may not be held
-    /// either, but one cut by the first-token limit is still being read (its stream goes on
-    /// for the next keystroke to adopt).
+    /// either, but one cut by the first-token limit in an editor's session is still being
+    /// read (its stream goes on for the next keystroke to adopt). A command's stream ends with
+    /// the command.
     fn unanswered(&self, backend: &Backend, error: &BackendError, trace: &Trace) {
         self.too_slow(backend, error, trace);
-        if !matches!(error, BackendError::FirstTokenTimeout { .. }) {
+        let goes_on = matches!(error, BackendError::FirstTokenTimeout { .. })
+            && !self.settings.grow_in_request;
+        if !goes_on {
             self.fit.unsent(backend);
         }
     }
