@@ -217,6 +217,10 @@ pub struct Backend {
     /// so that a slow server reading a long prompt cold is not cut and called hung. A limit
     /// the user configured always cuts.
     pub first_token_patience: bool,
+    /// Whether [`Self::first_token_timeout`] is a default the editor's language server chose,
+    /// not one the user set: like a limit pilotfish sized, it gives way to a vLLM whose
+    /// `/metrics` shows it still working (the user's own limit always cuts).
+    pub first_token_timeout_is_default: bool,
     /// The context size to ask the server for, where the server takes it per request
     /// (Ollama's `num_ctx`, whose default silently truncates long prompts).
     pub context_size: Option<u32>,
@@ -375,6 +379,7 @@ impl Backend {
             total_timeout,
             first_token_timeout: None,
             first_token_patience: false,
+            first_token_timeout_is_default: false,
             context_size: None,
             cache_prompt: true,
             memory: None,

@@ -128,7 +128,7 @@ impl Backend {
     /// `future`'s output, or the first-token error once `deadline` passed; with
     /// [`Backend::first_token_patience`], the deadline moves on by [`crate::PATIENCE_STEP`] each time the
     /// server says it is still working.
-    pub(crate) async fn first_wait<F: std::future::Future>(
+    pub async fn first_wait<F: std::future::Future>(
         &self,
         future: F,
         deadline: &mut Option<(tokio::time::Instant, Duration)>,

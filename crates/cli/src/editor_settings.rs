@@ -290,6 +290,9 @@ fn build(
             .first_token_timeout_seconds
             .unwrap_or(EDITOR_FIRST_TOKEN_SECONDS),
     ));
+    // The editor's default, not the user's: a vLLM still working on the request is waited on
+    // past it (a set limit always cuts).
+    built.first_token_timeout_is_default = backend.first_token_timeout_seconds.is_none();
     Ok(lsp::Configured {
         backend: built,
         settings: ghost_settings,

@@ -4,7 +4,7 @@
 //! smaller prompt for one too long).
 
 use std::{
-    sync::{Arc, atomic::AtomicBool},
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -14,7 +14,8 @@ use prompt::request::RequestJson;
 use tokio::sync::watch;
 
 use crate::cursor::At;
-use crate::stream::{InFlight, Job, OnDone, Progress, run_stream};
+use crate::stream::{Cancel, InFlight, Job, OnDone, Progress, run_stream};
+use crate::team::Waiting;
 use crate::{
     Decision, FimMode, LLAMA_SUFFIX_IGNORED, Outcome, Pipeline, PipelineError, Shape, Source,
     Trace, fit, multiline, shape, speed,
@@ -55,8 +56,9 @@ impl Pipeline {
         }
         backend.context_size = fit::ollama_context(&self.backend, info.as_ref());
         // vLLM says in `/metrics` whether it works on requests: a first-token limit sized here
-        // waits on while it does (see `limited`).
-        backend.first_token_patience = info.as_ref().is_some_and(|i| i.server == "vLLM");
+        // (see `limited`) or the editor's default waits on while it does; the user's cuts.
+        backend.first_token_patience = info.as_ref().is_some_and(|i| i.server == "vLLM")
+            && (backend.first_token_timeout.is_none() || backend.first_token_timeout_is_default);
         let context_size = fit::context_size(&self.backend, info.as_ref());
         let tokenizes = info.as_ref().is_some_and(|i| i.tokenizes);
         Server {
@@ -122,8 +124,16 @@ impl Pipeline {
             }
             let path = &request.document.path;
             let backend = self.limited(&server.backend, path, &prompt, &shape, &mut trace);
+            let llama_cpp = server.info.as_ref().is_some_and(ServerInfo::is_llama_cpp);
             let (answers, first_error) = self
-                .ask_model(&backend, prompt, &shape, decision, at, &mut trace)
+                .ask_model(
+                    &backend,
+                    prompt,
+                    (&shape, llama_cpp),
+                    decision,
+                    at,
+                    &mut trace,
+                )
                 .await?;
             self.learn(&backend, &shape, server.info.as_ref(), &answers, &trace);
             if answers.is_empty()
@@ -139,9 +149,7 @@ impl Pipeline {
                     self.restore_session(&request.document.path, session.as_ref());
                     continue;
                 }
-                self.too_slow(&backend, &error, &trace);
-                // A prompt that was not answered may not be held either.
-                self.fit.unsent(&backend);
+                self.unanswered(&backend, &error, &trace);
                 return Err(self.failed(error, trace, at));
             }
             return match self.finish(&answers, decision, Source::Network, &mut trace, at) {
@@ -161,7 +169,12 @@ impl Pipeline {
     }
 
     /// The error of a request that failed, with its trace, counted.
-    fn failed(&self, error: Arc<BackendError>, mut trace: Trace, at: &At<'_>) -> PipelineError {
+    pub(crate) fn failed(
+        &self,
+        error: Arc<BackendError>,
+        mut trace: Trace,
+        at: &At<'_>,
+    ) -> PipelineError {
         self.state().stats.failures += 1;
         trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
         crate::each_once(&mut trace.notes);
@@ -269,7 +282,8 @@ impl Pipeline {
             let speed = self.fit.speed().map(|s| s.prompt_per_second);
             // A limit sized here waits on while the server says it is working (a slow vLLM
             // reading a long prompt cold); one the user configured cuts.
-            backend.first_token_patience &= backend.first_token_timeout.is_none();
+            backend.first_token_patience &=
+                backend.first_token_timeout.is_none() || backend.first_token_timeout_is_default;
             let limit = *backend
                 .first_token_timeout
                 .get_or_insert_with(|| speed::first_token_limit(speed, uncached));
@@ -337,6 +351,20 @@ impl Pipeline {
         state.sessions.get(path).cloned()
     }
 
+    /// What a request that got no answer leaves behind: a first one cut by its first-token
+    /// limit says how slow the server is; a prompt that was not answered may not be held
+    /// either, but one cut by the first-token limit in an editor's session is still being
+    /// read (its stream goes on for the next keystroke to adopt). A command's stream ends with
+    /// the command.
+    fn unanswered(&self, backend: &Backend, error: &BackendError, trace: &Trace) {
+        self.too_slow(backend, error, trace);
+        let goes_on = matches!(error, BackendError::FirstTokenTimeout { .. })
+            && !self.settings.grow_in_request;
+        if !goes_on {
+            self.fit.unsent(backend);
+        }
+    }
+
     /// A first request cut by its first-token limit before the server's speed was known
     /// says the server reads slower than the prompt's uncached tokens over the limit: that is
     /// remembered as its speed, so the next request's limit leaves the reading its time.
@@ -393,12 +421,14 @@ impl Pipeline {
     }
 
     /// Sends the prompt with Copilot's sampling, one request per candidate, and waits for
-    /// every answer; the first error is kept for when no answer came.
+    /// every answer; the first error is kept for when no answer came. The person's earlier
+    /// streams are cancelled first, and what of them is still at the server is waited for
+    /// (one request in flight per person). `llama_cpp`: the server is llama.cpp's.
     async fn ask_model(
         &self,
         backend: &Backend,
         prompt: prompt::Prompt,
-        shape: &Shape,
+        (shape, llama_cpp): (&Shape, bool),
         decision: &Decision,
         at: &At<'_>,
         trace: &mut Trace,
@@ -420,30 +450,40 @@ impl Pipeline {
             &cursor.text,
             cursor.model_prefix().len(),
         );
+        self.cancel_earlier(ask.arrived);
+        self.drained().await;
         self.state().stats.network += 1;
         let stops = backend_request.stop.clone();
+        // The stream itself waits longer for its first text than the editor does: cut by the
+        // editor's limit, it goes on for the next keystroke to adopt (or is cancelled).
+        let mut streaming = backend.clone();
+        streaming.first_token_timeout = backend
+            .first_token_timeout
+            .map(|limit| limit.max(crate::stream::KEEP_UNTIL_TEXT));
         let mut receivers = Vec::new();
         for i in 0..ask.candidates.max(1) {
             let (tx, rx) = watch::channel(Progress::default());
-            let cancel = Arc::new(AtomicBool::new(false));
-            let id = {
+            let cancel = Cancel::new();
+            let flight = {
                 let mut state = self.state();
                 state.next_id += 1;
-                let id = state.next_id;
-                // The first candidate is the one later keystrokes may reuse.
-                if i == 0 {
-                    state.in_flight.push(Arc::new(InFlight {
-                        id,
-                        path: cursor.path.clone(),
-                        prefix: cursor.model_prefix().to_owned(),
-                        suffix: cursor.suffix().to_owned(),
-                        progress: rx.clone(),
-                        cancel: cancel.clone(),
-                        arrived: ask.arrived,
-                    }));
-                }
-                id
+                let flight = Arc::new(InFlight {
+                    id: state.next_id,
+                    path: cursor.path.clone(),
+                    prefix: cursor.model_prefix().to_owned(),
+                    suffix: cursor.suffix().to_owned(),
+                    progress: rx.clone(),
+                    cancel: cancel.clone(),
+                    arrived: ask.arrived,
+                    // The first candidate is the one later keystrokes may adopt.
+                    adoptable: i == 0,
+                    waiters: Default::default(),
+                    limits: backend.clone(),
+                });
+                state.in_flight.push(flight.clone());
+                flight
             };
+            let id = flight.id;
             let on_done = OnDone {
                 state: self.state.clone(),
                 id,
@@ -452,28 +492,47 @@ impl Pipeline {
                 cache: self.settings.cache,
             };
             let job = Job {
-                backend: backend.clone(),
+                backend: streaming.clone(),
                 request: backend_request.clone(),
                 finisher: finisher.clone(),
                 stops: stops.clone(),
                 retries: self.settings.retries,
+                keep_until_text: llama_cpp,
                 on_done,
             };
+            // Counted as waited for before the stream starts: the editor may drop this
+            // request at any time, which releases it.
+            let waiting = Waiting::new(flight);
             tokio::spawn(run_stream(job, tx, cancel));
-            receivers.push(rx);
+            receivers.push((waiting, rx));
         }
-        wait_for_answers(receivers, trace).await
+        wait_for_answers(backend, receivers, trace).await
     }
 }
 
-/// Waits for every candidate's stream to end: the answers, and the first error.
+/// Waits for every candidate's stream to end: the answers, and the first error. The
+/// first-token limit is the request's, not the stream's: a stream it cuts goes on, released.
 async fn wait_for_answers(
-    receivers: Vec<watch::Receiver<Progress>>,
+    backend: &Backend,
+    receivers: Vec<(Waiting, watch::Receiver<Progress>)>,
     trace: &mut Trace,
 ) -> Result<(Vec<String>, Option<Arc<BackendError>>), PipelineError> {
     let mut answers = Vec::new();
     let mut first_error = None;
-    for mut rx in receivers {
+    let mut deadline = backend
+        .first_token_timeout
+        .map(|after| (tokio::time::Instant::now() + after, after));
+    for (_waiting, mut rx) in receivers {
+        let first = async {
+            rx.wait_for(|p| p.first_token.is_some() || p.done.is_some())
+                .await
+                .is_ok()
+        };
+        if let Err(e) = backend.first_wait(first, &mut deadline).await {
+            trace.attempts += rx.borrow().attempts;
+            first_error.get_or_insert(Arc::new(e));
+            continue;
+        }
         let done = rx
             .wait_for(|p| p.done.is_some())
             .await

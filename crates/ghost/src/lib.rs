@@ -21,11 +21,12 @@ mod outcome;
 pub mod shape;
 mod speed;
 mod stream;
+mod team;
 mod warm;
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex, OnceLock, atomic::Ordering},
+    sync::{Arc, Mutex, OnceLock},
     time::{Duration, Instant},
 };
 
@@ -194,19 +195,14 @@ impl Pipeline {
 
     /// Stops every stream for a document (it was closed, or the editor moved on).
     pub fn cancel_document(&self, path: &str) {
-        let mut state = self.state();
-        state.in_flight.retain(|f| {
-            if f.path == path {
-                f.cancel.store(true, Ordering::Relaxed);
-                false
-            } else {
-                true
-            }
-        });
+        for f in self.state().in_flight.iter().filter(|f| f.path == path) {
+            f.cancel.cancel();
+        }
     }
 
-    /// Suggestions for the cursor in `request`. Dropping the future abandons the request
-    /// (its stream goes on while a later keystroke may still use it).
+    /// Suggestions for the cursor in `request`. Dropping the future releases the request's
+    /// stream: the same document's next request may adopt it within 300 ms, else it is
+    /// cancelled (`team.rs`).
     ///
     /// The stages, each its own function: an earlier answer typed through ([`Self::cached`],
     /// [`Self::in_flight`]), the contextual filter and debounce ([`Self::wait`]), what the
@@ -239,7 +235,7 @@ impl Pipeline {
             return Ok(outcome);
         }
         if let Some(outcome) = self.in_flight(&at, &decided, &mut trace).await {
-            return Ok(outcome);
+            return outcome;
         }
 
         let decision = self.decision(&decided, &cursor);
@@ -301,18 +297,24 @@ impl Pipeline {
     }
 
     /// The rest of a stream still arriving that the typing since it started agrees with,
-    /// cleaned.
+    /// cleaned; the error of one adopted that sent no text within its first-token limit.
     async fn in_flight(
         &self,
         at: &At<'_>,
         decided: &OnceLock<Decision>,
         trace: &mut Trace,
-    ) -> Option<Outcome> {
-        let answer = self.reuse_in_flight(at.cursor, at.ask.arrived).await?;
+    ) -> Option<Result<Outcome, PipelineError>> {
+        let answer = match self.reuse_in_flight(at.cursor, at.ask.arrived).await {
+            Ok(answer) => answer?,
+            Err(e) => {
+                let trace = std::mem::take(trace);
+                return Some(Err(self.failed(Arc::new(e), trace, at)));
+            }
+        };
         let decision = self.decision(decided, at.cursor);
         let outcome = self.finish(&[answer], decision, Source::InFlight, trace, at)?;
         self.state().stats.in_flight_hits += 1;
-        Some(outcome)
+        Some(Ok(outcome))
     }
 
     /// The contextual filter (when on) may suppress the request; the debounce then waits for

@@ -4,9 +4,11 @@
 //! first suggestion then waits only for what the typing changed, not for the whole prompt
 //! (several seconds on a laptop CPU).
 //!
-//! Only llama.cpp is warmed: its slot keeps the evaluated prompt (`cache_prompt`) and, with
-//! `--cache-reuse`, finds a run of the document read here even where the first completion's
-//! prefix starts further down. The prompt is sent in pieces of about 300 ms of reading at
+//! llama.cpp and vLLM are warmed. llama.cpp's slot keeps the evaluated prompt (`cache_prompt`)
+//! and, with `--cache-reuse`, finds a run of the document read here even where the first
+//! completion's prefix starts further down. vLLM's prefix cache keeps every full block of the
+//! prompt read: it gets the read-ahead in one request that generates one token, which it stops
+//! between engine steps when typing closes the connection. llama.cpp's is sent in pieces of about 300 ms of reading at
 //! the server's measured speed, each read on top of the last, so that typing stops the
 //! warming cleanly between pieces: dropping the future closes the connection, and what the
 //! server read by then stays in its cache (and is remembered as sent, for the budget of the
@@ -84,14 +86,20 @@ impl Pipeline {
         let ahead = read_ahead(request, &prompt, budget.tokens)?;
         let mut sent = model_request(&prompt, shape.fim);
         sent.suffix.clear();
-        // llama.cpp samples one token whatever the limit; nothing more is wanted.
-        sent.max_tokens = 0;
+        // llama.cpp samples one token whatever the limit; vLLM wants at least one.
+        let vllm = backend.kind == Kind::OpenAiCompletions;
+        sent.max_tokens = u32::from(vllm);
+        let piece = if vllm {
+            ahead.len()
+        } else {
+            self.piece_bytes()
+        };
         let mut characters = 0;
         // In pieces of about [`PIECE`] of reading each, from the prompt's start: the context
         // and the document from the prefix's anchor, which the next keystrokes' prompts start
         // with. A piece stops the server for at most that long when typing starts (it reads a
         // batch whole), and what the pieces before it read stays in its cache.
-        for end in pieces(&ahead, self.piece_bytes()) {
+        for end in pieces(&ahead, piece) {
             let piece = &ahead[..end];
             sent.prefix = piece.to_owned();
             if !shape.fim {
@@ -145,15 +153,19 @@ impl Pipeline {
             });
         }
         let shape = self.shape(request, info.as_ref());
-        // Only a server known to be llama.cpp: its slot keeps the prompt read, and the request
-        // that generates one token costs nothing else.
-        if !matches!(shape.kind, Kind::LlamaCppInfill | Kind::LlamaCppCompletion)
-            || !info.as_ref().is_some_and(|i| i.is_llama_cpp())
-        {
+        // Only a server known to be llama.cpp (its slot keeps the prompt read, and the request
+        // that generates one token costs nothing else) or vLLM (its prefix cache, on by
+        // default since its V1 engine, keeps the full blocks read).
+        let llama_cpp = matches!(shape.kind, Kind::LlamaCppInfill | Kind::LlamaCppCompletion)
+            && info.as_ref().is_some_and(|i| i.is_llama_cpp());
+        let vllm = shape.kind == Kind::OpenAiCompletions
+            && info.as_ref().is_some_and(|i| i.server == "vLLM");
+        if !llama_cpp && !vllm {
             return Ok(Err(Warmed {
                 sent: false,
                 skipped: Some(
-                    "only a llama.cpp server's prompt cache is warmed ahead of typing".to_owned(),
+                    "only a llama.cpp or vLLM server's prompt cache is warmed ahead of typing"
+                        .to_owned(),
                 ),
                 characters: 0,
                 ms: started.elapsed().as_secs_f64() * 1e3,
@@ -196,7 +208,8 @@ impl Pipeline {
         let path = &request.document.path;
         let prompt = self.assemble(request, files, path, budget.tokens, &shape)?;
         let mut whole = model_request(&prompt, shape.fim);
-        whole.max_tokens = 0;
+        // llama.cpp samples one token whatever the limit; vLLM wants at least one.
+        whole.max_tokens = u32::from(backend.kind == Kind::OpenAiCompletions);
         // The one string a prefix-only or template prompt is; `/infill`'s prefix.
         let one_string = shape.kind.fim() == backends::Fim::Template || !shape.fim;
         let body = if one_string {

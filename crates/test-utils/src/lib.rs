@@ -9,6 +9,7 @@ pub mod fake_next_edit;
 pub mod measure;
 pub mod scripted;
 pub mod scripted_chat;
+pub mod team;
 pub mod vllm;
 
 pub use vllm::VllmServer;

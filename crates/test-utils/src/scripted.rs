@@ -29,6 +29,9 @@ pub enum Reply {
     StatusBody(u16, String),
     /// No answer at all, until the client gives up.
     Hang,
+    /// The head of a stream and nothing after it, until the client closes the connection,
+    /// which is counted as cancelled the moment it happens (not at a later write).
+    HoldUntilClosed,
 }
 
 impl Reply {
@@ -100,6 +103,15 @@ impl ScriptedModel {
                     match reply {
                         Reply::Hang => {
                             std::future::pending::<()>().await;
+                        }
+                        Reply::HoldUntilClosed => {
+                            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
+                            if socket.write_all(head.as_bytes()).await.is_err() {
+                                return;
+                            }
+                            let mut rest = [0u8; 256];
+                            while matches!(socket.read(&mut rest).await, Ok(n) if n > 0) {}
+                            c.fetch_add(1, Ordering::SeqCst);
                         }
                         Reply::Status(_) | Reply::StatusBody(..) => {
                             let (code, body) = match reply {

@@ -20,6 +20,7 @@ mod sandbox;
 mod server_answers;
 mod servers;
 mod summary;
+mod team;
 mod team_keys;
 mod unbundle;
 mod vllm;

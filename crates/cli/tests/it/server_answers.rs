@@ -408,3 +408,68 @@ fn a_configured_limit_cuts_a_working_vllm_and_says_it_is_still_working() {
         stderr(&out)
     );
 }
+
+/// The language server's own first-token limit (4 s, the editor's default) gives way to a
+/// vLLM whose `/metrics` says it is working, as a limit pilotfish sized does: the suggestion
+/// that comes after 6 s is shown. A `first_token_timeout_seconds` the user set still cuts.
+/// FAKE vLLM (above), answering after 6 s.
+#[test]
+fn the_language_servers_default_limit_waits_for_a_vllm_still_working_and_a_set_one_holds() {
+    let url = slow_vllm(Duration::from_secs(6), Some("a + b"));
+    let text = "def add(a, b):\n    return \n\n\ndef mul(a, b):\n    return a * b\n";
+    for (name, set) in [
+        ("lsp-default-limit", ""),
+        ("lsp-set-limit", "first_token_timeout_seconds = 2\n"),
+    ] {
+        let home = crate::fresh_home("answers", name);
+        let config = home.join("lsp.toml");
+        // No warming on open: the one request to the server is the completion's.
+        std::fs::write(
+            &config,
+            format!("[backend]\n{set}\n[completion]\nwarm = false\n"),
+        )
+        .unwrap();
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pilotfish"));
+        command
+            .args([
+                "lsp",
+                "--backend",
+                "openai-completions",
+                "--endpoint",
+                &url,
+                "--config",
+            ])
+            .arg(&config)
+            .current_dir(&home)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_STATE_HOME", home.join(".local/state"))
+            .env("XDG_CACHE_HOME", home.join(".cache"));
+        let mut lsp = crate::servers::Lsp::spawn(command);
+        lsp.watchdog(Duration::from_secs(120));
+        let started = Instant::now();
+        let (answer, _) = lsp.complete_once(text, 1);
+        let took = started.elapsed();
+        let items = answer["result"]["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if set.is_empty() {
+            assert!(
+                items.iter().any(|i| i["insertText"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("a + b"))),
+                "the default limit gave way to the working vLLM, yet after {took:?}: {answer}"
+            );
+            assert!(took >= Duration::from_secs(6), "{took:?}");
+        } else {
+            // The answer comes at 6 s: had the set limit been stretched, it would be shown.
+            assert!(
+                items.is_empty(),
+                "a limit the user set cuts, yet after {took:?}: {answer}"
+            );
+        }
+        drop(lsp);
+        let _ = std::fs::remove_dir_all(&home);
+    }
+}

@@ -529,7 +529,7 @@ impl Lsp {
 
     /// Initializes, opens `text` as a Python file and asks for an inline completion at the end
     /// of its line `line`.
-    fn complete_once(
+    pub(crate) fn complete_once(
         &mut self,
         text: &str,
         line: usize,

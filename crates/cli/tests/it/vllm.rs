@@ -17,8 +17,13 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The shared server, held by this test alone until the guard drops.
 fn server() -> (std::sync::MutexGuard<'static, ()>, &'static VllmServer) {
-    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    (turn, VllmServer::shared())
+    (one_at_a_time(), VllmServer::shared())
+}
+
+/// This test's turn on the shared vLLM; the team tests take theirs too, on vLLM or on a
+/// llama-server of their own, so that no two heavy servers work at once.
+pub(crate) fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A home of its own for each test (see [`crate::fresh_home`]).
@@ -196,5 +201,79 @@ fn vllm_runs_the_agent_to_a_clean_end() {
         took < Duration::from_secs(180),
         "the agent took {took:?}: {stdout}"
     );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// Opening a document warms vLLM's prefix cache, as llama.cpp's slot is warmed: the first
+/// completion far into the file then finds most of its prompt cached. Counted with vLLM's own
+/// counters. vLLM for CPU caches whole blocks of 128 tokens, so the file is a long one of the
+/// repository.
+#[test]
+fn the_language_server_warms_vllms_prefix_cache_on_open() {
+    use serde_json::json;
+    let (_turn, server) = server();
+    let home = home("warm-on-open");
+    let source = std::fs::read_to_string(repo().join("crates/ghost/src/ask.rs")).unwrap();
+    let mut lines: Vec<&str> = source.lines().collect();
+    let uri = format!("file://{}/ask.rs", home.display());
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pilotfish"));
+    command
+        .args(["lsp", "--endpoint", &server.url])
+        .current_dir(&home)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"));
+    let mut lsp = crate::servers::Lsp::spawn(command);
+    lsp.watchdog(Duration::from_secs(300));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
+    lsp.answer(1);
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let queried = server.counter("vllm:prefix_cache_queries_total");
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "rust", "version": 1, "text": source}}}),
+    );
+    let opened = loop {
+        let m = lsp.read();
+        if let Some(message) = m["params"]["message"].as_str()
+            && message.contains("cache for")
+        {
+            break message.to_owned();
+        }
+    };
+    assert!(opened.contains("warmed the model's cache"), "{opened}");
+    let read_ahead = server.counter("vllm:prefix_cache_queries_total") - queried;
+    // A line typed 90 lines into the file.
+    let at = 90;
+    let typed = "        let limit = ";
+    lines.insert(at, typed);
+    lsp.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": lines.join("\n")}]}}));
+    let (queries, hits) = (
+        server.counter("vllm:prefix_cache_queries_total"),
+        server.counter("vllm:prefix_cache_hits_total"),
+    );
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlineCompletion", "params": {
+        "textDocument": {"uri": uri}, "position": {"line": at, "character": typed.len()},
+        "context": {"triggerKind": 1}}}),
+    );
+    let (answer, _) = lsp.answer(2);
+    assert!(answer.get("error").is_none(), "{answer}");
+    let prompt = server.counter("vllm:prefix_cache_queries_total") - queries;
+    let anew = prompt - (server.counter("vllm:prefix_cache_hits_total") - hits);
+    eprintln!(
+        "vLLM warmed on open: {read_ahead} prompt tokens read ahead; the first completion {at} lines in read {anew} of its {prompt} prompt tokens anew"
+    );
+    assert!(read_ahead > 0.0, "the warming reached vLLM");
+    assert!(prompt > 0.0, "the completion reached vLLM: {answer}");
+    assert!(
+        anew * 6.0 <= prompt,
+        "the first completion read {anew} of its {prompt} prompt tokens anew after the warming"
+    );
+    drop(lsp);
     let _ = std::fs::remove_dir_all(&home);
 }

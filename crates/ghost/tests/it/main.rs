@@ -4,3 +4,4 @@
 
 mod llama;
 mod pipeline;
+mod team;

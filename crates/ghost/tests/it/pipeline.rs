@@ -23,14 +23,14 @@ pub(crate) fn at(path: &str, text: &str) -> RequestJson {
     .unwrap()
 }
 
-fn settings() -> Settings {
+pub(crate) fn settings() -> Settings {
     Settings {
         debounce: None,
         ..Settings::default()
     }
 }
 
-fn pipeline(model: &ScriptedModel, settings: Settings) -> Arc<Pipeline> {
+pub(crate) fn pipeline(model: &ScriptedModel, settings: Settings) -> Arc<Pipeline> {
     let backend = Backend::new(
         Kind::OpenAiCompletions,
         &model.url,
@@ -44,7 +44,7 @@ fn pipeline(model: &ScriptedModel, settings: Settings) -> Arc<Pipeline> {
 const ORDERS: &str =
     "from cart import total\n\n\ndef order_total(items):\n    amount = $0\n    return amount\n";
 
-fn typed(extra: &str) -> RequestJson {
+pub(crate) fn typed(extra: &str) -> RequestJson {
     at("orders.py", &ORDERS.replace("$0", &format!("{extra}$0")))
 }
 
