@@ -1,0 +1,201 @@
+//! The cases sent to the model: each strategy's prompt through a fresh ghost-text pipeline, as
+//! completion sends it (the same budget, fill-in-the-middle or prefix-only as learned once,
+//! the same post-processing), `jobs` cases at a time, with the server's prompt cache off so
+//! that no strategy reads what another left in it.
+
+use std::{
+    sync::{
+        Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use backends::Backend;
+use eval::{Case, CaseFiles, CaseResult, Repository, Run, Sent, Timings};
+use ghost::{FimMode, Pipeline, Settings};
+
+/// What every request of a run shares.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub backend: Backend,
+    /// The completion pipeline's settings, as `complete` would use them.
+    pub settings: Settings,
+    /// The prompt's budget, the same for every strategy.
+    pub budget: usize,
+    pub strategies: Vec<String>,
+    /// Cases in flight at a time (a server with several slots answers them together).
+    pub jobs: usize,
+    /// The repository's root, absolute: the requests' workspace root.
+    pub root: String,
+}
+
+/// What the uncounted first request learned of the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Learned {
+    /// Whether the model fills in the middle (the counted requests are then FIM requests).
+    pub fim: bool,
+    /// How requests are sent, in words without nested parentheses, for the report's first line.
+    pub shape: String,
+}
+
+/// Called after each case with (cases done, cases in all).
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// A request's whole time at least: a slow server reading a long prompt cold is not cut.
+const LEAST_TOTAL_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The settings of one counted (or the learning) request.
+fn settings_for(setup: &Setup, strategy: &str, fim: FimMode) -> Settings {
+    let mut s = setup.settings.clone();
+    // `none` is the current file alone: Copilot's prompt with no open file and no workspace.
+    s.strategy = Some(
+        if strategy == "none" {
+            "copilot"
+        } else {
+            strategy
+        }
+        .to_owned(),
+    );
+    s.fim = fim;
+    s.max_prompt_tokens = Some(setup.budget);
+    s.debounce = None;
+    s.cache = false;
+    s.contextual_filter = false;
+    s.skip_like_copilot = false;
+    s.warm = false;
+    // The same budget for every strategy: not lowered to keep a first token near a target.
+    s.first_token_target = None;
+    s.grow_in_request = false;
+    s
+}
+
+fn backend_for(setup: &Setup) -> Backend {
+    let mut b = setup.backend.clone();
+    b.cache_prompt = false;
+    b.total_timeout = b.total_timeout.max(LEAST_TOTAL_TIMEOUT);
+    b
+}
+
+/// One uncounted request (the first case, the `none` strategy) that learns whether the model
+/// fills in the middle, under the user's `fim` setting. A server that cannot be reached fails
+/// here, before any case is counted.
+pub async fn learn_fim(
+    setup: &Setup,
+    repo: &Repository,
+    case: &Case,
+) -> Result<Learned, ghost::PipelineError> {
+    let pipeline = Pipeline::new(
+        backend_for(setup),
+        settings_for(setup, "none", setup.settings.fim),
+    );
+    let request = case.request(repo, &setup.root, false);
+    let outcome = pipeline
+        .complete(&request, None, ghost::Ask::default())
+        .await?;
+    let trace = &outcome.trace;
+    let fim = trace.shape.as_ref().is_some_and(|s| s.fim);
+    let refused = trace
+        .notes
+        .iter()
+        .chain(trace.shape.as_ref().map(|s| &s.reason))
+        .any(|n| n.contains("refused fill-in-the-middle"));
+    let shape = if fim {
+        "fill-in-the-middle".to_owned()
+    } else if refused {
+        "prefix-only, as the server refused fill-in-the-middle for this model".to_owned()
+    } else {
+        let why = trace.shape.as_ref().map_or(String::new(), |s| {
+            s.reason.replace(['(', ')'], "").replace("  ", " ")
+        });
+        format!("prefix-only: {why}")
+    };
+    Ok(Learned { fim, shape })
+}
+
+/// Every case through every strategy, `setup.jobs` cases at a time; results in case order.
+pub async fn run(
+    setup: &Setup,
+    learned: &Learned,
+    repo: &Repository,
+    cases: &[Case],
+    progress: Progress<'_>,
+) -> Vec<CaseResult> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<CaseResult>>> = cases.iter().map(|_| Mutex::new(None)).collect();
+    let worker = || async {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(case) = cases.get(i) else {
+                break;
+            };
+            let mut runs = Vec::new();
+            for strategy in &setup.strategies {
+                runs.push(one(setup, learned.fim, repo, case, strategy).await);
+            }
+            *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(CaseResult {
+                case: case.clone(),
+                runs,
+            });
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1, cases.len());
+        }
+    };
+    futures_util::future::join_all((0..setup.jobs.max(1)).map(|_| worker())).await;
+    slots
+        .into_iter()
+        .filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+/// One strategy's request for one case through a fresh pipeline.
+async fn one(setup: &Setup, fim: bool, repo: &Repository, case: &Case, strategy: &str) -> Run {
+    let mode = if fim { FimMode::On } else { FimMode::Off };
+    let pipeline = Pipeline::new(backend_for(setup), settings_for(setup, strategy, mode));
+    let with_files = strategy != "none";
+    let request = case.request(repo, &setup.root, with_files);
+    let files = CaseFiles::new(repo, case);
+    let reader = with_files.then_some(&files as &(dyn syntax::WorkspaceFiles + Sync));
+    let result = pipeline
+        .complete(&request, reader, ghost::Ask::default())
+        .await;
+    let (trace, answer, error) = match result {
+        Ok(outcome) => {
+            let answer = outcome
+                .suggestions
+                .first()
+                .map(|s| s.text.clone())
+                .unwrap_or_default();
+            (outcome.trace, answer, None)
+        }
+        Err(ghost::PipelineError::Backend { error, trace }) => {
+            (*trace, String::new(), Some(error.to_string()))
+        }
+        Err(e) => (ghost::Trace::default(), String::new(), Some(e.to_string())),
+    };
+    let prompt = trace.prompt.clone();
+    Run {
+        strategy: strategy.to_owned(),
+        budget: trace.max_prompt_tokens.unwrap_or(setup.budget),
+        fim: trace.shape.as_ref().map_or(fim, |s| s.fim),
+        prompt: prompt.as_ref().map_or_else(Sent::default, |p| Sent {
+            context: p.context.clone(),
+            prefix: p.prefix.clone(),
+            suffix: p.suffix.clone(),
+        }),
+        prompt_tokens: prompt
+            .as_ref()
+            .map_or(0, |p| p.prompt_tokens + p.suffix_tokens),
+        scores: eval::score::score(&answer, &case.expected, case.identifier.as_deref()),
+        answer,
+        timings: Timings {
+            first_token_ms: trace.first_token_ms,
+            total_ms: trace.total_ms,
+            server_prompt_tokens: trace.timings.as_ref().map(|t| t.prompt_n),
+            server_prompt_ms: trace.timings.as_ref().map(|t| t.prompt_ms),
+            server_cached_tokens: trace.timings.as_ref().and_then(|t| t.cache_n),
+        },
+        error,
+        assembled: prompt,
+    }
+}
