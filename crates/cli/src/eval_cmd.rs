@@ -80,13 +80,11 @@ pub(crate) fn run(args: Args) -> Result<()> {
         .or(settings.max_prompt_tokens)
         .unwrap_or(DEFAULT_BUDGET);
     config.backend.backend()?;
-    for line in [
+    let unwritable = [
         write_check(args.json.as_deref()),
         write_check(args.html.as_deref()),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    ];
+    if let Some(line) = unwritable.into_iter().flatten().next() {
         bail!("{line}");
     }
     say_cases(&cases, &root, strategies.len());

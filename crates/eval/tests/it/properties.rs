@@ -29,8 +29,8 @@ fn check(repo: &Repository, cases: &[Case], asked: usize) {
         );
         assert!(!c.expected.contains('\n'), "{c:?}");
         assert_eq!(
-            rebuilt.replace(|ch: char| ch == ' ' || ch == '\t' || ch == '\r', ""),
-            original.replace(|ch: char| ch == ' ' || ch == '\t' || ch == '\r', ""),
+            rebuilt.replace([' ', '\t', '\r'], ""),
+            original.replace([' ', '\t', '\r'], ""),
             "{c:?}"
         );
         assert_eq!(c.honest(), !c.document.contains(c.expected.trim()), "{c:?}");

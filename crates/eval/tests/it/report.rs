@@ -46,8 +46,12 @@ fn run(strategy: &str, scores: Scores, ms: f64) -> Run {
     }
 }
 
-/// Results from rows of (copy, identifier?, [(exact, identifier hit, similarity); 3]).
-fn results(rows: &[(bool, bool, [(bool, bool, f64); 3])]) -> Vec<CaseResult> {
+/// One case: copied from its file?, needs an identifier?, and per strategy (exact, identifier
+/// written, similarity).
+type Row = (bool, bool, [(bool, bool, f64); 3]);
+
+/// The results of `rows`, one case each, with the strategies none, copilot and outline.
+fn results(rows: &[Row]) -> Vec<CaseResult> {
     rows.iter()
         .enumerate()
         .map(|(i, (copy, has_id, scores))| CaseResult {
@@ -135,7 +139,7 @@ proptest! {
 
 #[test]
 fn a_clear_difference_is_marked_and_a_noisy_one_is_not() {
-    let clear: Vec<(bool, bool, [(bool, bool, f64); 3])> = (0..30)
+    let clear: Vec<Row> = (0..30)
         .map(|i| {
             (
                 false,
@@ -178,7 +182,7 @@ fn a_clear_difference_is_marked_and_a_noisy_one_is_not() {
 
 #[test]
 fn the_page_holds_every_case_and_every_prompt_escaped() {
-    let rows: Vec<(bool, bool, [(bool, bool, f64); 3])> = (0..5)
+    let rows: Vec<Row> = (0..5)
         .map(|i| {
             (
                 i == 2,
