@@ -143,6 +143,7 @@ fn report(
         .backend
         .model
         .clone()
+        .or_else(|| learned.model.clone())
         .unwrap_or_else(|| "the model".to_owned());
     let title = format!(
         "{} case(s) from {}, {model} at {}",
@@ -162,7 +163,7 @@ fn report(
         let value = serde_json::json!({
             "repository": setup.root,
             "endpoint": setup.backend.endpoint,
-            "model": setup.backend.model,
+            "model": model,
             "shape": learned.shape,
             "fim": learned.fim,
             "budget": setup.budget,

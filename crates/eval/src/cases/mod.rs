@@ -138,7 +138,12 @@ pub fn pick(repo: &Repository, options: Options) -> Result<Vec<Case>, InputError
         rng.shuffle(pool);
     }
     let graph = neighbours::Graph::new(repo, &langs);
-    let recency = recency(repo);
+    let squashed: Vec<String> = repo.files.iter().map(|f| squash(&f.text)).collect();
+    let known = Known {
+        graph: &graph,
+        recency: &recency(repo),
+        squashed: &squashed,
+    };
     let quotas = [options.cases / 2, options.cases / 4];
     let mut picked: Vec<Case> = Vec::new();
     let mut lines_taken: HashSet<(usize, usize)> = HashSet::new();
@@ -159,7 +164,7 @@ pub fn pick(repo: &Repository, options: Options) -> Result<Vec<Case>, InputError
                 if !lines_taken.insert((candidate.file, candidate.line)) {
                     continue;
                 }
-                if let Some(case) = make_case(repo, candidate, *kind, &graph, &recency) {
+                if let Some(case) = make_case(repo, candidate, *kind, &known) {
                     picked.push(case);
                     taken += 1;
                 }
@@ -268,15 +273,23 @@ fn recency(repo: &Repository) -> HashMap<&str, usize> {
     out
 }
 
+/// What every candidate is checked against, worked out once per pick.
+#[derive(Debug)]
+struct Known<'a> {
+    graph: &'a neighbours::Graph,
+    recency: &'a HashMap<&'a str, usize>,
+    /// Each file's text with every run of white space made one space.
+    squashed: &'a [String],
+}
+
+/// `text` with every run of white space (line breaks too) made one space.
+pub fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The case for a candidate, unless it cannot be kept honest: its expected text is too short,
 /// or occurs in another file (which a strategy may put into the prompt).
-fn make_case(
-    repo: &Repository,
-    c: &Candidate,
-    kind: Kind,
-    graph: &neighbours::Graph,
-    recency: &HashMap<&str, usize>,
-) -> Option<Case> {
+fn make_case(repo: &Repository, c: &Candidate, kind: Kind, known: &Known<'_>) -> Option<Case> {
     let file = &repo.files[c.file];
     let line_start: usize = file
         .text
@@ -294,10 +307,13 @@ fn make_case(
     if needle.chars().count() < MIN_EXPECTED_CHARS || !needle.chars().any(char::is_alphanumeric) {
         return None;
     }
+    // White space is squashed on both sides: a strategy may join a signature's lines.
+    let squashed_needle = squash(needle);
     if repo
         .files
         .iter()
-        .any(|f| f.path != file.path && f.text.contains(needle))
+        .zip(known.squashed)
+        .any(|(f, text)| f.path != file.path && text.contains(&squashed_needle))
     {
         return None;
     }
@@ -305,7 +321,13 @@ fn make_case(
     let mut document = String::with_capacity(file.text.len());
     document.push_str(&file.text[..offset]);
     document.push_str(&file.text[line_start + line.len()..]);
-    let copy_from = document.find(needle).map(|at| {
+    let copy_from = squash(&document).contains(&squashed_needle).then(|| {
+        // Found only across white space: the line of its first word, else this line.
+        let first_word = needle.split_whitespace().next().unwrap_or(needle);
+        let at = document
+            .find(needle)
+            .or_else(|| document.find(first_word))
+            .unwrap_or(offset);
         let original = if at < offset {
             at
         } else {
@@ -321,7 +343,7 @@ fn make_case(
         expected,
         identifier: c.identifier.clone(),
         copy_from,
-        open: graph.neighbours(&file.path, recency),
+        open: known.graph.neighbours(&file.path, known.recency),
         document,
         offset,
     })

@@ -314,3 +314,30 @@ fn bad_input_is_refused_with_what_to_do() {
         ["outline", "none"]
     );
 }
+
+#[test]
+fn text_another_file_holds_across_lines_is_never_a_case() {
+    // `outline` may send a signature over several lines as one line: the text is in that
+    // file, white space aside.
+    let user = "from .lib import combine\n\n\nvalue = combine(first_value, second_value)\n";
+    let picked = |lib: &str| {
+        let repo = repository(&[("p/user.py", user), ("p/lib.py", lib)]);
+        pick(
+            &repo,
+            Options {
+                cases: 10,
+                seed: 46,
+            },
+        )
+        .unwrap()
+        .into_iter()
+        .map(|c| c.expected)
+        .collect::<Vec<_>>()
+    };
+    let wanted = "combine(first_value, second_value)".to_owned();
+    let apart = picked("def combine(first_value,\n            second_value):\n    return 1\n");
+    assert!(!apart.contains(&wanted), "{apart:?}");
+    // The same line is a case where the other file does not hold its text.
+    let elsewhere = picked("def combine(a, b):\n    return 1\n");
+    assert!(elsewhere.contains(&wanted), "{elsewhere:?}");
+}

@@ -37,6 +37,8 @@ pub struct Learned {
     pub fim: bool,
     /// How requests are sent, in words without nested parentheses, for the report's first line.
     pub shape: String,
+    /// The model the server says it serves (a file's name without its folders), when it says.
+    pub model: Option<String>,
 }
 
 /// Called after each case with (cases done, cases in all).
@@ -44,6 +46,9 @@ pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 /// A request's whole time at least: a slow server reading a long prompt cold is not cut.
 const LEAST_TOTAL_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How long the server may take to say what it serves.
+const SERVER_INFO_LIMIT: Duration = Duration::from_secs(30);
 
 /// The settings of one counted (or the learning) request.
 fn settings_for(setup: &Setup, strategy: &str, fim: FimMode) -> Settings {
@@ -110,7 +115,14 @@ pub async fn learn_fim(
         });
         format!("prefix-only: {why}")
     };
-    Ok(Learned { fim, shape })
+    let model = setup
+        .backend
+        .server_info(SERVER_INFO_LIMIT)
+        .await
+        .ok()
+        .and_then(|i| i.model)
+        .map(|m| m.rsplit(['/', '\\']).next().unwrap_or(&m).to_owned());
+    Ok(Learned { fim, shape, model })
 }
 
 /// Every case through every strategy, `setup.jobs` cases at a time; results in case order.
