@@ -146,7 +146,21 @@ fn eval_runs_every_strategy_on_a_repository_with_a_real_model() {
         first.starts_with("pilotfish eval: 4 case(s) from ") && first.contains("prefix-only"),
         "{first}"
     );
-    assert!(!first.contains("(("), "{first}");
+    let deepest = first
+        .chars()
+        .scan(0i32, |depth, c| {
+            *depth += match c {
+                '(' => 1,
+                ')' => -1,
+                _ => 0,
+            };
+            Some(*depth)
+        })
+        .max();
+    assert!(
+        deepest <= Some(1),
+        "no parentheses within parentheses: {first}"
+    );
     assert_eq!(report["fim"], false);
 
     let cases = report["cases"].as_array().unwrap();

@@ -80,8 +80,8 @@ pub struct StrategyFigures {
     /// Over the cases that need an identifier.
     pub identifier: Option<Estimate>,
     pub similarity: Option<Estimate>,
-    /// Medians over the requests that had them (the first token's and the answer's are over
-    /// different sets when a request failed or sent nothing).
+    /// Medians over the requests that sent a first token: the time to it, and to the whole
+    /// answer.
     pub first_token_ms: Option<f64>,
     pub total_ms: Option<f64>,
     pub errors: usize,
@@ -139,8 +139,9 @@ fn group(results: &[&CaseResult]) -> Group {
             identifier: bootstrap(&column(s, &|r| r.scores.identifier)),
             similarity: bootstrap(&column(s, &|r| Some(r.scores.similarity))),
             first_token_ms: median(column(s, &|r| r.timings.first_token_ms)),
+            // Over the same requests as the first token's, so that it is never the shorter.
             total_ms: median(column(s, &|r| {
-                r.error.is_none().then_some(r.timings.total_ms)
+                r.timings.first_token_ms.map(|_| r.timings.total_ms)
             })),
             errors: results.iter().filter(|r| r.runs[s].error.is_some()).count(),
         })

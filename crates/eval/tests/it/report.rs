@@ -211,3 +211,21 @@ fn the_page_holds_every_case_and_every_prompt_escaped() {
     assert_eq!(page.matches("data-strategy=").count(), 15);
     assert!(page.contains("also on line 1 of the file: counted apart"));
 }
+
+#[test]
+fn the_answer_median_is_over_the_requests_the_first_token_median_is_over() {
+    let mut results = results(&[(false, false, [(false, false, 0.0); 3]); 3]);
+    // A request that sent nothing: no first token, a short whole time.
+    for (i, r) in results.iter_mut().enumerate() {
+        r.runs[0].timings = Timings {
+            first_token_ms: (i > 0).then_some(100.0 * i as f64),
+            total_ms: if i == 0 { 1.0 } else { 100.0 * i as f64 + 5.0 },
+            ..Timings::default()
+        };
+    }
+    let none = &summarize(&results).honest.strategies[0];
+    assert_eq!(
+        (none.first_token_ms, none.total_ms),
+        (Some(150.0), Some(155.0))
+    );
+}
