@@ -287,13 +287,30 @@ fn eval_runs_every_strategy_on_a_repository_with_a_real_model() {
         page.matches("data-strategy=").count(),
         CASES * STRATEGIES.len()
     );
+    let escape = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#39;")
+    };
     for case in cases {
-        assert!(page.contains(&format!(
+        let at = format!(
             "{}:{}:{}",
             case["file"].as_str().unwrap(),
             case["line"],
             case["column"]
-        )));
+        );
+        assert!(page.contains(&at), "{at}");
+        assert!(page.contains(&escape(case["expected"].as_str().unwrap())));
+        for run in case["runs"].as_array().unwrap() {
+            let prefix = run["prompt"]["prefix"].as_str().unwrap();
+            assert!(
+                page.contains(&escape(prefix)),
+                "{}'s prompt for {at}",
+                run["strategy"]
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&home);
 }
