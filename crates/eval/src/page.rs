@@ -9,7 +9,7 @@ use prompt::html::{escape, page_start, prompt_parts};
 use crate::report::{CaseResult, Run, Summary, table};
 
 /// Columns side by side, each as wide as the others.
-const STYLE: &str = ".cols{display:flex;gap:1rem;align-items:flex-start}.col{flex:1;min-width:0}\
+const STYLE: &str = ".cols{display:flex;gap:1rem;align-items:flex-start}.col{flex:1;min-width:0;overflow-x:auto}.col table{font-size:.85em}\
 .case{border-top:2px solid #d0d7de;margin-top:1.5rem}.score{font-size:.9em;color:#57606a}";
 
 /// The page for a run described by `title` (the repository and the model).
