@@ -100,21 +100,8 @@ pub async fn learn_fim(
         .await?;
     let trace = &outcome.trace;
     let fim = trace.shape.as_ref().is_some_and(|s| s.fim);
-    let refused = trace
-        .notes
-        .iter()
-        .chain(trace.shape.as_ref().map(|s| &s.reason))
-        .any(|n| n.contains("refused fill-in-the-middle"));
-    let shape = if fim {
-        "fill-in-the-middle".to_owned()
-    } else if refused {
-        "prefix-only, as the server refused fill-in-the-middle for this model".to_owned()
-    } else {
-        let why = trace.shape.as_ref().map_or(String::new(), |s| {
-            s.reason.replace(['(', ')'], "").replace("  ", " ")
-        });
-        format!("prefix-only: {why}")
-    };
+    let reason = trace.shape.as_ref().map_or("", |s| s.reason.as_str());
+    let shape = shape_words(fim, reason, &trace.notes);
     let model = setup
         .backend
         .server_info(SERVER_INFO_LIMIT)
@@ -123,6 +110,25 @@ pub async fn learn_fim(
         .and_then(|i| i.model)
         .map(|m| m.rsplit(['/', '\\']).next().unwrap_or(&m).to_owned());
     Ok(Learned { fim, shape, model })
+}
+
+/// How requests are sent, in words for the report's first line, from the learning request's
+/// shape and notes: short, and without parentheses of its own, since what a reason says in
+/// them (a server's evidence, its error's text) would nest in the line's.
+fn shape_words(fim: bool, reason: &str, notes: &[String]) -> String {
+    let refused = notes
+        .iter()
+        .map(String::as_str)
+        .chain([reason])
+        .any(|n| n.contains("refused") && n.contains("fill-in-the-middle"));
+    if fim {
+        "fill-in-the-middle".to_owned()
+    } else if refused {
+        "prefix-only, as the server refused fill-in-the-middle for this model".to_owned()
+    } else {
+        let why = reason.split(['(', ':']).next().unwrap_or_default().trim();
+        format!("prefix-only: {why}")
+    }
 }
 
 /// Every case through every strategy, `setup.jobs` cases at a time; results in case order.
@@ -209,5 +215,33 @@ async fn one(setup: &Setup, fim: bool, repo: &Repository, case: &Case, strategy:
         },
         error,
         assembled: prompt,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shape_words;
+
+    #[test]
+    fn the_shape_is_said_in_a_few_words_without_parentheses() {
+        let remembered = "the model has no fill-in-the-middle (remembered: the server refused it: HTTP 501: {\"error\":{\"message\":\"Infill is not supported (no prefix token)\"}})";
+        let refused = "prefix-only, as the server refused fill-in-the-middle for this model";
+        assert_eq!(shape_words(false, remembered, &[]), refused);
+        let note =
+            "the server refused fill-in-the-middle (501); asked again prefix-only".to_owned();
+        assert_eq!(shape_words(false, "fim = off", &[note]), refused);
+        assert_eq!(
+            shape_words(false, "fim = off", &[]),
+            "prefix-only: fim = off"
+        );
+        assert_eq!(
+            shape_words(
+                false,
+                "the model has no fill-in-the-middle (its vocabulary says so)",
+                &[]
+            ),
+            "prefix-only: the model has no fill-in-the-middle"
+        );
+        assert_eq!(shape_words(true, "fim = on", &[]), "fill-in-the-middle");
     }
 }
