@@ -392,7 +392,8 @@ fn eval_refuses_bad_input_before_asking_any_model() {
     git(&home, &prose, &["init", "-q"]);
     git(&home, &prose, &["add", "-A"]);
     let path = |p: &Path| p.to_str().unwrap().to_owned();
-    let runs: [(Vec<String>, &str); 6] = [
+    let nowhere = home.join("no-such-folder/report.json");
+    let runs: [(Vec<String>, &str); 7] = [
         (vec![path(&plain)], "is not inside a git repository"),
         (
             vec![path(&home.join("missing"))],
@@ -407,6 +408,10 @@ fn eval_refuses_bad_input_before_asking_any_model() {
         (
             vec![path(&repo), "--cases".into(), "0".into()],
             "--cases must be at least 1",
+        ),
+        (
+            vec![path(&repo), "--json".into(), path(&nowhere)],
+            "no-such-folder does not exist",
         ),
     ];
     for (args, needle) in runs {
