@@ -68,6 +68,9 @@ fn column(out: &mut String, run: &Run) {
     if let Some(e) = &run.error {
         let _ = write!(out, "<p>failed: {}</p>", escape(e));
     }
+    if let Some(why) = &run.empty {
+        let _ = write!(out, "<p class=score>no answer: {}</p>", escape(why));
+    }
     let _ = write!(
         out,
         "<p>answer</p><pre data-part=answer>{}</pre>",

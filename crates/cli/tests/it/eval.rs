@@ -180,6 +180,10 @@ fn eval_runs_every_strategy_on_a_repository_with_a_real_model() {
         let budget = runs[0]["budget"].as_u64().unwrap();
         for run in runs {
             assert!(run["error"].is_null(), "{run:#}");
+            // An empty answer says why; an answer needs no reason.
+            let empty = run["answer"].as_str().unwrap().is_empty();
+            let why = run["empty"].as_str().is_some_and(|w| !w.is_empty());
+            assert_eq!(why, empty, "{run:#}");
             assert_eq!(
                 run["budget"].as_u64(),
                 Some(budget),

@@ -58,6 +58,10 @@ pub struct Run {
     /// Why the request failed, when it did (its scores are then those of an empty answer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why the answer is empty, when it is and the request did not fail (post-processing cut
+    /// it all, or the model wrote only white space).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty: Option<String>,
     /// The whole prompt with every element considered, for the page.
     #[serde(skip)]
     pub assembled: Option<prompt::Prompt>,

@@ -42,6 +42,7 @@ fn run(strategy: &str, scores: Scores, ms: f64) -> Run {
             ..Timings::default()
         },
         error: None,
+        empty: None,
         assembled: None,
     }
 }
@@ -191,8 +192,10 @@ fn the_page_holds_every_case_and_every_prompt_escaped() {
             )
         })
         .collect();
-    let results = results(&rows);
+    let mut results = results(&rows);
+    results[1].runs[2].empty = Some("cut <all>".to_owned());
     let page = eval::page::render("five cases <x>", &summarize(&results), &results);
+    assert_eq!(page.matches("no answer: cut &lt;all&gt;").count(), 1);
     assert!(
         page.contains("default-src 'none'") && !page.contains("src=") && !page.contains("href=")
     );

@@ -177,19 +177,28 @@ async fn one(setup: &Setup, fim: bool, repo: &Repository, case: &Case, strategy:
     let result = pipeline
         .complete(&request, reader, ghost::Ask::default())
         .await;
-    let (trace, answer, error) = match result {
+    let (trace, answer, error, empty) = match result {
         Ok(outcome) => {
-            let answer = outcome
-                .suggestions
-                .first()
-                .map(|s| s.text.clone())
-                .unwrap_or_default();
-            (outcome.trace, answer, None)
+            let answer = outcome.suggestions.first().map(|s| s.text.clone());
+            // Why nothing is shown, as `complete` says it.
+            let empty = answer.is_none().then(|| {
+                outcome
+                    .skipped
+                    .clone()
+                    .or_else(|| outcome.trace.cuts.first().cloned())
+                    .unwrap_or_else(|| "the model answered with nothing but white space".to_owned())
+            });
+            (outcome.trace, answer.unwrap_or_default(), None, empty)
         }
         Err(ghost::PipelineError::Backend { error, trace }) => {
-            (*trace, String::new(), Some(error.to_string()))
+            (*trace, String::new(), Some(error.to_string()), None)
         }
-        Err(e) => (ghost::Trace::default(), String::new(), Some(e.to_string())),
+        Err(e) => (
+            ghost::Trace::default(),
+            String::new(),
+            Some(e.to_string()),
+            None,
+        ),
     };
     let prompt = trace.prompt.clone();
     Run {
@@ -214,6 +223,7 @@ async fn one(setup: &Setup, fim: bool, repo: &Repository, case: &Case, strategy:
             server_cached_tokens: trace.timings.as_ref().and_then(|t| t.cache_n),
         },
         error,
+        empty,
         assembled: prompt,
     }
 }
