@@ -8,6 +8,7 @@ mod complete;
 mod config_cmd;
 mod default_model;
 mod editor_settings;
+mod eval_cmd;
 mod gguf;
 mod lsp_cmd;
 mod managed;
@@ -60,6 +61,9 @@ enum Command {
     NextEdit(next_edit_cmd::Args),
     /// Serve completions to an editor: a language server on standard input and output.
     Lsp(lsp_cmd::Args),
+    /// Measure what each context strategy is worth with your model on your repository: cases
+    /// from its tracked files, each strategy's prompt sent, scores with 95% intervals.
+    Eval(eval_cmd::Args),
     /// Show the neighbour-file snippets Copilot would pick for a cursor position, with scores.
     Snippets(snippets::Args),
     /// Split a webpack or esbuild bundle into one readable file per module; the output still
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
         Command::Acp(args) => acp_cmd::run(args),
         Command::NextEdit(args) => next_edit_cmd::run(args),
         Command::Unbundle(args) => unbundle_cmd::run(args),
+        Command::Eval(args) => eval_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,7 +10,7 @@
 //! (`secrets`). The agent's first messages are built in
 //! `setup`. Copilot's own next-edit texts are read where the user fetched them
 //! (`copilot_texts`); where next edits are asked is `next_edits`, shared by the language server
-//! and the ACP agent.
+//! and the ACP agent. `eval` runs `pilotfish eval`'s cases through the ghost-text pipeline.
 
 pub mod agent_config;
 pub mod api_key;
@@ -19,6 +19,7 @@ pub mod config;
 pub mod confinement;
 pub mod copilot_texts;
 pub mod customizations;
+pub mod eval;
 pub mod exclusion;
 pub mod files;
 pub mod journal;

@@ -70,13 +70,7 @@ pub fn render_html(prompt: &Prompt, facts: &PageFacts) -> String {
     } else {
         facts.title.clone()
     };
-    let _ = write!(
-        out,
-        "<!doctype html><html lang=en><head><meta charset=utf-8>\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
-         <title>pilotfish prompt: {t}</title><style>{STYLE}</style></head><body><h1>pilotfish prompt: {t}</h1>",
-        t = escape(&title)
-    );
+    out.push_str(&page_start(&format!("pilotfish prompt: {title}")));
     let used = prompt.prompt_tokens + prompt.suffix_tokens;
     match facts.budget {
         Some(budget) if budget > 0 => {
@@ -92,39 +86,7 @@ pub fn render_html(prompt: &Prompt, facts: &PageFacts) -> String {
             let _ = write!(out, "<p data-used={used}>{used} tokens</p>");
         }
     }
-    out.push_str("<h2>As sent</h2>");
-    for (i, block) in prompt.context.iter().enumerate() {
-        let title = format!(
-            "context {} of {} (sent apart from the prefix)",
-            i + 1,
-            prompt.context.len()
-        );
-        part(&mut out, &format!("context-{}", i + 1), &title, None, block);
-    }
-    part(
-        &mut out,
-        "prefix",
-        "prefix (with the context where it is written into it)",
-        Some(prompt.prompt_tokens),
-        &prompt.prefix,
-    );
-    part(
-        &mut out,
-        "suffix",
-        "suffix",
-        Some(prompt.suffix_tokens),
-        &prompt.suffix,
-    );
-    if let Some(fim) = &prompt.fim_prompt {
-        part(
-            &mut out,
-            "fim",
-            "the whole prompt as one fill-in-the-middle string",
-            prompt.fim_template_tokens,
-            fim,
-        );
-    }
-    elements(&mut out, prompt);
+    out.push_str(&prompt_parts(prompt));
     let mut notes: Vec<String> = prompt.notes.clone();
     if !prompt.trailing_whitespace.is_empty() {
         notes.push(format!(
@@ -158,6 +120,59 @@ pub fn render_html(prompt: &Prompt, facts: &PageFacts) -> String {
     }
     out.push_str("</body></html>\n");
     out
+}
+
+/// The start of a self-contained page titled `title`, up to its heading: the inspector's look
+/// and a content security policy that forbids every request. The caller closes the page with
+/// `</body></html>`.
+pub fn page_start(title: &str) -> String {
+    format!(
+        "<!doctype html><html lang=en><head><meta charset=utf-8>\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
+         <title>{t}</title><style>{STYLE}</style></head><body><h1>{t}</h1>",
+        t = escape(title)
+    )
+}
+
+/// A prompt's parts exactly as sent (context blocks, prefix, suffix, the FIM string), then
+/// every element considered: the inspector's page body, for pages that show several prompts.
+pub fn prompt_parts(prompt: &Prompt) -> String {
+    let mut out = String::new();
+    let out = &mut out;
+    out.push_str("<h2>As sent</h2>");
+    for (i, block) in prompt.context.iter().enumerate() {
+        let title = format!(
+            "context {} of {} (sent apart from the prefix)",
+            i + 1,
+            prompt.context.len()
+        );
+        part(out, &format!("context-{}", i + 1), &title, None, block);
+    }
+    part(
+        out,
+        "prefix",
+        "prefix (with the context where it is written into it)",
+        Some(prompt.prompt_tokens),
+        &prompt.prefix,
+    );
+    part(
+        out,
+        "suffix",
+        "suffix",
+        Some(prompt.suffix_tokens),
+        &prompt.suffix,
+    );
+    if let Some(fim) = &prompt.fim_prompt {
+        part(
+            out,
+            "fim",
+            "the whole prompt as one fill-in-the-middle string",
+            prompt.fim_template_tokens,
+            fim,
+        );
+    }
+    elements(out, prompt);
+    std::mem::take(out)
 }
 
 /// Every element considered: included, cut or dropped, with where it came from and why.

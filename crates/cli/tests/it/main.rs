@@ -10,6 +10,7 @@ mod copilot_texts;
 mod cursor_warming;
 mod editor_settings;
 mod emacs_script;
+mod eval;
 mod ghost_text;
 mod managed;
 mod next_edit;
