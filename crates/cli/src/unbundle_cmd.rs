@@ -138,6 +138,7 @@ fn wrappers_line(w: &unbundle::Wrappers) -> String {
         (w.webpack, "webpack modules"),
         (w.commonjs, "esbuild CommonJS wrappers"),
         (w.esm, "esbuild ES module initializers"),
+        (w.rollup, "rollup CommonJS wrappers"),
     ];
     let parts: Vec<String> = kinds
         .iter()

@@ -1,4 +1,4 @@
-//! Splits a webpack or esbuild bundle into one readable file per module that still runs:
+//! Splits a webpack, esbuild, Bun or rollup bundle into one readable file per module that still runs:
 //! seed 001's reverse-engineering toolchain, made safe. Pure: text in, files out; the CLI
 //! writes them. The stages, in the order they run, each a module:
 //!
@@ -96,6 +96,8 @@ pub enum ModuleKind {
     /// The initializer of an ES module wrapped by esbuild's `__esm` helper, whose hoisted
     /// declarations stay in the bundle (the file reaches them live).
     EsmInitializer,
+    /// The code of a lazy `requireX()` wrapper of rollup's CommonJS plugin.
+    Rollup,
     /// The entry the bundle held outside its wrappers.
     Entry,
 }
@@ -107,6 +109,8 @@ pub struct Wrappers {
     pub webpack: Count,
     pub commonjs: Count,
     pub esm: Count,
+    /// rollup's lazy `requireX()` wrappers (`@rollup/plugin-commonjs`).
+    pub rollup: Count,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -138,7 +142,7 @@ pub enum UnbundleError {
     #[error("{file}: not JavaScript that parses: {message}")]
     Parse { file: String, message: String },
     #[error(
-        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, and no esbuild __commonJS or __esm wrappers)"
+        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, no esbuild or Bun __commonJS or __esm wrappers, and no rollup requireX wrappers)"
     )]
     NotABundle { file: String },
     #[error(
@@ -293,6 +297,7 @@ impl std::ops::AddAssign for Wrappers {
             (&mut self.webpack, other.webpack),
             (&mut self.commonjs, other.commonjs),
             (&mut self.esm, other.esm),
+            (&mut self.rollup, other.rollup),
         ] {
             mine.found += theirs.found;
             mine.split += theirs.split;

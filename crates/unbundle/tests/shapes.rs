@@ -181,3 +181,15 @@ fn a_package_json_saying_type_module_above_the_output_changes_nothing() {
     assert_eq!(run(&out.join(&output.manifest.entry), &dir), before);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn rollup_s_lazy_commonjs_wrappers_each_become_a_module_file() {
+    // @rollup/plugin-commonjs wraps each CommonJS file in `function requireX() { if
+    // (hasRequiredX) return x; hasRequiredX = 1; ... return x; }`: each is a module file,
+    // still run once and in the bundle's order; the scope-hoisted code around them stays.
+    let (output, dir) = runs_the_same("rollup", "rollup-commonjs", "cjs");
+    let rollup = output.manifest.wrappers.rollup;
+    assert!(rollup.found >= 40, "{rollup:?}");
+    assert_eq!(count(&output, unbundle::ModuleKind::Rollup), rollup.found);
+    let _ = std::fs::remove_dir_all(&dir);
+}
