@@ -14,7 +14,8 @@
 // `// src/a.js` comment before each module's code stays), esbuild-esm-meta (a minified ES
 // module with a `createRequire(import.meta.url)` banner: main.mjs), bun and bun-minify (Bun's
 // bundler for node: main.mjs) and rollup-commonjs (rollup with @rollup/plugin-commonjs's lazy
-// `requireX()` wrappers: main.js).
+// `requireX()` wrappers: main.js) and rollup-esbuild-inside (the same, importing a package
+// esbuild built first).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
 // "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
 // bundler's own account of what it emitted; the files a page would load come first, in
@@ -26,7 +27,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-esm-meta|bun|bun-minify|rollup-commonjs APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-esm-meta|bun|bun-minify|rollup-commonjs|rollup-esbuild-inside APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -160,15 +161,30 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     env: { ...process.env, NODE_PATH: path.join(__dirname, 'node_modules') },
   });
   fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.mjs'], initial: ['main.mjs'], modules: [] }, null, 1));
-} else if (['rollup-commonjs'].includes(bundler)) {
+} else if (['rollup-commonjs', 'rollup-esbuild-inside'].includes(bundler)) {
   // rollup with @rollup/plugin-commonjs (and node-resolve), one CommonJS file: each
-  // CommonJS module becomes a lazy `requireX()` wrapper.
+  // CommonJS module becomes a lazy `requireX()` wrapper. rollup-esbuild-inside: the app's
+  // inner.js is first built by esbuild into an ES module (OUT/inner/inner.mjs), which the app
+  // imports as ./dist/inner.mjs, so that esbuild's helpers and wrappers sit in rollup's top
+  // level too.
+  const inner = path.join(outDir, 'inner', 'inner.mjs');
+  if (bundler === 'rollup-esbuild-inside') {
+    require('esbuild').buildSync({
+      entryPoints: [path.join(appDir, 'inner.js')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: inner,
+      nodePaths: [path.join(__dirname, 'node_modules')],
+      logLevel: 'error',
+    });
+  }
   const { rollup } = require('rollup');
   const commonjs = require('@rollup/plugin-commonjs');
   const { nodeResolve } = require('@rollup/plugin-node-resolve');
   rollup({
     input: entry,
-    plugins: [nodeResolve({ preferBuiltins: true, modulePaths: [path.join(__dirname, 'node_modules')] }), commonjs()],
+    plugins: [{ name: 'inner', resolveId: (id) => (id === './dist/inner.mjs' ? inner : null) }, nodeResolve({ preferBuiltins: true, modulePaths: [path.join(__dirname, 'node_modules')] }), commonjs()],
     onwarn() {},
   })
     .then((b) => b.write({ file: path.join(outDir, 'main.js'), format: 'cjs', inlineDynamicImports: true }))
@@ -178,6 +194,6 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
       process.exit(1);
     });
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-esm-meta, bun, bun-minify or rollup-commonjs`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-esm-meta, bun, bun-minify, rollup-commonjs or rollup-esbuild-inside`);
   process.exit(2);
 }

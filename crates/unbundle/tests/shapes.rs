@@ -193,3 +193,15 @@ fn rollup_s_lazy_commonjs_wrappers_each_become_a_module_file() {
     assert_eq!(count(&output, unbundle::ModuleKind::Rollup), rollup.found);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn rollup_s_wrappers_split_also_beside_esbuild_s_in_one_file() {
+    // A rollup bundle importing a package esbuild built: esbuild's helpers and `__commonJS`
+    // wrappers sit in rollup's top level beside rollup's own lazy wrappers; both kinds
+    // become files, not only esbuild's.
+    let (output, dir) = runs_the_same("rollup-esbuild", "rollup-esbuild-inside", "mixed");
+    let w = output.manifest.wrappers;
+    assert!(w.rollup.found >= 4, "{w:?}");
+    assert!(w.commonjs.found >= 40, "{w:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
