@@ -15,7 +15,8 @@
 // module with a `createRequire(import.meta.url)` banner: main.mjs), bun and bun-minify (Bun's
 // bundler for node: main.mjs) and rollup-commonjs (rollup with @rollup/plugin-commonjs's lazy
 // `requireX()` wrappers: main.js) and rollup-esbuild-inside (the same, importing a package
-// esbuild built first).
+// esbuild built first) and rollup-commonjs-chunks (main.js and the `chunk-*.js` files its
+// dynamic imports load, some holding wrappers and some not).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
 // "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
 // bundler's own account of what it emitted; the files a page would load come first, in
@@ -27,7 +28,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-esm-meta|bun|bun-minify|rollup-commonjs|rollup-esbuild-inside APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-esm-meta|bun|bun-minify|rollup-commonjs|rollup-esbuild-inside|rollup-commonjs-chunks APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -161,7 +162,7 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     env: { ...process.env, NODE_PATH: path.join(__dirname, 'node_modules') },
   });
   fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.mjs'], initial: ['main.mjs'], modules: [] }, null, 1));
-} else if (['rollup-commonjs', 'rollup-esbuild-inside'].includes(bundler)) {
+} else if (['rollup-commonjs', 'rollup-esbuild-inside', 'rollup-commonjs-chunks'].includes(bundler)) {
   // rollup with @rollup/plugin-commonjs (and node-resolve), one CommonJS file: each
   // CommonJS module becomes a lazy `requireX()` wrapper. rollup-esbuild-inside: the app's
   // inner.js is first built by esbuild into an ES module (OUT/inner/inner.mjs), which the app
@@ -187,13 +188,20 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     plugins: [{ name: 'inner', resolveId: (id) => (id === './dist/inner.mjs' ? inner : null) }, nodeResolve({ preferBuiltins: true, modulePaths: [path.join(__dirname, 'node_modules')] }), commonjs()],
     onwarn() {},
   })
-    .then((b) => b.write({ file: path.join(outDir, 'main.js'), format: 'cjs', inlineDynamicImports: true }))
-    .then(() => fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: [] }, null, 1)))
+    .then((b) =>
+      bundler === 'rollup-commonjs-chunks'
+        ? b.write({ dir: outDir, format: 'cjs', entryFileNames: 'main.js', chunkFileNames: 'chunk-[name].js' })
+        : b.write({ file: path.join(outDir, 'main.js'), format: 'cjs', inlineDynamicImports: true }),
+    )
+    .then((written) => {
+      const chunks = written.output.map((o) => o.fileName).filter((n) => n !== 'main.js').sort();
+      fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js', ...chunks], initial: ['main.js'], modules: [] }, null, 1));
+    })
     .catch((e) => {
       console.error(e);
       process.exit(1);
     });
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-esm-meta, bun, bun-minify, rollup-commonjs or rollup-esbuild-inside`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-esm-meta, bun, bun-minify, rollup-commonjs, rollup-esbuild-inside or rollup-commonjs-chunks`);
   process.exit(2);
 }

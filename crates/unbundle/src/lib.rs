@@ -100,6 +100,9 @@ pub enum ModuleKind {
     Rollup,
     /// The entry the bundle held outside its wrappers.
     Entry,
+    /// A chunk of a code-split bundle that holds no wrapper: a module of its own, written
+    /// under its own name (made readable), where what imports or requires it finds it.
+    Chunk,
 }
 
 /// How many wrappers of each kind the bundle holds (`found`) and how many became module
@@ -220,6 +223,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         .collect();
     let inputs = read.as_slice();
     let shared = split::shared::exported(inputs);
+    let mut chunks = Vec::new();
     for (input, unwrapped) in inputs.iter().zip(&unwrapped) {
         let map = options
             .source_maps
@@ -234,6 +238,16 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             &mut notes,
         )?;
         let mut file = split.file;
+        if split.plain {
+            chunks.push(ManifestModule {
+                id: input.name.to_owned(),
+                path: input.name.to_owned(),
+                name: None,
+                file: input.name.to_owned(),
+                kind: ModuleKind::Chunk,
+                size: input.text.len(),
+            });
+        }
         if unwrapped.is_some() {
             file.text = recognize::iife::Unwrapped::wrap(&file.text);
         }
@@ -243,8 +257,15 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         roles.push(split.role);
         wrappers += split.wrappers;
     }
+    if chunks.len() == inputs.len() {
+        // Not one file holds a wrapper: these are not a bundle's chunks.
+        return Err(UnbundleError::NotABundle {
+            file: inputs[0].name.to_owned(),
+        });
+    }
     distinct_paths(&jobs)?;
-    let (modules, module_names) = manifest_modules(&jobs, &options.names);
+    let (mut modules, module_names) = manifest_modules(&jobs, &options.names);
+    modules.extend(chunks);
     let mut transforms = options.transforms;
     // Only where the runtime defines `require.d` and `require.r` as webpack's does.
     transforms.helpers &= inputs.iter().any(|i| {

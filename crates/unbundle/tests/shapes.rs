@@ -205,3 +205,20 @@ fn rollup_s_wrappers_split_also_beside_esbuild_s_in_one_file() {
     assert!(w.commonjs.found >= 40, "{w:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_chunk_set_whose_plain_chunks_hold_no_wrapper_splits_the_others() {
+    // rollup's CommonJS chunks: main.js only requires a chunk and holds no wrapper; it is a
+    // module of its own, kept under its name, and the chunks with wrappers are split.
+    let (output, dir) = runs_the_same("rollup-chunks", "rollup-commonjs-chunks", "cjs");
+    assert!(output.manifest.wrappers.rollup.found >= 40);
+    let plain: Vec<&str> = output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.kind == unbundle::ModuleKind::Chunk)
+        .map(|m| m.path.as_str())
+        .collect();
+    assert!(plain.contains(&"main.js"), "{plain:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

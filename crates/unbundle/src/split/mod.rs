@@ -53,6 +53,7 @@ pub(crate) fn split_file<'a>(
     let imported = shared.imported(&program);
     let lazy = recognize::rollup::lazy_wrappers(&program, input.text);
     let mut out = Split::default();
+    let mut plain = false;
     // esbuild's helpers sit at the bundle's top level, so they are looked for first: a
     // webpack bundle inside one of its modules (or any object of functions shaped like a
     // module table) then stays whole in that module's file, where every name it reads is
@@ -70,9 +71,13 @@ pub(crate) fn split_file<'a>(
     } else if !lazy.is_empty() {
         // rollup's scope-hoisted code around its lazy wrappers is the entry: it stays.
         None
-    } else if es_module && shared.several_files {
-        // A chunk of a code-split ES module bundle holding no wrapper (ES modules esbuild
-        // joined into its scope): it stays as it is, and its imports still find their files.
+    } else if shared.several_files {
+        // A chunk of a code-split bundle holding no wrapper (ES modules esbuild or rollup
+        // joined into its scope, or rollup's CommonJS chunks): a module of its own, kept
+        // under its name so that what imports or requires it still finds it, and made
+        // readable as the module files are. The bundle is refused only if no file of it
+        // holds a wrapper (see `lib.rs`).
+        plain = true;
         None
     } else {
         return Err(UnbundleError::NotABundle {
@@ -114,6 +119,7 @@ pub(crate) fn split_file<'a>(
         runtime: out.runtime,
         wrappers: out.wrappers,
         jobs: out.jobs,
+        plain,
     })
 }
 
@@ -129,6 +135,8 @@ pub(crate) struct FileSplit<'a> {
     pub(crate) role: recognize::Role,
     /// The wrappers found in it, and how many became files.
     pub(crate) wrappers: crate::Wrappers,
+    /// A chunk of the bundle that holds no wrapper: a module of its own.
+    pub(crate) plain: bool,
 }
 
 /// Parses a bundle file as a script (a bundle for node is a CommonJS file, where a top-level
