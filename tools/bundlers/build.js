@@ -11,7 +11,9 @@
 // esbuild-esm (minified, an ES module: main.mjs), esbuild-esm-map (with its source map) and
 // esbuild-esm-split (code-split into main.mjs and chunk-*.mjs files), esbuild-comments
 // (names and syntax minified but not whitespace: its wrappers lose their path keys, and the
-// `// src/a.js` comment before each module's code stays), esbuild-esm-meta (a minified ES
+// `// src/a.js` comment before each module's code stays), esbuild-plain-two (two programs
+// built apart, each with its own copy of the same packages: main.js and other.js),
+// esbuild-esm-meta (a minified ES
 // module with a `createRequire(import.meta.url)` banner: main.mjs), bun and bun-minify (Bun's
 // bundler for node: main.mjs) and rollup-commonjs (rollup with @rollup/plugin-commonjs's lazy
 // `requireX()` wrappers: main.js) and rollup-esbuild-inside (the same, importing a package
@@ -28,7 +30,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-esm-meta|bun|bun-minify|rollup-commonjs|rollup-esbuild-inside|rollup-commonjs-chunks APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-plain-two|esbuild-esm-meta|bun|bun-minify|rollup-commonjs|rollup-esbuild-inside|rollup-commonjs-chunks APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -137,6 +139,23 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     path.join(outDir, 'stats.json'),
     JSON.stringify({ files: [main, ...chunks], initial: [main], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
+} else if (bundler === 'esbuild-plain-two') {
+  // Two programs built apart (APP/index.js as main.js, APP/other.js as other.js, which
+  // main.js requires), not minified: each holds its own copy of the packages they share,
+  // keyed by the same paths.
+  const other = path.join(appDir, 'other.js');
+  require('esbuild').buildSync({
+    entryPoints: { main: entry, other },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outdir: outDir,
+    absWorkingDir: __dirname,
+    external: ['./other.js'],
+    nodePaths: [path.join(__dirname, 'node_modules')],
+    logLevel: 'error',
+  });
+  fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js', 'other.js'], initial: ['main.js'], modules: [] }, null, 1));
 } else if (['esbuild-esm-meta'].includes(bundler)) {
   // An ES module minified as the agent CLIs ship it: a banner gives the bundle a `require`
   // made from its own URL, and the app keeps `import.meta` and top-level `await`.
@@ -202,6 +221,6 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
       process.exit(1);
     });
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-esm-meta, bun, bun-minify, rollup-commonjs, rollup-esbuild-inside or rollup-commonjs-chunks`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-plain-two, esbuild-esm-meta, bun, bun-minify, rollup-commonjs, rollup-esbuild-inside or rollup-commonjs-chunks`);
   process.exit(2);
 }

@@ -263,7 +263,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             file: inputs[0].name.to_owned(),
         });
     }
-    distinct_paths(&jobs)?;
+    distinct_paths(&mut jobs, &mut files, &options.names)?;
     let (mut modules, module_names) = manifest_modules(&jobs, &options.names);
     modules.extend(chunks);
     let mut transforms = options.transforms;
@@ -326,19 +326,64 @@ impl std::ops::AddAssign for Wrappers {
     }
 }
 
-/// Refuses two modules written to one path (a names map can send them there).
-fn distinct_paths(jobs: &[split::Job<'_>]) -> Result<(), UnbundleError> {
-    let mut paths: rustc_hash::FxHashMap<&str, &str> = rustc_hash::FxHashMap::default();
-    for job in jobs {
-        if let Some(first) = paths.insert(job.path.as_str(), job.id.as_str()) {
+/// Gives each module a path of its own: a module whose path another module already has
+/// (two copies of one package, each revealing the same source path) is written under the
+/// same path with a number (`index-2.js`), and its bundle file's call of the loader names
+/// that path. Only two paths given by the names map for two modules are refused: that is the
+/// map's to settle.
+fn distinct_paths(
+    jobs: &mut [split::Job<'_>],
+    files: &mut [OutputFile],
+    names: &Names,
+) -> Result<(), UnbundleError> {
+    let mut taken: rustc_hash::FxHashMap<String, String> = rustc_hash::FxHashMap::default();
+    // How many modules of each bundle file were written under each path so far.
+    let mut seen: rustc_hash::FxHashMap<(String, String), usize> = rustc_hash::FxHashMap::default();
+    for job in jobs.iter_mut() {
+        let nth = seen
+            .entry((job.file.to_owned(), job.path.clone()))
+            .or_default();
+        *nth += 1;
+        let Some(first) = taken.get(&job.path) else {
+            taken.insert(job.path.clone(), job.id.clone());
+            continue;
+        };
+        if names.get(&job.id).is_some_and(|n| n.path.is_some()) {
             return Err(UnbundleError::SamePath {
                 path: job.path.clone(),
-                first: first.to_owned(),
+                first: first.clone(),
                 second: job.id.clone(),
             });
         }
+        let path = (2..)
+            .map(|n| numbered(&job.path, n))
+            .find(|p| !taken.contains_key(p))
+            .expect("some number is free");
+        if let Some(file) = files.iter_mut().find(|f| f.path == job.file) {
+            file.text = replace_nth(&file.text, &format!("{:?}", job.path), &format!("{path:?}"), *nth);
+        }
+        taken.insert(path.clone(), job.id.clone());
+        job.path = path;
     }
     Ok(())
+}
+
+/// `dir/name-N.ext` for `dir/name.ext`.
+fn numbered(path: &str, n: usize) -> String {
+    let (dir, name) = path.rsplit_once('/').map_or(("", path), |(d, f)| (d, f));
+    let name = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => format!("{stem}-{n}.{ext}"),
+        _ => format!("{name}-{n}"),
+    };
+    if dir.is_empty() { name } else { format!("{dir}/{name}") }
+}
+
+/// `text` with the `nth` (from 1) occurrence of `old` replaced by `new`.
+fn replace_nth(text: &str, old: &str, new: &str, nth: usize) -> String {
+    match text.match_indices(old).nth(nth - 1) {
+        Some((at, _)) => format!("{}{new}{}", &text[..at], &text[at + old.len()..]),
+        None => text.to_owned(),
+    }
 }
 
 /// The manifest's modules, and the modules' names: the map's, then those the bundle reveals.

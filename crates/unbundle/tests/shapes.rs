@@ -222,3 +222,25 @@ fn a_chunk_set_whose_plain_chunks_hold_no_wrapper_splits_the_others() {
     assert!(plain.contains(&"main.js"), "{plain:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn two_copies_of_one_package_get_paths_of_their_own() {
+    // Two programs built apart, each with its own copy of ms keyed by the same path: the
+    // second copy is written under a numbered path, both are listed, nothing is refused.
+    let (output, dir) = runs_the_same("two-copies", "esbuild-plain-two", "twice");
+    let copies: Vec<&str> = output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.path.starts_with("modules/node_modules/ms/"))
+        .map(|m| m.path.as_str())
+        .collect();
+    assert_eq!(
+        copies,
+        [
+            "modules/node_modules/ms/index.js",
+            "modules/node_modules/ms/index-2.js"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
