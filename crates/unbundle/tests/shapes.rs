@@ -244,3 +244,24 @@ fn two_copies_of_one_package_get_paths_of_their_own() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn rolldown_s_wrappers_in_parentheses_with_helpers_from_another_chunk_split() {
+    // rolldown's `__commonJSMin(((exports, module) => {...}))` holds its function in
+    // parentheses, and the chunk its dynamic import loads imports that helper from main.mjs.
+    for bundler in ["rolldown", "rolldown-minify"] {
+        let (output, dir) = runs_the_same(bundler, bundler, "cjs");
+        assert!(
+            output.manifest.wrappers.commonjs.found >= 40,
+            "{bundler}: {:?}",
+            output.manifest.wrappers
+        );
+        let chunked = output
+            .manifest
+            .modules
+            .iter()
+            .any(|m| m.file.starts_with("chunk-") && m.kind == unbundle::ModuleKind::Commonjs);
+        assert!(chunked, "{bundler}: a wrapper of the chunk is a file");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
