@@ -290,3 +290,20 @@ fn a_module_calling_eval_keeps_its_names_in_a_webpack_5_chunk_set() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_es_module_chunk_set_named_js_in_a_type_module_package_splits_and_runs() {
+    // rolldown's ES module chunks named `.js`, in a package whose package.json says
+    // `"type": "module"`: a `.js` file with `import` and `export` declarations is an ES
+    // module, so its exports stay where its importers find them.
+    let dir = scratch("rolldown-js");
+    std::fs::write(dir.join("package.json"), "{\"type\": \"module\"}\n").unwrap();
+    let files = build("rolldown-js", "cjs", &dir);
+    let out = dir.join("out");
+    let output = unbundle_into(&files, &out);
+    assert!(output.manifest.wrappers.commonjs.split >= 40);
+    let before = run(&files[0], &dir);
+    assert_eq!(before.1, "", "the bundle runs without errors");
+    assert_eq!(run(&out.join(&output.manifest.entry), &dir), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}

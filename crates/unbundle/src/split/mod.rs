@@ -152,8 +152,10 @@ fn parse<'p>(
             ..oxc_parser::ParseOptions::default()
         })
         .parse();
-    // node runs a `.mjs` file as an ES module whatever it holds.
-    let mjs = input.name.ends_with(".mjs");
+    // node runs a `.mjs` file as an ES module whatever it holds; a `.js` file with `import`
+    // or `export` declarations is one too (its package says so), though it parses as a
+    // script.
+    let mjs = input.name.ends_with(".mjs") || parsed.module_record.has_module_syntax;
     let Some(e) = parsed.diagnostics.errors().next() else {
         if !mjs {
             return Ok((parsed.program, false));
