@@ -102,5 +102,8 @@ fn exports_written_through_a_bare_require_keep_their_callers_zero() {
         )),
         "arrow\n",
     );
-    assert!(entry.contains("a.f()") && !entry.contains("(0, a.f)"), "{entry}");
+    assert!(
+        entry.contains("a.f()") && !entry.contains("(0, a.f)"),
+        "{entry}"
+    );
 }

@@ -307,3 +307,18 @@ fn an_es_module_chunk_set_named_js_in_a_type_module_package_splits_and_runs() {
     assert_eq!(run(&out.join(&output.manifest.entry), &dir), before);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_newer_webpack_5_table_of_methods_and_its_chunk_split() {
+    // Newer webpack 5 writes each module as a method of its table (`{250(e) {...}}`), in
+    // the main file and in the `exports.ids`/`exports.modules` chunk it loads on demand:
+    // every method is a module file (with its `function` keyword back).
+    let (output, dir) = runs_the_same("webpack-methods", "webpack5-methods", "evals");
+    assert!(output.manifest.wrappers.webpack.found >= 3);
+    let main = std::fs::read_to_string(dir.join("bundle/main.js")).unwrap();
+    assert!(
+        main.contains("__webpack_modules__={250(e){"),
+        "a table of methods"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

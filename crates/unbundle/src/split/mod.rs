@@ -286,7 +286,11 @@ fn webpack_modules<'a>(
             id: m.id.clone(),
             path: path_of(&m.id),
             file: file.input.name,
-            source: Cow::Borrowed(file.source(m.span)),
+            source: if m.method {
+                Cow::Owned(format!("function{}", file.source(m.span)))
+            } else {
+                Cow::Borrowed(file.source(m.span))
+            },
             strict: m.strict,
             parameters: &module::WEBPACK,
             revealed: m.external.clone().or_else(|| file.licensed(m.span)),
