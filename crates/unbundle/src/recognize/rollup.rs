@@ -15,8 +15,13 @@
 //! 1, the module's code, and the same return). The module's code, between the flag and the
 //! last return, is the module; what moves into files is planned in [`crate::split::rollup`].
 
-use oxc_ast::ast::{AssignmentTarget, Expression, Program, Statement};
+use oxc_ast::ast::{
+    ArrowFunctionExpression, AssignmentTarget, Expression, Function, IdentifierReference, Program,
+    ReturnStatement, Statement,
+};
+use oxc_ast_visit::{Visit, walk};
 use oxc_span::{GetSpan, Span};
+use oxc_syntax::scope::ScopeFlags;
 
 /// One lazy wrapper.
 pub(crate) struct Lazy {
@@ -60,6 +65,12 @@ pub(crate) fn lazy_wrappers(program: &Program<'_>, text: &str) -> Vec<Lazy> {
             if !sets_to_one(flag, flag_name) || !returns_same(last, returned, text) {
                 return None;
             }
+            // The code runs as a function of its own: a `return` in it, or its reading of
+            // the wrapper's `arguments`, would mean something else there.
+            let code = &body.statements[2..body.statements.len() - 1];
+            if !runs_apart(code) {
+                return None;
+            }
             let (holder, module_object) = match returned {
                 Expression::StaticMemberExpression(m) => (m.object.span(), true),
                 other => (other.span(), false),
@@ -73,6 +84,45 @@ pub(crate) fn lazy_wrappers(program: &Program<'_>, text: &str) -> Vec<Lazy> {
             })
         })
         .collect()
+}
+
+/// Whether `code` has no `return` of its own and reads no `arguments` of the function around
+/// it (an arrow's are its surroundings').
+fn runs_apart(code: &[Statement<'_>]) -> bool {
+    struct Finds {
+        functions: usize,
+        arrows: usize,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Finds {
+        fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
+            self.arrows += 1;
+            walk::walk_arrow_function_expression(self, it);
+            self.arrows -= 1;
+        }
+        fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
+            self.functions += 1;
+            walk::walk_function(self, it, flags);
+            self.functions -= 1;
+        }
+        fn visit_return_statement(&mut self, it: &ReturnStatement<'a>) {
+            // A return inside an arrow is the arrow's own.
+            self.found |= self.functions == 0 && self.arrows == 0;
+            walk::walk_return_statement(self, it);
+        }
+        fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+            self.found |= self.functions == 0 && it.name == "arguments";
+        }
+    }
+    let mut finds = Finds {
+        functions: 0,
+        arrows: 0,
+        found: false,
+    };
+    for statement in code {
+        finds.visit_statement(statement);
+    }
+    !finds.found
 }
 
 /// `if (FLAG) return E;`: the flag's name and `E`.
@@ -154,7 +204,10 @@ mod tests {
         let text = "var a,h;function requireA(){if(h)return a;h=1;a=2;return a}\
             var b={exports:{}},k;function requireB () { if (k) return b.exports; k = 1; (function (module) { module.exports = 3; })(b); return b.exports; }\
             function other(){if(h)return a;h=2;return a}\
-            function another(){if(h)return a;h=1;return b}";
-        assert_eq!(names(text), ["requireA", "requireB"]);
+            function another(){if(h)return a;h=1;return b}\
+            function early(){if(h)return a;h=1;if(a)return 5;return a}\
+            function reads(){if(h)return a;h=1;a=()=>arguments[0];return a}\
+            function requireC(){if(h)return a;h=1;a=function(){return arguments[0]};return a}";
+        assert_eq!(names(text), ["requireA", "requireB", "requireC"]);
     }
 }
