@@ -161,10 +161,8 @@ fn helpers_a_commonjs_file_requires_from_another_find_its_wrappers() {
     .unwrap();
     assert_eq!(out.manifest.wrappers.commonjs.found, 2);
     assert_eq!(out.manifest.wrappers.commonjs.split, 2);
-    let dir = std::env::temp_dir().join(format!(
-        "pilotfish-unbundle-{}-esblib",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("pilotfish-unbundle-{}-esblib", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     for (path, text) in [("main.js", main), ("esblib.cjs", lib)] {
         let path = dir.join("bundle").join(path);

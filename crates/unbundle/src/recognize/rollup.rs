@@ -31,6 +31,9 @@ pub(crate) struct Lazy {
     pub(crate) function: Span,
     /// The module's code: from after the flag's assignment to before the last return.
     pub(crate) code: Span,
+    /// The expressions the last return evaluates before what it returns (`return f(), x`,
+    /// with their comma): the end of the module's code; empty when there are none.
+    pub(crate) tail: Span,
     /// The variable the wrapper returns (`x`), in its guard.
     pub(crate) holder: Span,
     /// It returns `x.exports` (`x` is a module object), not `x` (the exports themselves).
@@ -62,13 +65,22 @@ pub(crate) fn lazy_wrappers(program: &Program<'_>, text: &str) -> Vec<Lazy> {
                 return None;
             };
             let (flag_name, returned) = guarded_return(guard)?;
-            if !sets_to_one(flag, flag_name) || !returns_same(last, returned, text) {
-                return None;
-            }
+            // `flag = 1;`, or minified `flag = 1, x = ..., ...;`: the code starts after it.
+            let code_start = sets_to_one(flag, flag_name)?;
+            let (tail_start, returned_at) = returns_same(last, returned, text)?;
             // The code runs as a function of its own: a `return` in it, or its reading of
             // the wrapper's `arguments`, would mean something else there.
-            let code = &body.statements[2..body.statements.len() - 1];
-            if !runs_apart(code) {
+            let code = &body.statements[1..body.statements.len() - 1];
+            let tail: &[Expression<'_>] = match last {
+                Statement::ReturnStatement(r) => match &r.argument {
+                    Some(Expression::SequenceExpression(seq)) => {
+                        &seq.expressions[..seq.expressions.len() - 1]
+                    }
+                    _ => &[],
+                },
+                _ => &[],
+            };
+            if !runs_apart(code, tail) {
                 return None;
             }
             let (holder, module_object) = match returned {
@@ -78,7 +90,8 @@ pub(crate) fn lazy_wrappers(program: &Program<'_>, text: &str) -> Vec<Lazy> {
             Some(Lazy {
                 name: id.name.to_string(),
                 function: f.span,
-                code: Span::new(flag.span().end, last.span().start),
+                code: Span::new(code_start, last.span().start),
+                tail: Span::new(tail_start, returned_at),
                 holder,
                 module_object,
             })
@@ -88,7 +101,7 @@ pub(crate) fn lazy_wrappers(program: &Program<'_>, text: &str) -> Vec<Lazy> {
 
 /// Whether `code` has no `return` of its own and reads no `arguments` of the function around
 /// it (an arrow's are its surroundings').
-fn runs_apart(code: &[Statement<'_>]) -> bool {
+fn runs_apart(code: &[Statement<'_>], tail: &[Expression<'_>]) -> bool {
     struct Finds {
         functions: usize,
         arrows: usize,
@@ -121,6 +134,9 @@ fn runs_apart(code: &[Statement<'_>]) -> bool {
     };
     for statement in code {
         finds.visit_statement(statement);
+    }
+    for expr in tail {
+        finds.visit_expression(expr);
     }
     !finds.found
 }
@@ -158,28 +174,48 @@ fn exports_shaped(expr: &Expression<'_>) -> bool {
     }
 }
 
-/// `FLAG = 1;`
-fn sets_to_one(statement: &Statement<'_>, flag: &str) -> bool {
+/// `FLAG = 1;`, or `FLAG = 1, rest...;` as a minifier joins it with what follows: where the
+/// module's code starts (after the statement, or at the sequence's second element).
+fn sets_to_one(statement: &Statement<'_>, flag: &str) -> Option<u32> {
     let Statement::ExpressionStatement(s) = statement else {
-        return false;
+        return None;
     };
-    let Expression::AssignmentExpression(a) = &s.expression else {
-        return false;
+    let (first, rest) = match &s.expression {
+        Expression::SequenceExpression(seq) => match seq.expressions.as_slice() {
+            [first, second, ..] => (first, Some(second.span().start)),
+            _ => return None,
+        },
+        other => (other, None),
     };
-    matches!(&a.left, AssignmentTarget::AssignmentTargetIdentifier(id) if id.name == flag)
+    let Expression::AssignmentExpression(a) = first else {
+        return None;
+    };
+    let sets = matches!(&a.left, AssignmentTarget::AssignmentTargetIdentifier(id) if id.name == flag)
         && a.operator.is_assign()
-        && matches!(&a.right, Expression::NumericLiteral(n) if n.value == 1.0)
+        && matches!(&a.right, Expression::NumericLiteral(n) if n.value == 1.0);
+    sets.then(|| rest.unwrap_or(statement.span().end))
 }
 
 /// `return E;` with the same `E` as the guard's.
-fn returns_same(statement: &Statement<'_>, returned: &Expression<'_>, text: &str) -> bool {
+/// `return E;`, or `return a, b, E;` as a minifier joins the last statements: `None` when it
+/// is neither, else where the expressions before `E` start and where `E` starts (the same
+/// place when there are none).
+fn returns_same(
+    statement: &Statement<'_>,
+    returned: &Expression<'_>,
+    text: &str,
+) -> Option<(u32, u32)> {
     let Statement::ReturnStatement(r) = statement else {
-        return false;
+        return None;
     };
     let source = |s: Span| &text[s.start as usize..s.end as usize];
-    r.argument
-        .as_ref()
-        .is_some_and(|a| source(a.span()) == source(returned.span()))
+    let argument = r.argument.as_ref()?;
+    let last = match argument {
+        Expression::SequenceExpression(seq) => seq.expressions.last()?,
+        other => other,
+    };
+    (source(last.span()) == source(returned.span()))
+        .then(|| (argument.span().start, last.span().start))
 }
 
 #[cfg(test)]
@@ -207,7 +243,8 @@ mod tests {
             function another(){if(h)return a;h=1;return b}\
             function early(){if(h)return a;h=1;if(a)return 5;return a}\
             function reads(){if(h)return a;h=1;a=()=>arguments[0];return a}\
-            function requireC(){if(h)return a;h=1;a=function(){return arguments[0]};return a}";
-        assert_eq!(names(text), ["requireA", "requireB", "requireC"]);
+            function requireC(){if(h)return a;h=1;a=function(){return arguments[0]};return a}\
+            function Vn(){if(h)return a;h=1,a=n,n.sync=s;function n(){}function s(){}return g(s),a}";
+        assert_eq!(names(text), ["requireA", "requireB", "requireC", "Vn"]);
     }
 }

@@ -159,7 +159,7 @@ fn required_names(statement: &Statement<'_>) -> Option<(String, Vec<(String, Sym
     if callee.name != "require" {
         return None;
     }
-    let from = path.value.rsplit('/').next().unwrap_or_default().to_owned();
+    let from = path.value.to_string();
     let names = pattern
         .properties
         .iter()
@@ -174,16 +174,17 @@ fn required_names(statement: &Statement<'_>) -> Option<(String, Vec<(String, Sym
 }
 
 impl Shared {
-    /// The helpers `program` imports from the files that export them.
-    pub(crate) fn imported(&self, program: &Program<'_>) -> Imported {
+    /// The helpers `program` (the file `name`) imports from the files that export them.
+    pub(crate) fn imported(&self, program: &Program<'_>, name: &str) -> Imported {
         let mut imported = Imported::default();
         if self.commonjs.is_empty() && self.esm.is_empty() {
             return imported;
         }
         for statement in &program.body {
             if let Some((from, names)) = required_names(statement) {
-                for (name, symbol) in names {
-                    let key = (from.clone(), name);
+                let from = beside(name, &from);
+                for (exported, symbol) in names {
+                    let key = (from.clone(), exported);
                     if self.commonjs.contains(&key) {
                         imported.commonjs.insert(symbol);
                     }
@@ -196,8 +197,9 @@ impl Shared {
             let Statement::ImportDeclaration(d) = statement else {
                 continue;
             };
-            // `./chunk-AKF52I5M.mjs`: the file, given beside this one.
-            let from = d.source.value.rsplit('/').next().unwrap_or_default();
+            // `./chunk-AKF52I5M.mjs`: the file, given beside this one (or `../shared/x.mjs`,
+            // in a folder of the set).
+            let from = beside(name, &d.source.value);
             for specifier in d.specifiers.iter().flatten() {
                 let ImportDeclarationSpecifier::ImportSpecifier(s) = specifier else {
                     continue;
@@ -216,4 +218,21 @@ impl Shared {
         }
         imported
     }
+}
+
+/// The name of the file `specifier` (relative, `./x.mjs` or `../shared/x.mjs`) names, as the
+/// set's files are named: relative to the folder of the set, like `from`'s own name.
+pub(crate) fn beside(from: &str, specifier: &str) -> String {
+    let mut parts: Vec<&str> = from.split('/').collect();
+    parts.pop();
+    for part in specifier.split('/') {
+        match part {
+            "." | "" => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.join("/")
 }
