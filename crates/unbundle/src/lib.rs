@@ -1,4 +1,4 @@
-//! Splits a webpack or esbuild bundle into one readable file per module that still runs:
+//! Splits a webpack, esbuild, Bun or rollup bundle into one readable file per module that still runs:
 //! seed 001's reverse-engineering toolchain, made safe. Pure: text in, files out; the CLI
 //! writes them. The stages, in the order they run, each a module:
 //!
@@ -19,10 +19,11 @@
 //! let out = unbundle::unbundle(&[unbundle::Input { name: "main.js", text: bundle }]).unwrap();
 //! // Modules 1 and 2, and the entry webpack inlined into its runtime.
 //! assert_eq!(out.manifest.modules.len(), 3);
-//! let one = &out.files.iter().find(|f| f.path == "modules/1.js").unwrap().text;
+//! let one = &out.files.iter().find(|f| f.path == "modules/1.cjs").unwrap().text;
 //! assert!(one.contains("module.exports = require(2) + 1"), "{one}");
 //! ```
 
+mod imports;
 pub mod junk;
 mod module;
 mod name;
@@ -95,8 +96,13 @@ pub enum ModuleKind {
     /// The initializer of an ES module wrapped by esbuild's `__esm` helper, whose hoisted
     /// declarations stay in the bundle (the file reaches them live).
     EsmInitializer,
+    /// The code of a lazy `requireX()` wrapper of rollup's CommonJS plugin.
+    Rollup,
     /// The entry the bundle held outside its wrappers.
     Entry,
+    /// A chunk of a code-split bundle that holds no wrapper: a module of its own, written
+    /// under its own name (made readable), where what imports or requires it finds it.
+    Chunk,
 }
 
 /// How many wrappers of each kind the bundle holds (`found`) and how many became module
@@ -106,6 +112,8 @@ pub struct Wrappers {
     pub webpack: Count,
     pub commonjs: Count,
     pub esm: Count,
+    /// rollup's lazy `requireX()` wrappers (`@rollup/plugin-commonjs`).
+    pub rollup: Count,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -137,7 +145,7 @@ pub enum UnbundleError {
     #[error("{file}: not JavaScript that parses: {message}")]
     Parse { file: String, message: String },
     #[error(
-        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, and no esbuild __commonJS or __esm wrappers)"
+        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, no esbuild or Bun __commonJS or __esm wrappers, and no rollup requireX wrappers)"
     )]
     NotABundle { file: String },
     #[error(
@@ -215,6 +223,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         .collect();
     let inputs = read.as_slice();
     let shared = split::shared::exported(inputs);
+    let mut chunks = Vec::new();
     for (input, unwrapped) in inputs.iter().zip(&unwrapped) {
         let map = options
             .source_maps
@@ -229,6 +238,9 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             &mut notes,
         )?;
         let mut file = split.file;
+        if split.plain {
+            chunks.push(plain_chunk(input));
+        }
         if unwrapped.is_some() {
             file.text = recognize::iife::Unwrapped::wrap(&file.text);
         }
@@ -238,27 +250,23 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         roles.push(split.role);
         wrappers += split.wrappers;
     }
-    distinct_paths(&jobs)?;
-    let (modules, module_names) = manifest_modules(&jobs, &options.names);
+    if chunks.len() == inputs.len() {
+        // Not one file holds a wrapper: these are not a bundle's chunks.
+        return Err(UnbundleError::NotABundle {
+            file: inputs[0].name.to_owned(),
+        });
+    }
+    distinct_paths(&mut jobs, &mut files, &options.names)?;
+    let (mut modules, module_names) = manifest_modules(&jobs, &options.names);
+    modules.extend(chunks);
     let mut transforms = options.transforms;
-    // Only where the runtime defines `require.d` and `require.r` as webpack's does.
-    transforms.helpers &= inputs.iter().any(|i| {
-        ["__esModule", "toStringTag", "enumerable", "defineProperty"]
-            .iter()
-            .all(|mark| i.text.contains(mark))
-    });
+    transforms.helpers &= defines_webpack_helpers(inputs);
     let results = rewrite_twice(&jobs, transforms, &module_names);
     let mut changes = Changes::default();
     for (job, result) in jobs.iter().zip(results) {
         let file = result?;
         changes += file.changes;
-        if !file.kept.is_empty() {
-            notes.push(format!(
-                "module {}: kept the parameter name(s) {} where `module`, `exports` or `require` would have captured or been shadowed by another name",
-                job.id,
-                file.kept.join(", ")
-            ));
-        }
+        notes.extend(kept_names_note(&job.id, &file));
         files.push(OutputFile {
             path: job.path.clone(),
             text: format!("{}{}", job.header, file.text),
@@ -286,12 +294,50 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     })
 }
 
+/// A chunk of the set that holds no wrapper, as the manifest lists it.
+fn plain_chunk(input: &Input<'_>) -> ManifestModule {
+    ManifestModule {
+        id: input.name.to_owned(),
+        path: input.name.to_owned(),
+        name: None,
+        file: input.name.to_owned(),
+        kind: ModuleKind::Chunk,
+        size: input.text.len(),
+    }
+}
+
+/// Whether a runtime among `inputs` defines `require.d` and `require.r` as webpack's does.
+fn defines_webpack_helpers(inputs: &[Input<'_>]) -> bool {
+    inputs.iter().any(|i| {
+        ["__esModule", "toStringTag", "enumerable", "defineProperty"]
+            .iter()
+            .all(|mark| i.text.contains(mark))
+    })
+}
+
+/// What the reader should know of the names module `id` kept, if anything.
+fn kept_names_note(id: &str, file: &module::ModuleFile) -> Option<String> {
+    if file.evals {
+        Some(format!(
+            "module {id}: calls eval, which may read any of its names by their text: its parameters and variables keep the names the bundle gave them"
+        ))
+    } else if !file.kept.is_empty() {
+        Some(format!(
+            "module {id}: kept the parameter name(s) {} where `module`, `exports` or `require` would have captured or been shadowed by another name",
+            file.kept.join(", ")
+        ))
+    } else {
+        None
+    }
+}
+
 impl std::ops::AddAssign for Wrappers {
     fn add_assign(&mut self, other: Wrappers) {
         for (mine, theirs) in [
             (&mut self.webpack, other.webpack),
             (&mut self.commonjs, other.commonjs),
             (&mut self.esm, other.esm),
+            (&mut self.rollup, other.rollup),
         ] {
             mine.found += theirs.found;
             mine.split += theirs.split;
@@ -299,19 +345,73 @@ impl std::ops::AddAssign for Wrappers {
     }
 }
 
-/// Refuses two modules written to one path (a names map can send them there).
-fn distinct_paths(jobs: &[split::Job<'_>]) -> Result<(), UnbundleError> {
-    let mut paths: rustc_hash::FxHashMap<&str, &str> = rustc_hash::FxHashMap::default();
-    for job in jobs {
-        if let Some(first) = paths.insert(job.path.as_str(), job.id.as_str()) {
+/// Gives each module a path of its own: a module whose path another module already has
+/// (two copies of one package, each revealing the same source path) is written under the
+/// same path with a number (`index-2.js`), and its bundle file's call of the loader names
+/// that path. Only two paths given by the names map for two modules are refused: that is the
+/// map's to settle.
+fn distinct_paths(
+    jobs: &mut [split::Job<'_>],
+    files: &mut [OutputFile],
+    names: &Names,
+) -> Result<(), UnbundleError> {
+    let mut taken: rustc_hash::FxHashMap<String, String> = rustc_hash::FxHashMap::default();
+    // How many modules of each bundle file were written under each path so far.
+    let mut seen: rustc_hash::FxHashMap<(String, String), usize> = rustc_hash::FxHashMap::default();
+    for job in jobs.iter_mut() {
+        let nth = seen
+            .entry((job.file.to_owned(), job.path.clone()))
+            .or_default();
+        *nth += 1;
+        let Some(first) = taken.get(&job.path) else {
+            taken.insert(job.path.clone(), job.id.clone());
+            continue;
+        };
+        if names.get(&job.id).is_some_and(|n| n.path.is_some()) {
             return Err(UnbundleError::SamePath {
                 path: job.path.clone(),
-                first: first.to_owned(),
+                first: first.clone(),
                 second: job.id.clone(),
             });
         }
+        let path = (2..)
+            .map(|n| numbered(&job.path, n))
+            .find(|p| !taken.contains_key(p))
+            .expect("some number is free");
+        if let Some(file) = files.iter_mut().find(|f| f.path == job.file) {
+            file.text = replace_nth(
+                &file.text,
+                &format!("{:?}", job.path),
+                &format!("{path:?}"),
+                *nth,
+            );
+        }
+        taken.insert(path.clone(), job.id.clone());
+        job.path = path;
     }
     Ok(())
+}
+
+/// `dir/name-N.ext` for `dir/name.ext`.
+fn numbered(path: &str, n: usize) -> String {
+    let (dir, name) = path.rsplit_once('/').map_or(("", path), |(d, f)| (d, f));
+    let name = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => format!("{stem}-{n}.{ext}"),
+        _ => format!("{name}-{n}"),
+    };
+    if dir.is_empty() {
+        name
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// `text` with the `nth` (from 1) occurrence of `old` replaced by `new`.
+fn replace_nth(text: &str, old: &str, new: &str, nth: usize) -> String {
+    match text.match_indices(old).nth(nth - 1) {
+        Some((at, _)) => format!("{}{new}{}", &text[..at], &text[at + old.len()..]),
+        None => text.to_owned(),
+    }
 }
 
 /// The manifest's modules, and the modules' names: the map's, then those the bundle reveals.

@@ -33,6 +33,8 @@ pub(crate) struct ModuleFile {
     /// Parameters left with their minified names because the new name would have been
     /// shadowed or would have captured another binding.
     pub(crate) kept: Vec<String>,
+    /// The module calls `eval`: no name of it was changed.
+    pub(crate) evals: bool,
     /// What the first pass learned for the transforms that depend on other modules.
     pub(crate) facts: crate::transform::exports::Facts,
 }
@@ -62,7 +64,7 @@ pub(crate) fn rewrite(
         message,
     };
     let allocator = Allocator::default();
-    let wrapped = format!("{}({source});", if strict { "\"use strict\";" } else { "" });
+    let (wrapped, changed, at) = wrap(source, strict);
     let mut program = parse(&allocator, &wrapped).map_err(error)?;
     let semantic = SemanticBuilder::new().build(&program).semantic;
     let Some((function_scope, params)) = function_of(&program) else {
@@ -70,20 +72,21 @@ pub(crate) fn rewrite(
     };
     // Which parameters can take their names, decided before anything changes.
     let scoping = semantic.scoping();
-    let (renames, kept) = parameter_renames(scoping, function_scope, &params, parameters);
+    // A module that calls `eval` may read any of its names by their text: none is renamed.
+    let evals = scoping.root_unresolved_references().contains_key("eval");
+    let (renames, kept, prologue) =
+        parameter_names(scoping, function_scope, &params, parameters, evals);
+    let (name_helper, source_names) = usable_names(evals, changed, name_helper, source_names);
     let outer = free_parameter_names(scoping, parameters);
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
     let wrapper = wrapper_of(parameters, &params, function_scope);
-    let facts =
-        if plan.is_none() && (transforms.calls || transforms.plain_exports || transforms.helpers) {
-            crate::transform::exports::facts(&program, scoping, wrapper)
-        } else {
-            crate::transform::exports::Facts::default()
-        };
+    let facts = first_pass_facts(plan, transforms, &program, scoping, wrapper);
     let plain_functions = plain_functions(plan, id, &program, scoping, wrapper);
-    let module_renames = variable_names(&program, scoping, wrapper, names, transforms, parameters);
-    // `source` starts after `wrapped`'s prefix and its `(`.
-    let at = (wrapped.len() - source.len() - 2) as u32;
+    let module_renames = if evals {
+        Vec::new()
+    } else {
+        variable_names(&program, scoping, wrapper, names, transforms, parameters)
+    };
     let (named, name_calls) = given_names(
         (&program, scoping),
         (name_helper, source_names, at),
@@ -104,17 +107,9 @@ pub(crate) fn rewrite(
         allocator: &allocator,
     }
     .visit_program(&mut program);
-    let calls = match plan {
-        Some(plan) => crate::transform::exports::rewrite_calls(
-            &mut program,
-            &allocator,
-            &scoping,
-            wrapper,
-            plan,
-        ),
-        None => 0,
-    };
-
+    let calls = plan.map_or(0, |plan| {
+        crate::transform::exports::rewrite_calls(&mut program, &allocator, &scoping, wrapper, plan)
+    });
     // The function's body becomes the program.
     let Some(body) = take_body(&mut program, &allocator) else {
         return Err(error("is not a function".to_owned()));
@@ -137,13 +132,111 @@ pub(crate) fn rewrite(
     changes.calls = calls;
     changes.export_names = module_renames.iter().filter(|r| r.exported).count();
     changes.module_names = module_renames.len() - changes.export_names;
-    let text = print(&program, scoping, &body.0, strict);
+    let text = print(&program, scoping, (&body.0, &prologue), strict);
     Ok(ModuleFile {
         text,
         changes,
         kept,
+        evals,
         facts,
     })
+}
+
+/// The `__name` helper and the source map's names a module is named by: none in a module
+/// that calls `eval` (nothing is renamed there), and no source map names in a text that
+/// changed (they are by offset).
+fn usable_names<'n>(
+    evals: bool,
+    changed: bool,
+    name_helper: Option<&'n str>,
+    source_names: &'n [(u32, String)],
+) -> (Option<&'n str>, &'n [(u32, String)]) {
+    match (evals, changed) {
+        (true, _) => (None, &[]),
+        (false, true) => (name_helper, &[]),
+        (false, false) => (name_helper, source_names),
+    }
+}
+
+/// What the first pass (no `plan` yet) learns for the transforms that depend on other
+/// modules, when any of them runs.
+fn first_pass_facts(
+    plan: Option<&crate::transform::exports::Plan>,
+    transforms: crate::transform::Transforms,
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &oxc_semantic::Scoping,
+    wrapper: crate::refs::Wrapper,
+) -> crate::transform::exports::Facts {
+    if plan.is_none() && (transforms.calls || transforms.plain_exports || transforms.helpers) {
+        crate::transform::exports::facts(program, scoping, wrapper)
+    } else {
+        crate::transform::exports::Facts::default()
+    }
+}
+
+/// The module function's text wrapped in parentheses (after `"use strict";` when its
+/// surroundings were strict) to parse, with `import.meta` and `import()` read through what
+/// the entry passes on (see `imports.rs`); whether that changed it, and where `source`
+/// starts in it.
+fn wrap(source: &str, strict: bool) -> (String, bool, u32) {
+    let prefix = if strict { "\"use strict\";(" } else { "(" };
+    let wrapped = format!("{prefix}{source});");
+    let changed = match crate::imports::through_entry(&wrapped) {
+        std::borrow::Cow::Owned(changed) => Some(changed),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    let at = prefix.len() as u32;
+    match changed {
+        Some(changed) => (changed, true, at),
+        None => (wrapped, false, at),
+    }
+}
+
+/// The parameters that take the loader's names, those that keep theirs, and the lines that
+/// bind the kept ones; in a module that calls `eval` (`evals`) all keep theirs.
+fn parameter_names(
+    scoping: &oxc_semantic::Scoping,
+    function_scope: ScopeId,
+    params: &[SymbolId],
+    parameters: &[&'static str],
+    evals: bool,
+) -> (Vec<(SymbolId, &'static str)>, Vec<String>, String) {
+    let (renames, kept) = if evals {
+        (Vec::new(), unrenamed(scoping, params, parameters))
+    } else {
+        parameter_renames(scoping, function_scope, params, parameters)
+    };
+    let prologue = bind_kept(&kept, scoping, params);
+    (renames, kept, prologue)
+}
+
+/// The parameters of a module that calls `eval` whose names differ from the loader's: all
+/// keep their names.
+fn unrenamed(
+    scoping: &oxc_semantic::Scoping,
+    params: &[SymbolId],
+    parameters: &[&'static str],
+) -> Vec<String> {
+    params
+        .iter()
+        .zip(parameters)
+        .map(|(symbol, &new)| (scoping.symbol_name(*symbol), new))
+        .filter(|(old, new)| old != new)
+        .map(|(old, _)| old.to_owned())
+        .collect()
+}
+
+/// `var e = arguments[0];` for each parameter that keeps its name (`kept`), by its position:
+/// the file is compiled with the loader's names, so the module's own must be bound to the
+/// same values.
+fn bind_kept(kept: &[String], scoping: &oxc_semantic::Scoping, params: &[SymbolId]) -> String {
+    params
+        .iter()
+        .enumerate()
+        .map(|(i, symbol)| (i, scoping.symbol_name(*symbol)))
+        .filter(|(_, name)| kept.iter().any(|k| k == name))
+        .map(|(i, name)| format!("var {name} = arguments[{i}];\n"))
+        .collect()
 }
 
 /// Parses the module function in parentheses. Parentheses are dropped while parsing and put
@@ -387,11 +480,12 @@ fn transform_body<'a>(
 }
 
 /// The module file's text: its directives, `"use strict"` when its surroundings were strict
-/// and it does not say so itself, and its body.
+/// and it does not say so itself, the bindings of the parameters that kept their names
+/// (`prologue`), and its body.
 fn print(
     program: &oxc_ast::ast::Program<'_>,
     scoping: oxc_semantic::Scoping,
-    directives: &[String],
+    (directives, prologue): (&[String], &str),
     strict: bool,
 ) -> String {
     let code = Codegen::new()
@@ -406,6 +500,7 @@ fn print(
     if strict && !own_strict {
         text.insert_str(0, "\"use strict\";\n");
     }
+    text.push_str(prologue);
     text.push_str(&code);
     text
 }

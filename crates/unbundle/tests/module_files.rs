@@ -22,7 +22,7 @@ fn module_seven(text: &str, options: &unbundle::Options) -> String {
     .unwrap();
     out.files
         .iter()
-        .find(|f| f.path == "modules/7.js")
+        .find(|f| f.path == "modules/7.cjs")
         .unwrap()
         .text
         .clone()
@@ -62,6 +62,8 @@ fn a_name_that_would_be_shadowed_or_captured_is_not_taken() {
     // A binding named `require` in the module: the third parameter keeps its name.
     let kept = module_file("(e,t,r)=>{var require=5;e.exports=r(1)+require}", false);
     assert!(kept.contains("r(1) + require"), "{kept}");
+    // The file is compiled with the loader's names: the kept one is bound to its value.
+    assert!(kept.starts_with("var r = arguments[2];\n"), "{kept}");
     assert!(kept.contains("module.exports"), "{kept}");
     // An inner function's parameter named `module` would shadow the renamed one where it is used.
     let shadowed = module_file(
@@ -230,7 +232,7 @@ fn numeric_ids_are_the_numbers_the_runtime_asks_for() {
     }])
     .unwrap();
     assert_eq!(out.manifest.modules[0].id, "3000");
-    assert!(out.files.iter().any(|f| f.path == "modules/3000.js"));
+    assert!(out.files.iter().any(|f| f.path == "modules/3000.cjs"));
 }
 
 #[test]
@@ -362,7 +364,7 @@ fn webpacks_external_modules_are_named_after_what_they_require() {
     let seven = &out
         .files
         .iter()
-        .find(|f| f.path == "modules/7.js")
+        .find(|f| f.path == "modules/7.cjs")
         .unwrap()
         .text;
     assert_eq!(

@@ -1,6 +1,7 @@
 //! Recognizes an esbuild bundle's CommonJS modules by shape: esbuild wraps each CommonJS file
 //! in a call of its `__commonJS` helper (minified to any name), a function of two parameters
-//! that returns a function creating `{exports: {}}` on first call. The wrapped function
+//! that returns a function creating `{exports: {}}` on first call. Bun's and rolldown's
+//! helpers (`__commonJSMin`, its function in parentheses) have the same shape. The wrapped function
 //! (`(exports, module) => {...}`, or a method keyed by the file's path when not minified) is
 //! the module. What moves into files is planned in [`crate::split::esbuild`].
 
@@ -62,26 +63,50 @@ pub(crate) fn two_parameter_functions<'p, 'a>(
 fn helper_shaped<'p, 'a>(
     body: &'p [Statement<'a>],
 ) -> impl Iterator<Item = (&'p VariableDeclarator<'a>, &'p Expression<'a>, &'p str)> {
-    body.iter()
-        .filter_map(|statement| match statement {
-            Statement::VariableDeclaration(d) => Some(d.declarations.iter()),
-            _ => None,
-        })
-        .flatten()
-        .filter_map(|declarator| {
-            let init = declarator.init.as_ref()?;
-            let params = match init {
-                Expression::ArrowFunctionExpression(f) => &f.params,
-                Expression::FunctionExpression(f) => &f.params,
-                _ => return None,
-            };
-            // Newer esbuild gives `__esm` a third parameter, the error its first run threw.
-            let (Some(first), 2..=3) = (params.items.first(), params.items.len()) else {
-                return None;
-            };
-            let first = first.pattern.get_binding_identifier()?;
-            Some((declarator, init, first.name.as_str()))
-        })
+    let declarators = || {
+        body.iter()
+            .filter_map(|statement| match statement {
+                Statement::VariableDeclaration(d) => Some(d.declarations.iter()),
+                _ => None,
+            })
+            .flatten()
+    };
+    // esbuild's `__name` helper: with `--keep-names` it names the other helpers too,
+    // `var __commonJS = __name((cb, mod) => ..., "__commonJS")`, handing back the function.
+    let namers: FxHashSet<&str> = declarators()
+        .filter(|d| d.init.as_ref().is_some_and(sets_name))
+        .filter_map(|d| d.id.get_binding_identifier().map(|b| b.name.as_str()))
+        .collect();
+    declarators().filter_map(move |declarator| {
+        let init = named_by(declarator.init.as_ref()?, &namers);
+        let params = match init {
+            Expression::ArrowFunctionExpression(f) => &f.params,
+            Expression::FunctionExpression(f) => &f.params,
+            _ => return None,
+        };
+        // Newer esbuild gives `__esm` a third parameter, the error its first run threw.
+        let (Some(first), 2..=3) = (params.items.first(), params.items.len()) else {
+            return None;
+        };
+        let first = first.pattern.get_binding_identifier()?;
+        Some((declarator, init, first.name.as_str()))
+    })
+}
+
+/// `init`, or the function a `__name(f, "name")` call around it hands back.
+fn named_by<'p, 'a>(init: &'p Expression<'a>, namers: &FxHashSet<&str>) -> &'p Expression<'a> {
+    if let Expression::CallExpression(call) = init
+        && let Expression::Identifier(callee) = &call.callee
+        && namers.contains(callee.name.as_str())
+        && let [
+            Argument::ArrowFunctionExpression(_) | Argument::FunctionExpression(_),
+            Argument::StringLiteral(_),
+        ] = call.arguments.as_slice()
+        && let Some(function) = call.arguments[0].as_expression()
+    {
+        return function;
+    }
+    init
 }
 
 /// The top-level variable holding esbuild's `__name` helper, by name: `(target, value) =>
@@ -201,8 +226,14 @@ impl<'a> Visit<'a> for Calls<'_> {
             && let [argument] = it.arguments.as_slice()
         {
             let bound = self.bound_to.take();
+            // rolldown's `__commonJSMin(((exports, module) => {...}))` puts the function in
+            // parentheses.
+            let Some(argument) = argument.as_expression().map(|e| e.without_parentheses()) else {
+                walk::walk_call_expression(self, it);
+                return;
+            };
             match argument {
-                Argument::ArrowFunctionExpression(f) if f.params.items.len() <= 2 => {
+                Expression::ArrowFunctionExpression(f) if f.params.items.len() <= 2 => {
                     self.found.push(Wrapped {
                         span: f.span,
                         bound,
@@ -210,7 +241,7 @@ impl<'a> Visit<'a> for Calls<'_> {
                         method: false,
                     });
                 }
-                Argument::FunctionExpression(f) if f.params.items.len() <= 2 => {
+                Expression::FunctionExpression(f) if f.params.items.len() <= 2 => {
                     self.found.push(Wrapped {
                         span: f.span,
                         bound,
@@ -219,7 +250,7 @@ impl<'a> Visit<'a> for Calls<'_> {
                     });
                 }
                 // `__commonJS({"node_modules/ms/index.js"(exports, module) {...}})`
-                Argument::ObjectExpression(o) => {
+                Expression::ObjectExpression(o) => {
                     if let [ObjectPropertyKind::ObjectProperty(p)] = o.properties.as_slice()
                         && let Expression::FunctionExpression(f) = &p.value
                         && f.params.items.len() <= 2

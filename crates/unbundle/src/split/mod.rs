@@ -1,12 +1,14 @@
 //! The second stage: what comes out of each bundle file, and what stays. The entry the
 //! bundle holds outside its table ([`entry`]), esbuild's CommonJS modules ([`esbuild`]) and
-//! wrapped ES modules ([`esm`]), all found among a body's units ([`units`]).
+//! wrapped ES modules ([`esm`]), rollup's lazy CommonJS wrappers ([`rollup`]), all found
+//! among a body's units ([`units`]).
 
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
 mod links;
 mod paths;
+mod rollup;
 mod runtime;
 pub(crate) mod shared;
 pub(crate) mod units;
@@ -48,8 +50,10 @@ pub(crate) fn split_file<'a>(
         several_files: shared.several_files,
         transforms,
     };
-    let imported = shared.imported(&program);
+    let imported = shared.imported(&program, input.name);
+    let lazy = recognize::rollup::lazy_wrappers(&program, input.text);
     let mut out = Split::default();
+    let mut plain = false;
     // esbuild's helpers sit at the bundle's top level, so they are looked for first: a
     // webpack bundle inside one of its modules (or any object of functions shaped like a
     // module table) then stays whole in that module's file, where every name it reads is
@@ -64,15 +68,25 @@ pub(crate) fn split_file<'a>(
         // webpack's runtime alone, its table filled by the chunks that follow: it stays as
         // it is.
         None
-    } else if es_module && shared.several_files {
-        // A chunk of a code-split ES module bundle holding no wrapper (ES modules esbuild
-        // joined into its scope): it stays as it is, and its imports still find their files.
+    } else if !lazy.is_empty() {
+        // rollup's scope-hoisted code around its lazy wrappers is the entry: it stays.
+        None
+    } else if shared.several_files {
+        // A chunk of a code-split bundle holding no wrapper (ES modules esbuild or rollup
+        // joined into its scope, or rollup's CommonJS chunks): a module of its own, kept
+        // under its name so that what imports or requires it still finds it, and made
+        // readable as the module files are. The bundle is refused only if no file of it
+        // holds a wrapper (see `lib.rs`).
+        plain = true;
         None
     } else {
         return Err(UnbundleError::NotABundle {
             file: input.name.to_owned(),
         });
     };
+    // rollup's wrappers also where another bundler's modules were found (a package built
+    // by esbuild inside a rollup bundle): those that hold none of them.
+    rollup::modules(&file, lazy, &mut out);
     paths::original_paths(&file, map, &mut out);
     if let Some(map) = map {
         paths::source_names(input.text, map, &mut out.jobs);
@@ -105,6 +119,7 @@ pub(crate) fn split_file<'a>(
         runtime: out.runtime,
         wrappers: out.wrappers,
         jobs: out.jobs,
+        plain,
     })
 }
 
@@ -120,6 +135,8 @@ pub(crate) struct FileSplit<'a> {
     pub(crate) role: recognize::Role,
     /// The wrappers found in it, and how many became files.
     pub(crate) wrappers: crate::Wrappers,
+    /// A chunk of the bundle that holds no wrapper: a module of its own.
+    pub(crate) plain: bool,
 }
 
 /// Parses a bundle file as a script (a bundle for node is a CommonJS file, where a top-level
@@ -135,8 +152,10 @@ fn parse<'p>(
             ..oxc_parser::ParseOptions::default()
         })
         .parse();
-    // node runs a `.mjs` file as an ES module whatever it holds.
-    let mjs = input.name.ends_with(".mjs");
+    // node runs a `.mjs` file as an ES module whatever it holds; a `.js` file with `import`
+    // or `export` declarations is one too (its package says so), though it parses as a
+    // script.
+    let mjs = input.name.ends_with(".mjs") || parsed.module_record.has_module_syntax;
     let Some(e) = parsed.diagnostics.errors().next() else {
         if !mjs {
             return Ok((parsed.program, false));
@@ -267,7 +286,11 @@ fn webpack_modules<'a>(
             id: m.id.clone(),
             path: path_of(&m.id),
             file: file.input.name,
-            source: Cow::Borrowed(file.source(m.span)),
+            source: if m.method {
+                Cow::Owned(format!("function{}", file.source(m.span)))
+            } else {
+                Cow::Borrowed(file.source(m.span))
+            },
             strict: m.strict,
             parameters: &module::WEBPACK,
             revealed: m.external.clone().or_else(|| file.licensed(m.span)),
@@ -406,7 +429,8 @@ fn runtime_file(file: &File<'_, '_, '_>, strict: bool, out: &mut Split<'_>) {
     };
     for (n, span) in found.statements.iter().enumerate() {
         let replacement = if n == 0 {
-            runtime::require_line(&found.names, &path)
+            // Beside the file, whatever folder of the set it is in.
+            runtime::require_line(&found.names, path.rsplit('/').next().unwrap_or(&path))
         } else {
             String::new()
         };
@@ -529,6 +553,13 @@ fn entry_module<'a>(
     if !out.edits.iter().all(|(s, _)| s.end <= entry.span.start) {
         return;
     }
+    // Code the entry builds at run time (`new Function("m", "return import(m)")`, prettier's
+    // bin) would `import()` from the module file's folder, or not at all: it runs only where
+    // it is.
+    let source = file.source(entry.span);
+    if source.contains("Function(") || source.contains("eval(") {
+        return;
+    }
     let mut id = "entry".to_owned();
     while out.jobs.iter().any(|j| j.id == id) {
         id.push('_');
@@ -590,15 +621,23 @@ fn assemble(file: &File<'_, '_, '_>, out: &Split<'_>) -> String {
     };
     let mut assembled = String::with_capacity(text.len() / 4);
     assembled.push_str(&text[..prelude_at]);
+    // The loader sits in the output folder; a file of the set may be in a folder of it.
+    let depth = file.input.name.matches('/').count();
+    let loader = if depth == 0 {
+        format!("./{LOADER_FILE}")
+    } else {
+        format!("{}{LOADER_FILE}", "../".repeat(depth))
+    };
     if !out.edits.is_empty() && file.es_module {
         // An ES module has no `require` or `module`: the loader gets node's `require` made
-        // for this file, and a module object of its own.
+        // for this file, and a module object of its own; and the file's `import.meta` and
+        // `import()`, which its module files read through it (see `imports.rs`).
         assembled.push_str(&format!(
-            "\nimport {{ createRequire as __pilotfish_require }} from \"node:module\";\nvar {LOAD} = __pilotfish_require(import.meta.url)(\"./{LOADER_FILE}\")({{ exports: {{}}, filename: __pilotfish_require(import.meta.url)(\"node:url\").fileURLToPath(import.meta.url) }}, __pilotfish_require(import.meta.url));\n"
+            "\nimport {{ createRequire as __pilotfish_require }} from \"node:module\";\nvar {LOAD} = __pilotfish_require(import.meta.url)(\"{loader}\")({{ exports: {{}}, filename: __pilotfish_require(import.meta.url)(\"node:url\").fileURLToPath(import.meta.url) }}, __pilotfish_require(import.meta.url), {{ meta: import.meta, load: (specifier, options) => import(specifier, options) }});\n"
         ));
     } else if !out.edits.is_empty() {
         assembled.push_str(&format!(
-            "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require);\n"
+            "\nvar {LOAD} = require(\"{loader}\")(module, require, {{ meta: undefined, load: (specifier, options) => import(specifier, options) }});\n"
         ));
     }
     let mut at = prelude_at;
@@ -728,8 +767,10 @@ fn is_path(id: &str) -> bool {
 }
 
 /// Where module `id` is written: the names map's path when it gives one, else the source path
-/// the bundle revealed, else `modules/ID.js` (always inside the output folder: `.` parts
-/// are dropped and `..` parts become `__`, so that `../a.js` and `a.js` stay apart).
+/// the bundle revealed, else `modules/ID.cjs` (always inside the output folder: `.` parts
+/// are dropped and `..` parts become `__`, so that `../a.js` and `a.js` stay apart). A module
+/// file is a function body the loader compiles, whatever its name says; one named by id is
+/// `.cjs`, as the loader is, so that nothing reads it as an ES module.
 pub(crate) fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
     if let Some(path) = names
         .get(id)
@@ -745,7 +786,7 @@ pub(crate) fn module_path(id: &str, source_path: Option<&str>, names: &Names) ->
             return format!("modules/{}", clean.join("/"));
         }
     }
-    format!("modules/{}.js", file_safe(id))
+    format!("modules/{}.cjs", file_safe(id))
 }
 
 /// An id as a file name: ids are numbers, paths or webpack 4's hashes (`+2uE`, `/BUg`);

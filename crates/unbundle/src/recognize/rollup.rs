@@ -1,0 +1,250 @@
+//! Recognizes rollup's CommonJS modules by shape: `@rollup/plugin-commonjs` turns each
+//! CommonJS file into a lazy wrapper at the bundle's top level,
+//!
+//! ```js
+//! var hasRequiredX;
+//! function requireX () {
+//!     if (hasRequiredX) return x;       // or `x.exports`
+//!     hasRequiredX = 1;
+//!     ... the module's code ...
+//!     return x;
+//! }
+//! ```
+//!
+//! (names are the plugin's, but only the shape counts: a guard that returns, the flag set to
+//! 1, the module's code, and the same return). The module's code, between the flag and the
+//! last return, is the module; what moves into files is planned in [`crate::split::rollup`].
+
+use oxc_ast::ast::{
+    ArrowFunctionExpression, AssignmentTarget, Expression, Function, IdentifierReference, Program,
+    ReturnStatement, Statement,
+};
+use oxc_ast_visit::{Visit, walk};
+use oxc_span::{GetSpan, Span};
+use oxc_syntax::scope::ScopeFlags;
+
+/// One lazy wrapper.
+pub(crate) struct Lazy {
+    /// The wrapper function's name (`requireX`).
+    pub(crate) name: String,
+    /// The whole function declaration.
+    pub(crate) function: Span,
+    /// The module's code: from after the flag's assignment to before the last return.
+    pub(crate) code: Span,
+    /// The expressions the last return evaluates before what it returns (`return f(), x`,
+    /// with their comma): the end of the module's code; empty when there are none.
+    pub(crate) tail: Span,
+    /// The variable the wrapper returns (`x`), in its guard.
+    pub(crate) holder: Span,
+    /// It returns `x.exports` (`x` is a module object), not `x` (the exports themselves).
+    pub(crate) module_object: bool,
+}
+
+/// The lazy wrappers among `program`'s top-level function declarations, in order; their
+/// module code may be empty.
+pub(crate) fn lazy_wrappers(program: &Program<'_>, text: &str) -> Vec<Lazy> {
+    program
+        .body
+        .iter()
+        .filter_map(|statement| match statement {
+            Statement::FunctionDeclaration(f) => Some(f),
+            _ => None,
+        })
+        .filter_map(|f| {
+            let id = f.id.as_ref()?;
+            let body = f.body.as_ref()?;
+            if !f.params.items.is_empty()
+                || f.params.rest.is_some()
+                || f.r#async
+                || f.generator
+                || !body.directives.is_empty()
+            {
+                return None;
+            }
+            let [guard, flag, .., last] = body.statements.as_slice() else {
+                return None;
+            };
+            let (flag_name, returned) = guarded_return(guard)?;
+            // `flag = 1;`, or minified `flag = 1, x = ..., ...;`: the code starts after it.
+            let code_start = sets_to_one(flag, flag_name)?;
+            let (tail_start, returned_at) = returns_same(last, returned, text)?;
+            // The code runs as a function of its own: a `return` in it, or its reading of
+            // the wrapper's `arguments`, would mean something else there.
+            let code = &body.statements[1..body.statements.len() - 1];
+            let tail: &[Expression<'_>] = match last {
+                Statement::ReturnStatement(r) => match &r.argument {
+                    Some(Expression::SequenceExpression(seq)) => {
+                        &seq.expressions[..seq.expressions.len() - 1]
+                    }
+                    _ => &[],
+                },
+                _ => &[],
+            };
+            if !runs_apart(code, tail) {
+                return None;
+            }
+            let (holder, module_object) = match returned {
+                Expression::StaticMemberExpression(m) => (m.object.span(), true),
+                other => (other.span(), false),
+            };
+            Some(Lazy {
+                name: id.name.to_string(),
+                function: f.span,
+                code: Span::new(code_start, last.span().start),
+                tail: Span::new(tail_start, returned_at),
+                holder,
+                module_object,
+            })
+        })
+        .collect()
+}
+
+/// Whether `code` has no `return` of its own and reads no `arguments` of the function around
+/// it (an arrow's are its surroundings').
+fn runs_apart(code: &[Statement<'_>], tail: &[Expression<'_>]) -> bool {
+    struct Finds {
+        functions: usize,
+        arrows: usize,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Finds {
+        fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
+            self.arrows += 1;
+            walk::walk_arrow_function_expression(self, it);
+            self.arrows -= 1;
+        }
+        fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
+            self.functions += 1;
+            walk::walk_function(self, it, flags);
+            self.functions -= 1;
+        }
+        fn visit_return_statement(&mut self, it: &ReturnStatement<'a>) {
+            // A return inside an arrow is the arrow's own.
+            self.found |= self.functions == 0 && self.arrows == 0;
+            walk::walk_return_statement(self, it);
+        }
+        fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+            self.found |= self.functions == 0 && it.name == "arguments";
+        }
+    }
+    let mut finds = Finds {
+        functions: 0,
+        arrows: 0,
+        found: false,
+    };
+    for statement in code {
+        finds.visit_statement(statement);
+    }
+    for expr in tail {
+        finds.visit_expression(expr);
+    }
+    !finds.found
+}
+
+/// `if (FLAG) return E;`: the flag's name and `E`.
+fn guarded_return<'s, 'a>(statement: &'s Statement<'a>) -> Option<(&'s str, &'s Expression<'a>)> {
+    let Statement::IfStatement(s) = statement else {
+        return None;
+    };
+    let Expression::Identifier(flag) = &s.test else {
+        return None;
+    };
+    if s.alternate.is_some() {
+        return None;
+    }
+    let returned = match &s.consequent {
+        Statement::ReturnStatement(r) => r.argument.as_ref()?,
+        Statement::BlockStatement(b) => match b.body.as_slice() {
+            [Statement::ReturnStatement(r)] => r.argument.as_ref()?,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    exports_shaped(returned).then_some((flag.name.as_str(), returned))
+}
+
+/// `x` or `x.exports`: what a wrapper returns.
+fn exports_shaped(expr: &Expression<'_>) -> bool {
+    match expr {
+        Expression::Identifier(_) => true,
+        Expression::StaticMemberExpression(m) => {
+            m.property.name == "exports" && matches!(m.object, Expression::Identifier(_))
+        }
+        _ => false,
+    }
+}
+
+/// `FLAG = 1;`, or `FLAG = 1, rest...;` as a minifier joins it with what follows: where the
+/// module's code starts (after the statement, or at the sequence's second element).
+fn sets_to_one(statement: &Statement<'_>, flag: &str) -> Option<u32> {
+    let Statement::ExpressionStatement(s) = statement else {
+        return None;
+    };
+    let (first, rest) = match &s.expression {
+        Expression::SequenceExpression(seq) => match seq.expressions.as_slice() {
+            [first, second, ..] => (first, Some(second.span().start)),
+            _ => return None,
+        },
+        other => (other, None),
+    };
+    let Expression::AssignmentExpression(a) = first else {
+        return None;
+    };
+    let sets = matches!(&a.left, AssignmentTarget::AssignmentTargetIdentifier(id) if id.name == flag)
+        && a.operator.is_assign()
+        && matches!(&a.right, Expression::NumericLiteral(n) if n.value == 1.0);
+    sets.then(|| rest.unwrap_or(statement.span().end))
+}
+
+/// `return E;` with the same `E` as the guard's.
+/// `return E;`, or `return a, b, E;` as a minifier joins the last statements: `None` when it
+/// is neither, else where the expressions before `E` start and where `E` starts (the same
+/// place when there are none).
+fn returns_same(
+    statement: &Statement<'_>,
+    returned: &Expression<'_>,
+    text: &str,
+) -> Option<(u32, u32)> {
+    let Statement::ReturnStatement(r) = statement else {
+        return None;
+    };
+    let source = |s: Span| &text[s.start as usize..s.end as usize];
+    let argument = r.argument.as_ref()?;
+    let last = match argument {
+        Expression::SequenceExpression(seq) => seq.expressions.last()?,
+        other => other,
+    };
+    (source(last.span()) == source(returned.span()))
+        .then(|| (argument.span().start, last.span().start))
+}
+
+#[cfg(test)]
+mod tests {
+    use oxc_allocator::Allocator;
+    use oxc_parser::Parser;
+    use oxc_span::SourceType;
+
+    fn names(text: &str) -> Vec<String> {
+        let allocator = Allocator::default();
+        let program = Parser::new(&allocator, text, SourceType::script())
+            .parse()
+            .program;
+        super::lazy_wrappers(&program, text)
+            .into_iter()
+            .map(|l| l.name)
+            .collect()
+    }
+
+    #[test]
+    fn only_the_lazy_wrapper_shape_is_one() {
+        let text = "var a,h;function requireA(){if(h)return a;h=1;a=2;return a}\
+            var b={exports:{}},k;function requireB () { if (k) return b.exports; k = 1; (function (module) { module.exports = 3; })(b); return b.exports; }\
+            function other(){if(h)return a;h=2;return a}\
+            function another(){if(h)return a;h=1;return b}\
+            function early(){if(h)return a;h=1;if(a)return 5;return a}\
+            function reads(){if(h)return a;h=1;a=()=>arguments[0];return a}\
+            function requireC(){if(h)return a;h=1;a=function(){return arguments[0]};return a}\
+            function Vn(){if(h)return a;h=1,a=n,n.sync=s;function n(){}function s(){}return g(s),a}";
+        assert_eq!(names(text), ["requireA", "requireB", "requireC", "Vn"]);
+    }
+}

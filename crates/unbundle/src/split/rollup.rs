@@ -1,0 +1,171 @@
+//! Plans how rollup's CommonJS modules come apart (found by [`crate::recognize::rollup`]):
+//! the code of each lazy wrapper moves into a module file, and the wrapper keeps its guard,
+//! its flag and its return around a call of the loader that runs that file. So the module
+//! still runs once, when first required, in the order the bundle required it, and the
+//! scope-hoisted code around the wrappers stays in the bundle file as its entry.
+//!
+//! As with esbuild's modules, a module reaches the bundle's top-level names (the variable its
+//! exports are kept in, the other wrappers, rollup's helpers) through the loader: by value
+//! when they are set before it runs and never assigned, else live (see
+//! [`super::esbuild::outer_names`]). A wrapper that another step already edits (an esbuild
+//! bundle inside it, say) stays whole.
+
+use std::borrow::Cow;
+
+use oxc_span::Span;
+
+use super::{File, Job, Split, commonjs_call, esbuild, module_path};
+use crate::recognize::rollup::Lazy;
+use crate::split::esm::TopLevel;
+
+/// Moves the module code of each of `wrappers` that nothing else edits into a file.
+pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mut Split<'a>) {
+    if wrappers.is_empty() {
+        return;
+    }
+    let overlaps = |a: Span, b: Span| a.start < b.end && b.start < a.end;
+    let uses = TopLevel::collect(file.program, file.scoping);
+    let strict = file.strict();
+    let mut split = 0;
+    let found = wrappers.len();
+    for lazy in wrappers {
+        if out.edits.iter().any(|(e, _)| overlaps(*e, lazy.function)) {
+            continue;
+        }
+        let mut id = lazy.name.clone();
+        while out.jobs.iter().any(|j| j.id == id) {
+            id.push('_');
+        }
+        let path = module_path(&id, None, file.names);
+        let (call, code, takes) = module_code(file, &uses, &out.moved, &lazy, &path);
+        if lazy.tail.is_empty() {
+            out.edits.push((lazy.code, call));
+        } else {
+            // `return f(), x`: `f()` moves too, and the wrapper keeps `return x`.
+            out.edits.push((
+                Span::new(lazy.code.start, lazy.tail.end),
+                format!("{call}return "),
+            ));
+        }
+        out.jobs.push(Job {
+            id,
+            path,
+            file: file.input.name,
+            source: Cow::Owned(code),
+            strict,
+            parameters: &crate::module::ESBUILD,
+            revealed: file.licensed(lazy.code),
+            kind: crate::ModuleKind::Rollup,
+            size: lazy.function.size() as usize,
+            span: lazy.function,
+            name_helper: None,
+            source_names: Vec::new(),
+            takes,
+            header: String::new(),
+        });
+        split += 1;
+    }
+    out.edits.sort_by_key(|(s, _)| (s.start, s.end));
+    out.wrappers.rollup = crate::Count { found, split };
+}
+
+/// What replaces a wrapper's code in the bundle (a call of the loader), the module
+/// function for its file, and the bundle's names the file is given.
+///
+/// The variable the wrapper returns is the module's own: where it holds the exports (`var
+/// x; ... x = {...}; return x;`) the file reads and writes it as `module.exports`, the
+/// loader passing a module object whose `exports` is that variable, live (or as `exports`,
+/// the variable's value, when nothing assigns it: `var x = {}; x.f = ...`); where it is a
+/// module object (`var x = {exports: {}}; ... return x.exports;`) the file reads it as
+/// `module`, and the loader passes that object.
+fn module_code(
+    file: &File<'_, '_, '_>,
+    uses: &TopLevel,
+    moved: &crate::split::esm::Moved,
+    lazy: &Lazy,
+    path: &str,
+) -> (String, String, Vec<String>) {
+    let holder = uses
+        .within(lazy.holder)
+        .first()
+        .filter(|u| u.at == lazy.holder.start)
+        .map(|u| u.symbol);
+    // A module object must be the same object throughout.
+    let holder = holder.filter(|&s| !(lazy.module_object && uses.written(s)));
+    let mut outer = esbuild::outer_names_but(file.scoping, uses, moved, lazy.code, holder);
+    let tail = (!lazy.tail.is_empty())
+        .then(|| esbuild::outer_names_but(file.scoping, uses, moved, lazy.tail, holder));
+    if let Some(tail) = &tail {
+        for name in &tail.values {
+            if !outer.values.contains(name) && !outer.live.contains(name) {
+                outer.values.push(name.clone());
+            }
+        }
+        for name in &tail.live {
+            outer.values.retain(|n| n != name);
+            if !outer.live.contains(name) {
+                outer.live.push(name.clone());
+            }
+        }
+        outer
+            .substitutions
+            .extend(tail.substitutions.iter().cloned());
+    }
+    let (exports, module) = match holder {
+        Some(symbol) => {
+            let name = file.scoping.symbol_name(symbol);
+            let (member, exports, module) = if lazy.module_object {
+                (
+                    MODULE.to_owned(),
+                    format!("{name}.exports"),
+                    name.to_owned(),
+                )
+            } else if !uses.written(symbol) {
+                (
+                    EXPORTS.to_owned(),
+                    name.to_owned(),
+                    format!("{{ exports: {name} }}"),
+                )
+            } else {
+                (
+                    format!("{MODULE}.exports"),
+                    name.to_owned(),
+                    format!(
+                        "{{ get exports() {{ return {name}; }}, set exports(__pilotfish_value) {{ {name} = __pilotfish_value; }} }}"
+                    ),
+                )
+            };
+            let holder_uses = uses.within(lazy.code).iter().chain(uses.within(lazy.tail));
+            for u in holder_uses.filter(|u| u.symbol == symbol) {
+                esbuild::substitute(u, name, &member, &mut outer.substitutions);
+            }
+            outer.substitutions.sort_by_key(|(s, _)| (s.start, s.end));
+            (exports, module)
+        }
+        // The module's own `exports` and `module` are fresh objects nobody reads.
+        None => ("{}".to_owned(), "{ exports: {} }".to_owned()),
+    };
+    let call = format!(
+        "\n{}.call(this, {exports}, {module});\n",
+        commonjs_call(path, &outer)
+    );
+    let mut code = moved
+        .splice_with(file.input.text, lazy.code, &outer.substitutions)
+        .into_owned();
+    if !lazy.tail.is_empty() {
+        // `f(), ` ends the module's code as a statement: `f();`.
+        let tail = moved.splice_with(file.input.text, lazy.tail, &outer.substitutions);
+        code.push_str(&format!("\n{};\n", tail.trim_end().trim_end_matches(',')));
+    }
+    let takes = outer.values.iter().chain(&outer.live).cloned().collect();
+    (
+        call,
+        format!("function ({EXPORTS}, {MODULE}) {{{code}}}"),
+        takes,
+    )
+}
+
+/// The names the module function's parameters have in its text, before `module.rs` names
+/// them `exports` and `module`: names nothing else in the bundle uses.
+const EXPORTS: &str = "__pilotfish_exports";
+const MODULE: &str = "__pilotfish_module";

@@ -1,0 +1,324 @@
+//! The bundle shapes people ship, each built from a small app by the real bundler
+//! (`tools/bundlers`, pinned in its package-lock.json): every wrapper becomes a module file,
+//! and the unbundled program prints what the bundle prints and exits as it does. One test
+//! per shape; each fails without the feature it names.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository's `tools/bundlers`.
+fn bundlers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers")
+}
+
+/// A scratch folder of this test process, named after the test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "pilotfish-unbundle-shapes-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Builds `app` with `bundler` (`node build.js BUNDLER APP OUT`) into `dir/bundle`, after
+/// installing the pinned bundlers once; the files it wrote, in load order.
+fn build(bundler: &str, app: &str, dir: &Path) -> Vec<PathBuf> {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let ran = Command::new("bash")
+            .arg(bundlers().join("setup.sh"))
+            .output()
+            .expect("bash runs");
+        assert!(
+            ran.status.success(),
+            "tools/bundlers/setup.sh failed: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+    });
+    let out = dir.join("bundle");
+    let ran = Command::new("node")
+        .arg(bundlers().join("build.js"))
+        .args([bundler, app])
+        .arg(&out)
+        .output()
+        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
+    assert!(
+        ran.status.success(),
+        "{bundler} failed on {app}: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
+    stats["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| out.join(f.as_str().unwrap()))
+        .collect()
+}
+
+/// Standard output, standard error with the scratch folder's paths written alike, and the
+/// exit status of `node FILE`.
+type Run = (String, String, Option<i32>);
+
+fn run(file: &Path, scratch: &Path) -> Run {
+    let ran = Command::new("node")
+        .arg(file)
+        .current_dir(scratch)
+        .output()
+        .expect("node runs");
+    let folder = file.parent().unwrap().display().to_string();
+    (
+        String::from_utf8_lossy(&ran.stdout).replace(&folder, "DIR"),
+        String::from_utf8_lossy(&ran.stderr).replace(&folder, "DIR"),
+        ran.status.code(),
+    )
+}
+
+/// Unbundles `files` into `out` (each file keeps its name) and writes every output file.
+fn unbundle_into(files: &[PathBuf], out: &Path) -> unbundle::Output {
+    let texts: Vec<(String, String)> = files
+        .iter()
+        .map(|f| {
+            (
+                f.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(f).unwrap(),
+            )
+        })
+        .collect();
+    let inputs: Vec<unbundle::Input<'_>> = texts
+        .iter()
+        .map(|(name, text)| unbundle::Input { name, text })
+        .collect();
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    output
+}
+
+/// Builds `app` with `bundler`, unbundles it and checks that the output runs as the bundle
+/// does and that every wrapper found became a file; the output and its folder.
+fn runs_the_same(name: &str, bundler: &str, app: &str) -> (unbundle::Output, PathBuf) {
+    let dir = scratch(name);
+    let files = build(bundler, app, &dir);
+    let out = dir.join("out");
+    let output = unbundle_into(&files, &out);
+    let before = run(&files[0], &dir);
+    assert_eq!(before.1, "", "{name}: the bundle runs without errors");
+    let after = run(&out.join(&output.manifest.entry), &dir);
+    assert_eq!(after, before, "{name}: the unbundled program runs the same");
+    let w = output.manifest.wrappers;
+    for (kind, count) in [
+        ("webpack", w.webpack),
+        ("commonjs", w.commonjs),
+        ("esm", w.esm),
+    ] {
+        assert_eq!(count.split, count.found, "{name}: {kind} wrappers {w:?}");
+    }
+    (output, dir)
+}
+
+fn count(output: &unbundle::Output, kind: unbundle::ModuleKind) -> usize {
+    output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.kind == kind)
+        .count()
+}
+
+#[test]
+fn a_minified_es_module_bundle_with_import_meta_and_top_level_await_runs_the_same() {
+    // esbuild --format=esm --minify with a `createRequire(import.meta.url)` banner: the
+    // wrapped ES module that reads `import.meta.url` and imports a name esbuild cannot see
+    // becomes a file that parses on its own and still sees the bundle's URL.
+    let (output, dir) = runs_the_same("esbuild-meta", "esbuild-esm-meta", "meta");
+    assert!(count(&output, unbundle::ModuleKind::Commonjs) >= 40);
+    let reads_meta = output
+        .files
+        .iter()
+        .filter(|f| f.path.starts_with("modules/"))
+        .any(|f| f.text.contains("__pilotfish_import_meta.url"));
+    assert!(reads_meta, "a module file reads the bundle's import.meta");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bun_s_bundles_minified_or_not_split_by_the_shapes_of_its_helpers() {
+    // Bun's `__toESM` keeps a WeakMap cache, its `__export` has setters, its `__commonJS`
+    // and `__esm` are minified to any name: found by shape, every wrapper is a file.
+    for bundler in ["bun", "bun-minify"] {
+        let (output, dir) = runs_the_same(bundler, bundler, "meta");
+        assert!(
+            count(&output, unbundle::ModuleKind::Commonjs) >= 40,
+            "{bundler}: {:?}",
+            output.manifest.wrappers
+        );
+        assert!(output.manifest.wrappers.esm.found >= 1, "{bundler}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn a_package_json_saying_type_module_above_the_output_changes_nothing() {
+    // The output is written under a folder whose package.json declares ES modules: the
+    // loader, the runtime and the module files are `.cjs`, so node still runs them as
+    // CommonJS.
+    let dir = scratch("type-module");
+    let files = build("esbuild-esm-meta", "meta", &dir);
+    let before = run(&files[0], &dir);
+    let under = dir.join("esm-package");
+    std::fs::create_dir_all(&under).unwrap();
+    std::fs::write(under.join("package.json"), "{\"type\": \"module\"}\n").unwrap();
+    let out = under.join("out");
+    let output = unbundle_into(&files, &out);
+    assert!(output.files.iter().any(|f| f.path == "unbundle-loader.cjs"));
+    assert_eq!(run(&out.join(&output.manifest.entry), &dir), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rollup_s_lazy_commonjs_wrappers_each_become_a_module_file() {
+    // @rollup/plugin-commonjs wraps each CommonJS file in `function requireX() { if
+    // (hasRequiredX) return x; hasRequiredX = 1; ... return x; }`: each is a module file,
+    // still run once and in the bundle's order; the scope-hoisted code around them stays.
+    let (output, dir) = runs_the_same("rollup", "rollup-commonjs", "cjs");
+    let rollup = output.manifest.wrappers.rollup;
+    assert!(rollup.found >= 40, "{rollup:?}");
+    assert_eq!(count(&output, unbundle::ModuleKind::Rollup), rollup.found);
+    // The variable a wrapper returns is the module's own: its exports (or module object).
+    let reads_as_commonjs = |needle: &str| {
+        output
+            .files
+            .iter()
+            .any(|f| f.path.starts_with("modules/require") && f.text.contains(needle))
+    };
+    assert!(reads_as_commonjs("\nmodule.exports = {"));
+    assert!(reads_as_commonjs("\nexports.summary = "));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rollup_s_wrappers_split_also_beside_esbuild_s_in_one_file() {
+    // A rollup bundle importing a package esbuild built: esbuild's helpers and `__commonJS`
+    // wrappers sit in rollup's top level beside rollup's own lazy wrappers; both kinds
+    // become files, not only esbuild's.
+    let (output, dir) = runs_the_same("rollup-esbuild", "rollup-esbuild-inside", "mixed");
+    let w = output.manifest.wrappers;
+    assert!(w.rollup.found >= 4, "{w:?}");
+    assert!(w.commonjs.found >= 40, "{w:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_chunk_set_whose_plain_chunks_hold_no_wrapper_splits_the_others() {
+    // rollup's CommonJS chunks: main.js only requires a chunk and holds no wrapper; it is a
+    // module of its own, kept under its name, and the chunks with wrappers are split.
+    let (output, dir) = runs_the_same("rollup-chunks", "rollup-commonjs-chunks", "cjs");
+    assert!(output.manifest.wrappers.rollup.found >= 40);
+    let plain: Vec<&str> = output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.kind == unbundle::ModuleKind::Chunk)
+        .map(|m| m.path.as_str())
+        .collect();
+    assert!(plain.contains(&"main.js"), "{plain:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_copies_of_one_package_get_paths_of_their_own() {
+    // Two programs built apart, each with its own copy of ms keyed by the same path: the
+    // second copy is written under a numbered path, both are listed, nothing is refused.
+    let (output, dir) = runs_the_same("two-copies", "esbuild-plain-two", "twice");
+    let copies: Vec<&str> = output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.path.starts_with("modules/node_modules/ms/"))
+        .map(|m| m.path.as_str())
+        .collect();
+    assert_eq!(
+        copies,
+        [
+            "modules/node_modules/ms/index.js",
+            "modules/node_modules/ms/index-2.js"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rolldown_s_wrappers_in_parentheses_with_helpers_from_another_chunk_split() {
+    // rolldown's `__commonJSMin(((exports, module) => {...}))` holds its function in
+    // parentheses, and the chunk its dynamic import loads imports that helper from main.mjs.
+    for bundler in ["rolldown", "rolldown-minify"] {
+        let (output, dir) = runs_the_same(bundler, bundler, "cjs");
+        assert!(
+            output.manifest.wrappers.commonjs.found >= 40,
+            "{bundler}: {:?}",
+            output.manifest.wrappers
+        );
+        let chunked = output
+            .manifest
+            .modules
+            .iter()
+            .any(|m| m.file.starts_with("chunk-") && m.kind == unbundle::ModuleKind::Commonjs);
+        assert!(chunked, "{bundler}: a wrapper of the chunk is a file");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn a_module_calling_eval_keeps_its_names_in_a_webpack_5_chunk_set() {
+    // terser leaves every name around an `eval` as it was, the module function's parameters
+    // too (`__webpack_require__`): the module file keeps them, bound to what the loader
+    // passes, as the code `eval` runs may read them. The chunk loaded on demand is webpack
+    // 5's `exports.ids`/`exports.modules` file for node.
+    let (output, dir) = runs_the_same("evals", "webpack5", "evals");
+    assert!(output.manifest.wrappers.webpack.found >= 3);
+    assert!(
+        output.notes.iter().any(|n| n.contains("calls eval")),
+        "{:?}",
+        output.notes
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_es_module_chunk_set_named_js_in_a_type_module_package_splits_and_runs() {
+    // rolldown's ES module chunks named `.js`, in a package whose package.json says
+    // `"type": "module"`: a `.js` file with `import` and `export` declarations is an ES
+    // module, so its exports stay where its importers find them.
+    let dir = scratch("rolldown-js");
+    std::fs::write(dir.join("package.json"), "{\"type\": \"module\"}\n").unwrap();
+    let files = build("rolldown-js", "cjs", &dir);
+    let out = dir.join("out");
+    let output = unbundle_into(&files, &out);
+    assert!(output.manifest.wrappers.commonjs.split >= 40);
+    let before = run(&files[0], &dir);
+    assert_eq!(before.1, "", "the bundle runs without errors");
+    assert_eq!(run(&out.join(&output.manifest.entry), &dir), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_newer_webpack_5_table_of_methods_and_its_chunk_split() {
+    // Newer webpack 5 writes each module as a method of its table (`{250(e) {...}}`), in
+    // the main file and in the `exports.ids`/`exports.modules` chunk it loads on demand:
+    // every method is a module file (with its `function` keyword back).
+    let (output, dir) = runs_the_same("webpack-methods", "webpack5-methods", "evals");
+    assert!(output.manifest.wrappers.webpack.found >= 3);
+    let main = std::fs::read_to_string(dir.join("bundle/main.js")).unwrap();
+    assert!(
+        main.contains("__webpack_modules__={250(e){"),
+        "a table of methods"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
