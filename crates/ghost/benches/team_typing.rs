@@ -14,7 +14,8 @@
 //! `cargo bench -p ghost --bench team_typing`. The language server is `PILOTFISH_BIN`, else
 //! `target/release/pilotfish`, else `target/debug/pilotfish` (build one first: `cargo build
 //! --release -p cli`). `PILOTFISH_TEAM_SIZES` (default `1,2,4,8`) and `PILOTFISH_TEAM_LINES`
-//! (default 2, at most 3) shape the run.
+//! (default 2, at most 3) shape the run; `PILOTFISH_TEAM_LLAMA_URL` names a llama-server
+//! started by hand (4 slots, `--metrics`, SmolLM2), to read its log.
 
 use std::{
     path::{Path, PathBuf},
@@ -130,10 +131,17 @@ fn main() {
     for server in env_list("PILOTFISH_TEAM_SERVERS", "llama") {
         match server.as_str() {
             "llama" => {
-                let llama = LlamaServer::smollm2(4096, &["-np", "4", "--metrics"]);
+                // A llama-server started by hand (to read its log), else one of our own.
+                let own = std::env::var("PILOTFISH_TEAM_LLAMA_URL")
+                    .is_err()
+                    .then(|| LlamaServer::smollm2(4096, &["-np", "4", "--metrics"]));
+                let url = own.as_ref().map_or_else(
+                    || std::env::var("PILOTFISH_TEAM_LLAMA_URL").unwrap_or_default(),
+                    |l| l.url.clone(),
+                );
                 let shared = Shared {
                     engine: Engine::Llama,
-                    url: llama.url.clone(),
+                    url,
                 };
                 run(&shared, "", &bin, &sizes, lines);
             }
