@@ -208,11 +208,14 @@ pub(crate) fn line_counts(text: &str, tokenizer: &Tokenizer, tokenizer_name: &st
     out
 }
 
+/// Per file, per definition: how many other candidate files use the definition's name.
+pub(crate) type UseCounts = Vec<Vec<u32>>;
+
 /// For each file of a set of candidate files and each of its definitions, how many of the
 /// other files use the definition's name. Kept per set of files (by their outlines), so that
 /// typing, which changes only the document, does not count again.
-pub(crate) fn used_elsewhere(outlines: &[Arc<FileOutline>]) -> Arc<Vec<Vec<u32>>> {
-    static USED: LazyLock<Mutex<FxHashMap<Vec<u64>, Arc<Vec<Vec<u32>>>>>> =
+pub(crate) fn used_elsewhere(outlines: &[Arc<FileOutline>]) -> Arc<UseCounts> {
+    static USED: LazyLock<Mutex<FxHashMap<Vec<u64>, Arc<UseCounts>>>> =
         LazyLock::new(|| Mutex::new(FxHashMap::default()));
     let key: Vec<u64> = outlines.iter().map(|o| o.id).collect();
     if let Some(found) = USED.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
