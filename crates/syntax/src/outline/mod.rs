@@ -407,7 +407,14 @@ fn without_rust_noise<'s>(
     for c in children(node) {
         let later_where =
             c.kind() == "where_clause" && c.start_position().row > start.start_position().row;
-        let impl_params = node.kind() == "impl_item" && c.kind() == "type_parameters";
+        // Only `<...>` right after the `impl` keyword: error recovery can call other text
+        // type parameters.
+        let impl_params = node.kind() == "impl_item"
+            && c.kind() == "type_parameters"
+            && source[node.start_byte()..c.start_byte()]
+                .trim_end()
+                .ends_with("impl")
+            && !source[c.start_byte()..c.end_byte()].contains('\n');
         if (later_where || impl_params) && c.start_byte() >= from && c.end_byte() <= to {
             cuts.push((c.start_byte(), c.end_byte()));
         }
