@@ -7,14 +7,20 @@
 //! layouts are measured side by side: `stable` (the default) and `plain`; and `stable` once
 //! more as an editor session runs it, with the document's `Session` kept from keystroke to
 //! keystroke (the context sent again, the prefix's anchor) while a character is typed at the
-//! cursor.
+//! cursor. The text is the workspace's own Rust sources, or those under `PROMPT_BENCH_CRATES`
+//! (a `crates` folder), so that two commits can be timed on the same text.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use prompt::request::{DocumentJson, Layout, Options, Position, RequestJson};
 use std::hint::black_box;
 
+/// The Rust sources of the workspace's crates: those of `PROMPT_BENCH_CRATES` when set (a
+/// `crates` folder), so that two commits can be timed on the same text; else this workspace's.
 fn sources() -> String {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = match std::env::var_os("PROMPT_BENCH_CRATES") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+    };
     let mut files = Vec::new();
     for entry in std::fs::read_dir(&root).unwrap().flatten() {
         for f in std::fs::read_dir(entry.path().join("src"))

@@ -336,9 +336,10 @@ fn signature_to_body(source: &str, node: Node<'_>, lang: Lang) -> String {
     signature_from(source, node, node, lang)
 }
 
-/// The lines from `start`'s first line to the line where `node`'s body opens, whole; the body
-/// elided (`{ ... }` for braces; nothing after Python's colon). A node without a body, or one
-/// on a single line, is given whole up to a limit.
+/// The signature from `start`'s first line to where `node`'s body opens, as one line (see
+/// [`one_line`]); the body elided (`{...}` for braces; nothing after Python's colon). Rust's
+/// `where` clauses on lines of their own are left out, and an `impl`'s own type parameters. A
+/// node without a body, or one on a single line, is given whole up to a limit.
 fn signature_from(source: &str, start: Node<'_>, node: Node<'_>, lang: Lang) -> String {
     let from = line_start(source, start.start_byte());
     let body = node.child_by_field_name("body").or_else(|| {
@@ -349,18 +350,20 @@ fn signature_from(source: &str, start: Node<'_>, node: Node<'_>, lang: Lang) -> 
             .find(|c| matches!(c.kind(), "declaration_list" | "field_declaration_list"))
     });
     let Some(body) = body else {
-        return cap_lines(
-            &source[from..line_end(
-                source,
-                node.end_byte().saturating_sub(1).max(node.start_byte()),
-            )],
+        let end = line_end(
+            source,
+            node.end_byte().saturating_sub(1).max(node.start_byte()),
         );
+        return one_line(&source[from..end], lang);
     };
     if body.start_position().row == body.end_position().row
         && body.end_position().row == start.start_position().row
     {
         // One line: short enough to show as written.
-        return cap_lines(&source[from..line_end(source, body.end_byte().saturating_sub(1))]);
+        return one_line(
+            &source[from..line_end(source, body.end_byte().saturating_sub(1))],
+            lang,
+        );
     }
     if lang == Lang::Python {
         // The body starts on the line after the colon; the signature ends with the colon's
@@ -368,20 +371,132 @@ fn signature_from(source: &str, start: Node<'_>, node: Node<'_>, lang: Lang) -> 
         let colon = body
             .prev_sibling()
             .map_or(body.start_byte(), |p| p.end_byte().saturating_sub(1));
-        return cap_lines(&source[from..line_end(source, colon)]);
+        return one_line(&source[from..line_end(source, colon)], lang);
     }
     let open = body.start_byte();
-    let head = &source[from..open];
     let end_of_line = line_end(source, open);
     let rest_of_line = source[open..end_of_line].trim();
-    let mut out = cap_lines(head.trim_end());
-    if rest_of_line == "{" || rest_of_line.starts_with('{') {
-        out.push_str(" { ... }");
-    } else {
+    if !rest_of_line.starts_with('{') {
         // An expression body (`=> x`): keep its line as written.
-        out = cap_lines(&source[from..end_of_line]);
+        return one_line(&source[from..end_of_line], lang);
+    }
+    let head = without_rust_noise(source, from, open, start, node, lang);
+    let mut out = one_line(head.trim_end(), lang);
+    if out.ends_with(" ...") {
+        out.push_str(" }");
+    } else {
+        out.push_str(" {...}");
     }
     out
+}
+
+/// `source[from..to]` less what a caller of a Rust item does not need: a `where` clause that
+/// starts on a later line than the item, and an `impl`'s own type parameters (`impl<T>`).
+fn without_rust_noise<'s>(
+    source: &'s str,
+    from: usize,
+    to: usize,
+    start: Node<'_>,
+    node: Node<'_>,
+    lang: Lang,
+) -> std::borrow::Cow<'s, str> {
+    if lang != Lang::Rust {
+        return source[from..to].into();
+    }
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    for c in children(node) {
+        let later_where =
+            c.kind() == "where_clause" && c.start_position().row > start.start_position().row;
+        // Only `<...>` right after the `impl` keyword: error recovery can call other text
+        // type parameters.
+        let impl_params = node.kind() == "impl_item"
+            && c.kind() == "type_parameters"
+            && source[node.start_byte()..c.start_byte()]
+                .trim_end()
+                .ends_with("impl")
+            && !source[c.start_byte()..c.end_byte()].contains('\n');
+        if (later_where || impl_params) && c.start_byte() >= from && c.end_byte() <= to {
+            cuts.push((c.start_byte(), c.end_byte()));
+        }
+    }
+    if cuts.is_empty() {
+        return source[from..to].into();
+    }
+    let mut out = String::new();
+    let mut at = from;
+    for (s, e) in cuts {
+        out.push_str(&source[at..s]);
+        at = e;
+    }
+    out.push_str(&source[at..to]);
+    out.into()
+}
+
+/// A signature's lines as one line: the first line as written (a model has seen it verbatim),
+/// each later line trimmed and joined with a space, none after an opening bracket or before a
+/// closing one, a trailing comma before a closing bracket dropped. Comment and attribute lines
+/// are left out, and so are comments at the end of a line that another line follows (they would
+/// comment the rest out). Past [`MAX_SIGNATURE_LINES`] lines the signature is cut with `...`.
+fn one_line(text: &str, lang: Lang) -> String {
+    let lines = kept_lines(text);
+    let cut = lines.len() > MAX_SIGNATURE_LINES;
+    let lines = &lines[..lines.len().min(MAX_SIGNATURE_LINES)];
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let last = i + 1 == lines.len();
+        let piece = if last && !cut {
+            *line
+        } else {
+            without_line_comment(line, lang)
+        };
+        if i == 0 {
+            out.push_str(piece.trim_end());
+            continue;
+        }
+        let piece = piece.trim();
+        if piece.is_empty() {
+            continue;
+        }
+        let closing = piece.starts_with([')', ']', '}', '>']);
+        if closing && out.ends_with(',') {
+            out.pop();
+        }
+        let glued = out.ends_with(['(', '[', '{', '<']) || closing || piece.starts_with([',', ';']);
+        if !glued && !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(piece);
+    }
+    if cut {
+        out.push_str(" ...");
+    }
+    out
+}
+
+/// `line` without a comment at its end (`# ...` in Python, `// ...` elsewhere), where the
+/// marker is outside quotes.
+fn without_line_comment(line: &str, lang: Lang) -> &str {
+    let marker = if lang == Lang::Python { "#" } else { "//" };
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        if matches!(c, '"' | '\'' | '`') {
+            quote = Some(c);
+        } else if line[i..].starts_with(marker) {
+            return line[..i].trim_end();
+        }
+    }
+    line
 }
 
 /// Whether a line inside a signature is only a comment or an attribute, which a model does not
@@ -391,7 +506,9 @@ fn noise_line(line: &str) -> bool {
     t.is_empty()
         || t.starts_with("//")
         || t.starts_with("/*")
-        || t.starts_with("*")
+        || t == "*"
+        || t.starts_with("* ")
+        || t.starts_with("*/")
         || t.starts_with("#[")
         || (t.starts_with('#') && !t.starts_with("#!"))
 }
@@ -403,15 +520,4 @@ fn kept_lines(text: &str) -> Vec<&str> {
         .filter(|(i, l)| *i == 0 || !noise_line(l))
         .map(|(_, l)| l)
         .collect()
-}
-
-fn cap_lines(text: &str) -> String {
-    let lines: Vec<&str> = kept_lines(text);
-    if lines.len() > MAX_SIGNATURE_LINES {
-        let mut out = lines[..MAX_SIGNATURE_LINES].join("\n");
-        out.push_str(" ...");
-        out
-    } else {
-        lines.join("\n")
-    }
 }

@@ -149,7 +149,11 @@ impl Walker<'_> {
         // The rules are the macro's body; its first line is what callers need.
         let mut signature = first_lines(self.source, node, 1);
         if let Some(cut) = signature.strip_suffix(" ...") {
-            signature = format!("{cut} ... }}");
+            signature = if cut.ends_with('{') {
+                format!("{cut}...}}")
+            } else {
+                format!("{cut} ... }}")
+            };
         }
         self.push(name, DefKind::Macro, node, node, signature, false, scope);
     }

@@ -19,7 +19,7 @@ fn python_keeps_lines_whole() {
     assert_eq!(d[1].kind, DefKind::Field);
     assert_eq!(
         d[2].signature,
-        "    def add(self, item,\n            qty=1):  # type: ignore"
+        "    def add(self, item, qty=1):  # type: ignore"
     );
     assert_eq!(d[2].kind, DefKind::Method);
     assert_eq!(d[2].owner.as_deref(), Some("Cart"));
@@ -35,11 +35,11 @@ fn rust_methods_belong_to_their_impl() {
     let d = sigs(Lang::Rust, src);
     assert_eq!(d[0].3, "pub struct BStr {\n    bytes: [u8],\n}");
     assert_eq!(d[1].0, "Wrap");
-    assert_eq!(d[1].3, "impl<T> Wrap<T> { ... }");
-    assert_eq!(d[2].3, "    pub fn new(x: T) -> Self { ... }");
+    assert_eq!(d[1].3, "impl Wrap<T> {...}");
+    assert_eq!(d[2].3, "    pub fn new(x: T) -> Self {...}");
     assert_eq!(d[2].1, DefKind::Method);
     assert_eq!(d[3].3, "    fn get(&self) -> &T { &self.0 }");
-    assert_eq!(d[4].3, "macro_rules! some { ... }");
+    assert_eq!(d[4].3, "macro_rules! some {...}");
     let all = outline(Lang::Rust, src);
     assert!(all.iter().find(|d| d.name == "helper").unwrap().test);
 }
@@ -48,17 +48,14 @@ fn rust_methods_belong_to_their_impl() {
 fn typescript_exports_keep_their_keyword() {
     let src = "export function add<T>(\n  a: T,\n  b: T,\n): T {\n  return a;\n}\nexport const noop = () => {}\nexport const make = (x: number) => {\n  return x;\n}\nexport type Id = string | number\nexport class Store {\n  private items: string[] = [];\n  get(id: Id): string {\n    return '';\n  }\n}\n";
     let d = sigs(Lang::TypeScript, src);
-    assert_eq!(
-        d[0].3,
-        "export function add<T>(\n  a: T,\n  b: T,\n): T { ... }"
-    );
+    assert_eq!(d[0].3, "export function add<T>(a: T, b: T): T {...}");
     assert_eq!(d[1].3, "export const noop = () => {}");
-    assert_eq!(d[2].3, "export const make = (x: number) => { ... }");
+    assert_eq!(d[2].3, "export const make = (x: number) => {...}");
     assert_eq!(d[3].3, "export type Id = string | number");
-    assert_eq!(d[4].3, "export class Store { ... }");
+    assert_eq!(d[4].3, "export class Store {...}");
     assert_eq!(d[5].0, "items");
     assert_eq!(d[5].1, DefKind::Field);
-    assert_eq!(d[6].3, "  get(id: Id): string { ... }");
+    assert_eq!(d[6].3, "  get(id: Id): string {...}");
     assert_eq!(d[6].2.as_deref(), Some("Store"));
 }
 
@@ -69,14 +66,14 @@ fn go_and_java() {
         "package cart\n\ntype Cart struct {\n\tItems []int\n}\n\nfunc (c *Cart) Add(x int) {\n\tc.Items = append(c.Items, x)\n}\n\nfunc total() int { return 0 }\n",
     );
     assert_eq!(d[0].0, "Cart");
-    assert_eq!(d[1].3, "func (c *Cart) Add(x int) { ... }");
+    assert_eq!(d[1].3, "func (c *Cart) Add(x int) {...}");
     assert_eq!(d[1].2.as_deref(), Some("Cart"));
     let d = sigs(
         Lang::Java,
         "public class Cart {\n  private int n;\n  public void add(int x) {\n    n += x;\n  }\n}\n",
     );
-    assert_eq!(d[0].3, "public class Cart { ... }");
-    assert_eq!(d[2].3, "  public void add(int x) { ... }");
+    assert_eq!(d[0].3, "public class Cart {...}");
+    assert_eq!(d[2].3, "  public void add(int x) {...}");
 }
 
 #[test]
@@ -95,5 +92,33 @@ fn crlf_lines_end_before_the_return() {
         "pub const A: u8 = 1;\r\npub fn f() {\r\n    g();\r\n}\r\n",
     );
     assert_eq!(d[0].signature, "pub const A: u8 = 1;");
-    assert_eq!(d[1].signature, "pub fn f() { ... }");
+    assert_eq!(d[1].signature, "pub fn f() {...}");
+}
+
+#[test]
+fn signatures_over_several_lines_are_one_line() {
+    let src = "pub fn send<R, W>(\n    request: R, // what to send\n    writer: &mut W,\n) -> Result<(), Error>\nwhere\n    R: Into<Body>,\n    W: Write,\n{\n    todo!()\n}\n\nimpl<T: Clone> Pool<T>\nwhere\n    T: Send,\n{\n    pub fn get(&self) -> T {\n        todo!()\n    }\n}\n";
+    let d = sigs(Lang::Rust, src);
+    assert_eq!(
+        d[0].3,
+        "pub fn send<R, W>(request: R, writer: &mut W) -> Result<(), Error> {...}"
+    );
+    assert_eq!(d[1].3, "impl Pool<T> {...}");
+    assert_eq!(d[2].3, "    pub fn get(&self) -> T {...}");
+    // A comment at the end of a line that is not the last is left out, not joined in front
+    // of the rest; `#` inside a string is not a comment.
+    let d = sigs(
+        Lang::Python,
+        "def run(cmd,  # the command\n        sep='#',\n        *, check=True) -> int:\n    pass\n",
+    );
+    assert_eq!(d[0].3, "def run(cmd, sep='#', *, check=True) -> int:");
+}
+
+#[test]
+fn a_where_clause_on_the_first_line_stays() {
+    let d = sigs(
+        Lang::Rust,
+        "pub fn max<T>(a: T, b: T) -> T where T: Ord {\n    a\n}\n",
+    );
+    assert_eq!(d[0].3, "pub fn max<T>(a: T, b: T) -> T where T: Ord {...}");
 }

@@ -6,10 +6,10 @@
 //! it. It is bounded; the least recently used half is dropped when it fills.
 
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use syntax::outline::Definition;
 use tokenizer::Tokenizer;
 
@@ -21,13 +21,20 @@ pub(crate) struct FileOutline {
     pub terms: Vec<Vec<String>>,
     /// Sub-token terms of each definition's name.
     pub name_terms: Vec<Vec<String>>,
+    /// Sub-token terms of each definition's owner type (empty without one).
+    pub owner_terms: Vec<Vec<String>>,
+    /// The file's whole identifiers, to tell which names it uses.
+    pub words: FxHashSet<Box<str>>,
+    /// Unique to this outline: what caches over sets of files key on.
+    pub id: u64,
     /// Token counts of each signature (as a line of its own), filled on first use;
     /// `usize::MAX` until then.
     counts: Vec<AtomicUsize>,
 }
 
 impl FileOutline {
-    fn new(definitions: Vec<Definition>) -> FileOutline {
+    fn new(definitions: Vec<Definition>, text: &str) -> FileOutline {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         let terms = definitions
             .iter()
             .map(|d| retrieval::search::terms(&d.signature))
@@ -35,6 +42,20 @@ impl FileOutline {
         let name_terms = definitions
             .iter()
             .map(|d| retrieval::search::terms(&d.name))
+            .collect();
+        let owner_terms = definitions
+            .iter()
+            .map(|d| {
+                d.owner
+                    .as_deref()
+                    .map(retrieval::search::terms)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let words = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+            .filter(|w| w.chars().next().is_some_and(|c| !c.is_ascii_digit()))
+            .map(Box::from)
             .collect();
         let counts = definitions
             .iter()
@@ -44,6 +65,9 @@ impl FileOutline {
             definitions,
             terms,
             name_terms,
+            owner_terms,
+            words,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             counts,
         }
     }
@@ -113,7 +137,7 @@ pub(crate) fn outline(
         Some(lang) => syntax::outline::outline(lang, text),
         None => syntax::outline::outline_by_lines(text),
     };
-    let outline = Arc::new(FileOutline::new(definitions));
+    let outline = Arc::new(FileOutline::new(definitions, text));
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
     if cache.entries.len() >= CAPACITY {
         let mut ages: Vec<u64> = cache.entries.values().map(|e| e.used).collect();
@@ -182,4 +206,67 @@ pub(crate) fn line_counts(text: &str, tokenizer: &Tokenizer, tokenizer_name: &st
         cache.insert(keys[i], out[i]);
     }
     out
+}
+
+/// Per file, per definition: how many other candidate files use the definition's name.
+pub(crate) type UseCounts = Vec<Vec<u32>>;
+
+/// For each file of a set of candidate files and each of its definitions, how many of the
+/// other files use the definition's name. Kept per set of files (by their outlines), so that
+/// typing, which changes only the document, does not count again.
+pub(crate) fn used_elsewhere(outlines: &[Arc<FileOutline>]) -> Arc<UseCounts> {
+    static USED: LazyLock<Mutex<FxHashMap<Vec<u64>, Arc<UseCounts>>>> =
+        LazyLock::new(|| Mutex::new(FxHashMap::default()));
+    let key: Vec<u64> = outlines.iter().map(|o| o.id).collect();
+    if let Some(found) = USED.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Arc::clone(found);
+    }
+    let counts: Vec<Vec<u32>> = outlines
+        .iter()
+        .enumerate()
+        .map(|(f, outline)| {
+            outline
+                .definitions
+                .iter()
+                .map(|d| {
+                    let users = outlines
+                        .iter()
+                        .enumerate()
+                        .filter(|&(g, other)| g != f && other.words.contains(d.name.as_str()))
+                        .count();
+                    u32::try_from(users).unwrap_or(u32::MAX)
+                })
+                .collect()
+        })
+        .collect();
+    let counts = Arc::new(counts);
+    let mut cache = USED.lock().unwrap_or_else(|p| p.into_inner());
+    if cache.len() >= 64 {
+        cache.clear();
+    }
+    cache.insert(key, Arc::clone(&counts));
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn use_in_other_files_is_counted_once_per_set_of_files() {
+        let lang = Some(syntax::Lang::Python);
+        let defining = outline("def size(x):\n    return 1\n", lang, "o200k_base");
+        let caller = outline("from sizes import size\nsize(2)\n", lang, "o200k_base");
+        let other = outline("def unrelated():\n    return sized\n", lang, "o200k_base");
+        let files = [defining, caller, other];
+        let counts = used_elsewhere(&files);
+        // `size` is used by one other file (`sized` is another word); `unrelated` by none.
+        assert_eq!(counts[0], [1]);
+        assert_eq!(counts[2], [0]);
+        let again = used_elsewhere(&files);
+        assert!(
+            Arc::ptr_eq(&counts, &again),
+            "counted again for the same files"
+        );
+    }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use retrieval::rank::{Candidate, CursorContext};
 use syntax::outline::DefKind;
 
-use super::cache::FileOutline;
+use super::cache::{self, FileOutline};
 use super::sources::SourceFile;
 
 /// Every definition worth ranking (not `impl` blocks and modules, which are only headers), and
@@ -14,12 +14,15 @@ use super::sources::SourceFile;
 pub(crate) fn candidates<'a>(
     files: &'a [SourceFile<'_>],
     outlines: &'a [Arc<FileOutline>],
+    file_terms: &'a [Vec<String>],
     near: &str,
     cursor_context: &CursorContext,
 ) -> (Vec<Candidate<'a>>, Vec<(usize, usize)>) {
     let mut candidates: Vec<Candidate<'_>> = Vec::new();
     let mut index: Vec<(usize, usize)> = Vec::new();
+    let used_elsewhere = cache::used_elsewhere(outlines);
     for (f, (file, outline)) in files.iter().zip(outlines).enumerate() {
+        let file_terms = &file_terms[f];
         // The file's module reached through a qualifier near the cursor: its import alias
         // (`np.`), or its own name (`log.debug`, `codec::Framed`).
         let alias = file.import.as_ref().and_then(|i| i.alias.as_deref());
@@ -57,6 +60,12 @@ pub(crate) fn candidates<'a>(
                 local: def.local,
                 test: def.test || is_test_path(&file.key),
                 type_def: def.kind == DefKind::Type,
+                function: def.kind == DefKind::Function,
+                method: def.kind == DefKind::Method,
+                value_def: def.kind == DefKind::Value,
+                owner_terms: &outline.owner_terms[d],
+                file_terms,
+                used_elsewhere: used_elsewhere[f][d],
                 file_use,
                 file_imported: file.import.is_some(),
                 name_imported: file
@@ -69,6 +78,18 @@ pub(crate) fn candidates<'a>(
         }
     }
     (candidates, index)
+}
+
+/// The sub-token terms of each file's module name.
+pub(crate) fn file_terms(files: &[SourceFile<'_>]) -> Vec<Vec<String>> {
+    files
+        .iter()
+        .map(|f| {
+            module_name(&f.key)
+                .map(retrieval::search::terms)
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// The name a file's module goes by: its stem, or its folder's name for `mod.rs`,

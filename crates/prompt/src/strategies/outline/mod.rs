@@ -105,6 +105,7 @@ pub(crate) fn assemble(
         cursor,
         &sides.before,
         &sides.suffix,
+        &tokenizer,
     );
     let share = context_share(&a, &sides, floor);
     let mut context = pick_context(&a, session, &ranking, share.tokens, &mut notes);

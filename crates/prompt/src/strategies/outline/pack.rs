@@ -47,7 +47,7 @@ fn containers(defs: &[Definition], def: usize) -> Vec<usize> {
     out
 }
 
-/// Chooses definitions best first while their cost fits in `share` tokens; candidates whose
+/// Chooses definitions in `ranked`'s order (best first) while their cost fits in `share` tokens; candidates whose
 /// score is below `min_score` are not taken.
 pub(crate) fn pack(
     ranked: &[Ranked],
@@ -62,7 +62,7 @@ pub(crate) fn pack(
     let mut order: Vec<usize> = Vec::new();
     for r in ranked {
         if r.score < min_score {
-            break;
+            continue;
         }
         let outline = outlines[r.file];
         if shown[r.file].contains(&r.def) {
@@ -125,7 +125,7 @@ pub(crate) fn shown_signature(outline: &FileOutline, defs: &[usize], i: usize) -
     let has_members = defs[i + 1..]
         .iter()
         .any(|&m| outline.definitions[m].container == Some(d));
-    match signature.strip_suffix(" { ... }") {
+    match signature.strip_suffix(" {...}") {
         Some(open) if has_members => format!("{open} {{"),
         _ => signature.clone(),
     }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use retrieval::rank::{self, CursorContext};
+use tokenizer::Tokenizer;
 
 use super::cache::{self, FileOutline};
 use super::pack::Ranked;
@@ -33,6 +34,7 @@ pub(super) fn rank_files<'r>(
     cursor: usize,
     before: &str,
     suffix: &str,
+    tokenizer: &Tokenizer,
 ) -> Ranking<'r> {
     let options = &request.options;
     let doc = &request.document;
@@ -47,21 +49,30 @@ pub(super) fn rank_files<'r>(
         .collect();
     let near = candidates::near_cursor(&doc.text[..cursor], &doc.text[cursor..]);
     let cursor_context = CursorContext::new(&reader.relative(&doc.path), before, suffix);
-    let (candidates, index) = candidates::candidates(&files, &outlines, &near, &cursor_context);
+    let file_terms = candidates::file_terms(&files);
+    let (candidates, index) =
+        candidates::candidates(&files, &outlines, &file_terms, &near, &cursor_context);
     let weights = options.context_weights.clone().unwrap_or_default();
     let scores = rank::score_all(&candidates, &cursor_context, &weights);
     drop(candidates);
-    let mut ranked: Vec<Ranked> = index
+    let mut ranked: Vec<(f64, Ranked)> = index
         .iter()
         .zip(&scores)
-        .map(|(&(file, def), s)| Ranked {
-            file,
-            def,
-            score: s.total,
+        .map(|(&(file, def), s)| {
+            let tokens = outlines[file].tokens(def, tokenizer).max(1) as f64;
+            let ranked = Ranked {
+                file,
+                def,
+                score: s.total,
+            };
+            (s.total - tokens.ln(), ranked)
         })
         .collect();
-    // Best first; ties keep file order, so equal candidates come from the most recent files.
-    ranked.sort_by(|a, b| b.score.total_cmp(&a.score));
+    // Best first by their chance of being wanted per token: a score is a log-odds, so less the
+    // log of the tokens. Ties keep file order, so equal candidates come from the most recent
+    // files.
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let ranked = ranked.into_iter().map(|(_, r)| r).collect();
     Ranking {
         files,
         outlines,
