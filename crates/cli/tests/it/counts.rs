@@ -315,11 +315,12 @@ fn imports_of(text: &str, toks: &[Token]) -> Vec<(String, String, String)> {
     out
 }
 
-/// How many calls `= NAME(ARG` of a helper in `helpers` (at its depth) the file makes with a
-/// module function or an object holding one as `ARG`.
-fn helper_calls(text: &str, toks: &[Token], helpers: &[(String, bool, usize)]) -> (usize, usize) {
-    let (mut commonjs, mut esm) = (0, 0);
-    for w in toks.windows(4) {
+/// The calls `= NAME(ARG` of a helper in `helpers` (at its depth) the file makes with a
+/// module function or an object holding one as `ARG`: where each starts and ends in the
+/// text, and whether it is `__esm`'s.
+fn helper_calls(text: &str, toks: &[Token], helpers: &[(String, bool, usize)]) -> Vec<(usize, usize, bool)> {
+    let mut calls = Vec::new();
+    for (i, w) in toks.windows(4).enumerate() {
         let [eq, name, open, arg] = w else { continue };
         if eq.kind != Tok::Punct || word(text, eq) != "=" || name.kind != Tok::Ident || word(text, open) != "(" {
             continue;
@@ -334,18 +335,18 @@ fn helper_calls(text: &str, toks: &[Token], helpers: &[(String, bool, usize)]) -
             !p.is_empty() && p.bytes().all(is_ident)
         });
         if a == "(" || a == "{" || a == "function" || a == "async" || arrow_of_one {
-            if is_esm {
-                esm += 1;
-            } else {
-                commonjs += 1;
-            }
+            let close = toks[i + 3..]
+                .iter()
+                .find(|t| t.depth == open.depth && word(text, t) == ")")
+                .map_or(text.len(), |t| t.end);
+            calls.push((open.start, close, is_esm));
         }
     }
-    (commonjs, esm)
+    calls
 }
 
-/// rollup's lazy wrappers at the file's top level.
-fn lazy_wrappers(text: &str, toks: &[Token]) -> usize {
+/// rollup's lazy wrappers at the file's top level: where each starts.
+fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<usize> {
     toks.windows(2)
         .filter(|w| w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident)
         .filter(|w| {
@@ -363,11 +364,13 @@ fn lazy_wrappers(text: &str, toks: &[Token]) -> usize {
                 !flag.is_empty() && rest.contains(&format!(":({flag}=1,"))
             })
         })
-        .count()
+        .map(|w| w[0].start)
+        .collect()
 }
 
-/// The entries of webpack module tables (see the module's comment).
-fn webpack_modules(text: &str, toks: &[Token]) -> usize {
+/// The outermost webpack module tables (see the module's comment): where each starts and
+/// ends, and its modules.
+fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
     // Open objects: (index of `{`, modules, others, entry expected).
     let mut open: Vec<(usize, usize, usize, bool)> = Vec::new();
     let mut tables: Vec<(usize, usize, usize)> = Vec::new();
@@ -379,6 +382,9 @@ fn webpack_modules(text: &str, toks: &[Token]) -> usize {
                 if module_entry(text, &toks[i..]) {
                     top.1 += 1;
                 } else {
+                    if std::env::var("COUNT_DEBUG").is_ok() && top.1 > 2 {
+                        eprintln!("other entry: {}", compact(text, t.start, 60));
+                    }
                     top.2 += 1;
                 }
             }
@@ -390,6 +396,9 @@ fn webpack_modules(text: &str, toks: &[Token]) -> usize {
             "{" if t.kind == Tok::Punct => open.push((i, 0, 0, true)),
             "}" if t.kind == Tok::Punct => {
                 if let Some((start, modules, others, _)) = open.pop() {
+                    if std::env::var("COUNT_DEBUG").is_ok() && modules >= 3 {
+                        eprintln!("table at {} modules {modules} others {others}", toks[start].start);
+                    }
                     if modules >= 3 && others == 0 {
                         tables.push((toks[start].start, t.end, modules));
                     }
@@ -401,14 +410,14 @@ fn webpack_modules(text: &str, toks: &[Token]) -> usize {
     // The outermost tables only: one inside another's module is a nested bundle.
     tables.sort();
     let mut end = 0;
-    let mut count = 0;
+    let mut outermost = Vec::new();
     for (start, stop, modules) in tables {
         if start >= end {
-            count += modules;
+            outermost.push((start, stop, modules));
             end = stop;
         }
     }
-    count
+    outermost
 }
 
 /// Whether the object entry starting at `toks[0]` is `KEY: function(a,b,c){`, `KEY:(a,b)=>{`
@@ -434,6 +443,9 @@ fn module_entry(text: &str, toks: &[Token]) -> bool {
     if let Some(rest) = shape.strip_prefix(":((").or_else(|| shape.strip_prefix(":(")) {
         return params(rest);
     }
+    if let Some((param, _)) = shape.strip_prefix(':').and_then(|s| s.split_once("=>")) {
+        return !param.is_empty() && param.bytes().all(is_ident);
+    }
     shape.strip_prefix('(').is_some_and(params)
 }
 
@@ -456,13 +468,23 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
                 helpers.push((local, esm, 0));
             }
         }
-        let (commonjs, esm) = helper_calls(text, toks, &helpers);
-        let lazy = lazy_wrappers(text, toks);
-        counts.commonjs += commonjs + lazy;
+        // A bundle inside another's module is kept whole: wrappers inside a webpack table,
+        // and tables inside another bundler's wrapper, are not counted.
+        let tables = webpack_tables(text, toks);
+        let inside_table = |at: usize| tables.iter().any(|t| (t.0..t.1).contains(&at));
+        let calls: Vec<_> = helper_calls(text, toks, &helpers)
+            .into_iter()
+            .filter(|c| !inside_table(c.0))
+            .collect();
+        let lazy = lazy_wrappers(text, toks).into_iter().filter(|&at| !inside_table(at)).count();
+        let esm = calls.iter().filter(|c| c.2).count();
+        counts.commonjs += calls.len() - esm + lazy;
         counts.esm += esm;
-        if commonjs + esm + lazy == 0 {
-            counts.webpack += webpack_modules(text, toks);
-        }
+        counts.webpack += tables
+            .iter()
+            .filter(|t| !calls.iter().any(|c| (c.0..c.1).contains(&t.0)))
+            .map(|t| t.2)
+            .sum::<usize>();
     }
     counts
 }
@@ -487,4 +509,24 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&[("r.js".into(), rollup.into())]).commonjs, 2);
     let webpack = "(()=>{var e={12:(e,t,r)=>{t.a=`${{1:function(){}}}`},34(e){e.exports=require(\"fs\")},\"./src/x.js\":function(e,t,n){var k={1:function(a){},2:function(b){},3:function(c){}}}};})();";
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
+}
+
+/// FAKE-free debugging aid: `COUNT_FILES=a.js,b.js cargo test ... counts::print -- --ignored`.
+#[test]
+#[ignore]
+fn print() {
+    let files: Vec<(String, String)> = std::env::var("COUNT_FILES")
+        .unwrap()
+        .split(',')
+        .map(|f| (f.rsplit('/').next().unwrap().to_owned(), std::fs::read_to_string(f).unwrap()))
+        .collect();
+    for (name, text) in &files {
+        let toks = tokens(text);
+        eprintln!("{name}: helpers {:?}", helpers_defined(text, &toks));
+        eprintln!("{name}: lazy {} webpack {:?} final depth {}", lazy_wrappers(text, &toks).len(), webpack_tables(text, &toks), toks.last().map_or(0, |t| t.depth));
+        for w in toks.windows(2).filter(|w| w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident).take(3) {
+            eprintln!("  fn {}", compact(text, w[1].start, 80));
+        }
+    }
+    eprintln!("{:?}", count(&files));
 }
