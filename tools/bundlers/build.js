@@ -11,7 +11,10 @@
 // esbuild-esm (minified, an ES module: main.mjs), esbuild-esm-map (with its source map) and
 // esbuild-esm-split (code-split into main.mjs and chunk-*.mjs files), esbuild-comments
 // (names and syntax minified but not whitespace: its wrappers lose their path keys, and the
-// `// src/a.js` comment before each module's code stays).
+// `// src/a.js` comment before each module's code stays), esbuild-esm-meta (a minified ES
+// module with a `createRequire(import.meta.url)` banner: main.mjs), bun and bun-minify (Bun's
+// bundler for node: main.mjs) and rollup-commonjs (rollup with @rollup/plugin-commonjs's lazy
+// `requireX()` wrappers: main.js).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
 // "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
 // bundler's own account of what it emitted; the files a page would load come first, in
@@ -23,7 +26,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-esm-meta|bun|bun-minify|rollup-commonjs APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -132,7 +135,49 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     path.join(outDir, 'stats.json'),
     JSON.stringify({ files: [main, ...chunks], initial: [main], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
+} else if (['esbuild-esm-meta'].includes(bundler)) {
+  // An ES module minified as the agent CLIs ship it: a banner gives the bundle a `require`
+  // made from its own URL, and the app keeps `import.meta` and top-level `await`.
+  require('esbuild').buildSync({
+    entryPoints: { main: entry },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    minify: true,
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    banner: { js: 'import{createRequire as __banner}from"node:module";const require=__banner(import.meta.url);' },
+    nodePaths: [path.join(__dirname, 'node_modules')],
+    logLevel: 'error',
+  });
+  fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.mjs'], initial: ['main.mjs'], modules: [] }, null, 1));
+} else if (['bun', 'bun-minify'].includes(bundler)) {
+  // Bun's own bundler (the `bun` package's binary), for node: an ES module `main.js`.
+  const { execFileSync } = require('node:child_process');
+  const bun = path.join(__dirname, 'node_modules', '.bin', 'bun');
+  execFileSync(bun, ['build', entry, '--target=node', `--outfile=${path.join(outDir, 'main.mjs')}`, ...(bundler === 'bun-minify' ? ['--minify'] : [])], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NODE_PATH: path.join(__dirname, 'node_modules') },
+  });
+  fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.mjs'], initial: ['main.mjs'], modules: [] }, null, 1));
+} else if (['rollup-commonjs'].includes(bundler)) {
+  // rollup with @rollup/plugin-commonjs (and node-resolve), one CommonJS file: each
+  // CommonJS module becomes a lazy `requireX()` wrapper.
+  const { rollup } = require('rollup');
+  const commonjs = require('@rollup/plugin-commonjs');
+  const { nodeResolve } = require('@rollup/plugin-node-resolve');
+  rollup({
+    input: entry,
+    plugins: [nodeResolve({ preferBuiltins: true, modulePaths: [path.join(__dirname, 'node_modules')] }), commonjs()],
+    onwarn() {},
+  })
+    .then((b) => b.write({ file: path.join(outDir, 'main.js'), format: 'cjs', inlineDynamicImports: true }))
+    .then(() => fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: [] }, null, 1)))
+    .catch((e) => {
+      console.error(e);
+      process.exit(1);
+    });
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split or esbuild-comments`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-esm-meta, bun, bun-minify or rollup-commonjs`);
   process.exit(2);
 }

@@ -219,7 +219,7 @@ fn js_files(dir: &Path, into: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             js_files(&path, into);
-        } else if path.extension().is_some_and(|e| e == "js" || e == "mjs") {
+        } else if path.extension().is_some_and(|e| e == "js" || e == "mjs" || e == "cjs") {
             into.push(path);
         }
     }
@@ -257,7 +257,7 @@ fn ours(out: &Path, bundle: &Bundle) -> Quality {
     js_files(out, &mut files);
     // The loader and the page are pilotfish's, not the bundle's code.
     files.retain(|f| {
-        let loader = f.file_name().is_some_and(|n| n == "unbundle-loader.js");
+        let loader = f.file_name().is_some_and(|n| n == "unbundle-loader.cjs");
         let page = bundle.page.is_some() && *f == entry;
         !loader && !page
     });

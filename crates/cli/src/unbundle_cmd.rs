@@ -106,6 +106,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
             args.files.len(),
         );
         println!("{}", wrappers_line(&output.manifest.wrappers));
+        println!(
+            "files: pilotfish's CommonJS files are .cjs (the loader, esbuild's runtime, module files named by id), so the output runs the same under a package.json that says \"type\": \"module\""
+        );
         let c = output.changes;
         println!(
             "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module, {} (0, x.f) calls given their receiver, {} getters made plain exports, {} webpack helper calls written out",

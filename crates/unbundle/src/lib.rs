@@ -19,10 +19,11 @@
 //! let out = unbundle::unbundle(&[unbundle::Input { name: "main.js", text: bundle }]).unwrap();
 //! // Modules 1 and 2, and the entry webpack inlined into its runtime.
 //! assert_eq!(out.manifest.modules.len(), 3);
-//! let one = &out.files.iter().find(|f| f.path == "modules/1.js").unwrap().text;
+//! let one = &out.files.iter().find(|f| f.path == "modules/1.cjs").unwrap().text;
 //! assert!(one.contains("module.exports = require(2) + 1"), "{one}");
 //! ```
 
+mod imports;
 pub mod junk;
 mod module;
 mod name;

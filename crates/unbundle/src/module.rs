@@ -62,7 +62,16 @@ pub(crate) fn rewrite(
         message,
     };
     let allocator = Allocator::default();
-    let wrapped = format!("{}({source});", if strict { "\"use strict\";" } else { "" });
+    let prefix = if strict { "\"use strict\";(" } else { "(" };
+    let wrapped = format!("{prefix}{source});");
+    // `import.meta` and `import()` are read through what the entry passes on; the source
+    // map's names, by offset, no longer fit a text that changed.
+    let wrapped = crate::imports::through_entry(&wrapped);
+    let source_names = if matches!(wrapped, std::borrow::Cow::Owned(_)) {
+        &[][..]
+    } else {
+        source_names
+    };
     let mut program = parse(&allocator, &wrapped).map_err(error)?;
     let semantic = SemanticBuilder::new().build(&program).semantic;
     let Some((function_scope, params)) = function_of(&program) else {
@@ -82,8 +91,8 @@ pub(crate) fn rewrite(
         };
     let plain_functions = plain_functions(plan, id, &program, scoping, wrapper);
     let module_renames = variable_names(&program, scoping, wrapper, names, transforms, parameters);
-    // `source` starts after `wrapped`'s prefix and its `(`.
-    let at = (wrapped.len() - source.len() - 2) as u32;
+    // `source` starts after `wrapped`'s prefix.
+    let at = prefix.len() as u32;
     let (named, name_calls) = given_names(
         (&program, scoping),
         (name_helper, source_names, at),

@@ -1,5 +1,5 @@
 //! The entry module a bundler left outside its table (webpack 5 inlines it into the runtime,
-//! esbuild leaves it at the top level) becomes `modules/entry.js` exactly when moving it out
+//! esbuild leaves it at the top level) becomes `modules/entry.cjs` exactly when moving it out
 //! changes nothing; otherwise it stays where it is.
 
 /// A webpack 5 runtime (minified as terser does it) around a one-module table, ending with
@@ -33,7 +33,7 @@ fn unbundled(text: &str) -> (Option<String>, String) {
     };
     // An esbuild entry's file opens with where the names it is given come from (checked in
     // `module_files.rs`); here only its code counts.
-    let entry = file("modules/entry.js").map(|text| {
+    let entry = file("modules/entry.cjs").map(|text| {
         text.lines()
             .skip_while(|l| l.starts_with("// pilotfish unbundle:") || l.starts_with("//   "))
             .map(|l| format!("{l}\n"))
@@ -99,7 +99,7 @@ fn the_entry_moves_out_exactly_when_that_changes_nothing() {
         assert_eq!(entry.as_deref(), expected, "{bundle}\n---\n{main}");
         if expected.is_some() {
             assert!(
-                main.contains("modules/entry.js"),
+                main.contains("modules/entry.cjs"),
                 "the bundle runs the entry file: {main}"
             );
         }

@@ -60,7 +60,7 @@ fn a_module_with_a_namespace_object_moves_and_is_read_through_it() {
         "var s={};X(s,{f:()=>f,v:()=>v,t:()=>t});function f(){return v}function t(){return this===void 0}var v,i=E(()=>{v=2});i();console.log(f(),v,t(),{f});",
     );
     assert_eq!(moved, ["i"]);
-    let module = text(&files, "modules/i.js");
+    let module = text(&files, "modules/i.cjs");
     assert!(module.starts_with("X(exports, {"), "{module}");
     assert!(
         module.contains("function f() {\n\treturn v;\n}"),
@@ -68,7 +68,7 @@ fn a_module_with_a_namespace_object_moves_and_is_read_through_it() {
     );
     assert!(module.contains("v = 2;"), "{module}");
     // `t` uses its receiver, so its call keeps having none; `{f}` keeps its key.
-    let entry = text(&files, "modules/entry.js");
+    let entry = text(&files, "modules/entry.cjs");
     assert!(
         entry.contains("console.log(s.f(), s.v, (0, s.t)(), { f: s.f })"),
         "{entry}"
@@ -86,20 +86,20 @@ fn a_module_without_a_namespace_object_gets_one() {
     assert_eq!(moved, ["j"]);
     let bundle = text(&files, "main.js");
     assert!(bundle.contains("var j_exports = {};"), "{bundle}");
-    let module = text(&files, "modules/j.js");
+    let module = text(&files, "modules/j.cjs");
     assert!(
         module.starts_with("Object.defineProperties(exports, {"),
         "{module}"
     );
-    let entry = text(&files, "modules/entry.js");
+    let entry = text(&files, "modules/entry.cjs");
     assert!(entry.contains("j_exports.g(), j_exports.w"), "{entry}");
     // The entry's file says which file the namespace it reads belongs to.
     let whole = &files
         .iter()
-        .find(|(p, _)| p == "modules/entry.js")
+        .find(|(p, _)| p == "modules/entry.cjs")
         .unwrap()
         .1;
-    assert!(whole.contains("//   j_exports: modules/j.js\n"), "{whole}");
+    assert!(whole.contains("//   j_exports: modules/j.cjs\n"), "{whole}");
 }
 
 #[test]
@@ -154,7 +154,7 @@ fn a_function_named_like_the_prototype_key_is_read_through_its_getter() {
         "function __proto__(){return 7}var w,j=E(()=>{w=__proto__()});j();console.log(__proto__(),w);",
     );
     assert_eq!(moved, ["j"]);
-    assert!(text(&files, "modules/j.js").contains("[\"__proto__\"]: { get: () => __proto__ }"));
+    assert!(text(&files, "modules/j.cjs").contains("[\"__proto__\"]: { get: () => __proto__ }"));
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn a_neighbour_s_functions_before_a_module_stay_in_the_bundle() {
         "console.log(1);function p(){return 7}function q(){return w}var w,j=E(()=>{w=8});j();console.log(q(),p());",
     );
     assert_eq!(moved, ["j"]);
-    let module = text(&files, "modules/j.js");
+    let module = text(&files, "modules/j.cjs");
     assert!(module.contains("function q()"), "{module}");
     assert!(!module.contains("function p()"), "{module}");
     assert!(text(&files, "main.js").contains("function p()"));
@@ -278,7 +278,7 @@ fn a_module_that_stays_is_named_in_the_notes_and_its_initializer_still_gets_a_fi
     let j = &out
         .files
         .iter()
-        .find(|f| f.path == "modules/j.js")
+        .find(|f| f.path == "modules/j.cjs")
         .unwrap()
         .text;
     assert!(j.contains("__pilotfish_live.w = 3"), "{j}");
@@ -313,7 +313,7 @@ fn commonjs_modules_reach_assigned_and_later_names_live() {
     let r = &out
         .files
         .iter()
-        .find(|f| f.path == "modules/r.js")
+        .find(|f| f.path == "modules/r.cjs")
         .unwrap()
         .text;
     assert!(r.contains("__pilotfish_live.n = f"), "{r}");
@@ -338,7 +338,7 @@ fn esbuild_s_name_calls_give_functions_their_names() {
     let r = &out
         .files
         .iter()
-        .find(|f| f.path == "modules/r.js")
+        .find(|f| f.path == "modules/r.cjs")
         .unwrap()
         .text;
     assert!(r.contains("function answer()"), "{r}");

@@ -33,7 +33,7 @@ fn module_text(
     let file = out
         .files
         .iter()
-        .find(|f| f.path == format!("modules/{id}.js"))
+        .find(|f| f.path == format!("modules/{id}.cjs"))
         .unwrap();
     (file.text.clone(), out.changes)
 }

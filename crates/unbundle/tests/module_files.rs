@@ -22,7 +22,7 @@ fn module_seven(text: &str, options: &unbundle::Options) -> String {
     .unwrap();
     out.files
         .iter()
-        .find(|f| f.path == "modules/7.js")
+        .find(|f| f.path == "modules/7.cjs")
         .unwrap()
         .text
         .clone()
@@ -230,7 +230,7 @@ fn numeric_ids_are_the_numbers_the_runtime_asks_for() {
     }])
     .unwrap();
     assert_eq!(out.manifest.modules[0].id, "3000");
-    assert!(out.files.iter().any(|f| f.path == "modules/3000.js"));
+    assert!(out.files.iter().any(|f| f.path == "modules/3000.cjs"));
 }
 
 #[test]
@@ -362,7 +362,7 @@ fn webpacks_external_modules_are_named_after_what_they_require() {
     let seven = &out
         .files
         .iter()
-        .find(|f| f.path == "modules/7.js")
+        .find(|f| f.path == "modules/7.cjs")
         .unwrap()
         .text;
     assert_eq!(

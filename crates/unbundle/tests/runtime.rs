@@ -1,4 +1,4 @@
-//! esbuild's runtime helpers move out of the bundle into `esbuild-runtime.js`, which the
+//! esbuild's runtime helpers move out of the bundle into `esbuild-runtime.cjs`, which the
 //! bundle requires where it defined them, only where nothing can tell: the outputs run as the
 //! bundles do.
 
@@ -30,10 +30,10 @@ fn the_helpers_move_to_one_runtime_file_the_bundle_requires() {
         text: &text,
     }])
     .unwrap();
-    let runtime = file(&out, "esbuild-runtime.js").expect("a runtime file");
+    let runtime = file(&out, "esbuild-runtime.cjs").expect("a runtime file");
     let main = file(&out, "main.js").unwrap();
     assert!(
-        out.notes.iter().any(|n| n.contains("esbuild-runtime.js")),
+        out.notes.iter().any(|n| n.contains("esbuild-runtime.cjs")),
         "the summary says where the helpers went: {:?}",
         out.notes
     );
@@ -49,7 +49,7 @@ fn the_helpers_move_to_one_runtime_file_the_bundle_requires() {
         .collect();
     assert_eq!(exported, "{c,d,g,h,p,q,cp,t};", "{runtime}");
     assert!(
-        main.contains("var { c, d, g, h, p, q, cp, t } = require(\"./esbuild-runtime.js\");"),
+        main.contains("var { c, d, g, h, p, q, cp, t } = require(\"./esbuild-runtime.cjs\");"),
         "{main}"
     );
     // The runtime says which helper is which, as esbuild names them.
@@ -80,7 +80,7 @@ fn a_helper_read_by_a_declaration_left_behind_stays_with_those_after_it() {
         text: &text,
     }])
     .unwrap();
-    let runtime = file(&out, "esbuild-runtime.js").expect("a runtime file");
+    let runtime = file(&out, "esbuild-runtime.cjs").expect("a runtime file");
     assert!(runtime.contains("var q = "), "{runtime}");
     assert!(!runtime.contains("var t = "), "{runtime}");
     let (before, after) = common::run_both("runtime-read", &text, &out);
@@ -96,7 +96,7 @@ fn a_helper_assigned_again_stays() {
         text: &text,
     }])
     .unwrap();
-    assert_eq!(file(&out, "esbuild-runtime.js"), None);
+    assert_eq!(file(&out, "esbuild-runtime.cjs"), None);
     let (before, after) = common::run_both("runtime-assigned", &text, &out);
     assert_eq!(before, after);
 }
@@ -124,7 +124,7 @@ fn a_module_file_says_which_files_the_modules_and_helpers_it_is_given_are_in() {
         header.contains(&format!("//   a: {}", path_of("a")).as_str()),
         "{b}"
     );
-    assert!(header.contains(&"//   t: esbuild-runtime.js"), "{b}");
+    assert!(header.contains(&"//   t: esbuild-runtime.cjs"), "{b}");
     // `a` is given nothing: no header.
     assert!(
         !file(&out, &path_of("a")).unwrap().starts_with("//"),

@@ -761,7 +761,7 @@ fn transforms_keep_the_order_and_results_of_every_call() {
             unbundled,
             original,
             "case {case}:\n{body}\n--- became ---\n{}",
-            std::fs::read_to_string(out.join("modules/7.js")).unwrap()
+            std::fs::read_to_string(out.join("modules/7.cjs")).unwrap()
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -882,7 +882,7 @@ fn minified_esbuild_bundles_of_every_format_run_the_same_unbundled() {
             if bundler.ends_with("-map") && module["kind"] != "entry" {
                 let id = module["id"].as_str().unwrap();
                 let path = module["path"].as_str().unwrap();
-                assert_ne!(path, format!("modules/{id}.js"), "{bundler} {app}");
+                assert_ne!(path, format!("modules/{id}.cjs"), "{bundler} {app}");
                 assert!(
                     path.contains("node_modules/") || path.contains("lib/"),
                     "{bundler} {app}: {path}"

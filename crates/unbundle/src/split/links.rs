@@ -3,7 +3,7 @@
 //! __toESM(require_foo())`), which the loader passes each module file: the file itself then
 //! shows a call of `require_foo` and nothing of where that module is. A few comment lines
 //! at the top of the file say it (`require_foo: modules/src/foo.js`, the runtime helpers:
-//! `esbuild-runtime.js`), so a reader follows the imports as files, and what runs is not
+//! `esbuild-runtime.cjs`), so a reader follows the imports as files, and what runs is not
 //! touched at all.
 
 use rustc_hash::FxHashMap;

@@ -592,13 +592,14 @@ fn assemble(file: &File<'_, '_, '_>, out: &Split<'_>) -> String {
     assembled.push_str(&text[..prelude_at]);
     if !out.edits.is_empty() && file.es_module {
         // An ES module has no `require` or `module`: the loader gets node's `require` made
-        // for this file, and a module object of its own.
+        // for this file, and a module object of its own; and the file's `import.meta` and
+        // `import()`, which its module files read through it (see `imports.rs`).
         assembled.push_str(&format!(
-            "\nimport {{ createRequire as __pilotfish_require }} from \"node:module\";\nvar {LOAD} = __pilotfish_require(import.meta.url)(\"./{LOADER_FILE}\")({{ exports: {{}}, filename: __pilotfish_require(import.meta.url)(\"node:url\").fileURLToPath(import.meta.url) }}, __pilotfish_require(import.meta.url));\n"
+            "\nimport {{ createRequire as __pilotfish_require }} from \"node:module\";\nvar {LOAD} = __pilotfish_require(import.meta.url)(\"./{LOADER_FILE}\")({{ exports: {{}}, filename: __pilotfish_require(import.meta.url)(\"node:url\").fileURLToPath(import.meta.url) }}, __pilotfish_require(import.meta.url), {{ meta: import.meta, load: (specifier, options) => import(specifier, options) }});\n"
         ));
     } else if !out.edits.is_empty() {
         assembled.push_str(&format!(
-            "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require);\n"
+            "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require, {{ meta: undefined, load: (specifier, options) => import(specifier, options) }});\n"
         ));
     }
     let mut at = prelude_at;
@@ -728,8 +729,10 @@ fn is_path(id: &str) -> bool {
 }
 
 /// Where module `id` is written: the names map's path when it gives one, else the source path
-/// the bundle revealed, else `modules/ID.js` (always inside the output folder: `.` parts
-/// are dropped and `..` parts become `__`, so that `../a.js` and `a.js` stay apart).
+/// the bundle revealed, else `modules/ID.cjs` (always inside the output folder: `.` parts
+/// are dropped and `..` parts become `__`, so that `../a.js` and `a.js` stay apart). A module
+/// file is a function body the loader compiles, whatever its name says; one named by id is
+/// `.cjs`, as the loader is, so that nothing reads it as an ES module.
 pub(crate) fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
     if let Some(path) = names
         .get(id)
@@ -745,7 +748,7 @@ pub(crate) fn module_path(id: &str, source_path: Option<&str>, names: &Names) ->
             return format!("modules/{}", clean.join("/"));
         }
     }
-    format!("modules/{}.js", file_safe(id))
+    format!("modules/{}.cjs", file_safe(id))
 }
 
 /// An id as a file name: ids are numbers, paths or webpack 4's hashes (`+2uE`, `/BUg`);

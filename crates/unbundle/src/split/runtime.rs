@@ -1,6 +1,6 @@
 //! esbuild's runtime helpers (`__commonJS`, `__esm`, `__export`, `__toESM`, `__toCommonJS`,
 //! `__reExport`, `__name`, ... under whatever names a minifier gave them) move out of the
-//! bundle into one small file, `esbuild-runtime.js`, which the bundle `require`s where they
+//! bundle into one small file, `esbuild-runtime.cjs`, which the bundle `require`s where they
 //! were: the bundle then starts with its modules, and a reader finds the helpers once.
 //!
 //! A helper moves only when that cannot change what runs: it is a top-level `var` before
@@ -23,7 +23,7 @@ use rustc_hash::FxHashSet;
 
 /// The file the helpers move to, beside the bundle file (when the bundle is one file; else
 /// named after the file they come from).
-pub(crate) const RUNTIME_FILE: &str = "esbuild-runtime.js";
+pub(crate) const RUNTIME_FILE: &str = "esbuild-runtime.cjs";
 
 /// The helpers that move: the statements that declared them and the names they bind, in
 /// order, and the runtime file's text.

@@ -3,16 +3,19 @@
 // CommonJS module and per wrapped ES module). Each module file is the body of the
 // bundle's module function, compiled with the parameters webpack passes (`module`,
 // `exports`, `require`), the file's own `module`, `exports` and `require` under `__node_*`
-// names, and `__filename` and `__dirname` of the file that holds the table.
+// names, `__filename` and `__dirname` of the file that holds the table, and that file's
+// `import.meta` and an `import()` of its own (`entry`), as `__pilotfish_import_meta` and
+// `__pilotfish_import`: a module file reads them there, so that it parses as a function body
+// and still sees the bundle's URL and imports from the bundle's folder.
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const vm = require("vm");
 
-const COMMONJS = ["exports", "module", "require", "__node_module", "__node_exports", "__filename", "__dirname"];
-const PARAMETERS = ["module", "exports", "require", "__node_module", "__node_exports", "__node_require", "__filename", "__dirname"];
+const COMMONJS = ["exports", "module", "require", "__node_module", "__node_exports", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import"];
+const PARAMETERS = ["module", "exports", "require", "__node_module", "__node_exports", "__node_require", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import"];
 
-module.exports = (nodeModule, nodeRequire) => {
+module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (specifier, options) => import(specifier, options) }) => {
   const wrap = (file) => {
     let factory;
     return function (module, exports, require) {
@@ -20,7 +23,7 @@ module.exports = (nodeModule, nodeRequire) => {
         const filename = path.join(__dirname, file);
         factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), PARAMETERS, { filename });
       }
-      return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename));
+      return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load);
     };
   };
   const load = (table) => {
@@ -45,7 +48,7 @@ module.exports = (nodeModule, nodeRequire) => {
       if (!factory) {
         factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...COMMONJS, ...names], { filename });
       }
-      return factory.call(this, exports, module, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), ...values());
+      return factory.call(this, exports, module, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, ...values());
     };
   };
   // esbuild's wrapped ES modules: the module file runs where esbuild ran the module's
@@ -59,7 +62,7 @@ module.exports = (nodeModule, nodeRequire) => {
       if (!factory) {
         factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...COMMONJS, ...names], { filename });
       }
-      return factory.call(this, namespace, nodeModule, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), ...values());
+      return factory.call(this, namespace, nodeModule, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, ...values());
     };
   };
   return load;

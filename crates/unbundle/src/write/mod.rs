@@ -1,5 +1,5 @@
 //! What the output holds besides the module files: the loader that runs them for the
-//! bundle's runtime (`loader.js`, written as `unbundle-loader.js`), the names it passes, and
+//! bundle's runtime (`loader.js`, written as `unbundle-loader.cjs`), the names it passes, and
 //! for a bundle made for a web page the entry that runs the page's files ([`page`]).
 
 pub(crate) mod page;
@@ -7,13 +7,15 @@ pub(crate) mod source_map;
 
 /// The loader the output's bundle files require (see the module documentation).
 pub(crate) const LOADER: &str = include_str!("loader.js");
-pub(crate) const LOADER_FILE: &str = "unbundle-loader.js";
+/// `.cjs`, as every CommonJS file of the output: a `package.json` saying `"type": "module"`
+/// beside or above the output changes nothing.
+pub(crate) const LOADER_FILE: &str = "unbundle-loader.cjs";
 pub(crate) const LOAD: &str = "__pilotfish_load";
 
 /// The parameters `loader.js` gives an esbuild module file (or entry) before the bundle's
 /// top-level names passed in (`COMMONJS` there): a bundle name passed in under one of these
 /// would clash with it.
-pub(crate) const LOADER_PARAMETERS: [&str; 7] = [
+pub(crate) const LOADER_PARAMETERS: [&str; 9] = [
     "exports",
     "module",
     "require",
@@ -21,6 +23,8 @@ pub(crate) const LOADER_PARAMETERS: [&str; 7] = [
     "__node_exports",
     "__filename",
     "__dirname",
+    crate::imports::META,
+    crate::imports::IMPORT,
 ];
 
 /// The names under which the loader passes the bundle file's own `module`, `exports` and

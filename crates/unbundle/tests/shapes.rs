@@ -1,0 +1,183 @@
+//! The bundle shapes people ship, each built from a small app by the real bundler
+//! (`tools/bundlers`, pinned in its package-lock.json): every wrapper becomes a module file,
+//! and the unbundled program prints what the bundle prints and exits as it does. One test
+//! per shape; each fails without the feature it names.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository's `tools/bundlers`.
+fn bundlers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers")
+}
+
+/// A scratch folder of this test process, named after the test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "pilotfish-unbundle-shapes-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Builds `app` with `bundler` (`node build.js BUNDLER APP OUT`) into `dir/bundle`, after
+/// installing the pinned bundlers once; the files it wrote, in load order.
+fn build(bundler: &str, app: &str, dir: &Path) -> Vec<PathBuf> {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let ran = Command::new("bash")
+            .arg(bundlers().join("setup.sh"))
+            .output()
+            .expect("bash runs");
+        assert!(
+            ran.status.success(),
+            "tools/bundlers/setup.sh failed: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+    });
+    let out = dir.join("bundle");
+    let ran = Command::new("node")
+        .arg(bundlers().join("build.js"))
+        .args([bundler, app])
+        .arg(&out)
+        .output()
+        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
+    assert!(
+        ran.status.success(),
+        "{bundler} failed on {app}: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
+    stats["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| out.join(f.as_str().unwrap()))
+        .collect()
+}
+
+/// Standard output, standard error with the scratch folder's paths written alike, and the
+/// exit status of `node FILE`.
+type Run = (String, String, Option<i32>);
+
+fn run(file: &Path, scratch: &Path) -> Run {
+    let ran = Command::new("node")
+        .arg(file)
+        .current_dir(scratch)
+        .output()
+        .expect("node runs");
+    let folder = file.parent().unwrap().display().to_string();
+    (
+        String::from_utf8_lossy(&ran.stdout).replace(&folder, "DIR"),
+        String::from_utf8_lossy(&ran.stderr).replace(&folder, "DIR"),
+        ran.status.code(),
+    )
+}
+
+/// Unbundles `files` into `out` (each file keeps its name) and writes every output file.
+fn unbundle_into(files: &[PathBuf], out: &Path) -> unbundle::Output {
+    let texts: Vec<(String, String)> = files
+        .iter()
+        .map(|f| {
+            (
+                f.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(f).unwrap(),
+            )
+        })
+        .collect();
+    let inputs: Vec<unbundle::Input<'_>> = texts
+        .iter()
+        .map(|(name, text)| unbundle::Input { name, text })
+        .collect();
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    output
+}
+
+/// Builds `app` with `bundler`, unbundles it and checks that the output runs as the bundle
+/// does and that every wrapper found became a file; the output and its folder.
+fn runs_the_same(name: &str, bundler: &str, app: &str) -> (unbundle::Output, PathBuf) {
+    let dir = scratch(name);
+    let files = build(bundler, app, &dir);
+    let out = dir.join("out");
+    let output = unbundle_into(&files, &out);
+    let before = run(&files[0], &dir);
+    assert_eq!(before.1, "", "{name}: the bundle runs without errors");
+    let after = run(&out.join(&output.manifest.entry), &dir);
+    assert_eq!(after, before, "{name}: the unbundled program runs the same");
+    let w = output.manifest.wrappers;
+    for (kind, count) in [
+        ("webpack", w.webpack),
+        ("commonjs", w.commonjs),
+        ("esm", w.esm),
+    ] {
+        assert_eq!(count.split, count.found, "{name}: {kind} wrappers {w:?}");
+    }
+    (output, dir)
+}
+
+fn count(output: &unbundle::Output, kind: unbundle::ModuleKind) -> usize {
+    output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.kind == kind)
+        .count()
+}
+
+#[test]
+fn a_minified_es_module_bundle_with_import_meta_and_top_level_await_runs_the_same() {
+    // esbuild --format=esm --minify with a `createRequire(import.meta.url)` banner: the
+    // wrapped ES module that reads `import.meta.url` and imports a name esbuild cannot see
+    // becomes a file that parses on its own and still sees the bundle's URL.
+    let (output, dir) = runs_the_same("esbuild-meta", "esbuild-esm-meta", "meta");
+    assert!(count(&output, unbundle::ModuleKind::Commonjs) >= 40);
+    let reads_meta = output
+        .files
+        .iter()
+        .filter(|f| f.path.starts_with("modules/"))
+        .any(|f| f.text.contains("__pilotfish_import_meta.url"));
+    assert!(reads_meta, "a module file reads the bundle's import.meta");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bun_s_bundles_minified_or_not_split_by_the_shapes_of_its_helpers() {
+    // Bun's `__toESM` keeps a WeakMap cache, its `__export` has setters, its `__commonJS`
+    // and `__esm` are minified to any name: found by shape, every wrapper is a file.
+    for bundler in ["bun", "bun-minify"] {
+        let (output, dir) = runs_the_same(bundler, bundler, "meta");
+        assert!(
+            count(&output, unbundle::ModuleKind::Commonjs) >= 40,
+            "{bundler}: {:?}",
+            output.manifest.wrappers
+        );
+        assert!(output.manifest.wrappers.esm.found >= 1, "{bundler}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn a_package_json_saying_type_module_above_the_output_changes_nothing() {
+    // The output is written under a folder whose package.json declares ES modules: the
+    // loader, the runtime and the module files are `.cjs`, so node still runs them as
+    // CommonJS.
+    let dir = scratch("type-module");
+    let files = build("esbuild-esm-meta", "meta", &dir);
+    let before = run(&files[0], &dir);
+    let under = dir.join("esm-package");
+    std::fs::create_dir_all(&under).unwrap();
+    std::fs::write(under.join("package.json"), "{\"type\": \"module\"}\n").unwrap();
+    let out = under.join("out");
+    let output = unbundle_into(&files, &out);
+    assert!(output.files.iter().any(|f| f.path == "unbundle-loader.cjs"));
+    assert_eq!(run(&out.join(&output.manifest.entry), &dir), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}

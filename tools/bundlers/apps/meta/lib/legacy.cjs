@@ -1,0 +1,2 @@
+const lodash = require("lodash");
+exports.total = (xs) => lodash.sum(xs);
