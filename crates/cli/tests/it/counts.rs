@@ -75,7 +75,8 @@ fn tokens(text: &str) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::with_capacity(s.len() / 4);
     // Open brackets; `b'`'` marks a template literal's `${`.
     let mut stack: Vec<u8> = Vec::new();
-    let mut i = 0;
+    // A `#!` line first is for the shell.
+    let mut i = if text.starts_with("#!") { text.find('\n').unwrap_or(s.len()) } else { 0 };
     while i < s.len() {
         let c = s[i];
         let depth = stack.len();
@@ -185,6 +186,10 @@ fn skip_regex(s: &[u8], mut i: usize) -> usize {
         }
         i += 1;
     }
+    // Not a regular expression after all (a line ended first): on from the line's end.
+    if i >= s.len() || s[i] == b'\n' {
+        return i;
+    }
     i += 1;
     while i < s.len() && s[i].is_ascii_alphabetic() {
         i += 1;
@@ -265,7 +270,37 @@ fn exports_of(text: &str, toks: &[Token]) -> HashMap<String, String> {
             map.insert(exported, local);
         }
     }
+    // A CommonJS chunk's `exports.m=s`.
+    for w in toks.windows(5) {
+        if w[0].depth == 0
+            && word(text, &w[0]) == "exports"
+            && word(text, &w[1]) == "."
+            && word(text, &w[3]) == "="
+            && w[4].kind == Tok::Ident
+        {
+            map.insert(word(text, &w[2]).to_owned(), word(text, &w[4]).to_owned());
+        }
+    }
     map
+}
+
+/// A CommonJS chunk's `const e=require("./F")` at its top level: `(F, e)`.
+fn required_chunks(text: &str, toks: &[Token]) -> Vec<(String, String)> {
+    toks.windows(6)
+        .filter(|w| {
+            w[0].depth == 0
+                && matches!(word(text, &w[0]), "const" | "let" | "var")
+                && word(text, &w[2]) == "="
+                && word(text, &w[3]) == "require"
+                && word(text, &w[4]) == "("
+                && w[5].kind == Tok::Str
+        })
+        .map(|w| {
+            let file = word(text, &w[5]).trim_matches(['"', '\'', '`']);
+            let file = file.rsplit('/').next().unwrap_or(file).to_owned();
+            (file, word(text, &w[1]).to_owned())
+        })
+        .collect()
 }
 
 /// The `a as b` pairs (or `a`, as `a as a`) of a `{...}` list starting at `toks[0]`.
@@ -298,7 +333,9 @@ fn imports_of(text: &str, toks: &[Token]) -> Vec<(String, String, String)> {
             continue;
         }
         let before = word(text, &toks[i - 1]);
-        if before != "import" && before != "const" && before != "var" && before != "let" {
+        // `import{...}`, `import d,{...}`, `const {...} = require(...)`.
+        let default_first = before == "," && i >= 3 && word(text, &toks[i - 3]) == "import";
+        if !default_first && !matches!(before, "import" | "const" | "var" | "let") {
             continue;
         }
         let pairs = names_in_braces(text, &toks[i..]);
@@ -320,22 +357,32 @@ fn imports_of(text: &str, toks: &[Token]) -> Vec<(String, String, String)> {
 /// text, and whether it is `__esm`'s.
 fn helper_calls(text: &str, toks: &[Token], helpers: &[(String, bool, usize)]) -> Vec<(usize, usize, bool)> {
     let mut calls = Vec::new();
-    for (i, w) in toks.windows(4).enumerate() {
-        let [eq, name, open, arg] = w else { continue };
-        if eq.kind != Tok::Punct || word(text, eq) != "=" || name.kind != Tok::Ident || word(text, open) != "(" {
+    for i in 0..toks.len().saturating_sub(3) {
+        let [eq, name] = [&toks[i], &toks[i + 1]];
+        if eq.kind != Tok::Punct || word(text, eq) != "=" || name.kind != Tok::Ident {
             continue;
         }
-        let Some(&(_, is_esm, depth)) = helpers.iter().find(|h| h.0 == word(text, name) && h.2 == name.depth) else {
+        // `= NAME(` or, through a CommonJS chunk's namespace, `= e.m(`.
+        let (called, next) = match toks.get(i + 4) {
+            Some(_) if word(text, &toks[i + 2]) == "." && toks[i + 3].kind == Tok::Ident => {
+                (format!("{}.{}", word(text, name), word(text, &toks[i + 3])), i + 4)
+            }
+            _ => (word(text, name).to_owned(), i + 2),
+        };
+        let (Some(open), Some(arg)) = (toks.get(next), toks.get(next + 1)) else { continue };
+        if word(text, open) != "(" {
+            continue;
+        }
+        let Some(&(_, is_esm, _)) = helpers.iter().find(|h| h.0 == called && h.2 == name.depth) else {
             continue;
         };
-        let _ = depth;
         let a = word(text, arg);
         let near = compact(text, arg.start, 60);
         let arrow_of_one = near.split_once("=>").is_some_and(|(p, _)| {
             !p.is_empty() && p.bytes().all(is_ident)
         });
         if a == "(" || a == "{" || a == "function" || a == "async" || arrow_of_one {
-            let close = toks[i + 3..]
+            let close = toks[next + 1..]
                 .iter()
                 .find(|t| t.depth == open.depth && word(text, t) == ")")
                 .map_or(text.len(), |t| t.end);
@@ -468,13 +515,28 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
                 helpers.push((local, esm, 0));
             }
         }
+        if std::env::var("COUNT_DEBUG").is_ok() {
+            eprintln!("{name}: imports {:?}", imports_of(text, toks).iter().take(5).collect::<Vec<_>>());
+        }
+        for (file, namespace) in required_chunks(text, toks) {
+            let Some(theirs) = defined.get(file.as_str()) else { continue };
+            for (exported, local) in &exported[file.as_str()] {
+                if let Some(&(_, esm, _)) = theirs.iter().find(|h| &h.0 == local) {
+                    helpers.push((format!("{namespace}.{exported}"), esm, 0));
+                }
+            }
+        }
         // A bundle inside another's module is kept whole: wrappers inside a webpack table,
         // and tables inside another bundler's wrapper, are not counted.
         let tables = webpack_tables(text, toks);
         let inside_table = |at: usize| tables.iter().any(|t| (t.0..t.1).contains(&at));
-        let calls: Vec<_> = helper_calls(text, toks, &helpers)
-            .into_iter()
-            .filter(|c| !inside_table(c.0))
+        let all_calls = helper_calls(text, toks, &helpers);
+        // A helper call inside another's module belongs to a bundle nested there.
+        let nested = |c: &(usize, usize, bool)| all_calls.iter().any(|o| o.0 < c.0 && c.1 <= o.1);
+        let calls: Vec<_> = all_calls
+            .iter()
+            .copied()
+            .filter(|c| !inside_table(c.0) && !nested(c))
             .collect();
         let lazy = lazy_wrappers(text, toks).into_iter().filter(|&at| !inside_table(at)).count();
         let esm = calls.iter().filter(|c| c.2).count();
@@ -502,9 +564,15 @@ fn the_counter_knows_each_shape_by_its_text() {
     );
     let rolldown = [
         ("rt.js".to_owned(), "var e=(e,t)=>()=>(t||e((t={exports:{}}).exports,t),t.exports);export{e as t};".to_owned()),
-        ("main.js".to_owned(), "import{t as n}from\"./rt.js\";var a=n(((e,t)=>{t.exports=1})),b=n((e=>{}));".to_owned()),
+        ("main.js".to_owned(), "#!/usr/bin/env node\nimport d,{t as n}from\"./rt.js\";var a=n(((e,t)=>{t.exports=1})),b=n((e=>{}));".to_owned()),
     ];
     assert_eq!(count(&rolldown).commonjs, 2);
+    let required = [
+        rolldown[0].clone(),
+        ("cli.cjs".to_owned(), "const e=require(\"./rt.js\");var a=e.t(((e,t)=>{}));".to_owned()),
+    ];
+    let required = [(required[0].0.clone(), required[0].1.replace("export{e as t};", "exports.t=e;")), required[1].clone()];
+    assert_eq!(count(&required).commonjs, 1);
     let rollup = "var a;var hasA;function requireA () {\n\tif (hasA) return a;\n\thasA = 1;\n\ta = 1;\n\treturn a;\n}\nfunction r(){return n?t:(n=1,t=2)}\nfunction g(){if(x)return;y=1}";
     assert_eq!(count(&[("r.js".into(), rollup.into())]).commonjs, 2);
     let webpack = "(()=>{var e={12:(e,t,r)=>{t.a=`${{1:function(){}}}`},34(e){e.exports=require(\"fs\")},\"./src/x.js\":function(e,t,n){var k={1:function(a){},2:function(b){},3:function(c){}}}};})();";
@@ -522,7 +590,11 @@ fn print() {
         .collect();
     for (name, text) in &files {
         let toks = tokens(text);
-        eprintln!("{name}: helpers {:?}", helpers_defined(text, &toks));
+        let helpers = helpers_defined(text, &toks);
+        eprintln!("{name}: helpers {helpers:?}");
+        for c in helper_calls(text, &toks, &helpers).iter().filter(|c| c.2) {
+            eprintln!("  esm call: {}", &text[c.0.saturating_sub(30)..(c.0 + 60).min(text.len())]);
+        }
         eprintln!("{name}: lazy {} webpack {:?} final depth {}", lazy_wrappers(text, &toks).len(), webpack_tables(text, &toks), toks.last().map_or(0, |t| t.depth));
         for w in toks.windows(2).filter(|w| w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident).take(3) {
             eprintln!("  fn {}", compact(text, w[1].start, 80));
