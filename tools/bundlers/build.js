@@ -11,10 +11,15 @@
 // esbuild-esm (minified, an ES module: main.mjs), esbuild-esm-map (with its source map) and
 // esbuild-esm-split (code-split into main.mjs and chunk-*.mjs files), esbuild-comments
 // (names and syntax minified but not whitespace: its wrappers lose their path keys, and the
-// `// src/a.js` comment before each module's code stays), esbuild-esm-meta (a minified ES
+// `// src/a.js` comment before each module's code stays), esbuild-plain-two (two programs
+// built apart, each with its own copy of the same packages: main.js and other.js),
+// rolldown and rolldown-minify (ES modules: main.mjs and a chunk that imports rolldown's
+// helpers from it), esbuild-esm-meta (a minified ES
 // module with a `createRequire(import.meta.url)` banner: main.mjs), bun and bun-minify (Bun's
 // bundler for node: main.mjs) and rollup-commonjs (rollup with @rollup/plugin-commonjs's lazy
-// `requireX()` wrappers: main.js).
+// `requireX()` wrappers: main.js) and rollup-esbuild-inside (the same, importing a package
+// esbuild built first) and rollup-commonjs-chunks (main.js and the `chunk-*.js` files its
+// dynamic imports load, some holding wrappers and some not).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
 // "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
 // bundler's own account of what it emitted; the files a page would load come first, in
@@ -26,7 +31,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-esm-meta|bun|bun-minify|rollup-commonjs APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-plain-two|esbuild-esm-meta|rolldown|rolldown-minify|bun|bun-minify|rollup-commonjs|rollup-esbuild-inside|rollup-commonjs-chunks APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -135,6 +140,38 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     path.join(outDir, 'stats.json'),
     JSON.stringify({ files: [main, ...chunks], initial: [main], modules: inputs.map(name => ({ id: name, name })) }, null, 1),
   );
+} else if (bundler === 'esbuild-plain-two') {
+  // Two programs built apart (APP/index.js as main.js, APP/other.js as other.js, which
+  // main.js requires), not minified: each holds its own copy of the packages they share,
+  // keyed by the same paths.
+  const other = path.join(appDir, 'other.js');
+  require('esbuild').buildSync({
+    entryPoints: { main: entry, other },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outdir: outDir,
+    absWorkingDir: __dirname,
+    external: ['./other.js'],
+    nodePaths: [path.join(__dirname, 'node_modules')],
+    logLevel: 'error',
+  });
+  fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js', 'other.js'], initial: ['main.js'], modules: [] }, null, 1));
+} else if (['rolldown', 'rolldown-minify'].includes(bundler)) {
+  // rolldown, ES modules for node: main.mjs and the chunk its dynamic import loads, which
+  // imports the `__commonJSMin` helper from main.mjs; the wrapped functions sit in
+  // parentheses.
+  require('rolldown')
+    .rolldown({ input: entry, platform: 'node', logLevel: 'silent', resolve: { modules: [path.join(__dirname, 'node_modules'), 'node_modules'] } })
+    .then((b) => b.write({ dir: outDir, format: 'esm', minify: bundler === 'rolldown-minify', entryFileNames: 'main.mjs', chunkFileNames: 'chunk-[hash].mjs' }))
+    .then((written) => {
+      const chunks = written.output.map((o) => o.fileName).filter((n) => n !== 'main.mjs').sort();
+      fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.mjs', ...chunks], initial: ['main.mjs'], modules: [] }, null, 1));
+    })
+    .catch((e) => {
+      console.error(e);
+      process.exit(1);
+    });
 } else if (['esbuild-esm-meta'].includes(bundler)) {
   // An ES module minified as the agent CLIs ship it: a banner gives the bundle a `require`
   // made from its own URL, and the app keeps `import.meta` and top-level `await`.
@@ -160,24 +197,46 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     env: { ...process.env, NODE_PATH: path.join(__dirname, 'node_modules') },
   });
   fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.mjs'], initial: ['main.mjs'], modules: [] }, null, 1));
-} else if (['rollup-commonjs'].includes(bundler)) {
+} else if (['rollup-commonjs', 'rollup-esbuild-inside', 'rollup-commonjs-chunks'].includes(bundler)) {
   // rollup with @rollup/plugin-commonjs (and node-resolve), one CommonJS file: each
-  // CommonJS module becomes a lazy `requireX()` wrapper.
+  // CommonJS module becomes a lazy `requireX()` wrapper. rollup-esbuild-inside: the app's
+  // inner.js is first built by esbuild into an ES module (OUT/inner/inner.mjs), which the app
+  // imports as ./dist/inner.mjs, so that esbuild's helpers and wrappers sit in rollup's top
+  // level too.
+  const inner = path.join(outDir, 'inner', 'inner.mjs');
+  if (bundler === 'rollup-esbuild-inside') {
+    require('esbuild').buildSync({
+      entryPoints: [path.join(appDir, 'inner.js')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: inner,
+      nodePaths: [path.join(__dirname, 'node_modules')],
+      logLevel: 'error',
+    });
+  }
   const { rollup } = require('rollup');
   const commonjs = require('@rollup/plugin-commonjs');
   const { nodeResolve } = require('@rollup/plugin-node-resolve');
   rollup({
     input: entry,
-    plugins: [nodeResolve({ preferBuiltins: true, modulePaths: [path.join(__dirname, 'node_modules')] }), commonjs()],
+    plugins: [{ name: 'inner', resolveId: (id) => (id === './dist/inner.mjs' ? inner : null) }, nodeResolve({ preferBuiltins: true, modulePaths: [path.join(__dirname, 'node_modules')] }), commonjs()],
     onwarn() {},
   })
-    .then((b) => b.write({ file: path.join(outDir, 'main.js'), format: 'cjs', inlineDynamicImports: true }))
-    .then(() => fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: [] }, null, 1)))
+    .then((b) =>
+      bundler === 'rollup-commonjs-chunks'
+        ? b.write({ dir: outDir, format: 'cjs', entryFileNames: 'main.js', chunkFileNames: 'chunk-[name].js' })
+        : b.write({ file: path.join(outDir, 'main.js'), format: 'cjs', inlineDynamicImports: true }),
+    )
+    .then((written) => {
+      const chunks = written.output.map((o) => o.fileName).filter((n) => n !== 'main.js').sort();
+      fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js', ...chunks], initial: ['main.js'], modules: [] }, null, 1));
+    })
     .catch((e) => {
       console.error(e);
       process.exit(1);
     });
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-esm-meta, bun, bun-minify or rollup-commonjs`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-plain-two, esbuild-esm-meta, rolldown, rolldown-minify, bun, bun-minify, rollup-commonjs, rollup-esbuild-inside or rollup-commonjs-chunks`);
   process.exit(2);
 }

@@ -136,8 +136,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
 fn wrappers_line(w: &unbundle::Wrappers) -> String {
     let kinds = [
         (w.webpack, "webpack modules"),
-        (w.commonjs, "esbuild CommonJS wrappers"),
-        (w.esm, "esbuild ES module initializers"),
+        (w.commonjs, "esbuild-style (esbuild, Bun, rolldown) CommonJS wrappers"),
+        (w.esm, "esbuild-style ES module initializers"),
+        (w.rollup, "rollup CommonJS wrappers"),
     ];
     let parts: Vec<String> = kinds
         .iter()

@@ -1,4 +1,4 @@
-//! Splits a webpack or esbuild bundle into one readable file per module that still runs:
+//! Splits a webpack, esbuild, Bun or rollup bundle into one readable file per module that still runs:
 //! seed 001's reverse-engineering toolchain, made safe. Pure: text in, files out; the CLI
 //! writes them. The stages, in the order they run, each a module:
 //!
@@ -96,8 +96,13 @@ pub enum ModuleKind {
     /// The initializer of an ES module wrapped by esbuild's `__esm` helper, whose hoisted
     /// declarations stay in the bundle (the file reaches them live).
     EsmInitializer,
+    /// The code of a lazy `requireX()` wrapper of rollup's CommonJS plugin.
+    Rollup,
     /// The entry the bundle held outside its wrappers.
     Entry,
+    /// A chunk of a code-split bundle that holds no wrapper: a module of its own, written
+    /// under its own name (made readable), where what imports or requires it finds it.
+    Chunk,
 }
 
 /// How many wrappers of each kind the bundle holds (`found`) and how many became module
@@ -107,6 +112,8 @@ pub struct Wrappers {
     pub webpack: Count,
     pub commonjs: Count,
     pub esm: Count,
+    /// rollup's lazy `requireX()` wrappers (`@rollup/plugin-commonjs`).
+    pub rollup: Count,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -138,7 +145,7 @@ pub enum UnbundleError {
     #[error("{file}: not JavaScript that parses: {message}")]
     Parse { file: String, message: String },
     #[error(
-        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, and no esbuild __commonJS or __esm wrappers)"
+        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, no esbuild or Bun __commonJS or __esm wrappers, and no rollup requireX wrappers)"
     )]
     NotABundle { file: String },
     #[error(
@@ -216,6 +223,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         .collect();
     let inputs = read.as_slice();
     let shared = split::shared::exported(inputs);
+    let mut chunks = Vec::new();
     for (input, unwrapped) in inputs.iter().zip(&unwrapped) {
         let map = options
             .source_maps
@@ -230,6 +238,16 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             &mut notes,
         )?;
         let mut file = split.file;
+        if split.plain {
+            chunks.push(ManifestModule {
+                id: input.name.to_owned(),
+                path: input.name.to_owned(),
+                name: None,
+                file: input.name.to_owned(),
+                kind: ModuleKind::Chunk,
+                size: input.text.len(),
+            });
+        }
         if unwrapped.is_some() {
             file.text = recognize::iife::Unwrapped::wrap(&file.text);
         }
@@ -239,8 +257,15 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         roles.push(split.role);
         wrappers += split.wrappers;
     }
-    distinct_paths(&jobs)?;
-    let (modules, module_names) = manifest_modules(&jobs, &options.names);
+    if chunks.len() == inputs.len() {
+        // Not one file holds a wrapper: these are not a bundle's chunks.
+        return Err(UnbundleError::NotABundle {
+            file: inputs[0].name.to_owned(),
+        });
+    }
+    distinct_paths(&mut jobs, &mut files, &options.names)?;
+    let (mut modules, module_names) = manifest_modules(&jobs, &options.names);
+    modules.extend(chunks);
     let mut transforms = options.transforms;
     // Only where the runtime defines `require.d` and `require.r` as webpack's does.
     transforms.helpers &= inputs.iter().any(|i| {
@@ -293,6 +318,7 @@ impl std::ops::AddAssign for Wrappers {
             (&mut self.webpack, other.webpack),
             (&mut self.commonjs, other.commonjs),
             (&mut self.esm, other.esm),
+            (&mut self.rollup, other.rollup),
         ] {
             mine.found += theirs.found;
             mine.split += theirs.split;
@@ -300,19 +326,64 @@ impl std::ops::AddAssign for Wrappers {
     }
 }
 
-/// Refuses two modules written to one path (a names map can send them there).
-fn distinct_paths(jobs: &[split::Job<'_>]) -> Result<(), UnbundleError> {
-    let mut paths: rustc_hash::FxHashMap<&str, &str> = rustc_hash::FxHashMap::default();
-    for job in jobs {
-        if let Some(first) = paths.insert(job.path.as_str(), job.id.as_str()) {
+/// Gives each module a path of its own: a module whose path another module already has
+/// (two copies of one package, each revealing the same source path) is written under the
+/// same path with a number (`index-2.js`), and its bundle file's call of the loader names
+/// that path. Only two paths given by the names map for two modules are refused: that is the
+/// map's to settle.
+fn distinct_paths(
+    jobs: &mut [split::Job<'_>],
+    files: &mut [OutputFile],
+    names: &Names,
+) -> Result<(), UnbundleError> {
+    let mut taken: rustc_hash::FxHashMap<String, String> = rustc_hash::FxHashMap::default();
+    // How many modules of each bundle file were written under each path so far.
+    let mut seen: rustc_hash::FxHashMap<(String, String), usize> = rustc_hash::FxHashMap::default();
+    for job in jobs.iter_mut() {
+        let nth = seen
+            .entry((job.file.to_owned(), job.path.clone()))
+            .or_default();
+        *nth += 1;
+        let Some(first) = taken.get(&job.path) else {
+            taken.insert(job.path.clone(), job.id.clone());
+            continue;
+        };
+        if names.get(&job.id).is_some_and(|n| n.path.is_some()) {
             return Err(UnbundleError::SamePath {
                 path: job.path.clone(),
-                first: first.to_owned(),
+                first: first.clone(),
                 second: job.id.clone(),
             });
         }
+        let path = (2..)
+            .map(|n| numbered(&job.path, n))
+            .find(|p| !taken.contains_key(p))
+            .expect("some number is free");
+        if let Some(file) = files.iter_mut().find(|f| f.path == job.file) {
+            file.text = replace_nth(&file.text, &format!("{:?}", job.path), &format!("{path:?}"), *nth);
+        }
+        taken.insert(path.clone(), job.id.clone());
+        job.path = path;
     }
     Ok(())
+}
+
+/// `dir/name-N.ext` for `dir/name.ext`.
+fn numbered(path: &str, n: usize) -> String {
+    let (dir, name) = path.rsplit_once('/').map_or(("", path), |(d, f)| (d, f));
+    let name = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => format!("{stem}-{n}.{ext}"),
+        _ => format!("{name}-{n}"),
+    };
+    if dir.is_empty() { name } else { format!("{dir}/{name}") }
+}
+
+/// `text` with the `nth` (from 1) occurrence of `old` replaced by `new`.
+fn replace_nth(text: &str, old: &str, new: &str, nth: usize) -> String {
+    match text.match_indices(old).nth(nth - 1) {
+        Some((at, _)) => format!("{}{new}{}", &text[..at], &text[at + old.len()..]),
+        None => text.to_owned(),
+    }
 }
 
 /// The manifest's modules, and the modules' names: the map's, then those the bundle reveals.

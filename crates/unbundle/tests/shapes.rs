@@ -181,3 +181,87 @@ fn a_package_json_saying_type_module_above_the_output_changes_nothing() {
     assert_eq!(run(&out.join(&output.manifest.entry), &dir), before);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn rollup_s_lazy_commonjs_wrappers_each_become_a_module_file() {
+    // @rollup/plugin-commonjs wraps each CommonJS file in `function requireX() { if
+    // (hasRequiredX) return x; hasRequiredX = 1; ... return x; }`: each is a module file,
+    // still run once and in the bundle's order; the scope-hoisted code around them stays.
+    let (output, dir) = runs_the_same("rollup", "rollup-commonjs", "cjs");
+    let rollup = output.manifest.wrappers.rollup;
+    assert!(rollup.found >= 40, "{rollup:?}");
+    assert_eq!(count(&output, unbundle::ModuleKind::Rollup), rollup.found);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rollup_s_wrappers_split_also_beside_esbuild_s_in_one_file() {
+    // A rollup bundle importing a package esbuild built: esbuild's helpers and `__commonJS`
+    // wrappers sit in rollup's top level beside rollup's own lazy wrappers; both kinds
+    // become files, not only esbuild's.
+    let (output, dir) = runs_the_same("rollup-esbuild", "rollup-esbuild-inside", "mixed");
+    let w = output.manifest.wrappers;
+    assert!(w.rollup.found >= 4, "{w:?}");
+    assert!(w.commonjs.found >= 40, "{w:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_chunk_set_whose_plain_chunks_hold_no_wrapper_splits_the_others() {
+    // rollup's CommonJS chunks: main.js only requires a chunk and holds no wrapper; it is a
+    // module of its own, kept under its name, and the chunks with wrappers are split.
+    let (output, dir) = runs_the_same("rollup-chunks", "rollup-commonjs-chunks", "cjs");
+    assert!(output.manifest.wrappers.rollup.found >= 40);
+    let plain: Vec<&str> = output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.kind == unbundle::ModuleKind::Chunk)
+        .map(|m| m.path.as_str())
+        .collect();
+    assert!(plain.contains(&"main.js"), "{plain:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_copies_of_one_package_get_paths_of_their_own() {
+    // Two programs built apart, each with its own copy of ms keyed by the same path: the
+    // second copy is written under a numbered path, both are listed, nothing is refused.
+    let (output, dir) = runs_the_same("two-copies", "esbuild-plain-two", "twice");
+    let copies: Vec<&str> = output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.path.starts_with("modules/node_modules/ms/"))
+        .map(|m| m.path.as_str())
+        .collect();
+    assert_eq!(
+        copies,
+        [
+            "modules/node_modules/ms/index.js",
+            "modules/node_modules/ms/index-2.js"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rolldown_s_wrappers_in_parentheses_with_helpers_from_another_chunk_split() {
+    // rolldown's `__commonJSMin(((exports, module) => {...}))` holds its function in
+    // parentheses, and the chunk its dynamic import loads imports that helper from main.mjs.
+    for bundler in ["rolldown", "rolldown-minify"] {
+        let (output, dir) = runs_the_same(bundler, bundler, "cjs");
+        assert!(
+            output.manifest.wrappers.commonjs.found >= 40,
+            "{bundler}: {:?}",
+            output.manifest.wrappers
+        );
+        let chunked = output
+            .manifest
+            .modules
+            .iter()
+            .any(|m| m.file.starts_with("chunk-") && m.kind == unbundle::ModuleKind::Commonjs);
+        assert!(chunked, "{bundler}: a wrapper of the chunk is a file");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,6 +1,7 @@
 //! Recognizes an esbuild bundle's CommonJS modules by shape: esbuild wraps each CommonJS file
 //! in a call of its `__commonJS` helper (minified to any name), a function of two parameters
-//! that returns a function creating `{exports: {}}` on first call. The wrapped function
+//! that returns a function creating `{exports: {}}` on first call. Bun's and rolldown's
+//! helpers (`__commonJSMin`, its function in parentheses) have the same shape. The wrapped function
 //! (`(exports, module) => {...}`, or a method keyed by the file's path when not minified) is
 //! the module. What moves into files is planned in [`crate::split::esbuild`].
 
@@ -201,8 +202,15 @@ impl<'a> Visit<'a> for Calls<'_> {
             && let [argument] = it.arguments.as_slice()
         {
             let bound = self.bound_to.take();
+            // rolldown's `__commonJSMin(((exports, module) => {...}))` puts the function in
+            // parentheses.
+            let Some(argument) = argument.as_expression().map(|e| e.without_parentheses())
+            else {
+                walk::walk_call_expression(self, it);
+                return;
+            };
             match argument {
-                Argument::ArrowFunctionExpression(f) if f.params.items.len() <= 2 => {
+                Expression::ArrowFunctionExpression(f) if f.params.items.len() <= 2 => {
                     self.found.push(Wrapped {
                         span: f.span,
                         bound,
@@ -210,7 +218,7 @@ impl<'a> Visit<'a> for Calls<'_> {
                         method: false,
                     });
                 }
-                Argument::FunctionExpression(f) if f.params.items.len() <= 2 => {
+                Expression::FunctionExpression(f) if f.params.items.len() <= 2 => {
                     self.found.push(Wrapped {
                         span: f.span,
                         bound,
@@ -219,7 +227,7 @@ impl<'a> Visit<'a> for Calls<'_> {
                     });
                 }
                 // `__commonJS({"node_modules/ms/index.js"(exports, module) {...}})`
-                Argument::ObjectExpression(o) => {
+                Expression::ObjectExpression(o) => {
                     if let [ObjectPropertyKind::ObjectProperty(p)] = o.properties.as_slice()
                         && let Expression::FunctionExpression(f) = &p.value
                         && f.params.items.len() <= 2

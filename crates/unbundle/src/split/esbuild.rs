@@ -159,7 +159,7 @@ pub(crate) struct Found {
 /// The bundle's top-level names the module function at `span` uses (a name moved into an ES
 /// module's file is used through that module's namespace object, passed by value), and the
 /// rewrites that make the live ones go through [`LIVE`].
-fn outer_names(scoping: &Scoping, uses: &TopLevel, moved: &Moved, span: Span) -> Outer {
+pub(crate) fn outer_names(scoping: &Scoping, uses: &TopLevel, moved: &Moved, span: Span) -> Outer {
     let mut outer = Outer::default();
     let mut seen: FxHashSet<SymbolId> = FxHashSet::default();
     let mut live: FxHashSet<SymbolId> = FxHashSet::default();

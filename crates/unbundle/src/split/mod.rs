@@ -1,12 +1,14 @@
 //! The second stage: what comes out of each bundle file, and what stays. The entry the
 //! bundle holds outside its table ([`entry`]), esbuild's CommonJS modules ([`esbuild`]) and
-//! wrapped ES modules ([`esm`]), all found among a body's units ([`units`]).
+//! wrapped ES modules ([`esm`]), rollup's lazy CommonJS wrappers ([`rollup`]), all found
+//! among a body's units ([`units`]).
 
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
 mod links;
 mod paths;
+mod rollup;
 mod runtime;
 pub(crate) mod shared;
 pub(crate) mod units;
@@ -49,7 +51,9 @@ pub(crate) fn split_file<'a>(
         transforms,
     };
     let imported = shared.imported(&program);
+    let lazy = recognize::rollup::lazy_wrappers(&program, input.text);
     let mut out = Split::default();
+    let mut plain = false;
     // esbuild's helpers sit at the bundle's top level, so they are looked for first: a
     // webpack bundle inside one of its modules (or any object of functions shaped like a
     // module table) then stays whole in that module's file, where every name it reads is
@@ -64,15 +68,25 @@ pub(crate) fn split_file<'a>(
         // webpack's runtime alone, its table filled by the chunks that follow: it stays as
         // it is.
         None
-    } else if es_module && shared.several_files {
-        // A chunk of a code-split ES module bundle holding no wrapper (ES modules esbuild
-        // joined into its scope): it stays as it is, and its imports still find their files.
+    } else if !lazy.is_empty() {
+        // rollup's scope-hoisted code around its lazy wrappers is the entry: it stays.
+        None
+    } else if shared.several_files {
+        // A chunk of a code-split bundle holding no wrapper (ES modules esbuild or rollup
+        // joined into its scope, or rollup's CommonJS chunks): a module of its own, kept
+        // under its name so that what imports or requires it still finds it, and made
+        // readable as the module files are. The bundle is refused only if no file of it
+        // holds a wrapper (see `lib.rs`).
+        plain = true;
         None
     } else {
         return Err(UnbundleError::NotABundle {
             file: input.name.to_owned(),
         });
     };
+    // rollup's wrappers also where another bundler's modules were found (a package built
+    // by esbuild inside a rollup bundle): those that hold none of them.
+    rollup::modules(&file, lazy, &mut out);
     paths::original_paths(&file, map, &mut out);
     if let Some(map) = map {
         paths::source_names(input.text, map, &mut out.jobs);
@@ -105,6 +119,7 @@ pub(crate) fn split_file<'a>(
         runtime: out.runtime,
         wrappers: out.wrappers,
         jobs: out.jobs,
+        plain,
     })
 }
 
@@ -120,6 +135,8 @@ pub(crate) struct FileSplit<'a> {
     pub(crate) role: recognize::Role,
     /// The wrappers found in it, and how many became files.
     pub(crate) wrappers: crate::Wrappers,
+    /// A chunk of the bundle that holds no wrapper: a module of its own.
+    pub(crate) plain: bool,
 }
 
 /// Parses a bundle file as a script (a bundle for node is a CommonJS file, where a top-level
