@@ -46,7 +46,8 @@ fn recovered(manifest: &Value, out: &Path, name: &str) -> Counts {
         let path = module["path"].as_str().unwrap();
         assert!(out.join(path).is_file(), "{name}: {path} is in the manifest but not written");
         match module["kind"].as_str().unwrap() {
-            "commonjs" | "rollup-commonjs" | "lazy-commonjs" => found.commonjs += 1,
+            "commonjs" => found.commonjs += 1,
+            "rollup" => found.rollup += 1,
             "esm" | "esm-initializer" => found.esm += 1,
             "webpack" => found.webpack += 1,
             _ => {}
@@ -110,7 +111,7 @@ fn unbundles_and_behaves_the_same(name: &str) {
         })
         .collect();
     let counted = counts::count(&texts);
-    let total = counted.commonjs + counted.esm + counted.webpack;
+    let total = counted.commonjs + counted.rollup + counted.esm + counted.webpack;
     assert!(total > 0, "{name}: the counter found {counted:?} in {files:?}");
 
     let work = Sandbox::new(&format!("{name}-out"));
@@ -125,6 +126,7 @@ fn unbundles_and_behaves_the_same(name: &str) {
             eprintln!("corpus {name}: counted {counted:?}, recovered {split:?}");
             for (kind, found, split) in [
                 ("commonjs", counted.commonjs, split.commonjs),
+                ("rollup", counted.rollup, split.rollup),
                 ("esm", counted.esm, split.esm),
                 ("webpack", counted.webpack, split.webpack),
             ] {

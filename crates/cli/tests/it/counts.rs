@@ -13,17 +13,21 @@
 //!   `function NAME(){if(FLAG)return X;FLAG=1` (or `return FLAG?X:(FLAG=1,`);
 //! - **webpack modules**: the entries of the outermost object literals whose entries are all
 //!   functions of at most three parameters keyed by numbers or by quoted paths, at least three
-//!   of them (webpack's module table, a split chunk's `exports.modules`), in files that hold
-//!   no wrapper of another bundler (a webpack bundle inside another bundler's module is kept
-//!   whole).
+//!   of them (webpack's module table) or any number after `exports.modules =` (a split
+//!   chunk's).
+//!
+//! A bundle inside another's module is kept whole by pilotfish, and not counted here: helper
+//! calls inside another helper call or inside a webpack table, tables inside a helper call.
 
 use std::collections::HashMap;
 
 /// Wrappers of each kind.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Counts {
-    /// esbuild's, Bun's and rolldown's `__commonJS` and rollup's lazy `requireX` wrappers.
+    /// esbuild's, Bun's and rolldown's `__commonJS` wrappers.
     pub commonjs: usize,
+    /// rollup's lazy `requireX` wrappers (`@rollup/plugin-commonjs`).
+    pub rollup: usize,
     /// The `__esm` wrappers.
     pub esm: usize,
     pub webpack: usize,
@@ -226,6 +230,12 @@ fn compact(text: &str, at: usize, n: usize) -> String {
         .filter(|c| !c.is_whitespace())
         .take(n)
         .collect()
+}
+
+/// The words of up to `n` tokens from `toks[0]`, joined: the code without its white space
+/// and comments.
+fn joined(text: &str, toks: &[Token], n: usize) -> String {
+    toks.iter().take(n).map(|t| word(text, t)).collect()
 }
 
 /// The helpers a file defines: name, kind (`true` for `__esm`) and depth.
@@ -446,7 +456,9 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                     if std::env::var("COUNT_DEBUG").is_ok() && modules >= 3 {
                         eprintln!("table at {} modules {modules} others {others}", toks[start].start);
                     }
-                    if modules >= 3 && others == 0 {
+                    // A split chunk's table may hold one module: `exports.modules = {`.
+                    let chunk = start >= 3 && joined(text, &toks[start - 3..start], 3) == ".modules=";
+                    if (modules >= 3 || (chunk && modules > 0)) && others == 0 {
                         tables.push((toks[start].start, t.end, modules));
                     }
                 }
@@ -476,7 +488,7 @@ fn module_entry(text: &str, toks: &[Token]) -> bool {
     if !keyed {
         return false;
     }
-    let shape = compact(text, key.end, 80);
+    let shape = joined(text, &toks[1..], 16);
     let params = |s: &str| -> bool {
         s.split_once(')').is_some_and(|(p, rest)| {
             p.split(',').filter(|x| !x.is_empty()).count() <= 3
@@ -540,7 +552,8 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
             .collect();
         let lazy = lazy_wrappers(text, toks).into_iter().filter(|&at| !inside_table(at)).count();
         let esm = calls.iter().filter(|c| c.2).count();
-        counts.commonjs += calls.len() - esm + lazy;
+        counts.commonjs += calls.len() - esm;
+        counts.rollup += lazy;
         counts.esm += esm;
         counts.webpack += tables
             .iter()
@@ -560,7 +573,7 @@ fn the_counter_knows_each_shape_by_its_text() {
         function f(__commonJS) { var y = __commonJS({}); }";
     assert_eq!(
         count(&[("x.js".into(), esbuild.into())]),
-        Counts { commonjs: 1, esm: 1, webpack: 0 }
+        Counts { commonjs: 1, esm: 1, ..Counts::default() }
     );
     let rolldown = [
         ("rt.js".to_owned(), "var e=(e,t)=>()=>(t||e((t={exports:{}}).exports,t),t.exports);export{e as t};".to_owned()),
@@ -574,7 +587,7 @@ fn the_counter_knows_each_shape_by_its_text() {
     let required = [(required[0].0.clone(), required[0].1.replace("export{e as t};", "exports.t=e;")), required[1].clone()];
     assert_eq!(count(&required).commonjs, 1);
     let rollup = "var a;var hasA;function requireA () {\n\tif (hasA) return a;\n\thasA = 1;\n\ta = 1;\n\treturn a;\n}\nfunction r(){return n?t:(n=1,t=2)}\nfunction g(){if(x)return;y=1}";
-    assert_eq!(count(&[("r.js".into(), rollup.into())]).commonjs, 2);
+    assert_eq!(count(&[("r.js".into(), rollup.into())]).rollup, 2);
     let webpack = "(()=>{var e={12:(e,t,r)=>{t.a=`${{1:function(){}}}`},34(e){e.exports=require(\"fs\")},\"./src/x.js\":function(e,t,n){var k={1:function(a){},2:function(b){},3:function(c){}}}};})();";
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
 }
