@@ -278,7 +278,12 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     for (job, result) in jobs.iter().zip(results) {
         let file = result?;
         changes += file.changes;
-        if !file.kept.is_empty() {
+        if file.evals {
+            notes.push(format!(
+                "module {}: calls eval, which may read any of its names by their text: its parameters and variables keep the names the bundle gave them",
+                job.id
+            ));
+        } else if !file.kept.is_empty() {
             notes.push(format!(
                 "module {}: kept the parameter name(s) {} where `module`, `exports` or `require` would have captured or been shadowed by another name",
                 job.id,

@@ -33,6 +33,8 @@ pub(crate) struct ModuleFile {
     /// Parameters left with their minified names because the new name would have been
     /// shadowed or would have captured another binding.
     pub(crate) kept: Vec<String>,
+    /// The module calls `eval`: no name of it was changed.
+    pub(crate) evals: bool,
     /// What the first pass learned for the transforms that depend on other modules.
     pub(crate) facts: crate::transform::exports::Facts,
 }
@@ -79,7 +81,14 @@ pub(crate) fn rewrite(
     };
     // Which parameters can take their names, decided before anything changes.
     let scoping = semantic.scoping();
-    let (renames, kept) = parameter_renames(scoping, function_scope, &params, parameters);
+    // A module that calls `eval` may read any of its names by their text: none is renamed.
+    let evals = scoping.root_unresolved_references().contains_key("eval");
+    let (renames, kept) = if evals {
+        (Vec::new(), unrenamed(scoping, &params, parameters))
+    } else {
+        parameter_renames(scoping, function_scope, &params, parameters)
+    };
+    let prologue = bind_kept(&kept, scoping, &params);
     let outer = free_parameter_names(scoping, parameters);
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
     let wrapper = wrapper_of(parameters, &params, function_scope);
@@ -90,16 +99,24 @@ pub(crate) fn rewrite(
             crate::transform::exports::Facts::default()
         };
     let plain_functions = plain_functions(plan, id, &program, scoping, wrapper);
-    let module_renames = variable_names(&program, scoping, wrapper, names, transforms, parameters);
+    let module_renames = if evals {
+        Vec::new()
+    } else {
+        variable_names(&program, scoping, wrapper, names, transforms, parameters)
+    };
     // `source` starts after `wrapped`'s prefix.
     let at = prefix.len() as u32;
-    let (named, name_calls) = given_names(
+    let (named, name_calls) = if evals {
+        Default::default()
+    } else {
+        given_names(
         (&program, scoping),
         (name_helper, source_names, at),
         &module_renames,
         (&renames, &params),
         parameters,
-    );
+        )
+    };
     let mut scoping = semantic.into_scoping();
     apply_renames(
         &mut scoping,
@@ -146,13 +163,43 @@ pub(crate) fn rewrite(
     changes.calls = calls;
     changes.export_names = module_renames.iter().filter(|r| r.exported).count();
     changes.module_names = module_renames.len() - changes.export_names;
-    let text = print(&program, scoping, &body.0, strict);
+    let text = print(&program, scoping, (&body.0, &prologue), strict);
     Ok(ModuleFile {
         text,
         changes,
         kept,
+        evals,
         facts,
     })
+}
+
+/// The parameters of a module that calls `eval` whose names differ from the loader's: all
+/// keep their names.
+fn unrenamed(
+    scoping: &oxc_semantic::Scoping,
+    params: &[SymbolId],
+    parameters: &[&'static str],
+) -> Vec<String> {
+    params
+        .iter()
+        .zip(parameters)
+        .map(|(symbol, &new)| (scoping.symbol_name(*symbol), new))
+        .filter(|(old, new)| old != new)
+        .map(|(old, _)| old.to_owned())
+        .collect()
+}
+
+/// `var e = arguments[0];` for each parameter that keeps its name (`kept`), by its position:
+/// the file is compiled with the loader's names, so the module's own must be bound to the
+/// same values.
+fn bind_kept(kept: &[String], scoping: &oxc_semantic::Scoping, params: &[SymbolId]) -> String {
+    params
+        .iter()
+        .enumerate()
+        .map(|(i, symbol)| (i, scoping.symbol_name(*symbol)))
+        .filter(|(_, name)| kept.iter().any(|k| k == name))
+        .map(|(i, name)| format!("var {name} = arguments[{i}];\n"))
+        .collect()
 }
 
 /// Parses the module function in parentheses. Parentheses are dropped while parsing and put
@@ -396,11 +443,12 @@ fn transform_body<'a>(
 }
 
 /// The module file's text: its directives, `"use strict"` when its surroundings were strict
-/// and it does not say so itself, and its body.
+/// and it does not say so itself, the bindings of the parameters that kept their names
+/// (`prologue`), and its body.
 fn print(
     program: &oxc_ast::ast::Program<'_>,
     scoping: oxc_semantic::Scoping,
-    directives: &[String],
+    (directives, prologue): (&[String], &str),
     strict: bool,
 ) -> String {
     let code = Codegen::new()
@@ -415,6 +463,7 @@ fn print(
     if strict && !own_strict {
         text.insert_str(0, "\"use strict\";\n");
     }
+    text.push_str(prologue);
     text.push_str(&code);
     text
 }

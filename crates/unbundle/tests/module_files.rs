@@ -62,6 +62,8 @@ fn a_name_that_would_be_shadowed_or_captured_is_not_taken() {
     // A binding named `require` in the module: the third parameter keeps its name.
     let kept = module_file("(e,t,r)=>{var require=5;e.exports=r(1)+require}", false);
     assert!(kept.contains("r(1) + require"), "{kept}");
+    // The file is compiled with the loader's names: the kept one is bound to its value.
+    assert!(kept.starts_with("var r = arguments[2];\n"), "{kept}");
     assert!(kept.contains("module.exports"), "{kept}");
     // An inner function's parameter named `module` would shadow the renamed one where it is used.
     let shadowed = module_file(

@@ -265,3 +265,19 @@ fn rolldown_s_wrappers_in_parentheses_with_helpers_from_another_chunk_split() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn a_module_calling_eval_keeps_its_names_in_a_webpack_5_chunk_set() {
+    // terser leaves every name around an `eval` as it was, the module function's parameters
+    // too (`__webpack_require__`): the module file keeps them, bound to what the loader
+    // passes, as the code `eval` runs may read them. The chunk loaded on demand is webpack
+    // 5's `exports.ids`/`exports.modules` file for node.
+    let (output, dir) = runs_the_same("evals", "webpack5", "evals");
+    assert!(output.manifest.wrappers.webpack.found >= 3);
+    assert!(
+        output.notes.iter().any(|n| n.contains("calls eval")),
+        "{:?}",
+        output.notes
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

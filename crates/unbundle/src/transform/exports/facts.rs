@@ -82,8 +82,13 @@ fn is_arrow_module(program: &oxc_ast::ast::Program<'_>) -> bool {
 pub(super) struct Bindings<'s> {
     scoping: &'s Scoping,
     wrapper: Wrapper,
-    /// Variable → the id of the module it holds.
+    /// Variable → the id of the module it holds (or, through tsc's `__importDefault`, that
+    /// module or an object whose `default` holds it; see `interop.rs`).
     pub(super) bound: FxHashMap<SymbolId, String>,
+    /// tsc's `__importDefault` helpers declared at the module's top.
+    interop: FxHashSet<SymbolId>,
+    /// The module function is an arrow.
+    arrow: bool,
     /// Function declarations of the module's scope never assigned → whether they use `this`.
     functions: FxHashMap<SymbolId, bool>,
     /// Variables of the module's scope holding a function from their declaration on, never
@@ -104,6 +109,8 @@ impl<'s> Bindings<'s> {
             scoping,
             wrapper,
             bound: FxHashMap::default(),
+            interop: FxHashSet::default(),
+            arrow: is_arrow_module(program),
             functions: FxHashMap::default(),
             values: FxHashMap::default(),
             depth: 0,
@@ -113,10 +120,35 @@ impl<'s> Bindings<'s> {
     }
 }
 
+impl Bindings<'_> {
+    /// Whether `callee` is one of the module's `__importDefault` helpers.
+    fn is_interop(&self, callee: &Expression<'_>) -> bool {
+        matches!(callee, Expression::Identifier(h)
+            if refs::symbol_of(self.scoping, h).is_some_and(|s| self.interop.contains(&s)))
+    }
+}
+
 impl<'a> Visit<'a> for Bindings<'_> {
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
-        if let (Some(binding), Some(Expression::CallExpression(call))) =
-            (it.id.get_binding_identifier(), &it.init)
+        if self.depth == 1 && super::interop::declares_import_default(
+                it,
+                self.scoping,
+                (self.wrapper, self.arrow),
+            )
+        {
+            if let Some(symbol) = it.id.get_binding_identifier().and_then(|b| b.symbol_id.get()) {
+                self.interop.insert(symbol);
+            }
+        }
+        // `require(ID)`, or `__importDefault(require(ID))`: the call inside.
+        let call = match &it.init {
+            Some(Expression::CallExpression(call)) => match call.arguments.as_slice() {
+                [Argument::CallExpression(inner)] if self.is_interop(&call.callee) => Some(&**inner),
+                _ => Some(&**call),
+            },
+            _ => None,
+        };
+        if let (Some(binding), Some(call)) = (it.id.get_binding_identifier(), call)
             && let Some(symbol) = binding.symbol_id.get()
             && let Expression::Identifier(callee) = &call.callee
             && let Some(id) =

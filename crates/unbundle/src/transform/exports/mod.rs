@@ -19,6 +19,7 @@
 
 mod facts;
 mod helpers;
+mod interop;
 mod rewrite;
 
 pub(crate) use facts::{facts, function_declarations};

@@ -1,0 +1,138 @@
+//! tsc's interop helper `__importDefault`, recognized by its shape (any name), so that a
+//! variable bound to `__importDefault(require(ID))` counts as bound to module ID for the
+//! `calls` transform:
+//!
+//! ```js
+//! var __importDefault = (this && this.__importDefault) || function (mod) {
+//!     return (mod && mod.__esModule) ? mod : { "default": mod };
+//! };
+//! ```
+//!
+//! It hands back the module's exports object itself, or an object whose only property,
+//! `default`, holds that object. A named export read through it is the module's own
+//! (`x.f` is `mod.f`), so a call of it needs no receiver exactly when a call of `mod.f` needs
+//! none. `x.default` is either `mod.default` (the same argument) or the exports object,
+//! which is never callable unless the module replaced it, and then nothing is known of its
+//! exports anyway (the module is opaque): a call of it throws with or without a receiver.
+//!
+//! The `this && this.__importDefault` part reads the module's `this` at its start: the
+//! module's fresh exports object under webpack, `undefined` in a strict esbuild module; in
+//! neither can it hold a helper, so the function is what the variable holds. In a module
+//! function that is an arrow, `this` is its surroundings': that form is not recognized there. A look-alike
+//! (any other body) is not this helper.
+
+use oxc_ast::ast::{
+    Expression, LogicalOperator, ObjectPropertyKind, PropertyKey, Statement, VariableDeclarator,
+};
+use oxc_semantic::Scoping;
+
+use crate::refs::Wrapper;
+
+/// Whether `declarator`, at the top of the module function, declares tsc's `__importDefault`
+/// (see the module documentation), never assigned again.
+/// `arrow`: the module function is an arrow, whose `this` is whatever its surroundings'.
+pub(super) fn declares_import_default(
+    declarator: &VariableDeclarator<'_>,
+    scoping: &Scoping,
+    (wrapper, arrow): (Wrapper, bool),
+) -> bool {
+    let Some(binding) = declarator.id.get_binding_identifier() else {
+        return false;
+    };
+    let Some(symbol) = binding.symbol_id.get() else {
+        return false;
+    };
+    if scoping.symbol_scope_id(symbol) != wrapper.scope
+        || scoping.get_resolved_references(symbol).any(|r| r.is_write())
+        || !scoping.symbol_redeclarations(symbol).is_empty()
+    {
+        return false;
+    }
+    let Some(init) = declarator.init.as_ref().map(Expression::without_parentheses) else {
+        return false;
+    };
+    // `this` at the module's start holds no helper: webpack's fresh exports (it calls a
+    // module function with them as `this`), or undefined (esbuild calls it without a
+    // receiver; strict). An arrow's `this` is its surroundings': anything.
+    let this_holds_none = !arrow
+        && (wrapper.require.is_some() || scoping.scope_flags(wrapper.scope).is_strict_mode());
+    let function = match init {
+        Expression::LogicalExpression(l) if l.operator == LogicalOperator::Or => {
+            if !this_holds_none || !reads_own_helper(&l.left) {
+                return false;
+            }
+            l.right.without_parentheses()
+        }
+        other => other,
+    };
+    hands_on_the_module(function)
+}
+
+/// `this && this.NAME`.
+fn reads_own_helper(expr: &Expression<'_>) -> bool {
+    matches!(expr.without_parentheses(), Expression::LogicalExpression(l)
+        if l.operator == LogicalOperator::And
+            && matches!(l.left.without_parentheses(), Expression::ThisExpression(_))
+            && matches!(l.right.without_parentheses(), Expression::StaticMemberExpression(m)
+                if matches!(m.object, Expression::ThisExpression(_))))
+}
+
+/// `function (m) { return m && m.__esModule ? m : { default: m }; }`, or the same arrow.
+fn hands_on_the_module(expr: &Expression<'_>) -> bool {
+    let (params, returned) = match expr {
+        Expression::FunctionExpression(f) if !f.r#async && !f.generator => {
+            let Some(body) = &f.body else {
+                return false;
+            };
+            (&f.params, only_return(&body.statements))
+        }
+        Expression::ArrowFunctionExpression(f) if !f.r#async => {
+            let returned = match &f.body {
+                oxc_ast::ast::ArrowFunctionBody::FunctionBody(body) => only_return(&body.statements),
+                body => body.as_expression(),
+            };
+            (&f.params, returned)
+        }
+        _ => return false,
+    };
+    let [param] = params.items.as_slice() else {
+        return false;
+    };
+    let Some(name) = param.pattern.get_binding_identifier().map(|b| b.name.as_str()) else {
+        return false;
+    };
+    let Some(Expression::ConditionalExpression(c)) = returned.map(|r| r.without_parentheses())
+    else {
+        return false;
+    };
+    let is_param = |e: &Expression<'_>| matches!(e.without_parentheses(), Expression::Identifier(i) if i.name == name);
+    let test_ok = matches!(c.test.without_parentheses(), Expression::LogicalExpression(l)
+        if l.operator == LogicalOperator::And
+            && is_param(&l.left)
+            && matches!(l.right.without_parentheses(), Expression::StaticMemberExpression(m)
+                if m.property.name == "__esModule" && is_param(&m.object)));
+    let default_ok = matches!(c.alternate.without_parentheses(), Expression::ObjectExpression(o)
+        if matches!(o.properties.as_slice(), [ObjectPropertyKind::ObjectProperty(p)]
+            if !p.computed
+                && !p.method
+                && is_default(&p.key)
+                && is_param(&p.value)));
+    test_ok && is_param(&c.consequent) && default_ok
+}
+
+/// `default` or `"default"` as a property key.
+fn is_default(key: &PropertyKey<'_>) -> bool {
+    match key {
+        PropertyKey::StaticIdentifier(k) => k.name == "default",
+        PropertyKey::StringLiteral(k) => k.value == "default",
+        _ => false,
+    }
+}
+
+/// What a body of one `return` statement returns.
+fn only_return<'b, 'a>(statements: &'b [Statement<'a>]) -> Option<&'b Expression<'a>> {
+    match statements {
+        [Statement::ReturnStatement(r)] => r.argument.as_ref(),
+        _ => None,
+    }
+}

@@ -1,0 +1,78 @@
+//! `(0, x.f)(...)` calls lose their `0,` through interop helpers only where the helper is
+//! surely the one it looks like: tsc's `__importDefault`, recognized by its shape, hands on
+//! the module (or an object whose `default` holds it), so a named export called through it
+//! needs no receiver exactly when it needs none called directly. A look-alike helper (any
+//! other body) keeps every `0,`. Each bundle is a small webpack 5 bundle in terser's shape,
+//! unbundled and run with node before and after: both must print the same.
+
+mod common;
+
+use common::run_both;
+
+/// A webpack 5 runtime around `modules`, starting module 9; modules are called with their
+/// exports as `this`, as webpack does.
+fn bundle(modules: &str) -> String {
+    format!(
+        "(()=>{{\"use strict\";var e={{{modules}}},t={{}};function r(o){{var n=t[o];if(void 0!==n)return n.exports;var s=t[o]={{exports:{{}}}};return e[o].call(s.exports,s,s.exports,r),s.exports}}r(9)}})();"
+    )
+}
+
+/// Unbundles `text`, checks that both print `expected`, and gives module 9's file.
+fn entry_file(name: &str, text: &str, expected: &str) -> String {
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text,
+    }])
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let (before, after) = run_both(name, text, &out);
+    assert_eq!(before.0, expected, "{name}: the bundle prints {}", before.1);
+    assert_eq!(after, before, "{name}: the unbundled program prints the same");
+    out.files
+        .iter()
+        .find(|f| f.path == "modules/9.cjs")
+        .unwrap()
+        .text
+        .clone()
+}
+
+/// Module 1: a tsc-compiled ES module whose `default` and `f` need no receiver and whose
+/// `who` says whether it got one.
+const ONE: &str = "1:function(e,t){\"use strict\";Object.defineProperty(t,\"__esModule\",{value:!0}),t.default=e=>2*e,t.f=function(e){return e+1},t.who=function(){return void 0===this?\"none\":\"some\"}}";
+
+#[test]
+fn tsc_s_import_default_hands_on_the_module_or_a_default_holding_it() {
+    // tsc's helper, as terser leaves it (`this && this.__importDefault || function ...`),
+    // and an arrow form of it: calls through it drop their `0,` where the export needs no
+    // receiver, and `who` keeps it.
+    for helper in [
+        "this&&this.__importDefault||function(e){return e&&e.__esModule?e:{default:e}}",
+        "e=>e&&e.__esModule?e:{\"default\":e}",
+    ] {
+        let entry = entry_file(
+            "import-default",
+            &bundle(&format!(
+                "{ONE},9:function(e,t,r){{\"use strict\";var n={helper};Object.defineProperty(t,\"__esModule\",{{value:!0}});const a=n(r(1));console.log((0,a.default)(3),(0,a.f)(1),(0,a.who)())}}"
+            )),
+            "6 2 none\n",
+        );
+        assert!(
+            entry.contains("a.default(3)") && entry.contains("a.f(1)"),
+            "{helper}: {entry}"
+        );
+        assert!(entry.contains("(0, a.who)()"), "{helper}: {entry}");
+    }
+}
+
+#[test]
+fn a_look_alike_of_import_default_keeps_every_zero() {
+    // It hands on an object of its own, whose `f` reads `this`: with a receiver it would
+    // print "some".
+    let entry = entry_file(
+        "look-alike",
+        &bundle(&format!(
+            "{ONE},9:function(e,t,r){{\"use strict\";var n=this&&this.__importDefault||function(e){{return e&&e.__esModule?{{f:function(){{return void 0===this?\"none\":\"some\"}}}}:{{default:e}}}};const a=n(r(1));console.log((0,a.f)())}}"
+        )),
+        "none\n",
+    );
+    assert!(entry.contains("(0, a.f)()"), "{entry}");
+}

@@ -1,0 +1,2 @@
+const ms = require("ms");
+exports.later = (n) => ms(n * 60000);
