@@ -402,12 +402,22 @@ fn helper_calls(text: &str, toks: &[Token], helpers: &[(String, bool, usize)]) -
     calls
 }
 
-/// rollup's lazy wrappers at the file's top level: where each starts.
-fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<usize> {
+/// rollup's lazy wrappers at the file's top level: where each starts and ends.
+fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
+    let end = |at: usize| {
+        toks[at..]
+            .iter()
+            .skip_while(|t| word(text, t) != "{")
+            .skip(1)
+            .find(|t| t.depth == 0 && word(text, t) == "}")
+            .map_or(text.len(), |t| t.end)
+    };
     toks.windows(2)
-        .filter(|w| w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident)
-        .filter(|w| {
-            let shape = compact(text, w[1].end, 80);
+        .enumerate()
+        .map(|(i, w)| (i, w))
+        .filter(|(_, w)| w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident)
+        .filter(|(i, _)| {
+            let shape = joined(text, &toks[i + 2..], 24);
             let Some(body) = shape.strip_prefix("(){") else { return false };
             if let Some(rest) = body.strip_prefix("if(") {
                 let flag = rest.split(')').next().unwrap_or("");
@@ -421,7 +431,7 @@ fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<usize> {
                 !flag.is_empty() && rest.contains(&format!(":({flag}=1,"))
             })
         })
-        .map(|w| w[0].start)
+        .map(|(i, w)| (w[0].start, end(i)))
         .collect()
 }
 
@@ -543,21 +553,27 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
         let tables = webpack_tables(text, toks);
         let inside_table = |at: usize| tables.iter().any(|t| (t.0..t.1).contains(&at));
         let all_calls = helper_calls(text, toks, &helpers);
-        // A helper call inside another's module belongs to a bundle nested there.
-        let nested = |c: &(usize, usize, bool)| all_calls.iter().any(|o| o.0 < c.0 && c.1 <= o.1);
+        let lazy: Vec<(usize, usize)> =
+            lazy_wrappers(text, toks).into_iter().filter(|l| !inside_table(l.0)).collect();
+        // A helper call inside another's module (or a lazy wrapper's) belongs to a bundle
+        // nested there.
+        let nested = |c: &(usize, usize, bool)| {
+            all_calls.iter().any(|o| o.0 < c.0 && c.1 <= o.1)
+                || lazy.iter().any(|l| l.0 < c.0 && c.1 <= l.1)
+        };
         let calls: Vec<_> = all_calls
             .iter()
             .copied()
             .filter(|c| !inside_table(c.0) && !nested(c))
             .collect();
-        let lazy = lazy_wrappers(text, toks).into_iter().filter(|&at| !inside_table(at)).count();
         let esm = calls.iter().filter(|c| c.2).count();
         counts.commonjs += calls.len() - esm;
-        counts.rollup += lazy;
+        counts.rollup += lazy.len();
         counts.esm += esm;
         counts.webpack += tables
             .iter()
             .filter(|t| !calls.iter().any(|c| (c.0..c.1).contains(&t.0)))
+            .filter(|t| !lazy.iter().any(|l| (l.0..l.1).contains(&t.0)))
             .map(|t| t.2)
             .sum::<usize>();
     }
@@ -608,7 +624,7 @@ fn print() {
         for c in helper_calls(text, &toks, &helpers).iter().filter(|c| c.2) {
             eprintln!("  esm call: {}", &text[c.0.saturating_sub(30)..(c.0 + 60).min(text.len())]);
         }
-        eprintln!("{name}: lazy {} webpack {:?} final depth {}", lazy_wrappers(text, &toks).len(), webpack_tables(text, &toks), toks.last().map_or(0, |t| t.depth));
+        eprintln!("{name}: lazy {:?} webpack {:?} final depth {}", lazy_wrappers(text, &toks).iter().take(3).collect::<Vec<_>>(), webpack_tables(text, &toks), toks.last().map_or(0, |t| t.depth));
         for w in toks.windows(2).filter(|w| w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident).take(3) {
             eprintln!("  fn {}", compact(text, w[1].start, 80));
         }
