@@ -368,8 +368,23 @@ fn imports_of(text: &str, toks: &[Token]) -> Vec<(String, String, String)> {
 fn helper_calls(text: &str, toks: &[Token], helpers: &[(String, bool, usize)]) -> Vec<(usize, usize, bool)> {
     let mut calls = Vec::new();
     for i in 0..toks.len().saturating_sub(3) {
-        let [eq, name] = [&toks[i], &toks[i + 1]];
-        if eq.kind != Tok::Punct || word(text, eq) != "=" || name.kind != Tok::Ident {
+        let name = &toks[i + 1];
+        if name.kind != Tok::Ident {
+            continue;
+        }
+        // `= NAME(`, or inside an interop call, `= m(NAME(` or `= m((NAME(`.
+        let mut j = i;
+        while j > 0 && word(text, &toks[j]) == "(" {
+            j -= 1;
+        }
+        if j < i && toks[j].kind == Tok::Ident && j > 0 {
+            j -= 1;
+            while j > 0 && word(text, &toks[j]) == "(" {
+                j -= 1;
+            }
+        }
+        let eq = &toks[j];
+        if eq.kind != Tok::Punct || word(text, eq) != "=" {
             continue;
         }
         // `= NAME(` or, through a CommonJS chunk's namespace, `= e.m(`.
@@ -383,7 +398,8 @@ fn helper_calls(text: &str, toks: &[Token], helpers: &[(String, bool, usize)]) -
         if word(text, open) != "(" {
             continue;
         }
-        let Some(&(_, is_esm, _)) = helpers.iter().find(|h| h.0 == called && h.2 == name.depth) else {
+        let depth = eq.depth;
+        let Some(&(_, is_esm, _)) = helpers.iter().find(|h| h.0 == called && h.2 == depth) else {
             continue;
         };
         let a = word(text, arg);
@@ -567,6 +583,9 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
             .filter(|c| !inside_table(c.0) && !nested(c))
             .collect();
         let esm = calls.iter().filter(|c| c.2).count();
+        if std::env::var("COUNT_DEBUG").is_ok() {
+            eprintln!("{name}: {} calls ({esm} esm), {} lazy", calls.len(), lazy.len());
+        }
         counts.commonjs += calls.len() - esm;
         counts.rollup += lazy.len();
         counts.esm += esm;
