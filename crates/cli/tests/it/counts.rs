@@ -14,7 +14,7 @@
 //! - **webpack modules**: the entries of the outermost object literals whose entries are all
 //!   functions of at most three parameters keyed by numbers or by quoted paths, at least three
 //!   of them (webpack's module table) or any number after `exports.modules =` (a split
-//!   chunk's).
+//!   chunk's) or as the first variable of a function (`(()=>{var t={975:...}`, the runtime's).
 //!
 //! A bundle inside another's module is kept whole by pilotfish, and not counted here: helper
 //! calls inside another helper call or inside a webpack table, tables inside a helper call.
@@ -484,7 +484,13 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                     }
                     // A split chunk's table may hold one module: `exports.modules = {`.
                     let chunk = start >= 3 && joined(text, &toks[start - 3..start], 3) == ".modules=";
-                    if (modules >= 3 || (chunk && modules > 0)) && others == 0 {
+                    // ... and a runtime's, first in its function: `(()=>{var t={`.
+                    let runtime = start >= 12 && {
+                        let before = joined(text, &toks[start - 12..start], 12);
+                        let head = before.rsplit_once("var").map_or("", |(h, _)| h);
+                        before.ends_with('=') && (head.ends_with("()=>{") || head.ends_with("function(){") || head.ends_with("\"use strict\";"))
+                    };
+                    if (modules >= 3 || ((chunk || runtime) && modules > 0)) && others == 0 {
                         tables.push((toks[start].start, t.end, modules));
                     }
                 }
