@@ -223,7 +223,10 @@ fn js_files(dir: &Path, into: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             js_files(&path, into);
-        } else if path.extension().is_some_and(|e| e == "js" || e == "mjs" || e == "cjs") {
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "js" || e == "mjs" || e == "cjs")
+        {
             into.push(path);
         }
     }

@@ -136,7 +136,10 @@ pub(crate) fn run(args: Args) -> Result<()> {
 fn wrappers_line(w: &unbundle::Wrappers) -> String {
     let kinds = [
         (w.webpack, "webpack modules"),
-        (w.commonjs, "esbuild-style (esbuild, Bun, rolldown) CommonJS wrappers"),
+        (
+            w.commonjs,
+            "esbuild-style (esbuild, Bun, rolldown) CommonJS wrappers",
+        ),
         (w.esm, "esbuild-style ES module initializers"),
         (w.rollup, "rollup CommonJS wrappers"),
     ];

@@ -67,7 +67,8 @@ impl<'a> Visit<'a> for Found {
     fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
         // `import` is the expression's first token: `import (x)` keeps its space.
         let keyword = it.span.start;
-        self.edits.push((keyword, keyword + "import".len() as u32, IMPORT));
+        self.edits
+            .push((keyword, keyword + "import".len() as u32, IMPORT));
         walk::walk_import_expression(self, it);
     }
 }
@@ -87,6 +88,9 @@ mod tests {
         let sloppy = "(function () { with (o) { import('x'); } });";
         assert!(through_entry(sloppy).contains("__pilotfish_import('x')"));
         let plain = "(function () { var imported = 1; });";
-        assert!(matches!(through_entry(plain), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(
+            through_entry(plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

@@ -239,14 +239,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         )?;
         let mut file = split.file;
         if split.plain {
-            chunks.push(ManifestModule {
-                id: input.name.to_owned(),
-                path: input.name.to_owned(),
-                name: None,
-                file: input.name.to_owned(),
-                kind: ModuleKind::Chunk,
-                size: input.text.len(),
-            });
+            chunks.push(plain_chunk(input));
         }
         if unwrapped.is_some() {
             file.text = recognize::iife::Unwrapped::wrap(&file.text);
@@ -267,29 +260,13 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let (mut modules, module_names) = manifest_modules(&jobs, &options.names);
     modules.extend(chunks);
     let mut transforms = options.transforms;
-    // Only where the runtime defines `require.d` and `require.r` as webpack's does.
-    transforms.helpers &= inputs.iter().any(|i| {
-        ["__esModule", "toStringTag", "enumerable", "defineProperty"]
-            .iter()
-            .all(|mark| i.text.contains(mark))
-    });
+    transforms.helpers &= defines_webpack_helpers(inputs);
     let results = rewrite_twice(&jobs, transforms, &module_names);
     let mut changes = Changes::default();
     for (job, result) in jobs.iter().zip(results) {
         let file = result?;
         changes += file.changes;
-        if file.evals {
-            notes.push(format!(
-                "module {}: calls eval, which may read any of its names by their text: its parameters and variables keep the names the bundle gave them",
-                job.id
-            ));
-        } else if !file.kept.is_empty() {
-            notes.push(format!(
-                "module {}: kept the parameter name(s) {} where `module`, `exports` or `require` would have captured or been shadowed by another name",
-                job.id,
-                file.kept.join(", ")
-            ));
-        }
+        notes.extend(kept_names_note(&job.id, &file));
         files.push(OutputFile {
             path: job.path.clone(),
             text: format!("{}{}", job.header, file.text),
@@ -315,6 +292,43 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         notes,
         changes,
     })
+}
+
+/// A chunk of the set that holds no wrapper, as the manifest lists it.
+fn plain_chunk(input: &Input<'_>) -> ManifestModule {
+    ManifestModule {
+        id: input.name.to_owned(),
+        path: input.name.to_owned(),
+        name: None,
+        file: input.name.to_owned(),
+        kind: ModuleKind::Chunk,
+        size: input.text.len(),
+    }
+}
+
+/// Whether a runtime among `inputs` defines `require.d` and `require.r` as webpack's does.
+fn defines_webpack_helpers(inputs: &[Input<'_>]) -> bool {
+    inputs.iter().any(|i| {
+        ["__esModule", "toStringTag", "enumerable", "defineProperty"]
+            .iter()
+            .all(|mark| i.text.contains(mark))
+    })
+}
+
+/// What the reader should know of the names module `id` kept, if anything.
+fn kept_names_note(id: &str, file: &module::ModuleFile) -> Option<String> {
+    if file.evals {
+        Some(format!(
+            "module {id}: calls eval, which may read any of its names by their text: its parameters and variables keep the names the bundle gave them"
+        ))
+    } else if !file.kept.is_empty() {
+        Some(format!(
+            "module {id}: kept the parameter name(s) {} where `module`, `exports` or `require` would have captured or been shadowed by another name",
+            file.kept.join(", ")
+        ))
+    } else {
+        None
+    }
 }
 
 impl std::ops::AddAssign for Wrappers {
@@ -365,7 +379,12 @@ fn distinct_paths(
             .find(|p| !taken.contains_key(p))
             .expect("some number is free");
         if let Some(file) = files.iter_mut().find(|f| f.path == job.file) {
-            file.text = replace_nth(&file.text, &format!("{:?}", job.path), &format!("{path:?}"), *nth);
+            file.text = replace_nth(
+                &file.text,
+                &format!("{:?}", job.path),
+                &format!("{path:?}"),
+                *nth,
+            );
         }
         taken.insert(path.clone(), job.id.clone());
         job.path = path;
@@ -380,7 +399,11 @@ fn numbered(path: &str, n: usize) -> String {
         Some((stem, ext)) if !stem.is_empty() => format!("{stem}-{n}.{ext}"),
         _ => format!("{name}-{n}"),
     };
-    if dir.is_empty() { name } else { format!("{dir}/{name}") }
+    if dir.is_empty() {
+        name
+    } else {
+        format!("{dir}/{name}")
+    }
 }
 
 /// `text` with the `nth` (from 1) occurrence of `old` replaced by `new`.

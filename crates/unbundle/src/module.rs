@@ -64,16 +64,7 @@ pub(crate) fn rewrite(
         message,
     };
     let allocator = Allocator::default();
-    let prefix = if strict { "\"use strict\";(" } else { "(" };
-    let wrapped = format!("{prefix}{source});");
-    // `import.meta` and `import()` are read through what the entry passes on; the source
-    // map's names, by offset, no longer fit a text that changed.
-    let wrapped = crate::imports::through_entry(&wrapped);
-    let source_names = if matches!(wrapped, std::borrow::Cow::Owned(_)) {
-        &[][..]
-    } else {
-        source_names
-    };
+    let (wrapped, changed, at) = wrap(source, strict);
     let mut program = parse(&allocator, &wrapped).map_err(error)?;
     let semantic = SemanticBuilder::new().build(&program).semantic;
     let Some((function_scope, params)) = function_of(&program) else {
@@ -83,40 +74,26 @@ pub(crate) fn rewrite(
     let scoping = semantic.scoping();
     // A module that calls `eval` may read any of its names by their text: none is renamed.
     let evals = scoping.root_unresolved_references().contains_key("eval");
-    let (renames, kept) = if evals {
-        (Vec::new(), unrenamed(scoping, &params, parameters))
-    } else {
-        parameter_renames(scoping, function_scope, &params, parameters)
-    };
-    let prologue = bind_kept(&kept, scoping, &params);
+    let (renames, kept, prologue) =
+        parameter_names(scoping, function_scope, &params, parameters, evals);
+    let (name_helper, source_names) = usable_names(evals, changed, name_helper, source_names);
     let outer = free_parameter_names(scoping, parameters);
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
     let wrapper = wrapper_of(parameters, &params, function_scope);
-    let facts =
-        if plan.is_none() && (transforms.calls || transforms.plain_exports || transforms.helpers) {
-            crate::transform::exports::facts(&program, scoping, wrapper)
-        } else {
-            crate::transform::exports::Facts::default()
-        };
+    let facts = first_pass_facts(plan, transforms, &program, scoping, wrapper);
     let plain_functions = plain_functions(plan, id, &program, scoping, wrapper);
     let module_renames = if evals {
         Vec::new()
     } else {
         variable_names(&program, scoping, wrapper, names, transforms, parameters)
     };
-    // `source` starts after `wrapped`'s prefix.
-    let at = prefix.len() as u32;
-    let (named, name_calls) = if evals {
-        Default::default()
-    } else {
-        given_names(
+    let (named, name_calls) = given_names(
         (&program, scoping),
         (name_helper, source_names, at),
         &module_renames,
         (&renames, &params),
         parameters,
-        )
-    };
+    );
     let mut scoping = semantic.into_scoping();
     apply_renames(
         &mut scoping,
@@ -130,17 +107,9 @@ pub(crate) fn rewrite(
         allocator: &allocator,
     }
     .visit_program(&mut program);
-    let calls = match plan {
-        Some(plan) => crate::transform::exports::rewrite_calls(
-            &mut program,
-            &allocator,
-            &scoping,
-            wrapper,
-            plan,
-        ),
-        None => 0,
-    };
-
+    let calls = plan.map_or(0, |plan| {
+        crate::transform::exports::rewrite_calls(&mut program, &allocator, &scoping, wrapper, plan)
+    });
     // The function's body becomes the program.
     let Some(body) = take_body(&mut program, &allocator) else {
         return Err(error("is not a function".to_owned()));
@@ -171,6 +140,74 @@ pub(crate) fn rewrite(
         evals,
         facts,
     })
+}
+
+/// The `__name` helper and the source map's names a module is named by: none in a module
+/// that calls `eval` (nothing is renamed there), and no source map names in a text that
+/// changed (they are by offset).
+fn usable_names<'n>(
+    evals: bool,
+    changed: bool,
+    name_helper: Option<&'n str>,
+    source_names: &'n [(u32, String)],
+) -> (Option<&'n str>, &'n [(u32, String)]) {
+    match (evals, changed) {
+        (true, _) => (None, &[]),
+        (false, true) => (name_helper, &[]),
+        (false, false) => (name_helper, source_names),
+    }
+}
+
+/// What the first pass (no `plan` yet) learns for the transforms that depend on other
+/// modules, when any of them runs.
+fn first_pass_facts(
+    plan: Option<&crate::transform::exports::Plan>,
+    transforms: crate::transform::Transforms,
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &oxc_semantic::Scoping,
+    wrapper: crate::refs::Wrapper,
+) -> crate::transform::exports::Facts {
+    if plan.is_none() && (transforms.calls || transforms.plain_exports || transforms.helpers) {
+        crate::transform::exports::facts(program, scoping, wrapper)
+    } else {
+        crate::transform::exports::Facts::default()
+    }
+}
+
+/// The module function's text wrapped in parentheses (after `"use strict";` when its
+/// surroundings were strict) to parse, with `import.meta` and `import()` read through what
+/// the entry passes on (see `imports.rs`); whether that changed it, and where `source`
+/// starts in it.
+fn wrap(source: &str, strict: bool) -> (String, bool, u32) {
+    let prefix = if strict { "\"use strict\";(" } else { "(" };
+    let wrapped = format!("{prefix}{source});");
+    let changed = match crate::imports::through_entry(&wrapped) {
+        std::borrow::Cow::Owned(changed) => Some(changed),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    let at = prefix.len() as u32;
+    match changed {
+        Some(changed) => (changed, true, at),
+        None => (wrapped, false, at),
+    }
+}
+
+/// The parameters that take the loader's names, those that keep theirs, and the lines that
+/// bind the kept ones; in a module that calls `eval` (`evals`) all keep theirs.
+fn parameter_names(
+    scoping: &oxc_semantic::Scoping,
+    function_scope: ScopeId,
+    params: &[SymbolId],
+    parameters: &[&'static str],
+    evals: bool,
+) -> (Vec<(SymbolId, &'static str)>, Vec<String>, String) {
+    let (renames, kept) = if evals {
+        (Vec::new(), unrenamed(scoping, params, parameters))
+    } else {
+        parameter_renames(scoping, function_scope, params, parameters)
+    };
+    let prologue = bind_kept(&kept, scoping, params);
+    (renames, kept, prologue)
 }
 
 /// The parameters of a module that calls `eval` whose names differ from the loader's: all

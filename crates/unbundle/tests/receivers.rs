@@ -26,7 +26,10 @@ fn entry_file(name: &str, text: &str, expected: &str) -> String {
     .unwrap_or_else(|e| panic!("{name}: {e}"));
     let (before, after) = run_both(name, text, &out);
     assert_eq!(before.0, expected, "{name}: the bundle prints {}", before.1);
-    assert_eq!(after, before, "{name}: the unbundled program prints the same");
+    assert_eq!(
+        after, before,
+        "{name}: the unbundled program prints the same"
+    );
     out.files
         .iter()
         .find(|f| f.path == "modules/9.cjs")

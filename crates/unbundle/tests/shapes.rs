@@ -191,6 +191,15 @@ fn rollup_s_lazy_commonjs_wrappers_each_become_a_module_file() {
     let rollup = output.manifest.wrappers.rollup;
     assert!(rollup.found >= 40, "{rollup:?}");
     assert_eq!(count(&output, unbundle::ModuleKind::Rollup), rollup.found);
+    // The variable a wrapper returns is the module's own: its exports (or module object).
+    let reads_as_commonjs = |needle: &str| {
+        output
+            .files
+            .iter()
+            .any(|f| f.path.starts_with("modules/require") && f.text.contains(needle))
+    };
+    assert!(reads_as_commonjs("\nmodule.exports = {"));
+    assert!(reads_as_commonjs("\nexports.summary = "));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -204,8 +204,7 @@ impl<'a> Visit<'a> for Calls<'_> {
             let bound = self.bound_to.take();
             // rolldown's `__commonJSMin(((exports, module) => {...}))` puts the function in
             // parentheses.
-            let Some(argument) = argument.as_expression().map(|e| e.without_parentheses())
-            else {
+            let Some(argument) = argument.as_expression().map(|e| e.without_parentheses()) else {
                 walk::walk_call_expression(self, it);
                 return;
             };

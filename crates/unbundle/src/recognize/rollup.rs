@@ -26,6 +26,10 @@ pub(crate) struct Lazy {
     pub(crate) function: Span,
     /// The module's code: from after the flag's assignment to before the last return.
     pub(crate) code: Span,
+    /// The variable the wrapper returns (`x`), in its guard.
+    pub(crate) holder: Span,
+    /// It returns `x.exports` (`x` is a module object), not `x` (the exports themselves).
+    pub(crate) module_object: bool,
 }
 
 /// The lazy wrappers among `program`'s top-level function declarations, in order; their
@@ -56,10 +60,16 @@ pub(crate) fn lazy_wrappers(program: &Program<'_>, text: &str) -> Vec<Lazy> {
             if !sets_to_one(flag, flag_name) || !returns_same(last, returned, text) {
                 return None;
             }
+            let (holder, module_object) = match returned {
+                Expression::StaticMemberExpression(m) => (m.object.span(), true),
+                other => (other.span(), false),
+            };
             Some(Lazy {
                 name: id.name.to_string(),
                 function: f.span,
                 code: Span::new(flag.span().end, last.span().start),
+                holder,
+                module_object,
             })
         })
         .collect()

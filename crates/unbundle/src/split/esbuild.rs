@@ -15,7 +15,7 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::FxHashSet;
 
-use crate::split::esm::uses::Kind;
+use crate::split::esm::uses::{Kind, Use};
 use crate::split::esm::{Moved, TopLevel};
 
 /// One module of an esbuild bundle that moves into a file: a CommonJS module, or the
@@ -160,10 +160,24 @@ pub(crate) struct Found {
 /// module's file is used through that module's namespace object, passed by value), and the
 /// rewrites that make the live ones go through [`LIVE`].
 pub(crate) fn outer_names(scoping: &Scoping, uses: &TopLevel, moved: &Moved, span: Span) -> Outer {
+    outer_names_but(scoping, uses, moved, span, None)
+}
+
+/// [`outer_names`] without `except`, which the caller substitutes itself.
+pub(crate) fn outer_names_but(
+    scoping: &Scoping,
+    uses: &TopLevel,
+    moved: &Moved,
+    span: Span,
+    except: Option<SymbolId>,
+) -> Outer {
     let mut outer = Outer::default();
     let mut seen: FxHashSet<SymbolId> = FxHashSet::default();
     let mut live: FxHashSet<SymbolId> = FxHashSet::default();
     for u in uses.within(span) {
+        if Some(u.symbol) == except {
+            continue;
+        }
         if seen.insert(u.symbol) {
             let renamed = moved.name_of(u.symbol);
             let name = renamed.unwrap_or_else(|| scoping.symbol_name(u.symbol));
@@ -184,29 +198,29 @@ pub(crate) fn outer_names(scoping: &Scoping, uses: &TopLevel, moved: &Moved, spa
         }
         if live.contains(&u.symbol) {
             let name = scoping.symbol_name(u.symbol);
-            let replacement = match u.kind {
-                // The call keeps no receiver, as the plain name had none.
-                Kind::Callee => format!("(0, {LIVE}.{name})"),
-                Kind::Shorthand => format!("{name}: {LIVE}.{name}"),
-                _ if u.pattern_shorthand => format!("{name}: {LIVE}.{name}"),
-                _ => format!("{LIVE}.{name}"),
-            };
-            outer
-                .substitutions
-                .push((Span::new(u.at, u.end), replacement));
-            // `x = () => 1` named the function `x`; a property assignment names nothing, so
-            // the value is named in an object literal first: `{ x: () => 1 }.x`.
-            if let Some(value) = u.names_value {
-                outer
-                    .substitutions
-                    .push((Span::new(value.start, value.start), format!("{{ {name}: ")));
-                outer
-                    .substitutions
-                    .push((Span::new(value.end, value.end), format!(" }}.{name}")));
-            }
+            substitute(u, name, &format!("{LIVE}.{name}"), &mut outer.substitutions);
         }
     }
     outer
+}
+
+/// The substitutions that make use `u` of top-level `name` read and write `member` (a
+/// property access) instead, with the same meaning.
+pub(crate) fn substitute(u: &Use, name: &str, member: &str, into: &mut Vec<(Span, String)>) {
+    let replacement = match u.kind {
+        // The call keeps no receiver, as the plain name had none.
+        Kind::Callee => format!("(0, {member})"),
+        Kind::Shorthand => format!("{name}: {member}"),
+        _ if u.pattern_shorthand => format!("{name}: {member}"),
+        _ => member.to_owned(),
+    };
+    into.push((Span::new(u.at, u.end), replacement));
+    // `x = () => 1` named the function `x`; a property assignment names nothing, so the
+    // value is named in an object literal first: `{ x: () => 1 }.x`.
+    if let Some(value) = u.names_value {
+        into.push((Span::new(value.start, value.start), format!("{{ {name}: ")));
+        into.push((Span::new(value.end, value.end), format!(" }}.{name}")));
+    }
 }
 
 /// Whether top-level `symbol`, never assigned, holds its value before code at `at` can run:

@@ -36,25 +36,14 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
         while out.jobs.iter().any(|j| j.id == id) {
             id.push('_');
         }
-        let outer = esbuild::outer_names(file.scoping, &uses, &out.moved, lazy.code);
         let path = module_path(&id, None, file.names);
-        // The module's own `exports` and `module` are fresh objects nobody reads: the code
-        // keeps its exports where rollup put them, in the bundle's variables.
-        out.edits.push((
-            lazy.code,
-            format!(
-                "\n{}.call(this, {{}}, {{ exports: {{}} }});\n",
-                commonjs_call(&path, &outer)
-            ),
-        ));
-        let code = out
-            .moved
-            .splice_with(file.input.text, lazy.code, &outer.substitutions);
+        let (call, code, takes) = module_code(file, &uses, &out.moved, &lazy, &path);
+        out.edits.push((lazy.code, call));
         out.jobs.push(Job {
             id,
             path,
             file: file.input.name,
-            source: Cow::Owned(format!("function () {{{code}}}")),
+            source: Cow::Owned(code),
             strict,
             parameters: &crate::module::ESBUILD,
             revealed: file.licensed(lazy.code),
@@ -63,7 +52,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
             span: lazy.function,
             name_helper: None,
             source_names: Vec::new(),
-            takes: outer.values.iter().chain(&outer.live).cloned().collect(),
+            takes,
             header: String::new(),
         });
         split += 1;
@@ -71,3 +60,78 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
     out.edits.sort_by_key(|(s, _)| (s.start, s.end));
     out.wrappers.rollup = crate::Count { found, split };
 }
+
+/// What replaces a wrapper's code in the bundle (a call of the loader), the module
+/// function for its file, and the bundle's names the file is given.
+///
+/// The variable the wrapper returns is the module's own: where it holds the exports (`var
+/// x; ... x = {...}; return x;`) the file reads and writes it as `module.exports`, the
+/// loader passing a module object whose `exports` is that variable, live (or as `exports`,
+/// the variable's value, when nothing assigns it: `var x = {}; x.f = ...`); where it is a
+/// module object (`var x = {exports: {}}; ... return x.exports;`) the file reads it as
+/// `module`, and the loader passes that object.
+fn module_code(
+    file: &File<'_, '_, '_>,
+    uses: &TopLevel,
+    moved: &crate::split::esm::Moved,
+    lazy: &Lazy,
+    path: &str,
+) -> (String, String, Vec<String>) {
+    let holder = uses
+        .within(lazy.holder)
+        .first()
+        .filter(|u| u.at == lazy.holder.start)
+        .map(|u| u.symbol);
+    // A module object must be the same object throughout.
+    let holder = holder.filter(|&s| !(lazy.module_object && uses.written(s)));
+    let mut outer = esbuild::outer_names_but(file.scoping, uses, moved, lazy.code, holder);
+    let (exports, module) = match holder {
+        Some(symbol) => {
+            let name = file.scoping.symbol_name(symbol);
+            let (member, exports, module) = if lazy.module_object {
+                (
+                    MODULE.to_owned(),
+                    format!("{name}.exports"),
+                    name.to_owned(),
+                )
+            } else if !uses.written(symbol) {
+                (
+                    EXPORTS.to_owned(),
+                    name.to_owned(),
+                    format!("{{ exports: {name} }}"),
+                )
+            } else {
+                (
+                    format!("{MODULE}.exports"),
+                    name.to_owned(),
+                    format!(
+                        "{{ get exports() {{ return {name}; }}, set exports(__pilotfish_value) {{ {name} = __pilotfish_value; }} }}"
+                    ),
+                )
+            };
+            for u in uses.within(lazy.code).iter().filter(|u| u.symbol == symbol) {
+                esbuild::substitute(u, name, &member, &mut outer.substitutions);
+            }
+            outer.substitutions.sort_by_key(|(s, _)| (s.start, s.end));
+            (exports, module)
+        }
+        // The module's own `exports` and `module` are fresh objects nobody reads.
+        None => ("{}".to_owned(), "{ exports: {} }".to_owned()),
+    };
+    let call = format!(
+        "\n{}.call(this, {exports}, {module});\n",
+        commonjs_call(path, &outer)
+    );
+    let code = moved.splice_with(file.input.text, lazy.code, &outer.substitutions);
+    let takes = outer.values.iter().chain(&outer.live).cloned().collect();
+    (
+        call,
+        format!("function ({EXPORTS}, {MODULE}) {{{code}}}"),
+        takes,
+    )
+}
+
+/// The names the module function's parameters have in its text, before `module.rs` names
+/// them `exports` and `module`: names nothing else in the bundle uses.
+const EXPORTS: &str = "__pilotfish_exports";
+const MODULE: &str = "__pilotfish_module";

@@ -130,20 +130,21 @@ impl Bindings<'_> {
 
 impl<'a> Visit<'a> for Bindings<'_> {
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
-        if self.depth == 1 && super::interop::declares_import_default(
-                it,
-                self.scoping,
-                (self.wrapper, self.arrow),
-            )
+        if self.depth == 1
+            && super::interop::declares_import_default(it, self.scoping, (self.wrapper, self.arrow))
+            && let Some(symbol) = it
+                .id
+                .get_binding_identifier()
+                .and_then(|b| b.symbol_id.get())
         {
-            if let Some(symbol) = it.id.get_binding_identifier().and_then(|b| b.symbol_id.get()) {
-                self.interop.insert(symbol);
-            }
+            self.interop.insert(symbol);
         }
         // `require(ID)`, or `__importDefault(require(ID))`: the call inside.
         let call = match &it.init {
             Some(Expression::CallExpression(call)) => match call.arguments.as_slice() {
-                [Argument::CallExpression(inner)] if self.is_interop(&call.callee) => Some(&**inner),
+                [Argument::CallExpression(inner)] if self.is_interop(&call.callee) => {
+                    Some(&**inner)
+                }
                 _ => Some(&**call),
             },
             _ => None,

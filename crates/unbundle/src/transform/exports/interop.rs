@@ -43,12 +43,18 @@ pub(super) fn declares_import_default(
         return false;
     };
     if scoping.symbol_scope_id(symbol) != wrapper.scope
-        || scoping.get_resolved_references(symbol).any(|r| r.is_write())
+        || scoping
+            .get_resolved_references(symbol)
+            .any(|r| r.is_write())
         || !scoping.symbol_redeclarations(symbol).is_empty()
     {
         return false;
     }
-    let Some(init) = declarator.init.as_ref().map(Expression::without_parentheses) else {
+    let Some(init) = declarator
+        .init
+        .as_ref()
+        .map(Expression::without_parentheses)
+    else {
         return false;
     };
     // `this` at the module's start holds no helper: webpack's fresh exports (it calls a
@@ -88,7 +94,9 @@ fn hands_on_the_module(expr: &Expression<'_>) -> bool {
         }
         Expression::ArrowFunctionExpression(f) if !f.r#async => {
             let returned = match &f.body {
-                oxc_ast::ast::ArrowFunctionBody::FunctionBody(body) => only_return(&body.statements),
+                oxc_ast::ast::ArrowFunctionBody::FunctionBody(body) => {
+                    only_return(&body.statements)
+                }
                 body => body.as_expression(),
             };
             (&f.params, returned)
@@ -98,7 +106,11 @@ fn hands_on_the_module(expr: &Expression<'_>) -> bool {
     let [param] = params.items.as_slice() else {
         return false;
     };
-    let Some(name) = param.pattern.get_binding_identifier().map(|b| b.name.as_str()) else {
+    let Some(name) = param
+        .pattern
+        .get_binding_identifier()
+        .map(|b| b.name.as_str())
+    else {
         return false;
     };
     let Some(Expression::ConditionalExpression(c)) = returned.map(|r| r.without_parentheses())
