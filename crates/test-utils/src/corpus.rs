@@ -48,8 +48,7 @@ fn repo() -> PathBuf {
 /// Every line of `tools/real-bundles/corpus.tsv`.
 pub fn lines() -> Vec<Line> {
     let path = repo().join("tools/real-bundles/corpus.tsv");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(parse)
@@ -66,9 +65,23 @@ pub fn line(name: &str) -> Line {
 
 fn parse(text: &str) -> Line {
     let cols: Vec<&str> = text.split('\t').collect();
-    let [name, package, version, files, bundler, shape, run, node, unbundles, behaves] = cols[..]
+    let [
+        name,
+        package,
+        version,
+        files,
+        bundler,
+        shape,
+        run,
+        node,
+        unbundles,
+        behaves,
+    ] = cols[..]
     else {
-        panic!("corpus.tsv: a line of {} columns, not 10: {text}", cols.len())
+        panic!(
+            "corpus.tsv: a line of {} columns, not 10: {text}",
+            cols.len()
+        )
     };
     let mut words = run.split_whitespace().map(str::to_owned);
     let first = words.next().expect("corpus.tsv: an empty run column");
@@ -145,7 +158,13 @@ impl Line {
                 .filter_map(|e| e.file_name().into_string().ok())
                 .filter(|n| n.starts_with(prefix) && n.ends_with(tail))
                 .filter(|n| !n.contains(".d.") && !n.ends_with(".map"))
-                .map(|n| if folder.is_empty() { n } else { format!("{folder}/{n}") })
+                .map(|n| {
+                    if folder.is_empty() {
+                        n
+                    } else {
+                        format!("{folder}/{n}")
+                    }
+                })
                 .collect();
             found.sort();
             for file in found {
@@ -247,7 +266,12 @@ impl Sandbox {
             std::process::id()
         ));
         let _ = std::fs::remove_dir_all(&root);
-        for dir in ["home/.config", "home/.cache", "home/.local/share", "home/.local/state"] {
+        for dir in [
+            "home/.config",
+            "home/.cache",
+            "home/.local/share",
+            "home/.local/state",
+        ] {
             std::fs::create_dir_all(root.join(dir)).unwrap();
         }
         std::fs::create_dir_all(root.join("cwd")).unwrap();

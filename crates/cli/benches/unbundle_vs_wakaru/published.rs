@@ -41,19 +41,56 @@ fn issue_33() -> Vec<Line> {
         args: vec!["--version".to_owned()],
     };
     let mut lines = vec![
-        real("copilot_ls_1_290", "@github/copilot-language-server", "1.290.0", "dist/main.js", version("dist/main.js"), false),
-        real("copilot_ls_1_539", "@github/copilot-language-server", "1.539.0", "dist/main.js", version("dist/main.js"), true),
-        real("pnpm", "pnpm", "9.15.0", "dist/pnpm.cjs", version("dist/pnpm.cjs"), false),
-        real("yarn_4", "@yarnpkg/cli-dist", "4.5.0", "bin/yarn.js", version("bin/yarn.js"), false),
+        real(
+            "copilot_ls_1_290",
+            "@github/copilot-language-server",
+            "1.290.0",
+            "dist/main.js",
+            version("dist/main.js"),
+            false,
+        ),
+        real(
+            "copilot_ls_1_539",
+            "@github/copilot-language-server",
+            "1.539.0",
+            "dist/main.js",
+            version("dist/main.js"),
+            true,
+        ),
+        real(
+            "pnpm",
+            "pnpm",
+            "9.15.0",
+            "dist/pnpm.cjs",
+            version("dist/pnpm.cjs"),
+            false,
+        ),
+        real(
+            "yarn_4",
+            "@yarnpkg/cli-dist",
+            "4.5.0",
+            "bin/yarn.js",
+            version("bin/yarn.js"),
+            false,
+        ),
         real(
             "tailwindcss_ls",
             "@tailwindcss/language-server",
             "0.14.1",
             "bin/tailwindcss-language-server",
-            Run::Lsp { file: "bin/tailwindcss-language-server".to_owned() },
+            Run::Lsp {
+                file: "bin/tailwindcss-language-server".to_owned(),
+            },
             false,
         ),
-        real("yarn_1", "yarn", "1.22.22", "lib/cli.js", version("lib/cli.js"), false),
+        real(
+            "yarn_1",
+            "yarn",
+            "1.22.22",
+            "lib/cli.js",
+            version("lib/cli.js"),
+            false,
+        ),
     ];
     lines[5].bundler = "webpack 4".to_owned();
     lines
@@ -74,7 +111,12 @@ fn package_dir(line: &Line) -> PathBuf {
 }
 
 fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Runs the package in `sandbox` as the line says.
@@ -91,16 +133,28 @@ fn run(line: &Line, sandbox: &Sandbox) -> Ran {
             sandbox.run(&node, &refs, limit)
         }
         Run::Lsp { file } => {
-            let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/real-bundles/initialize.js");
+            let client = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tools/real-bundles/initialize.js");
             let server = package.join(file);
-            sandbox.run(&node, &[client.as_os_str(), node.as_os_str(), server.as_os_str()], limit)
+            sandbox.run(
+                &node,
+                &[client.as_os_str(), node.as_os_str(), server.as_os_str()],
+                limit,
+            )
         }
     }
 }
 
 /// Whether `out` (with `entry` to run), put in place of the bundle in a copy of the package,
 /// behaves as the bundle did (`original`).
-fn behaves(line: &Line, dir: &Path, files: &[String], out: &Path, entry: &str, original: &Ran) -> bool {
+fn behaves(
+    line: &Line,
+    dir: &Path,
+    files: &[String],
+    out: &Path,
+    entry: &str,
+    original: &Ran,
+) -> bool {
     if !out.join(entry).is_file() {
         return false;
     }
@@ -115,7 +169,10 @@ fn js_files(dir: &Path, into: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             js_files(&path, into);
-        } else if path.extension().is_some_and(|e| e == "js" || e == "mjs" || e == "cjs") {
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "js" || e == "mjs" || e == "cjs")
+        {
             into.push(path);
         }
     }
@@ -168,8 +225,14 @@ fn compare(line: &Line, pilotfish: &Path, wakaru: &Path, scratch: &Path) -> (Sid
     } else {
         line.files.clone()
     };
-    let paths: Vec<String> = files.iter().map(|f| dir.join(f).display().to_string()).collect();
-    let size: u64 = paths.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
+    let paths: Vec<String> = files
+        .iter()
+        .map(|f| dir.join(f).display().to_string())
+        .collect();
+    let size: u64 = paths
+        .iter()
+        .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+        .sum();
     let base = Sandbox::new(&format!("bench-bundle-{}", line.name));
     base.copy_package(&dir);
     let original = run(line, &base);
@@ -185,11 +248,15 @@ fn compare(line: &Line, pilotfish: &Path, wakaru: &Path, scratch: &Path) -> (Sid
         Ok((wall, cpu)) => {
             let out = ours_out.with_extension("0");
             let manifest: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(out.join("unbundle.json")).unwrap()).unwrap();
+                serde_json::from_str(&std::fs::read_to_string(out.join("unbundle.json")).unwrap())
+                    .unwrap();
             let entry = manifest["entry"].as_str().unwrap().to_owned();
             let mut js = Vec::new();
             js_files(&out, &mut js);
-            js.retain(|f| !f.file_name().is_some_and(|n| n.to_string_lossy().starts_with("unbundle-loader")));
+            js.retain(|f| {
+                !f.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("unbundle-loader"))
+            });
             ours = Side {
                 wall,
                 cpu,
@@ -211,12 +278,22 @@ fn compare(line: &Line, pilotfish: &Path, wakaru: &Path, scratch: &Path) -> (Sid
             let out = theirs_out.with_extension("0");
             let mut js = Vec::new();
             js_files(&out, &mut js);
-            let names: Vec<String> = files.iter().map(|f| f.rsplit('/').next().unwrap().to_owned()).collect();
+            let names: Vec<String> = files
+                .iter()
+                .map(|f| f.rsplit('/').next().unwrap().to_owned())
+                .collect();
             let modules = js
                 .iter()
-                .filter(|f| f.file_name().is_some_and(|n| !names.contains(&n.to_string_lossy().into_owned())))
+                .filter(|f| {
+                    f.file_name()
+                        .is_some_and(|n| !names.contains(&n.to_string_lossy().into_owned()))
+                })
                 .count();
-            let entry = if out.join("entry.js").is_file() { "entry.js".to_owned() } else { names[0].clone() };
+            let entry = if out.join("entry.js").is_file() {
+                "entry.js".to_owned()
+            } else {
+                names[0].clone()
+            };
             theirs = Side {
                 wall,
                 cpu,
@@ -226,7 +303,15 @@ fn compare(line: &Line, pilotfish: &Path, wakaru: &Path, scratch: &Path) -> (Sid
                 failed: None,
             };
         }
-        Err(e) => theirs.failed = Some(e.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").to_owned()),
+        Err(e) => {
+            theirs.failed = Some(
+                e.lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .to_owned(),
+            )
+        }
     }
     (ours, theirs, size as f64)
 }
@@ -279,13 +364,22 @@ impl Total {
 /// The `--corpus` bench.
 pub fn main(pilotfish: &Path, wakaru: &Path) {
     println!("load average at the start: {}", load());
-    let scratch = std::env::temp_dir().join(format!("pilotfish-corpus-bench-{}", std::process::id()));
+    let scratch =
+        std::env::temp_dir().join(format!("pilotfish-corpus-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).unwrap();
     let lines: Vec<Line> = issue_33().into_iter().chain(corpus::lines()).collect();
     println!(
         "{:<34} {:>8}  {:>11}  {:>13}  {:>9}  {:>17}  {:>17}  {:>6} {:>6}",
-        "bundle", "size", "modules p/w", "junk/1,000 p/w", "runs p/w", "wall p/w (s)", "CPU p/w (s)", "wall x", "CPU x"
+        "bundle",
+        "size",
+        "modules p/w",
+        "junk/1,000 p/w",
+        "runs p/w",
+        "wall p/w (s)",
+        "CPU p/w (s)",
+        "wall x",
+        "CPU x"
     );
     let (mut all, mut split) = (Total::default(), Total::default());
     for line in &lines {
@@ -310,7 +404,11 @@ pub fn main(pilotfish: &Path, wakaru: &Path) {
         );
         for (who, side) in [("pilotfish", &ours), ("wakaru", &theirs)] {
             if let Some(why) = &side.failed {
-                println!("{:<34} {who} failed: {}", "", why.chars().take(200).collect::<String>());
+                println!(
+                    "{:<34} {who} failed: {}",
+                    "",
+                    why.chars().take(200).collect::<String>()
+                );
             }
         }
         if let Err(why) = &line.behaves {

@@ -80,7 +80,11 @@ fn tokens(text: &str) -> Vec<Token> {
     // Open brackets; `b'`'` marks a template literal's `${`.
     let mut stack: Vec<u8> = Vec::new();
     // A `#!` line first is for the shell.
-    let mut i = if text.starts_with("#!") { text.find('\n').unwrap_or(s.len()) } else { 0 };
+    let mut i = if text.starts_with("#!") {
+        text.find('\n').unwrap_or(s.len())
+    } else {
+        0
+    };
     while i < s.len() {
         let c = s[i];
         let depth = stack.len();
@@ -100,7 +104,9 @@ fn tokens(text: &str) -> Vec<Token> {
                 }
             }
             b'/' if s.get(i + 1) == Some(&b'*') => {
-                i = text[i + 2..].find("*/").map_or(s.len(), |at| i + 2 + at + 2);
+                i = text[i + 2..]
+                    .find("*/")
+                    .map_or(s.len(), |at| i + 2 + at + 2);
             }
             b'/' if regex_may_start(text, out.last()) => i = skip_regex(s, i),
             b'\'' | b'"' => {
@@ -247,12 +253,14 @@ fn helpers_defined(text: &str, toks: &[Token]) -> Vec<(String, bool, usize)> {
             continue;
         }
         let shape = compact(text, open.start, 120);
-        let Some((params, body)) = shape.strip_prefix('(').and_then(|s| s.split_once(")=>"))
-        else {
+        let Some((params, body)) = shape.strip_prefix('(').and_then(|s| s.split_once(")=>")) else {
             continue;
         };
         let first = params.split(',').next().unwrap_or("");
-        if first.is_empty() || params.len() > 12 || !params.bytes().all(|b| is_ident(b) || b == b',') {
+        if first.is_empty()
+            || params.len() > 12
+            || !params.bytes().all(|b| is_ident(b) || b == b',')
+        {
             continue;
         }
         if !(body.starts_with("()=>") || body.starts_with("function")) {
@@ -273,7 +281,10 @@ fn helpers_defined(text: &str, toks: &[Token]) -> Vec<(String, bool, usize)> {
 fn exports_of(text: &str, toks: &[Token]) -> HashMap<String, String> {
     let mut map = HashMap::new();
     for (i, t) in toks.iter().enumerate() {
-        if t.depth != 0 || word(text, t) != "export" || toks.get(i + 1).is_none_or(|n| word(text, n) != "{") {
+        if t.depth != 0
+            || word(text, t) != "export"
+            || toks.get(i + 1).is_none_or(|n| word(text, n) != "{")
+        {
             continue;
         }
         for (local, exported) in names_in_braces(text, &toks[i + 1..]) {
@@ -349,8 +360,13 @@ fn imports_of(text: &str, toks: &[Token]) -> Vec<(String, String, String)> {
             continue;
         }
         let pairs = names_in_braces(text, &toks[i..]);
-        let Some(close) = toks[i..].iter().position(|t| word(text, t) == "}") else { continue };
-        let from = toks[i + close + 1..].iter().take(4).find(|t| t.kind == Tok::Str);
+        let Some(close) = toks[i..].iter().position(|t| word(text, t) == "}") else {
+            continue;
+        };
+        let from = toks[i + close + 1..]
+            .iter()
+            .take(4)
+            .find(|t| t.kind == Tok::Str);
         let Some(from) = from else { continue };
         let file = word(text, from).trim_matches(['"', '\'']);
         let file = file.rsplit('/').next().unwrap_or(file).to_owned();
@@ -365,7 +381,11 @@ fn imports_of(text: &str, toks: &[Token]) -> Vec<(String, String, String)> {
 /// The calls `= NAME(ARG` of a helper in `helpers` (at its depth) the file makes with a
 /// module function or an object holding one as `ARG`: where each starts and ends in the
 /// text, and whether it is `__esm`'s.
-fn helper_calls(text: &str, toks: &[Token], helpers: &[(String, bool, usize)]) -> Vec<(usize, usize, bool)> {
+fn helper_calls(
+    text: &str,
+    toks: &[Token],
+    helpers: &[(String, bool, usize)],
+) -> Vec<(usize, usize, bool)> {
     let mut calls = Vec::new();
     for i in 0..toks.len().saturating_sub(3) {
         let name = &toks[i + 1];
@@ -389,12 +409,15 @@ fn helper_calls(text: &str, toks: &[Token], helpers: &[(String, bool, usize)]) -
         }
         // `= NAME(` or, through a CommonJS chunk's namespace, `= e.m(`.
         let (called, next) = match toks.get(i + 4) {
-            Some(_) if word(text, &toks[i + 2]) == "." && toks[i + 3].kind == Tok::Ident => {
-                (format!("{}.{}", word(text, name), word(text, &toks[i + 3])), i + 4)
-            }
+            Some(_) if word(text, &toks[i + 2]) == "." && toks[i + 3].kind == Tok::Ident => (
+                format!("{}.{}", word(text, name), word(text, &toks[i + 3])),
+                i + 4,
+            ),
             _ => (word(text, name).to_owned(), i + 2),
         };
-        let (Some(open), Some(arg)) = (toks.get(next), toks.get(next + 1)) else { continue };
+        let (Some(open), Some(arg)) = (toks.get(next), toks.get(next + 1)) else {
+            continue;
+        };
         if word(text, open) != "(" {
             continue;
         }
@@ -404,9 +427,9 @@ fn helper_calls(text: &str, toks: &[Token], helpers: &[(String, bool, usize)]) -
         };
         let a = word(text, arg);
         let near = compact(text, arg.start, 60);
-        let arrow_of_one = near.split_once("=>").is_some_and(|(p, _)| {
-            !p.is_empty() && p.bytes().all(is_ident)
-        });
+        let arrow_of_one = near
+            .split_once("=>")
+            .is_some_and(|(p, _)| !p.is_empty() && p.bytes().all(is_ident));
         if a == "(" || a == "{" || a == "function" || a == "async" || arrow_of_one {
             let close = toks[next + 1..]
                 .iter()
@@ -431,16 +454,22 @@ fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
     toks.windows(2)
         .enumerate()
         .map(|(i, w)| (i, w))
-        .filter(|(_, w)| w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident)
+        .filter(|(_, w)| {
+            w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident
+        })
         .filter(|(i, _)| {
             let shape = joined(text, &toks[i + 2..], 24);
-            let Some(body) = shape.strip_prefix("(){") else { return false };
+            let Some(body) = shape.strip_prefix("(){") else {
+                return false;
+            };
             if let Some(rest) = body.strip_prefix("if(") {
                 let flag = rest.split(')').next().unwrap_or("");
                 let after = &rest[flag.len()..];
                 return !flag.is_empty()
                     && after.starts_with(")return")
-                    && after.split_once(';').is_some_and(|(_, r)| r.starts_with(&format!("{flag}=1")));
+                    && after
+                        .split_once(';')
+                        .is_some_and(|(_, r)| r.starts_with(&format!("{flag}=1")));
             }
             body.strip_prefix("return").is_some_and(|rest| {
                 let flag = rest.split('?').next().unwrap_or("");
@@ -480,15 +509,22 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
             "}" if t.kind == Tok::Punct => {
                 if let Some((start, modules, others, _)) = open.pop() {
                     if std::env::var("COUNT_DEBUG").is_ok() && modules >= 3 {
-                        eprintln!("table at {} modules {modules} others {others}", toks[start].start);
+                        eprintln!(
+                            "table at {} modules {modules} others {others}",
+                            toks[start].start
+                        );
                     }
                     // A split chunk's table may hold one module: `exports.modules = {`.
-                    let chunk = start >= 3 && joined(text, &toks[start - 3..start], 3) == ".modules=";
+                    let chunk =
+                        start >= 3 && joined(text, &toks[start - 3..start], 3) == ".modules=";
                     // ... and a runtime's, first in its function: `(()=>{var t={`.
                     let runtime = start >= 12 && {
                         let before = joined(text, &toks[start - 12..start], 12);
                         let head = before.rsplit_once("var").map_or("", |(h, _)| h);
-                        before.ends_with('=') && (head.ends_with("()=>{") || head.ends_with("function(){") || head.ends_with("\"use strict\";"))
+                        before.ends_with('=')
+                            && (head.ends_with("()=>{")
+                                || head.ends_with("function(){")
+                                || head.ends_with("\"use strict\";"))
                     };
                     if (modules >= 3 || ((chunk || runtime) && modules > 0)) && others == 0 {
                         tables.push((toks[start].start, t.end, modules));
@@ -515,8 +551,7 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
 /// or `KEY(a,b,c){`, its key a number or a quoted path.
 fn module_entry(text: &str, toks: &[Token]) -> bool {
     let key = &toks[0];
-    let keyed = key.kind == Tok::Num
-        || (key.kind == Tok::Str && word(text, key).contains('/'));
+    let keyed = key.kind == Tok::Num || (key.kind == Tok::Str && word(text, key).contains('/'));
     if !keyed {
         return false;
     }
@@ -528,10 +563,16 @@ fn module_entry(text: &str, toks: &[Token]) -> bool {
                 && (rest.starts_with('{') || rest.starts_with("=>{") || rest.starts_with("=>"))
         })
     };
-    if let Some(rest) = shape.strip_prefix(":function(").or_else(|| shape.strip_prefix(":(function(")) {
+    if let Some(rest) = shape
+        .strip_prefix(":function(")
+        .or_else(|| shape.strip_prefix(":(function("))
+    {
         return params(rest);
     }
-    if let Some(rest) = shape.strip_prefix(":((").or_else(|| shape.strip_prefix(":(")) {
+    if let Some(rest) = shape
+        .strip_prefix(":((")
+        .or_else(|| shape.strip_prefix(":("))
+    {
         return params(rest);
     }
     if let Some((param, _)) = shape.strip_prefix(':').and_then(|s| s.split_once("=>")) {
@@ -553,17 +594,27 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
     for ((name, text), toks) in files.iter().zip(&lexed) {
         let mut helpers = defined[name.as_str()].clone();
         for (file, imported, local) in imports_of(text, toks) {
-            let Some(theirs) = defined.get(file.as_str()) else { continue };
-            let original = exported[file.as_str()].get(&imported).cloned().unwrap_or(imported);
+            let Some(theirs) = defined.get(file.as_str()) else {
+                continue;
+            };
+            let original = exported[file.as_str()]
+                .get(&imported)
+                .cloned()
+                .unwrap_or(imported);
             if let Some(&(_, esm, _)) = theirs.iter().find(|h| h.0 == original) {
                 helpers.push((local, esm, 0));
             }
         }
         if std::env::var("COUNT_DEBUG").is_ok() {
-            eprintln!("{name}: imports {:?}", imports_of(text, toks).iter().take(5).collect::<Vec<_>>());
+            eprintln!(
+                "{name}: imports {:?}",
+                imports_of(text, toks).iter().take(5).collect::<Vec<_>>()
+            );
         }
         for (file, namespace) in required_chunks(text, toks) {
-            let Some(theirs) = defined.get(file.as_str()) else { continue };
+            let Some(theirs) = defined.get(file.as_str()) else {
+                continue;
+            };
             for (exported, local) in &exported[file.as_str()] {
                 if let Some(&(_, esm, _)) = theirs.iter().find(|h| &h.0 == local) {
                     helpers.push((format!("{namespace}.{exported}"), esm, 0));
@@ -575,8 +626,10 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
         let tables = webpack_tables(text, toks);
         let inside_table = |at: usize| tables.iter().any(|t| (t.0..t.1).contains(&at));
         let all_calls = helper_calls(text, toks, &helpers);
-        let lazy: Vec<(usize, usize)> =
-            lazy_wrappers(text, toks).into_iter().filter(|l| !inside_table(l.0)).collect();
+        let lazy: Vec<(usize, usize)> = lazy_wrappers(text, toks)
+            .into_iter()
+            .filter(|l| !inside_table(l.0))
+            .collect();
         // A helper call inside another's module (or a lazy wrapper's) belongs to a bundle
         // nested there.
         let nested = |c: &(usize, usize, bool)| {
@@ -590,7 +643,11 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
             .collect();
         let esm = calls.iter().filter(|c| c.2).count();
         if std::env::var("COUNT_DEBUG").is_ok() {
-            eprintln!("{name}: {} calls ({esm} esm), {} lazy", calls.len(), lazy.len());
+            eprintln!(
+                "{name}: {} calls ({esm} esm), {} lazy",
+                calls.len(),
+                lazy.len()
+            );
         }
         counts.commonjs += calls.len() - esm;
         counts.rollup += lazy.len();
@@ -614,7 +671,11 @@ fn the_counter_knows_each_shape_by_its_text() {
         function f(__commonJS) { var y = __commonJS({}); }";
     assert_eq!(
         count(&[("x.js".into(), esbuild.into())]),
-        Counts { commonjs: 1, esm: 1, ..Counts::default() }
+        Counts {
+            commonjs: 1,
+            esm: 1,
+            ..Counts::default()
+        }
     );
     let rolldown = [
         ("rt.js".to_owned(), "var e=(e,t)=>()=>(t||e((t={exports:{}}).exports,t),t.exports);export{e as t};".to_owned()),
@@ -623,9 +684,18 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&rolldown).commonjs, 2);
     let required = [
         rolldown[0].clone(),
-        ("cli.cjs".to_owned(), "const e=require(\"./rt.js\");var a=e.t(((e,t)=>{}));".to_owned()),
+        (
+            "cli.cjs".to_owned(),
+            "const e=require(\"./rt.js\");var a=e.t(((e,t)=>{}));".to_owned(),
+        ),
     ];
-    let required = [(required[0].0.clone(), required[0].1.replace("export{e as t};", "exports.t=e;")), required[1].clone()];
+    let required = [
+        (
+            required[0].0.clone(),
+            required[0].1.replace("export{e as t};", "exports.t=e;"),
+        ),
+        required[1].clone(),
+    ];
     assert_eq!(count(&required).commonjs, 1);
     let rollup = "var a;var hasA;function requireA () {\n\tif (hasA) return a;\n\thasA = 1;\n\ta = 1;\n\treturn a;\n}\nfunction r(){return n?t:(n=1,t=2)}\nfunction g(){if(x)return;y=1}";
     assert_eq!(count(&[("r.js".into(), rollup.into())]).rollup, 2);
@@ -640,17 +710,39 @@ fn print() {
     let files: Vec<(String, String)> = std::env::var("COUNT_FILES")
         .unwrap()
         .split(',')
-        .map(|f| (f.rsplit('/').next().unwrap().to_owned(), std::fs::read_to_string(f).unwrap()))
+        .map(|f| {
+            (
+                f.rsplit('/').next().unwrap().to_owned(),
+                std::fs::read_to_string(f).unwrap(),
+            )
+        })
         .collect();
     for (name, text) in &files {
         let toks = tokens(text);
         let helpers = helpers_defined(text, &toks);
         eprintln!("{name}: helpers {helpers:?}");
         for c in helper_calls(text, &toks, &helpers).iter().filter(|c| c.2) {
-            eprintln!("  esm call: {}", &text[c.0.saturating_sub(30)..(c.0 + 60).min(text.len())]);
+            eprintln!(
+                "  esm call: {}",
+                &text[c.0.saturating_sub(30)..(c.0 + 60).min(text.len())]
+            );
         }
-        eprintln!("{name}: lazy {:?} webpack {:?} final depth {}", lazy_wrappers(text, &toks).iter().take(3).collect::<Vec<_>>(), webpack_tables(text, &toks), toks.last().map_or(0, |t| t.depth));
-        for w in toks.windows(2).filter(|w| w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident).take(3) {
+        eprintln!(
+            "{name}: lazy {:?} webpack {:?} final depth {}",
+            lazy_wrappers(text, &toks)
+                .iter()
+                .take(3)
+                .collect::<Vec<_>>(),
+            webpack_tables(text, &toks),
+            toks.last().map_or(0, |t| t.depth)
+        );
+        for w in toks
+            .windows(2)
+            .filter(|w| {
+                w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident
+            })
+            .take(3)
+        {
             eprintln!("  fn {}", compact(text, w[1].start, 80));
         }
     }
