@@ -7,14 +7,15 @@
 // webpack4-web-inline-runtime (the runtime inside the app's file, not a file of its own),
 // webpack5-plain (not minified), webpack5-dev (development mode: modules keyed by their
 // paths), webpack5-licenses (minified, packages' license comments kept where they are rather
-// than moved to a separate file), esbuild-map (minified, with its source map),
+// than moved to a separate file), webpack5-methods (the newer webpack 5 pinned as
+// webpack-latest, writing its tables' modules as methods), esbuild-map (minified, with its source map),
 // esbuild-esm (minified, an ES module: main.mjs), esbuild-esm-map (with its source map) and
 // esbuild-esm-split (code-split into main.mjs and chunk-*.mjs files), esbuild-comments
 // (names and syntax minified but not whitespace: its wrappers lose their path keys, and the
 // `// src/a.js` comment before each module's code stays), esbuild-plain-two (two programs
 // built apart, each with its own copy of the same packages: main.js and other.js),
 // rolldown and rolldown-minify (ES modules: main.mjs and a chunk that imports rolldown's
-// helpers from it), esbuild-esm-meta (a minified ES
+// helpers from it; rolldown-js the same named `.js`), esbuild-esm-meta (a minified ES
 // module with a `createRequire(import.meta.url)` banner: main.mjs), bun and bun-minify (Bun's
 // bundler for node: main.mjs) and rollup-commonjs (rollup with @rollup/plugin-commonjs's lazy
 // `requireX()` wrappers: main.js) and rollup-esbuild-inside (the same, importing a package
@@ -31,7 +32,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-plain-two|esbuild-esm-meta|rolldown|rolldown-minify|bun|bun-minify|rollup-commonjs|rollup-esbuild-inside|rollup-commonjs-chunks APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-plain-two|webpack5-methods|esbuild-esm-meta|rolldown|rolldown-minify|rolldown-js|bun|bun-minify|rollup-commonjs|rollup-esbuild-inside|rollup-commonjs-chunks APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -43,7 +44,7 @@ const appOptions = fs.existsSync(path.join(appDir, 'build.json'))
 const outDir = path.resolve(out);
 fs.mkdirSync(outDir, { recursive: true });
 
-function webpackBuild(webpack, web, plain, dev, licenses, hashed, inlineRuntime) {
+function webpackBuild(webpack, web, plain, dev, licenses, hashed, inlineRuntime, methods) {
   const config = {
     mode: dev ? 'development' : 'production',
     target: web ? 'web' : 'node',
@@ -60,6 +61,15 @@ function webpackBuild(webpack, web, plain, dev, licenses, hashed, inlineRuntime)
     optimization: { minimize: !plain && !dev },
   };
   if (hashed) config.plugins = [new webpack.HashedModuleIdsPlugin()];
+  // Newer webpack 5 writes its tables with methods (`{7214(e, r, t) {...}}`) for targets
+  // that have them.
+  if (methods) {
+    config.output.environment = { methodShorthand: true, arrowFunction: true, const: true };
+    // terser, as the older webpack 5 minifies (the newer one's own minimizer wants other
+    // packages' versions).
+    const Terser = require('terser-webpack-plugin');
+    config.optimization.minimizer = [new Terser({ extractComments: false })];
+  }
   if (licenses) {
     // terser-webpack-plugin: webpack 5's own minimizer, pinned in package.json.
     const Terser = require('terser-webpack-plugin');
@@ -105,6 +115,8 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     false,
     bundler.endsWith('-inline-runtime'),
   );
+} else if (bundler === 'webpack5-methods') {
+  webpackBuild(require('webpack-latest'), false, false, false, false, false, false, true);
 } else if (['webpack4', 'webpack4-web', 'webpack4-web-hashed', 'webpack4-web-inline-runtime'].includes(bundler)) {
   webpackBuild(require('webpack4'), bundler !== 'webpack4', false, false, false, bundler.endsWith('-hashed'), bundler.endsWith('-inline-runtime'));
 } else if (['esbuild', 'esbuild-plain', 'esbuild-map', 'esbuild-esm', 'esbuild-esm-map', 'esbuild-esm-split', 'esbuild-comments'].includes(bundler)) {
@@ -157,16 +169,18 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     logLevel: 'error',
   });
   fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js', 'other.js'], initial: ['main.js'], modules: [] }, null, 1));
-} else if (['rolldown', 'rolldown-minify'].includes(bundler)) {
+} else if (['rolldown', 'rolldown-minify', 'rolldown-js'].includes(bundler)) {
   // rolldown, ES modules for node: main.mjs and the chunk its dynamic import loads, which
   // imports the `__commonJSMin` helper from main.mjs; the wrapped functions sit in
-  // parentheses.
+  // parentheses. rolldown-js: minified, the files named `.js` (for a package that says
+  // `"type": "module"`).
+  const ext = bundler === 'rolldown-js' ? 'js' : 'mjs';
   require('rolldown')
     .rolldown({ input: entry, platform: 'node', logLevel: 'silent', resolve: { modules: [path.join(__dirname, 'node_modules'), 'node_modules'] } })
-    .then((b) => b.write({ dir: outDir, format: 'esm', minify: bundler === 'rolldown-minify', entryFileNames: 'main.mjs', chunkFileNames: 'chunk-[hash].mjs' }))
+    .then((b) => b.write({ dir: outDir, format: 'esm', minify: bundler !== 'rolldown', entryFileNames: `main.${ext}`, chunkFileNames: `chunk-[hash].${ext}` }))
     .then((written) => {
-      const chunks = written.output.map((o) => o.fileName).filter((n) => n !== 'main.mjs').sort();
-      fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.mjs', ...chunks], initial: ['main.mjs'], modules: [] }, null, 1));
+      const chunks = written.output.map((o) => o.fileName).filter((n) => n !== `main.${ext}`).sort();
+      fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: [`main.${ext}`, ...chunks], initial: [`main.${ext}`], modules: [] }, null, 1));
     })
     .catch((e) => {
       console.error(e);
@@ -237,6 +251,6 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
       process.exit(1);
     });
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-plain-two, esbuild-esm-meta, rolldown, rolldown-minify, bun, bun-minify, rollup-commonjs, rollup-esbuild-inside or rollup-commonjs-chunks`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-plain-two, webpack5-methods, esbuild-esm-meta, rolldown, rolldown-minify, rolldown-js, bun, bun-minify, rollup-commonjs, rollup-esbuild-inside or rollup-commonjs-chunks`);
   process.exit(2);
 }

@@ -79,3 +79,31 @@ fn a_look_alike_of_import_default_keeps_every_zero() {
     );
     assert!(entry.contains("(0, a.f)()"), "{entry}");
 }
+
+#[test]
+fn exports_written_through_a_bare_require_keep_their_callers_zero() {
+    // Module 3 replaces module 1's `f` through `require(1).f = ...` with a function that
+    // reads `this`: a call of `a.f` through module 9's binding must keep its `0,`. Module 4
+    // only destructures module 1 (`const {f: g} = require(1)`), which reads its exports and
+    // changes nothing: alone, it would not stop the rewrite.
+    let module_one = "1:(e,t)=>{t.f=()=>\"arrow\"}";
+    let entry = entry_file(
+        "written-through-require",
+        &bundle(&format!(
+            "{module_one},3:(e,t,r)=>{{r(1).f=function(){{return void 0===this?\"none\":\"some\"}}}},9:(e,t,r)=>{{const a=r(1);r(3);console.log((0,a.f)())}}"
+        )),
+        "none\n",
+    );
+    assert!(entry.contains("(0, a.f)()"), "{entry}");
+    let entry = entry_file(
+        "destructured",
+        &bundle(&format!(
+            "{module_one},4:(e,t,r)=>{{const{{f:g}}=r(1);t.g=g}},9:(e,t,r)=>{{const a=r(1);r(4);console.log((0,a.f)())}}"
+        )),
+        "arrow\n",
+    );
+    assert!(
+        entry.contains("a.f()") && !entry.contains("(0, a.f)"),
+        "{entry}"
+    );
+}

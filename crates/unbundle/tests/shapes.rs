@@ -290,3 +290,35 @@ fn a_module_calling_eval_keeps_its_names_in_a_webpack_5_chunk_set() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_es_module_chunk_set_named_js_in_a_type_module_package_splits_and_runs() {
+    // rolldown's ES module chunks named `.js`, in a package whose package.json says
+    // `"type": "module"`: a `.js` file with `import` and `export` declarations is an ES
+    // module, so its exports stay where its importers find them.
+    let dir = scratch("rolldown-js");
+    std::fs::write(dir.join("package.json"), "{\"type\": \"module\"}\n").unwrap();
+    let files = build("rolldown-js", "cjs", &dir);
+    let out = dir.join("out");
+    let output = unbundle_into(&files, &out);
+    assert!(output.manifest.wrappers.commonjs.split >= 40);
+    let before = run(&files[0], &dir);
+    assert_eq!(before.1, "", "the bundle runs without errors");
+    assert_eq!(run(&out.join(&output.manifest.entry), &dir), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_newer_webpack_5_table_of_methods_and_its_chunk_split() {
+    // Newer webpack 5 writes each module as a method of its table (`{250(e) {...}}`), in
+    // the main file and in the `exports.ids`/`exports.modules` chunk it loads on demand:
+    // every method is a module file (with its `function` keyword back).
+    let (output, dir) = runs_the_same("webpack-methods", "webpack5-methods", "evals");
+    assert!(output.manifest.wrappers.webpack.found >= 3);
+    let main = std::fs::read_to_string(dir.join("bundle/main.js")).unwrap();
+    assert!(
+        main.contains("__webpack_modules__={250(e){"),
+        "a table of methods"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

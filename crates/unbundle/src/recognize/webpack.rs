@@ -73,6 +73,9 @@ pub(crate) struct ModuleSource {
     /// The node module it stands for, when its whole body is `module.exports =
     /// require("NAME")` (webpack's external modules: `fs`, `path`, ...).
     pub(crate) external: Option<String>,
+    /// The function is a method (`7214(e, r, t) {...}`, as webpack 5 writes a table for
+    /// newer targets): its span holds no `function` keyword.
+    pub(crate) method: bool,
 }
 
 /// The module table of `program`: the outermost table, the largest of those equally deep.
@@ -562,7 +565,8 @@ fn object_modules(it: &ObjectExpression<'_>, strict: bool) -> Option<Vec<ModuleS
         let ObjectPropertyKind::ObjectProperty(p) = property else {
             return None;
         };
-        if p.computed || p.method || p.kind != PropertyKind::Init {
+        // A method (`7214(e, r, t) {...}`) is a module function too.
+        if p.computed || p.kind != PropertyKind::Init {
             return None;
         }
         let id = match &p.key {
@@ -579,6 +583,7 @@ fn object_modules(it: &ObjectExpression<'_>, strict: bool) -> Option<Vec<ModuleS
             span,
             strict,
             external: external(&p.value),
+            method: p.method,
         });
     }
     Some(modules)
@@ -599,6 +604,7 @@ fn array_modules(it: &ArrayExpression<'_>, strict: bool) -> Option<Vec<ModuleSou
                     span,
                     strict,
                     external: external(expr),
+                    method: false,
                 });
             }
         }

@@ -152,8 +152,10 @@ fn parse<'p>(
             ..oxc_parser::ParseOptions::default()
         })
         .parse();
-    // node runs a `.mjs` file as an ES module whatever it holds.
-    let mjs = input.name.ends_with(".mjs");
+    // node runs a `.mjs` file as an ES module whatever it holds; a `.js` file with `import`
+    // or `export` declarations is one too (its package says so), though it parses as a
+    // script.
+    let mjs = input.name.ends_with(".mjs") || parsed.module_record.has_module_syntax;
     let Some(e) = parsed.diagnostics.errors().next() else {
         if !mjs {
             return Ok((parsed.program, false));
@@ -284,7 +286,11 @@ fn webpack_modules<'a>(
             id: m.id.clone(),
             path: path_of(&m.id),
             file: file.input.name,
-            source: Cow::Borrowed(file.source(m.span)),
+            source: if m.method {
+                Cow::Owned(format!("function{}", file.source(m.span)))
+            } else {
+                Cow::Borrowed(file.source(m.span))
+            },
             strict: m.strict,
             parameters: &module::WEBPACK,
             revealed: m.external.clone().or_else(|| file.licensed(m.span)),

@@ -9,6 +9,7 @@ use oxc_ast::ast::{
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
+use oxc_span::GetSpan;
 use oxc_syntax::scope::ScopeFlags;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -30,6 +31,7 @@ pub(crate) fn facts(
         functions: &bindings.functions,
         values: &bindings.values,
         good: FxHashMap::default(),
+        read_only: FxHashSet::default(),
         escapes: FxHashSet::default(),
         assigned: FxHashMap::default(),
         facts: Facts::default(),
@@ -222,6 +224,11 @@ struct Uses<'s> {
     values: &'s FxHashMap<SymbolId, bool>,
     /// References of a bound variable (or of `exports`) that only name an export.
     good: FxHashMap<SymbolId, usize>,
+    /// Where `require(ID)` calls start whose value is only bound (see [`Bindings`]), read
+    /// by name (`require(ID).f`, `const {f: g} = require(ID)`) or dropped (`require(ID);`):
+    /// any other call lets module ID's exports escape (`require(ID).f = g` writes one,
+    /// `h(require(ID))` hands them on).
+    read_only: FxHashSet<u32>,
     escapes: FxHashSet<String>,
     /// Export name → (some value is a receiver-free function, every value is one or unset).
     assigned: FxHashMap<String, (bool, bool)>,
@@ -248,6 +255,32 @@ impl Uses<'_> {
     /// The module a bound variable holds, when `expr` is one.
     fn bound_module(&self, expr: &Expression<'_>) -> Option<&String> {
         self.symbol(expr).and_then(|s| self.bound.get(&s))
+    }
+
+    /// The module `expr` requires, when it is a `require(ID)` call (`require_x()` in
+    /// esbuild's modules).
+    fn required(&self, expr: &Expression<'_>) -> Option<String> {
+        match expr.without_parentheses() {
+            Expression::CallExpression(call) => self.required_by(call),
+            _ => None,
+        }
+    }
+
+    fn required_by(&self, call: &CallExpression<'_>) -> Option<String> {
+        match &call.callee {
+            Expression::Identifier(callee) => {
+                crate::name::module_id(self.scoping, self.wrapper, callee, &call.arguments)
+            }
+            _ => None,
+        }
+    }
+
+    /// Notes `expr`, when it is a `require(ID)` call, as one whose value is only read.
+    fn read_only(&mut self, expr: &Expression<'_>) {
+        if self.required(expr).is_some() {
+            self.read_only
+                .insert(expr.without_parentheses().span().start);
+        }
     }
 
     fn is_exports(&self, expr: &Expression<'_>) -> bool {
@@ -387,7 +420,45 @@ impl Uses<'_> {
 }
 
 impl<'a> Visit<'a> for Uses<'_> {
+    fn visit_expression_statement(&mut self, it: &oxc_ast::ast::ExpressionStatement<'a>) {
+        // A value dropped.
+        match it.expression.without_parentheses() {
+            Expression::SequenceExpression(s) => {
+                for e in &s.expressions {
+                    self.read_only(e);
+                }
+            }
+            e => self.read_only(e),
+        }
+        walk::walk_expression_statement(self, it);
+    }
+
+    fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
+        if let Some(init) = &it.init {
+            let bound = it
+                .id
+                .get_binding_identifier()
+                .and_then(|b| b.symbol_id.get())
+                .is_some_and(|s| self.bound.contains_key(&s));
+            if bound {
+                // `require(ID)`, or an interop helper's call of it.
+                self.read_only(init);
+                if let Expression::CallExpression(call) = init.without_parentheses()
+                    && let [Argument::CallExpression(inner)] = call.arguments.as_slice()
+                    && self.required_by(inner).is_some()
+                {
+                    self.read_only.insert(inner.span.start);
+                }
+            } else if reads_by_name(&it.id) {
+                self.read_only(init);
+            }
+        }
+        walk::walk_variable_declarator(self, it);
+    }
+
     fn visit_static_member_expression(&mut self, it: &StaticMemberExpression<'a>) {
+        // `require(ID).name`: read or called (a write is judged below).
+        self.read_only(&it.object);
         // `x.name` (read, called, or assigned: assignments are judged below).
         if let Some(symbol) = self.symbol(&it.object)
             && (self.bound.contains_key(&symbol) || Some(symbol) == self.wrapper.exports)
@@ -405,6 +476,12 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        if let AssignmentTarget::StaticMemberExpression(m) = &it.left
+            && let Some(id) = self.required(&m.object)
+        {
+            // `require(ID).f = ...`
+            self.escapes.insert(id);
+        }
         if let AssignmentTarget::StaticMemberExpression(m) = &it.left {
             if let Some(id) = self.bound_module(&m.object) {
                 // Another module's export written.
@@ -446,9 +523,12 @@ impl<'a> Visit<'a> for Uses<'_> {
 
     fn visit_update_expression(&mut self, it: &UpdateExpression<'a>) {
         if let Some(m) = it.argument.as_member_expression()
-            && let Some(id) = self.bound_module(m.object())
+            && let Some(id) = self
+                .bound_module(m.object())
+                .cloned()
+                .or_else(|| self.required(m.object()))
         {
-            self.escapes.insert(id.clone());
+            self.escapes.insert(id);
         }
         walk::walk_update_expression(self, it);
     }
@@ -456,9 +536,12 @@ impl<'a> Visit<'a> for Uses<'_> {
     fn visit_unary_expression(&mut self, it: &UnaryExpression<'a>) {
         if it.operator == UnaryOperator::Delete
             && let Some(m) = it.argument.as_member_expression()
-            && let Some(id) = self.bound_module(m.object())
+            && let Some(id) = self
+                .bound_module(m.object())
+                .cloned()
+                .or_else(|| self.required(m.object()))
         {
-            self.escapes.insert(id.clone());
+            self.escapes.insert(id);
         }
         walk::walk_unary_expression(self, it);
     }
@@ -470,6 +553,11 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        if !self.read_only.contains(&it.span.start)
+            && let Some(id) = self.required_by(it)
+        {
+            self.escapes.insert(id);
+        }
         self.receiverless(&it.callee);
         // `require.n(x)` reads `x.default` or `x`; `require.r(exports)` marks it an ES module.
         if (self.is_require_helper(&it.callee, "n") || self.is_require_helper(&it.callee, "r"))
@@ -545,6 +633,17 @@ impl<'a> Visit<'a> for Uses<'_> {
         self.depth += 1;
         walk::walk_function(self, it, flags);
         self.depth -= 1;
+    }
+}
+
+/// Whether the pattern `const PATTERN = require(ID)` binds only named exports' values:
+/// `{f, g: h, k = 1}`, without a rest element or a computed key.
+fn reads_by_name(pattern: &oxc_ast::ast::BindingPattern<'_>) -> bool {
+    match pattern {
+        oxc_ast::ast::BindingPattern::ObjectPattern(o) => {
+            o.rest.is_none() && o.properties.iter().all(|p| !p.computed)
+        }
+        _ => false,
     }
 }
 
