@@ -36,7 +36,8 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> Result<()> {
     let mut texts = Vec::with_capacity(args.files.len());
-    for path in &args.files {
+    let names_of = input_names(&args.files)?;
+    for (path, name) in args.files.iter().zip(names_of) {
         let bytes =
             std::fs::read(path).with_context(|| format!("could not read {}", path.display()))?;
         let text = String::from_utf8(bytes).map_err(|e| {
@@ -46,11 +47,6 @@ pub(crate) fn run(args: Args) -> Result<()> {
                 e.utf8_error().valid_up_to()
             )
         })?;
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .with_context(|| format!("{} has no file name", path.display()))?
-            .to_owned();
         texts.push((name, text));
     }
     let names = match &args.names {
@@ -175,6 +171,41 @@ fn read_source_maps(
         maps.insert(name.clone(), text);
     }
     Ok(maps)
+}
+
+/// Each file's name in the output: its path from the folder that holds all of them, so that
+/// a chunk set spread over folders (`dist/index.mjs`, `dist/shared/x.mjs`) keeps the layout
+/// its imports name (`./shared/x.mjs`); one file is named by its file name.
+fn input_names(files: &[PathBuf]) -> Result<Vec<String>> {
+    let absolute: Vec<PathBuf> = files
+        .iter()
+        .map(|f| std::path::absolute(f).with_context(|| format!("{} has no path", f.display())))
+        .collect::<Result<_>>()?;
+    let mut base = absolute
+        .first()
+        .and_then(|f| f.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    while !absolute.iter().all(|f| f.starts_with(&base)) {
+        if !base.pop() {
+            break;
+        }
+    }
+    absolute
+        .iter()
+        .zip(files)
+        .map(|(path, given)| {
+            let relative = path.strip_prefix(&base).unwrap_or(path);
+            let parts: Vec<&str> = relative
+                .components()
+                .filter_map(|c| c.as_os_str().to_str())
+                .collect();
+            if parts.is_empty() {
+                bail!("{} has no file name", given.display());
+            }
+            Ok(parts.join("/"))
+        })
+        .collect()
 }
 
 fn read_names(path: &Path) -> Result<unbundle::Names> {

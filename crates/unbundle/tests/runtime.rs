@@ -140,3 +140,42 @@ fn a_module_file_says_which_files_the_modules_and_helpers_it_is_given_are_in() {
     let (before, after) = common::run_both("runtime-links", &text, &out);
     assert_eq!(before, after);
 }
+
+#[test]
+fn helpers_a_commonjs_file_requires_from_another_find_its_wrappers() {
+    // zx's layout: esbuild's helpers in `esblib.cjs` (`module.exports = {__commonJS, ...}`),
+    // and a file that takes them with `const {__commonJS} = require("./esblib.cjs")` and
+    // wraps its modules with them: its wrappers are found and split, and it runs the same.
+    let lib = "\"use strict\";var __commonJS=(cb,mod)=>function __require(){return mod||(0,cb[Object.getOwnPropertyNames(cb)[0]])((mod={exports:{}}).exports,mod),mod.exports};module.exports={__commonJS};";
+    let main = "\"use strict\";const{__commonJS}=require(\"./esblib.cjs\");var require_a=__commonJS({\"a.js\"(exports,module){module.exports={v:41}}});var require_b=__commonJS({\"b.js\"(exports,module){module.exports=require_a().v+1}});console.log(require_b());";
+    let out = unbundle::unbundle(&[
+        unbundle::Input {
+            name: "main.js",
+            text: main,
+        },
+        unbundle::Input {
+            name: "esblib.cjs",
+            text: lib,
+        },
+    ])
+    .unwrap();
+    assert_eq!(out.manifest.wrappers.commonjs.found, 2);
+    assert_eq!(out.manifest.wrappers.commonjs.split, 2);
+    let dir =
+        std::env::temp_dir().join(format!("pilotfish-unbundle-{}-esblib", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (path, text) in [("main.js", main), ("esblib.cjs", lib)] {
+        let path = dir.join("bundle").join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    for file in &out.files {
+        let path = dir.join("out").join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let before = common::node(&dir.join("bundle/main.js"));
+    assert_eq!(before.0, "42\n");
+    assert_eq!(common::node(&dir.join("out/main.js")), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}

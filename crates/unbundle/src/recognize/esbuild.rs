@@ -63,26 +63,50 @@ pub(crate) fn two_parameter_functions<'p, 'a>(
 fn helper_shaped<'p, 'a>(
     body: &'p [Statement<'a>],
 ) -> impl Iterator<Item = (&'p VariableDeclarator<'a>, &'p Expression<'a>, &'p str)> {
-    body.iter()
-        .filter_map(|statement| match statement {
-            Statement::VariableDeclaration(d) => Some(d.declarations.iter()),
-            _ => None,
-        })
-        .flatten()
-        .filter_map(|declarator| {
-            let init = declarator.init.as_ref()?;
-            let params = match init {
-                Expression::ArrowFunctionExpression(f) => &f.params,
-                Expression::FunctionExpression(f) => &f.params,
-                _ => return None,
-            };
-            // Newer esbuild gives `__esm` a third parameter, the error its first run threw.
-            let (Some(first), 2..=3) = (params.items.first(), params.items.len()) else {
-                return None;
-            };
-            let first = first.pattern.get_binding_identifier()?;
-            Some((declarator, init, first.name.as_str()))
-        })
+    let declarators = || {
+        body.iter()
+            .filter_map(|statement| match statement {
+                Statement::VariableDeclaration(d) => Some(d.declarations.iter()),
+                _ => None,
+            })
+            .flatten()
+    };
+    // esbuild's `__name` helper: with `--keep-names` it names the other helpers too,
+    // `var __commonJS = __name((cb, mod) => ..., "__commonJS")`, handing back the function.
+    let namers: FxHashSet<&str> = declarators()
+        .filter(|d| d.init.as_ref().is_some_and(sets_name))
+        .filter_map(|d| d.id.get_binding_identifier().map(|b| b.name.as_str()))
+        .collect();
+    declarators().filter_map(move |declarator| {
+        let init = named_by(declarator.init.as_ref()?, &namers);
+        let params = match init {
+            Expression::ArrowFunctionExpression(f) => &f.params,
+            Expression::FunctionExpression(f) => &f.params,
+            _ => return None,
+        };
+        // Newer esbuild gives `__esm` a third parameter, the error its first run threw.
+        let (Some(first), 2..=3) = (params.items.first(), params.items.len()) else {
+            return None;
+        };
+        let first = first.pattern.get_binding_identifier()?;
+        Some((declarator, init, first.name.as_str()))
+    })
+}
+
+/// `init`, or the function a `__name(f, "name")` call around it hands back.
+fn named_by<'p, 'a>(init: &'p Expression<'a>, namers: &FxHashSet<&str>) -> &'p Expression<'a> {
+    if let Expression::CallExpression(call) = init
+        && let Expression::Identifier(callee) = &call.callee
+        && namers.contains(callee.name.as_str())
+        && let [
+            Argument::ArrowFunctionExpression(_) | Argument::FunctionExpression(_),
+            Argument::StringLiteral(_),
+        ] = call.arguments.as_slice()
+        && let Some(function) = call.arguments[0].as_expression()
+    {
+        return function;
+    }
+    init
 }
 
 /// The top-level variable holding esbuild's `__name` helper, by name: `(target, value) =>

@@ -15,8 +15,13 @@
 //! 1, the module's code, and the same return). The module's code, between the flag and the
 //! last return, is the module; what moves into files is planned in [`crate::split::rollup`].
 
-use oxc_ast::ast::{AssignmentTarget, Expression, Program, Statement};
+use oxc_ast::ast::{
+    ArrowFunctionExpression, AssignmentTarget, Expression, Function, IdentifierReference, Program,
+    ReturnStatement, Statement,
+};
+use oxc_ast_visit::{Visit, walk};
 use oxc_span::{GetSpan, Span};
+use oxc_syntax::scope::ScopeFlags;
 
 /// One lazy wrapper.
 pub(crate) struct Lazy {
@@ -26,6 +31,9 @@ pub(crate) struct Lazy {
     pub(crate) function: Span,
     /// The module's code: from after the flag's assignment to before the last return.
     pub(crate) code: Span,
+    /// The expressions the last return evaluates before what it returns (`return f(), x`,
+    /// with their comma): the end of the module's code; empty when there are none.
+    pub(crate) tail: Span,
     /// The variable the wrapper returns (`x`), in its guard.
     pub(crate) holder: Span,
     /// It returns `x.exports` (`x` is a module object), not `x` (the exports themselves).
@@ -57,7 +65,22 @@ pub(crate) fn lazy_wrappers(program: &Program<'_>, text: &str) -> Vec<Lazy> {
                 return None;
             };
             let (flag_name, returned) = guarded_return(guard)?;
-            if !sets_to_one(flag, flag_name) || !returns_same(last, returned, text) {
+            // `flag = 1;`, or minified `flag = 1, x = ..., ...;`: the code starts after it.
+            let code_start = sets_to_one(flag, flag_name)?;
+            let (tail_start, returned_at) = returns_same(last, returned, text)?;
+            // The code runs as a function of its own: a `return` in it, or its reading of
+            // the wrapper's `arguments`, would mean something else there.
+            let code = &body.statements[1..body.statements.len() - 1];
+            let tail: &[Expression<'_>] = match last {
+                Statement::ReturnStatement(r) => match &r.argument {
+                    Some(Expression::SequenceExpression(seq)) => {
+                        &seq.expressions[..seq.expressions.len() - 1]
+                    }
+                    _ => &[],
+                },
+                _ => &[],
+            };
+            if !runs_apart(code, tail) {
                 return None;
             }
             let (holder, module_object) = match returned {
@@ -67,12 +90,55 @@ pub(crate) fn lazy_wrappers(program: &Program<'_>, text: &str) -> Vec<Lazy> {
             Some(Lazy {
                 name: id.name.to_string(),
                 function: f.span,
-                code: Span::new(flag.span().end, last.span().start),
+                code: Span::new(code_start, last.span().start),
+                tail: Span::new(tail_start, returned_at),
                 holder,
                 module_object,
             })
         })
         .collect()
+}
+
+/// Whether `code` has no `return` of its own and reads no `arguments` of the function around
+/// it (an arrow's are its surroundings').
+fn runs_apart(code: &[Statement<'_>], tail: &[Expression<'_>]) -> bool {
+    struct Finds {
+        functions: usize,
+        arrows: usize,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Finds {
+        fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
+            self.arrows += 1;
+            walk::walk_arrow_function_expression(self, it);
+            self.arrows -= 1;
+        }
+        fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
+            self.functions += 1;
+            walk::walk_function(self, it, flags);
+            self.functions -= 1;
+        }
+        fn visit_return_statement(&mut self, it: &ReturnStatement<'a>) {
+            // A return inside an arrow is the arrow's own.
+            self.found |= self.functions == 0 && self.arrows == 0;
+            walk::walk_return_statement(self, it);
+        }
+        fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+            self.found |= self.functions == 0 && it.name == "arguments";
+        }
+    }
+    let mut finds = Finds {
+        functions: 0,
+        arrows: 0,
+        found: false,
+    };
+    for statement in code {
+        finds.visit_statement(statement);
+    }
+    for expr in tail {
+        finds.visit_expression(expr);
+    }
+    !finds.found
 }
 
 /// `if (FLAG) return E;`: the flag's name and `E`.
@@ -108,28 +174,48 @@ fn exports_shaped(expr: &Expression<'_>) -> bool {
     }
 }
 
-/// `FLAG = 1;`
-fn sets_to_one(statement: &Statement<'_>, flag: &str) -> bool {
+/// `FLAG = 1;`, or `FLAG = 1, rest...;` as a minifier joins it with what follows: where the
+/// module's code starts (after the statement, or at the sequence's second element).
+fn sets_to_one(statement: &Statement<'_>, flag: &str) -> Option<u32> {
     let Statement::ExpressionStatement(s) = statement else {
-        return false;
+        return None;
     };
-    let Expression::AssignmentExpression(a) = &s.expression else {
-        return false;
+    let (first, rest) = match &s.expression {
+        Expression::SequenceExpression(seq) => match seq.expressions.as_slice() {
+            [first, second, ..] => (first, Some(second.span().start)),
+            _ => return None,
+        },
+        other => (other, None),
     };
-    matches!(&a.left, AssignmentTarget::AssignmentTargetIdentifier(id) if id.name == flag)
+    let Expression::AssignmentExpression(a) = first else {
+        return None;
+    };
+    let sets = matches!(&a.left, AssignmentTarget::AssignmentTargetIdentifier(id) if id.name == flag)
         && a.operator.is_assign()
-        && matches!(&a.right, Expression::NumericLiteral(n) if n.value == 1.0)
+        && matches!(&a.right, Expression::NumericLiteral(n) if n.value == 1.0);
+    sets.then(|| rest.unwrap_or(statement.span().end))
 }
 
 /// `return E;` with the same `E` as the guard's.
-fn returns_same(statement: &Statement<'_>, returned: &Expression<'_>, text: &str) -> bool {
+/// `return E;`, or `return a, b, E;` as a minifier joins the last statements: `None` when it
+/// is neither, else where the expressions before `E` start and where `E` starts (the same
+/// place when there are none).
+fn returns_same(
+    statement: &Statement<'_>,
+    returned: &Expression<'_>,
+    text: &str,
+) -> Option<(u32, u32)> {
     let Statement::ReturnStatement(r) = statement else {
-        return false;
+        return None;
     };
     let source = |s: Span| &text[s.start as usize..s.end as usize];
-    r.argument
-        .as_ref()
-        .is_some_and(|a| source(a.span()) == source(returned.span()))
+    let argument = r.argument.as_ref()?;
+    let last = match argument {
+        Expression::SequenceExpression(seq) => seq.expressions.last()?,
+        other => other,
+    };
+    (source(last.span()) == source(returned.span()))
+        .then(|| (argument.span().start, last.span().start))
 }
 
 #[cfg(test)]
@@ -154,7 +240,11 @@ mod tests {
         let text = "var a,h;function requireA(){if(h)return a;h=1;a=2;return a}\
             var b={exports:{}},k;function requireB () { if (k) return b.exports; k = 1; (function (module) { module.exports = 3; })(b); return b.exports; }\
             function other(){if(h)return a;h=2;return a}\
-            function another(){if(h)return a;h=1;return b}";
-        assert_eq!(names(text), ["requireA", "requireB"]);
+            function another(){if(h)return a;h=1;return b}\
+            function early(){if(h)return a;h=1;if(a)return 5;return a}\
+            function reads(){if(h)return a;h=1;a=()=>arguments[0];return a}\
+            function requireC(){if(h)return a;h=1;a=function(){return arguments[0]};return a}\
+            function Vn(){if(h)return a;h=1,a=n,n.sync=s;function n(){}function s(){}return g(s),a}";
+        assert_eq!(names(text), ["requireA", "requireB", "requireC", "Vn"]);
     }
 }

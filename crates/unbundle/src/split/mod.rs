@@ -50,7 +50,7 @@ pub(crate) fn split_file<'a>(
         several_files: shared.several_files,
         transforms,
     };
-    let imported = shared.imported(&program);
+    let imported = shared.imported(&program, input.name);
     let lazy = recognize::rollup::lazy_wrappers(&program, input.text);
     let mut out = Split::default();
     let mut plain = false;
@@ -429,7 +429,8 @@ fn runtime_file(file: &File<'_, '_, '_>, strict: bool, out: &mut Split<'_>) {
     };
     for (n, span) in found.statements.iter().enumerate() {
         let replacement = if n == 0 {
-            runtime::require_line(&found.names, &path)
+            // Beside the file, whatever folder of the set it is in.
+            runtime::require_line(&found.names, path.rsplit('/').next().unwrap_or(&path))
         } else {
             String::new()
         };
@@ -613,16 +614,23 @@ fn assemble(file: &File<'_, '_, '_>, out: &Split<'_>) -> String {
     };
     let mut assembled = String::with_capacity(text.len() / 4);
     assembled.push_str(&text[..prelude_at]);
+    // The loader sits in the output folder; a file of the set may be in a folder of it.
+    let depth = file.input.name.matches('/').count();
+    let loader = if depth == 0 {
+        format!("./{LOADER_FILE}")
+    } else {
+        format!("{}{LOADER_FILE}", "../".repeat(depth))
+    };
     if !out.edits.is_empty() && file.es_module {
         // An ES module has no `require` or `module`: the loader gets node's `require` made
         // for this file, and a module object of its own; and the file's `import.meta` and
         // `import()`, which its module files read through it (see `imports.rs`).
         assembled.push_str(&format!(
-            "\nimport {{ createRequire as __pilotfish_require }} from \"node:module\";\nvar {LOAD} = __pilotfish_require(import.meta.url)(\"./{LOADER_FILE}\")({{ exports: {{}}, filename: __pilotfish_require(import.meta.url)(\"node:url\").fileURLToPath(import.meta.url) }}, __pilotfish_require(import.meta.url), {{ meta: import.meta, load: (specifier, options) => import(specifier, options) }});\n"
+            "\nimport {{ createRequire as __pilotfish_require }} from \"node:module\";\nvar {LOAD} = __pilotfish_require(import.meta.url)(\"{loader}\")({{ exports: {{}}, filename: __pilotfish_require(import.meta.url)(\"node:url\").fileURLToPath(import.meta.url) }}, __pilotfish_require(import.meta.url), {{ meta: import.meta, load: (specifier, options) => import(specifier, options) }});\n"
         ));
     } else if !out.edits.is_empty() {
         assembled.push_str(&format!(
-            "\nvar {LOAD} = require(\"./{LOADER_FILE}\")(module, require, {{ meta: undefined, load: (specifier, options) => import(specifier, options) }});\n"
+            "\nvar {LOAD} = require(\"{loader}\")(module, require, {{ meta: undefined, load: (specifier, options) => import(specifier, options) }});\n"
         ));
     }
     let mut at = prelude_at;

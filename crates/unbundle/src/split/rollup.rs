@@ -38,7 +38,15 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
         }
         let path = module_path(&id, None, file.names);
         let (call, code, takes) = module_code(file, &uses, &out.moved, &lazy, &path);
-        out.edits.push((lazy.code, call));
+        if lazy.tail.is_empty() {
+            out.edits.push((lazy.code, call));
+        } else {
+            // `return f(), x`: `f()` moves too, and the wrapper keeps `return x`.
+            out.edits.push((
+                Span::new(lazy.code.start, lazy.tail.end),
+                format!("{call}return "),
+            ));
+        }
         out.jobs.push(Job {
             id,
             path,
@@ -85,6 +93,24 @@ fn module_code(
     // A module object must be the same object throughout.
     let holder = holder.filter(|&s| !(lazy.module_object && uses.written(s)));
     let mut outer = esbuild::outer_names_but(file.scoping, uses, moved, lazy.code, holder);
+    let tail = (!lazy.tail.is_empty())
+        .then(|| esbuild::outer_names_but(file.scoping, uses, moved, lazy.tail, holder));
+    if let Some(tail) = &tail {
+        for name in &tail.values {
+            if !outer.values.contains(name) && !outer.live.contains(name) {
+                outer.values.push(name.clone());
+            }
+        }
+        for name in &tail.live {
+            outer.values.retain(|n| n != name);
+            if !outer.live.contains(name) {
+                outer.live.push(name.clone());
+            }
+        }
+        outer
+            .substitutions
+            .extend(tail.substitutions.iter().cloned());
+    }
     let (exports, module) = match holder {
         Some(symbol) => {
             let name = file.scoping.symbol_name(symbol);
@@ -109,7 +135,8 @@ fn module_code(
                     ),
                 )
             };
-            for u in uses.within(lazy.code).iter().filter(|u| u.symbol == symbol) {
+            let holder_uses = uses.within(lazy.code).iter().chain(uses.within(lazy.tail));
+            for u in holder_uses.filter(|u| u.symbol == symbol) {
                 esbuild::substitute(u, name, &member, &mut outer.substitutions);
             }
             outer.substitutions.sort_by_key(|(s, _)| (s.start, s.end));
@@ -122,7 +149,14 @@ fn module_code(
         "\n{}.call(this, {exports}, {module});\n",
         commonjs_call(path, &outer)
     );
-    let code = moved.splice_with(file.input.text, lazy.code, &outer.substitutions);
+    let mut code = moved
+        .splice_with(file.input.text, lazy.code, &outer.substitutions)
+        .into_owned();
+    if !lazy.tail.is_empty() {
+        // `f(), ` ends the module's code as a statement: `f();`.
+        let tail = moved.splice_with(file.input.text, lazy.tail, &outer.substitutions);
+        code.push_str(&format!("\n{};\n", tail.trim_end().trim_end_matches(',')));
+    }
     let takes = outer.values.iter().chain(&outer.live).cloned().collect();
     (
         call,

@@ -1,12 +1,16 @@
 //! esbuild's helpers shared between the files of a code-split ES module bundle: esbuild
 //! defines `__commonJS` and `__esm` once, in one chunk, exports them under short names
 //! (`export {y as a, b as m}`), and the entry and the other chunks import them
-//! (`import {a as u} from "./chunk-AKF52I5M.mjs"`). A chunk's wrappers are calls of such an
-//! imported name, so the helpers are found in the chunk that defines them and followed
+//! (`import {a as u} from "./chunk-AKF52I5M.mjs"`). CommonJS files share them the same way
+//! (`module.exports = {__commonJS, ...}` and `const {__commonJS} = require("./esblib.cjs")`,
+//! as zx ships them). A chunk's wrappers are calls of such an imported name, so the helpers are found in the chunk that defines them and followed
 //! through each `export` and `import` to the files that call them.
 
 use oxc_allocator::Allocator;
-use oxc_ast::ast::{ImportDeclarationSpecifier, ModuleExportName, Program, Statement};
+use oxc_ast::ast::{
+    Argument, AssignmentTarget, BindingPattern, Expression, ImportDeclarationSpecifier,
+    ModuleExportName, ObjectPropertyKind, Program, Statement,
+};
 use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::SourceType;
 use rustc_hash::FxHashSet;
@@ -42,7 +46,11 @@ pub(crate) fn exported(inputs: &[Input<'_>]) -> Shared {
     }
     for input in inputs.iter().filter(|i| i.text.contains("export")) {
         let allocator = Allocator::default();
-        let parsed = oxc_parser::Parser::new(&allocator, input.text, SourceType::mjs()).parse();
+        let mut parsed = oxc_parser::Parser::new(&allocator, input.text, SourceType::mjs()).parse();
+        if parsed.diagnostics.errors().next().is_some() {
+            // A CommonJS file (`module.exports = {...}`) may not parse as a module.
+            parsed = oxc_parser::Parser::new(&allocator, input.text, SourceType::script()).parse();
+        }
         if parsed.diagnostics.errors().next().is_some() {
             continue;
         }
@@ -76,34 +84,122 @@ pub(crate) fn exported(inputs: &[Input<'_>]) -> Shared {
     shared
 }
 
-/// `export {local as exported}` pairs of a program.
+/// `export {local as exported}` pairs of a program, and those of a CommonJS file's
+/// `module.exports = {exported: local, local}` (esbuild's helpers shared by CommonJS files,
+/// as zx ships them).
 fn exports(program: &Program<'_>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for statement in &program.body {
-        if let Statement::ExportNamedDeclaration(e) = statement {
-            for s in &e.specifiers {
-                if let ModuleExportName::IdentifierReference(local) = &s.local {
-                    out.push((local.name.to_string(), s.exported.name().to_string()));
+        match statement {
+            Statement::ExportNamedDeclaration(e) => {
+                for s in &e.specifiers {
+                    if let ModuleExportName::IdentifierReference(local) = &s.local {
+                        out.push((local.name.to_string(), s.exported.name().to_string()));
+                    }
                 }
             }
+            Statement::ExpressionStatement(e) => out.extend(module_exports(&e.expression)),
+            _ => {}
         }
     }
     out
 }
 
+/// The (local, exported) pairs of `module.exports = {exported: local, local, ...}`.
+fn module_exports(expr: &Expression<'_>) -> Vec<(String, String)> {
+    let Expression::AssignmentExpression(a) = expr else {
+        return Vec::new();
+    };
+    let is_module_exports = matches!(&a.left, AssignmentTarget::StaticMemberExpression(m)
+        if m.property.name == "exports"
+            && matches!(&m.object, Expression::Identifier(o) if o.name == "module"));
+    let Expression::ObjectExpression(o) = &a.right else {
+        return Vec::new();
+    };
+    if !is_module_exports {
+        return Vec::new();
+    }
+    o.properties
+        .iter()
+        .filter_map(|p| match p {
+            ObjectPropertyKind::ObjectProperty(p) if !p.computed && !p.method => {
+                let key = p.key.static_name()?;
+                match &p.value {
+                    Expression::Identifier(local) => {
+                        Some((local.name.to_string(), key.to_string()))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `const {exported: local, ...} = require("./file")` at the top of a CommonJS file: the
+/// file's name, and each (exported name, local symbol).
+fn required_names(statement: &Statement<'_>) -> Option<(String, Vec<(String, SymbolId)>)> {
+    let Statement::VariableDeclaration(d) = statement else {
+        return None;
+    };
+    let [declarator] = d.declarations.as_slice() else {
+        return None;
+    };
+    let Some(Expression::CallExpression(call)) = &declarator.init else {
+        return None;
+    };
+    let (Expression::Identifier(callee), [Argument::StringLiteral(path)]) =
+        (&call.callee, call.arguments.as_slice())
+    else {
+        return None;
+    };
+    let BindingPattern::ObjectPattern(pattern) = &declarator.id else {
+        return None;
+    };
+    if callee.name != "require" {
+        return None;
+    }
+    let from = path.value.to_string();
+    let names = pattern
+        .properties
+        .iter()
+        .filter(|p| !p.computed)
+        .filter_map(|p| {
+            let key = p.key.static_name()?;
+            let local = p.value.get_binding_identifier()?.symbol_id.get()?;
+            Some((key.to_string(), local))
+        })
+        .collect();
+    Some((from, names))
+}
+
 impl Shared {
-    /// The helpers `program` imports from the files that export them.
-    pub(crate) fn imported(&self, program: &Program<'_>) -> Imported {
+    /// The helpers `program` (the file `name`) imports from the files that export them.
+    pub(crate) fn imported(&self, program: &Program<'_>, name: &str) -> Imported {
         let mut imported = Imported::default();
         if self.commonjs.is_empty() && self.esm.is_empty() {
             return imported;
         }
         for statement in &program.body {
+            if let Some((from, names)) = required_names(statement) {
+                let from = beside(name, &from);
+                for (exported, symbol) in names {
+                    let key = (from.clone(), exported);
+                    if self.commonjs.contains(&key) {
+                        imported.commonjs.insert(symbol);
+                    }
+                    if self.esm.contains(&key) {
+                        imported.esm.insert(symbol);
+                    }
+                }
+                continue;
+            }
             let Statement::ImportDeclaration(d) = statement else {
                 continue;
             };
-            // `./chunk-AKF52I5M.mjs`: the file, given beside this one.
-            let from = d.source.value.rsplit('/').next().unwrap_or_default();
+            // `./chunk-AKF52I5M.mjs`: the file, given beside this one (or `../shared/x.mjs`,
+            // in a folder of the set).
+            let from = beside(name, &d.source.value);
             for specifier in d.specifiers.iter().flatten() {
                 let ImportDeclarationSpecifier::ImportSpecifier(s) = specifier else {
                     continue;
@@ -122,4 +218,21 @@ impl Shared {
         }
         imported
     }
+}
+
+/// The name of the file `specifier` (relative, `./x.mjs` or `../shared/x.mjs`) names, as the
+/// set's files are named: relative to the folder of the set, like `from`'s own name.
+pub(crate) fn beside(from: &str, specifier: &str) -> String {
+    let mut parts: Vec<&str> = from.split('/').collect();
+    parts.pop();
+    for part in specifier.split('/') {
+        match part {
+            "." | "" => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.join("/")
 }

@@ -92,3 +92,50 @@ fn an_esbuild_bundle_with_a_webpack_bundle_inside_a_module_keeps_it_whole_there(
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_chunk_set_spread_over_folders_keeps_its_layout() {
+    // esbuild's code-split ES modules with their chunks in a folder of their own
+    // (`shared/chunk-*.mjs`), given from the folder that holds them all: each file keeps its
+    // path there, so the entry still imports `./shared/...`, and the chunks, one folder
+    // down, still find the loader; the program prints the same.
+    let dir = scratch("folders");
+    let setup = Command::new("bash")
+        .arg(super::repo().join("tools/bundlers/setup.sh"))
+        .status()
+        .unwrap();
+    assert!(setup.success(), "tools/bundlers/setup.sh failed");
+    let bundle = dir.join("dist");
+    let script = format!(
+        "require('esbuild').buildSync({{entryPoints: {{main: 'apps/meta/index.js'}}, bundle: true, minify: true, platform: 'node', format: 'esm', splitting: true, outdir: {:?}, outExtension: {{'.js': '.mjs'}}, chunkNames: 'shared/chunk-[hash]', banner: {{js: 'import{{createRequire as __banner}}from\"node:module\";const require=__banner(import.meta.url);'}}, logLevel: 'error'}})",
+        bundle.display().to_string()
+    );
+    let built = Command::new("node")
+        .args(["-e", &script])
+        .current_dir(super::repo().join("tools/bundlers"))
+        .status()
+        .unwrap();
+    assert!(built.success(), "esbuild failed");
+    let mut files = vec![bundle.join("main.mjs")];
+    let mut chunks: Vec<_> = std::fs::read_dir(bundle.join("shared"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    chunks.sort();
+    assert!(!chunks.is_empty(), "esbuild wrote chunks into shared/");
+    files.extend(chunks);
+    let out = dir.join("out");
+    let manifest = super::unbundle_files(&files, &out);
+    assert!(
+        manifest["modules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["file"].as_str().unwrap().starts_with("shared/")),
+        "{manifest}"
+    );
+    let original = super::run_node(&files[0]);
+    assert!(original.0.contains("meta: true"), "{original:?}");
+    assert_eq!(super::run_node(&out.join("main.mjs")), original);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -128,8 +128,8 @@ impl Moved {
         Cow::Owned(out)
     }
 
-    /// The text of `span` with the substitutions in it made, and those of `extra` (sorted,
-    /// none overlapping another).
+    /// The text of `span` with the substitutions in it made, and those of `extra` inside it
+    /// (none overlapping another).
     pub(crate) fn splice_with<'t>(
         &self,
         text: &'t str,
@@ -146,8 +146,12 @@ impl Moved {
             .substitutions
             .partition_point(|(s, _)| s.end <= span.end)
             .max(from);
+        // Only those inside `span`.
+        let inside = extra
+            .iter()
+            .filter(|(s, _)| s.start >= span.start && s.end <= span.end);
         let mut all: Vec<&(Span, String)> =
-            self.substitutions[from..to].iter().chain(extra).collect();
+            self.substitutions[from..to].iter().chain(inside).collect();
         // An insertion goes before a replacement starting at the same place.
         all.sort_by_key(|(s, _)| (s.start, s.end));
         let mut out = String::with_capacity((span.end - span.start) as usize + 64);
