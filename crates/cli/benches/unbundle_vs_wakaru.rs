@@ -31,6 +31,7 @@
 //! corpus of `tools/real-bundles/corpus.tsv` included, each output run in a copy of its
 //! package: see [`published`]).
 
+#[path = "unbundle_vs_wakaru/published.rs"]
 mod published;
 
 use std::{

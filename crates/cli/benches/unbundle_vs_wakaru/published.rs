@@ -362,7 +362,7 @@ impl Total {
 }
 
 /// The `--corpus` bench.
-pub fn main(pilotfish: &Path, wakaru: &Path) {
+pub(crate) fn main(pilotfish: &Path, wakaru: &Path) {
     println!("load average at the start: {}", load());
     let scratch =
         std::env::temp_dir().join(format!("pilotfish-corpus-bench-{}", std::process::id()));

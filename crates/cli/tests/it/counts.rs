@@ -494,9 +494,6 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                 if module_entry(text, &toks[i..]) {
                     top.1 += 1;
                 } else {
-                    if std::env::var("COUNT_DEBUG").is_ok() && top.1 > 2 {
-                        eprintln!("other entry: {}", compact(text, t.start, 60));
-                    }
                     top.2 += 1;
                 }
             }
@@ -508,12 +505,6 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
             "{" if t.kind == Tok::Punct => open.push((i, 0, 0, true)),
             "}" if t.kind == Tok::Punct => {
                 if let Some((start, modules, others, _)) = open.pop() {
-                    if std::env::var("COUNT_DEBUG").is_ok() && modules >= 3 {
-                        eprintln!(
-                            "table at {} modules {modules} others {others}",
-                            toks[start].start
-                        );
-                    }
                     // A split chunk's table may hold one module: `exports.modules = {`.
                     let chunk =
                         start >= 3 && joined(text, &toks[start - 3..start], 3) == ".modules=";
@@ -605,12 +596,6 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
                 helpers.push((local, esm, 0));
             }
         }
-        if std::env::var("COUNT_DEBUG").is_ok() {
-            eprintln!(
-                "{name}: imports {:?}",
-                imports_of(text, toks).iter().take(5).collect::<Vec<_>>()
-            );
-        }
         for (file, namespace) in required_chunks(text, toks) {
             let Some(theirs) = defined.get(file.as_str()) else {
                 continue;
@@ -642,13 +627,6 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
             .filter(|c| !inside_table(c.0) && !nested(c))
             .collect();
         let esm = calls.iter().filter(|c| c.2).count();
-        if std::env::var("COUNT_DEBUG").is_ok() {
-            eprintln!(
-                "{name}: {} calls ({esm} esm), {} lazy",
-                calls.len(),
-                lazy.len()
-            );
-        }
         counts.commonjs += calls.len() - esm;
         counts.rollup += lazy.len();
         counts.esm += esm;
@@ -703,12 +681,14 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
 }
 
-/// FAKE-free debugging aid: `COUNT_FILES=a.js,b.js cargo test ... counts::print -- --ignored`.
+/// What the counter finds in the files of `COUNT_FILES` (comma-separated paths, the runtime
+/// first), for looking into a bundle: `COUNT_FILES=a.js,b.js cargo test -p cli --test it
+/// counts::print -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn print() {
     let files: Vec<(String, String)> = std::env::var("COUNT_FILES")
-        .unwrap()
+        .expect("COUNT_FILES: the files to count")
         .split(',')
         .map(|f| {
             (
@@ -719,32 +699,12 @@ fn print() {
         .collect();
     for (name, text) in &files {
         let toks = tokens(text);
-        let helpers = helpers_defined(text, &toks);
-        eprintln!("{name}: helpers {helpers:?}");
-        for c in helper_calls(text, &toks, &helpers).iter().filter(|c| c.2) {
-            eprintln!(
-                "  esm call: {}",
-                &text[c.0.saturating_sub(30)..(c.0 + 60).min(text.len())]
-            );
-        }
+        eprintln!("{name}: helpers {:?}", helpers_defined(text, &toks));
         eprintln!(
-            "{name}: lazy {:?} webpack {:?} final depth {}",
-            lazy_wrappers(text, &toks)
-                .iter()
-                .take(3)
-                .collect::<Vec<_>>(),
-            webpack_tables(text, &toks),
-            toks.last().map_or(0, |t| t.depth)
+            "{name}: {} lazy wrappers, webpack tables {:?}",
+            lazy_wrappers(text, &toks).len(),
+            webpack_tables(text, &toks)
         );
-        for w in toks
-            .windows(2)
-            .filter(|w| {
-                w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident
-            })
-            .take(3)
-        {
-            eprintln!("  fn {}", compact(text, w[1].start, 80));
-        }
     }
     eprintln!("{:?}", count(&files));
 }
