@@ -130,3 +130,14 @@ fn a_runtime_without_set_up_keeps_its_table_and_require_function() {
         "{main}"
     );
 }
+
+#[test]
+fn an_entry_that_builds_code_at_run_time_stays_where_it_is() {
+    // `new Function("m", "return import(m)")` (prettier's bin) imports from the file it runs
+    // in, which a module file is not: that entry stays in the bundle file.
+    let (entry, main) = unbundled(&esbuild(
+        "var d=new Function(\"m\",\"return import(m)\");d(\"node:path\").then(p=>console.log(typeof p.join));",
+    ));
+    assert_eq!(entry, None, "{main}");
+    assert!(main.contains("return import(m)"), "{main}");
+}

@@ -101,6 +101,16 @@ fn wrappers_in(text: &str) -> (usize, usize) {
             commonjs.push(name);
         }
     }
+    // Also helpers defined anywhere through esbuild's `__name` (`--keep-names`), which
+    // writes their esbuild names beside them: a second esbuild bundle joined into the
+    // bundle's top level (Copilot's server 1.539.0 holds simple-git's).
+    for (helper, names) in [("__commonJS", &mut commonjs), ("__esm", &mut esm)] {
+        for name in named_helpers(text, helper) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
     let calls = |names: &[String]| -> usize {
         let mut count = 0;
         for name in names {
@@ -126,6 +136,29 @@ fn wrappers_in(text: &str) -> (usize, usize) {
         count
     };
     (calls(&commonjs), calls(&esm))
+}
+
+/// The helpers named `helper` through esbuild's `__name` helper: `NAME=n((t,e)=>...,
+/// "__commonJS")`, the definition the last `NAME=n((` before the name.
+fn named_helpers(text: &str, helper: &str) -> Vec<String> {
+    let word = |c: &char| c.is_ascii_alphanumeric() || *c == '_' || *c == '$';
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(&format!(",\"{helper}\")")) {
+        let mut start = at.saturating_sub(400);
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let before = &text[start..at];
+        let found = before.rmatch_indices("((").find_map(|(open, _)| {
+            let head = &before[..open];
+            let namer = head.chars().rev().take_while(word).count();
+            let head = head[..head.len() - namer].strip_suffix('=')?;
+            let name: String = head.chars().rev().take_while(word).collect();
+            (namer > 0 && !name.is_empty()).then(|| name.chars().rev().collect::<String>())
+        });
+        out.extend(found);
+    }
+    out
 }
 
 /// Runs `node ARGS...` from an unrelated folder: standard output and exit status.

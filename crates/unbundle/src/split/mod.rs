@@ -553,6 +553,13 @@ fn entry_module<'a>(
     if !out.edits.iter().all(|(s, _)| s.end <= entry.span.start) {
         return;
     }
+    // Code the entry builds at run time (`new Function("m", "return import(m)")`, prettier's
+    // bin) would `import()` from the module file's folder, or not at all: it runs only where
+    // it is.
+    let source = file.source(entry.span);
+    if source.contains("Function(") || source.contains("eval(") {
+        return;
+    }
     let mut id = "entry".to_owned();
     while out.jobs.iter().any(|j| j.id == id) {
         id.push('_');
