@@ -453,7 +453,6 @@ fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
     };
     toks.windows(2)
         .enumerate()
-        .map(|(i, w)| (i, w))
         .filter(|(_, w)| {
             w[0].depth == 0 && word(text, &w[0]) == "function" && w[1].kind == Tok::Ident
         })
