@@ -5,7 +5,8 @@
 //!
 //! - **helper wrappers** (esbuild, Bun, rolldown): the helpers are found by the shape of their
 //!   source, `NAME=(a,b)=>()=>...{exports:{}}...` (`__commonJS`) and
-//!   `NAME=(a,b)=>()=>...(a=0)...` (`__esm`), defined in the file or imported from another
+//!   `NAME=(a,b)=>()=>...(a=0)...` (`__esm`), also inside esbuild's `__name(...)` (kept
+//!   names), defined in the file or imported from another
 //!   file of the set (`import{x as y}from"./chunk.js"`, `const {__commonJS} = require(...)`);
 //!   then each `= NAME(` at the helper's own depth whose argument is a module function or an
 //!   object holding one is a wrapper;
@@ -247,8 +248,14 @@ fn joined(text: &str, toks: &[Token], n: usize) -> String {
 /// The helpers a file defines: name, kind (`true` for `__esm`) and depth.
 fn helpers_defined(text: &str, toks: &[Token]) -> Vec<(String, bool, usize)> {
     let mut found = Vec::new();
-    for w in toks.windows(3) {
-        let [name, eq, open] = w else { continue };
+    for (i, w) in toks.windows(4).enumerate() {
+        let [name, eq, next, after] = w else { continue };
+        // Kept names wrap the helper: `NAME = __name((a, b) => ..., "NAME")`.
+        let open = if next.kind == Tok::Ident && word(text, after) == "(" {
+            toks.get(i + 4).unwrap_or(after)
+        } else {
+            next
+        };
         if name.kind != Tok::Ident || word(text, eq) != "=" || word(text, open) != "(" {
             continue;
         }
