@@ -361,6 +361,14 @@ impl Total {
     }
 }
 
+/// How many times `theirs` took what `ours` took, or `-` when either failed.
+fn ratio(ours: &Side, theirs: &Side, of: impl Fn(&Side) -> f64) -> String {
+    if ours.failed.is_some() || theirs.failed.is_some() {
+        return "-".to_owned();
+    }
+    format!("{:.1}x", of(theirs) / of(ours).max(1.0))
+}
+
 /// The `--corpus` bench.
 pub(crate) fn main(pilotfish: &Path, wakaru: &Path) {
     println!("load average at the start: {}", load());
@@ -386,7 +394,7 @@ pub(crate) fn main(pilotfish: &Path, wakaru: &Path) {
         let (ours, theirs, size) = compare(line, pilotfish, wakaru, &scratch);
         let yes = |b: bool| if b { "yes" } else { "no" };
         println!(
-            "{:<34} {:>5.2} MB  {:>5}/{:<5}  {:>6.1}/{:<6.1}  {:>4}/{:<4}  {:>8.2}/{:<8.2}  {:>8.2}/{:<8.2}  {:>5.1}x {:>5.1}x",
+            "{:<34} {:>5.2} MB  {:>5}/{:<5}  {:>6.1}/{:<6.1}  {:>4}/{:<4}  {:>8.2}/{:<8.2}  {:>8.2}/{:<8.2}  {:>6} {:>6}",
             line.name,
             size / 1e6,
             ours.modules,
@@ -399,8 +407,8 @@ pub(crate) fn main(pilotfish: &Path, wakaru: &Path) {
             theirs.wall / 1e9,
             ours.cpu / 1e9,
             theirs.cpu / 1e9,
-            theirs.wall / ours.wall.max(1.0),
-            theirs.cpu / ours.cpu.max(1.0)
+            ratio(&ours, &theirs, |s| s.wall),
+            ratio(&ours, &theirs, |s| s.cpu)
         );
         for (who, side) in [("pilotfish", &ours), ("wakaru", &theirs)] {
             if let Some(why) = &side.failed {
