@@ -10,6 +10,12 @@
 # tests run the bundle files themselves, not an installed package. Prints the folder on its
 # last line; each package is in `NAME-VERSION/package` under it. Also fetches node 24
 # (tools/node24.sh) for the 1.539.0 server.
+#
+# Then the corpus (corpus.tsv beside this script): every package of it at its pinned version,
+# into `FOLDER/package` with FOLDER the package's name without `@`, `/` written `-`, then
+# `-VERSION`. Each package is fetched once and marked done; a run stopped half way starts
+# again at the first package not done. A lock keeps two runs (two test binaries) from
+# fetching at once. Progress goes to standard error.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache="${PILOTFISH_CACHE:-$HOME/.cache/pilotfish}"
@@ -17,6 +23,8 @@ dir="$cache/real-bundles"
 mkdir -p "$dir"
 exec 7>"$dir/.lock"
 flock 7
+# What a run stopped while fetching left.
+rm -rf "$dir"/.fetch.*
 
 fetch() {
   local package=$1 version=$2 folder=$3
@@ -36,5 +44,17 @@ fetch pnpm 9.15.0 pnpm-9.15.0
 fetch @yarnpkg/cli-dist 4.5.0 yarnpkg-cli-dist-4.5.0
 fetch @tailwindcss/language-server 0.14.1 tailwindcss-language-server-0.14.1
 fetch yarn 1.22.22 yarn-1.22.22
+# The corpus: each package once, however many of its bundles the corpus lists.
+corpus=$(grep -v '^#' "$here/corpus.tsv" | awk -F'\t' 'NF >= 3 { print $2 "\t" $3 }' | sort -u)
+total=$(printf '%s\n' "$corpus" | grep -c .)
+n=0
+while IFS=$'\t' read -r package version; do
+  n=$((n + 1))
+  folder="$(printf '%s' "$package" | tr -d '@' | tr '/' '-')-$version"
+  if [ ! -f "$dir/$folder/.pilotfish-done" ]; then
+    echo "tools/real-bundles/setup.sh: corpus package $n of $total" >&2
+  fi
+  fetch "$package" "$version" "$folder"
+done <<<"$corpus"
 bash "$here/../node24.sh" >/dev/null
 echo "$dir"

@@ -27,7 +27,12 @@
 //! (Copilot's server 1.539.0) must unbundle in under 10 s.
 //!
 //! Run with `cargo bench -p cli --bench unbundle_vs_wakaru` (`-- --quick` for one timed run
-//! each and without the 20 MB bundle).
+//! each and without the 20 MB bundle; `-- --corpus` for every published bundle instead, the
+//! corpus of `tools/real-bundles/corpus.tsv` included, each output run in a copy of its
+//! package: see [`published`]).
+
+#[path = "unbundle_vs_wakaru/published.rs"]
+mod published;
 
 use std::{
     path::{Path, PathBuf},
@@ -311,6 +316,12 @@ fn theirs(out: &Path, bundle: &Bundle) -> Quality {
 
 fn main() {
     measure::serve_if_helper();
+    if std::env::args().any(|a| a == "--corpus") {
+        setup("tools/wakaru/setup.sh");
+        let wakaru = repo().join("tools/wakaru/node_modules/.bin/wakaru");
+        published::main(Path::new(env!("CARGO_BIN_EXE_pilotfish")), &wakaru);
+        return;
+    }
     let quick = std::env::args().any(|a| a == "--quick");
     setup("tools/bundlers/setup.sh");
     if !quick {

@@ -5,6 +5,7 @@
 //! the same for next edit suggestions. [`vllm`] starts a real vLLM server (vLLM for CPU, from
 //! `tools/vllm.sh`) shared by a test binary's tests.
 
+pub mod corpus;
 pub mod fake_next_edit;
 pub mod measure;
 pub mod scripted;

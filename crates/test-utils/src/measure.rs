@@ -35,6 +35,11 @@ pub fn run(program: &Path, args: &[&str], input: Option<&Path>) -> (f64, i64) {
 
 /// [`run`], with the command's CPU time too.
 pub fn cost(program: &Path, args: &[&str], input: Option<&Path>) -> Cost {
+    try_cost(program, args, input).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`cost`], or when the command fails, what it said.
+pub fn try_cost(program: &Path, args: &[&str], input: Option<&Path>) -> Result<Cost, String> {
     let stdin = match input {
         Some(path) => Stdio::from(std::fs::File::open(path).expect("the input file opens")),
         None => Stdio::null(),
@@ -46,11 +51,12 @@ pub fn cost(program: &Path, args: &[&str], input: Option<&Path>) -> Cost {
         .stdin(stdin)
         .output()
         .expect("the measuring helper starts");
-    assert!(
-        out.status.success(),
-        "{program:?} {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if !out.status.success() {
+        return Err(format!(
+            "{program:?} {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
     let text = String::from_utf8(out.stdout).expect("the helper prints numbers");
     let numbers: Vec<f64> = text
         .split_whitespace()
@@ -59,11 +65,11 @@ pub fn cost(program: &Path, args: &[&str], input: Option<&Path>) -> Cost {
     let [wall_ns, cpu_ns, peak_kb] = numbers[..] else {
         panic!("the helper prints three numbers: {text}");
     };
-    Cost {
+    Ok(Cost {
         wall_ns,
         cpu_ns,
         peak_kb: peak_kb as i64,
-    }
+    })
 }
 
 /// When this process is the helper: runs its arguments as a command with this process's

@@ -7,6 +7,8 @@ mod agent;
 mod chat_send;
 mod copilot_plugins;
 mod copilot_texts;
+mod corpus;
+mod counts;
 mod cursor_warming;
 mod editor_settings;
 mod emacs_script;
