@@ -20,6 +20,8 @@ use test_utils::{
 };
 use unbundle::junk::Junk;
 
+use super::js_files;
+
 const RUNS: usize = 3;
 
 /// The six bundles of issue 33, as corpus lines.
@@ -162,20 +164,6 @@ fn behaves(
     let package = sandbox.copy_package(dir);
     corpus::install_output(out, &package, files, entry);
     run(line, &sandbox) == *original
-}
-
-fn js_files(dir: &Path, into: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            js_files(&path, into);
-        } else if path
-            .extension()
-            .is_some_and(|e| e == "js" || e == "mjs" || e == "cjs")
-        {
-            into.push(path);
-        }
-    }
 }
 
 fn junk(files: &[PathBuf]) -> Junk {
