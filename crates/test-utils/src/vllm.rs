@@ -148,7 +148,7 @@ fn tail(log: &std::path::Path) -> String {
 }
 
 /// A plain HTTP GET on loopback: the whole response, or `None` when nothing answers.
-fn get(port: u16, path: &str) -> Option<String> {
+pub(crate) fn get(port: u16, path: &str) -> Option<String> {
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     s.write_all(

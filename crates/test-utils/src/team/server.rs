@@ -2,10 +2,7 @@
 //! generated (llama-server's `/metrics`, vLLM's), its cache's hits, and whether
 //! anything is still running (llama-server's `/slots`, vLLM's running and waiting requests).
 
-use std::{
-    io::{Read, Write},
-    time::Duration,
-};
+use crate::vllm::get;
 
 /// Which server, for the names of its counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,17 +134,4 @@ impl Shared {
             }
         }
     }
-}
-
-/// A plain HTTP GET on loopback: the whole response, or `None` when nothing answers.
-pub fn get(port: u16, path: &str) -> Option<String> {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    s.write_all(
-        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes(),
-    )
-    .ok()?;
-    let mut response = String::new();
-    s.read_to_string(&mut response).ok()?;
-    Some(response)
 }
