@@ -110,6 +110,63 @@ pub(crate) fn at_least_last(cold: usize, last: Option<usize>, full: usize) -> us
     cold.max(last.unwrap_or(0)).min(full)
 }
 
+/// What the budgets tried for one request are made of, in the prompt's tokens (allowances in
+/// the model's).
+#[derive(Debug, Clone, Copy)]
+struct Budgets {
+    full: usize,
+    /// The size read cold within the target (or the floor).
+    cold: usize,
+    /// Whether `cold` reads within the target (else it is only the floor).
+    by_target: bool,
+    /// The budget of the last prompt sent, below `full`: the server holds its start.
+    last: Option<usize>,
+    /// A command's one request: what its longer allowance reads cold.
+    in_request: Option<usize>,
+    /// The model tokens one target reads, and a command's one request.
+    allowance: f64,
+    whole_allowance: f64,
+}
+
+impl Budgets {
+    /// The budgets to try in turn: each with whether it is taken whatever it costs, and the
+    /// model tokens it may make the server read.
+    ///
+    /// A command's in-request budget comes first only when it is larger than the last one: a
+    /// smaller budget moves the prompt's start, so the server would read the whole prompt
+    /// again (the speed measured under load moves the in-request size from one keystroke to
+    /// the next). The last budget, whose start the server holds, is then tried with the
+    /// command's longer allowance.
+    fn in_turn(self) -> [(Option<usize>, bool, f64); 7] {
+        let Budgets {
+            full,
+            cold,
+            by_target,
+            last,
+            ..
+        } = self;
+        // A lowered budget grows back toward the whole one, by as much as reads within the
+        // target: the server holds the last prompt, so only what is new is read.
+        let grown = |share: f64| {
+            last.filter(|b| *b >= cold)
+                .map(|b| b + ((full - b) as f64 * share) as usize)
+                .filter(|g| last.is_some_and(|b| *g > b))
+        };
+        let in_request = self
+            .in_request
+            .filter(|b| *b > cold && last.is_none_or(|l| *b > l));
+        [
+            (in_request, false, self.whole_allowance),
+            (grown(GROWTH[0]), false, self.allowance),
+            (grown(GROWTH[1]), false, self.allowance),
+            (last.filter(|b| *b > cold), false, self.whole_allowance),
+            (Some(cold).filter(|_| by_target), true, self.allowance),
+            (last.filter(|b| *b < cold), false, self.allowance),
+            (Some(cold), true, self.allowance),
+        ]
+    }
+}
+
 impl Pipeline {
     /// The prompt within what the server reads in `sizing.target`: `prompt` (built with the
     /// full budget) when the server holds enough of it or reads fast enough; else the prompt
@@ -162,27 +219,20 @@ impl Pipeline {
         // start the server holds (a first contact's) is kept rather than read afresh.
         let by_target = speed
             .is_some_and(|s| s * sizing.target.as_secs_f64() / self.fit.ratio() >= cold as f64);
-        // A lowered budget grows back toward the whole one, by as much as reads within the
-        // target: the server holds the last prompt, so only what is new is read.
-        let grown = |share: f64| {
-            last.filter(|b| *b >= cold)
-                .map(|b| b + ((sizing.full - b) as f64 * share) as usize)
-                .filter(|g| last.is_some_and(|b| *g > b))
-        };
         // A command's one request that cannot read the whole prompt still reads as much of it
         // as its longer allowance holds, rather than the size of one target.
         let in_request = (whole_allowance > allowance)
-            .then(|| ((whole_allowance / self.fit.ratio()) as usize).min(sizing.full))
-            .filter(|b| *b > cold);
-        let candidates = [
-            (in_request, false, whole_allowance),
-            (grown(GROWTH[0]), false, allowance),
-            (grown(GROWTH[1]), false, allowance),
-            (last.filter(|b| *b > cold), false, allowance),
-            (Some(cold).filter(|_| by_target), true, allowance),
-            (last.filter(|b| *b < cold), false, allowance),
-            (Some(cold), true, allowance),
-        ];
+            .then(|| ((whole_allowance / self.fit.ratio()) as usize).min(sizing.full));
+        let candidates = Budgets {
+            full: sizing.full,
+            cold,
+            by_target,
+            last,
+            in_request,
+            allowance,
+            whole_allowance,
+        }
+        .in_turn();
         let path = &sizing.request.document.path;
         for (budget, must, allowed) in candidates {
             let Some(budget) = budget else { continue };
@@ -263,5 +313,43 @@ mod tests {
         assert_eq!(first_token_limit(Some(5000.0), 100), LEAST_LIMIT);
         assert_eq!(at_least_last(300, Some(900), 6000), 900);
         assert_eq!(at_least_last(300, None, 200), 200);
+    }
+
+    /// A command whose in-request size fell below the last budget (the speed measured under
+    /// load moved) keeps the last budget's prompt, whose start the server holds, rather than
+    /// lay the prompt out afresh at a smaller budget.
+    #[test]
+    fn a_smaller_in_request_budget_is_not_tried_before_the_last_one() {
+        let budgets = Budgets {
+            full: 1000,
+            cold: 256,
+            by_target: true,
+            last: Some(315),
+            in_request: Some(303),
+            allowance: 120.0,
+            whole_allowance: 400.0,
+        };
+        let first = |b: Budgets| b.in_turn().into_iter().find_map(|(budget, ..)| budget);
+        assert_eq!(first(budgets), Some(grown_by_half(315, 1000)));
+        let tried: Vec<usize> = budgets.in_turn().iter().filter_map(|c| c.0).collect();
+        assert!(!tried.contains(&303), "{tried:?}");
+        // The last budget is tried with the command's longer allowance, before the cold size.
+        let last = budgets.in_turn().into_iter().find(|c| c.0 == Some(315));
+        assert_eq!(last.map(|c| c.2), Some(400.0));
+        // A larger in-request budget still comes first; so does one with nothing sent before.
+        let larger = Budgets {
+            in_request: Some(600),
+            ..budgets
+        };
+        assert_eq!(first(larger), Some(600));
+        let fresh = Budgets {
+            last: None,
+            ..budgets
+        };
+        assert_eq!(first(fresh), Some(303));
+    }
+
+    fn grown_by_half(last: usize, full: usize) -> usize {
+        last + ((full - last) as f64 * GROWTH[0]) as usize
     }
 }
