@@ -93,6 +93,17 @@ impl Identity {
         Identity::of(&account(), &machine(), &workspace_root(&cwd))
     }
 
+    /// The same person working in `workspace` (a folder the editor opened, not the folder this
+    /// process runs in; see [`workspace_root`]): the session changes with the workspace, the
+    /// header's name and the `user` field stay as configured.
+    pub fn in_workspace(&self, workspace: &Path) -> Identity {
+        let moved = Identity::of(&account(), &machine(), &workspace_root(workspace));
+        Identity {
+            session: moved.session,
+            ..self.clone()
+        }
+    }
+
     /// Adds the session header and the key (as a bearer token) to a request.
     pub(crate) fn sign(
         &self,
@@ -268,6 +279,25 @@ mod tests {
         let canonical = root.canonicalize().unwrap();
         assert_eq!(workspace_root(&inner), canonical);
         assert_eq!(workspace_root(&root), canonical);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// An editor's workspace gives the session, wherever the language server was started; the
+    /// configured header and user field stay.
+    #[test]
+    fn the_session_follows_the_workspace_it_is_moved_to() {
+        let root = std::env::temp_dir().join(format!("pilotfish-moved-{}", std::process::id()));
+        let inner = root.join("lib");
+        std::fs::create_dir_all(&inner).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        let mut configured = Identity::here();
+        configured.header = "X-Team-Session".to_owned();
+        configured.user = "ana".to_owned();
+        let moved = configured.in_workspace(&inner);
+        let expected = Identity::of(&account(), &machine(), &root.canonicalize().unwrap());
+        assert_eq!(moved.session, expected.session);
+        assert_ne!(moved.session, configured.session);
+        assert_eq!((moved.header.as_str(), moved.user.as_str()), ("X-Team-Session", "ana"));
         let _ = std::fs::remove_dir_all(&root);
     }
 

@@ -481,6 +481,7 @@ impl Server {
         {
             self.folders.push(uri_to_path(uri));
         }
+        self.ask_as_the_editors_workspace();
         self.pull_configuration = params["capabilities"]["workspace"]["configuration"]
             .as_bool()
             .unwrap_or(false);
@@ -504,14 +505,51 @@ impl Server {
         );
     }
 
+    /// The editor's workspace: its first folder (`workspaceFolders`, else `rootUri`).
+    fn workspace(&self) -> Option<std::path::PathBuf> {
+        self.folders.first().map(std::path::PathBuf::from)
+    }
+
+    /// Who asks names the workspace the editor opened, not the folder the language server was
+    /// started in (the session header a router hashes on). Done once, at `initialize`, before
+    /// any request; settings received later keep it (see [`Server::reconfigure`]).
+    fn ask_as_the_editors_workspace(&mut self) {
+        let Some(workspace) = self.workspace() else {
+            return;
+        };
+        let mut backend = self.pipeline.backend().clone();
+        backend.identity = backend.identity.in_workspace(&workspace);
+        let settings = self.pipeline.settings().clone();
+        self.pipeline = Arc::new(Pipeline::new(backend, settings));
+        self.next_edits_in_workspace();
+    }
+
+    /// The next-edit model's requests name the editor's workspace too.
+    fn next_edits_in_workspace(&mut self) {
+        let (Some(workspace), Some(next)) = (self.workspace(), self.config.next_edit.as_mut())
+        else {
+            return;
+        };
+        let identity = match &mut next.model {
+            ghost::next_edit::Model::Chat(chat) => &mut chat.identity,
+            ghost::next_edit::Model::Completion(backend, _) => &mut backend.identity,
+        };
+        *identity = identity.in_workspace(&workspace);
+    }
+
     /// Settings may come wrapped in a `pilotfish` section or bare.
     fn reconfigure(&mut self, settings: &Value) {
         let section = settings.get("pilotfish").unwrap_or(settings);
         match (self.config.configure)(section) {
             Ok(c) => {
-                self.pipeline = Arc::new(Pipeline::new(c.backend, c.settings));
+                let mut backend = c.backend;
+                if let Some(workspace) = self.workspace() {
+                    backend.identity = backend.identity.in_workspace(&workspace);
+                }
+                self.pipeline = Arc::new(Pipeline::new(backend, c.settings));
                 if c.next_edit.is_some() {
                     self.config.next_edit = c.next_edit;
+                    self.next_edits_in_workspace();
                 }
                 for why in &c.refused {
                     self.log(1, why);

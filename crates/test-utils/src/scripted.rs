@@ -55,6 +55,8 @@ pub struct ScriptedModel {
     pub cancelled: Arc<AtomicUsize>,
     /// The JSON bodies received, in order.
     pub bodies: Arc<Mutex<Vec<serde_json::Value>>>,
+    /// Each request's session header (`X-Session-Id`), in order; empty where it had none.
+    pub sessions: Arc<Mutex<Vec<String>>>,
 }
 
 impl ScriptedModel {
@@ -86,17 +88,25 @@ impl ScriptedModel {
         let requests = Arc::new(AtomicUsize::new(0));
         let cancelled = Arc::new(AtomicUsize::new(0));
         let bodies = Arc::new(Mutex::new(Vec::new()));
-        let (r, c, b) = (requests.clone(), cancelled.clone(), bodies.clone());
+        let sessions = Arc::new(Mutex::new(Vec::new()));
+        let (r, c, b, h) = (
+            requests.clone(),
+            cancelled.clone(),
+            bodies.clone(),
+            sessions.clone(),
+        );
         tokio::spawn(async move {
             loop {
                 let Ok((mut socket, _)) = listener.accept().await else {
                     return;
                 };
-                let (r, c, b, answer) = (r.clone(), c.clone(), b.clone(), answer.clone());
+                let (r, c, b, h) = (r.clone(), c.clone(), b.clone(), h.clone());
+                let answer = answer.clone();
                 tokio::spawn(async move {
-                    let Some(body) = read_request(&mut socket).await else {
+                    let Some((head, Some(body))) = read_request_head(&mut socket).await else {
                         return;
                     };
+                    h.lock().unwrap().push(header(&head, "x-session-id"));
                     r.fetch_add(1, Ordering::SeqCst);
                     let reply = answer(&body);
                     b.lock().unwrap().push(body);
@@ -163,6 +173,7 @@ impl ScriptedModel {
             requests,
             cancelled,
             bodies,
+            sessions,
         }
     }
 
@@ -185,13 +196,25 @@ pub(crate) async fn write_chunk(
     socket.flush().await
 }
 
-/// Reads one request's head and JSON body.
-pub(crate) async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<serde_json::Value> {
-    read_request_with_line(socket).await?.1
-}
-
 /// A request's first line (`GET /v1/models HTTP/1.1`) and its JSON body, if it has one.
 pub(crate) async fn read_request_with_line(
+    socket: &mut tokio::net::TcpStream,
+) -> Option<(String, Option<serde_json::Value>)> {
+    let (head, body) = read_request_head(socket).await?;
+    Some((head.lines().next().unwrap_or_default().to_owned(), body))
+}
+
+/// The value of header `name` (lowercase) in a request's head, empty when it has none.
+fn header(head: &str, name: &str) -> String {
+    head.lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// A request's head (its first line and headers) and its JSON body, if it has one.
+async fn read_request_head(
     socket: &mut tokio::net::TcpStream,
 ) -> Option<(String, Option<serde_json::Value>)> {
     let mut buf = Vec::new();
@@ -204,7 +227,6 @@ pub(crate) async fn read_request_with_line(
         buf.extend_from_slice(&chunk[..n]);
         if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
             let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-            let first = head.lines().next().unwrap_or_default().to_owned();
             let length: usize = head
                 .to_lowercase()
                 .lines()
@@ -219,7 +241,7 @@ pub(crate) async fn read_request_with_line(
                 buf.extend_from_slice(&chunk[..n]);
             }
             return Some((
-                first,
+                head,
                 serde_json::from_slice(&buf[end + 4..end + 4 + length]).ok(),
             ));
         }

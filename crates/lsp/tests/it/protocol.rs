@@ -568,3 +568,47 @@ async fn a_hung_server_costs_only_the_first_token_limit() {
     );
     hold.abort();
 }
+
+/// The session header a router hashes on names the workspace the editor opened (`rootUri`, or
+/// the first of `workspaceFolders`), not the folder the language server was started in: two
+/// windows of one person on two repositories are two sessions, and settings the editor sends
+/// at start keep it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_header_names_the_editors_workspace() {
+    let scratch = std::env::temp_dir().join(format!("pilotfish-lsp-ws-{}", std::process::id()));
+    let (shop, blog) = (scratch.join("shop"), scratch.join("blog"));
+    for repo in [&shop, &blog] {
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+    }
+    let model = ScriptedModel::start(vec![Reply::text("total(items)", 3)], Duration::ZERO).await;
+    let inits = [
+        json!({"capabilities": {}, "rootUri": format!("file://{}", shop.display())}),
+        json!({"capabilities": {},
+               "workspaceFolders": [{"uri": format!("file://{}", blog.display()), "name": "blog"},
+                                    {"uri": format!("file://{}", shop.display()), "name": "shop"}],
+               "initializationOptions": {"completion": {"max_tokens": 40}}}),
+    ];
+    let mut sent = Vec::new();
+    for init in inits {
+        let before = model.sessions.lock().unwrap().len();
+        let mut c = ready(&model, init).await;
+        let r = c
+            .call(
+                "textDocument/inlineCompletion",
+                json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": 13},
+                       "context": {"triggerKind": 2}}),
+            )
+            .await;
+        assert_eq!(r["result"]["items"][0]["insertText"], "total(items)", "{r}");
+        let sessions = model.sessions.lock().unwrap()[before..].to_vec();
+        assert!(!sessions.is_empty(), "the completion reached the model");
+        assert!(sessions.iter().all(|s| *s == sessions[0]), "{sessions:?}");
+        sent.push(sessions[0].clone());
+    }
+    let here = backends::Identity::here();
+    assert_eq!(sent[0], here.in_workspace(&shop).session);
+    assert_eq!(sent[1], here.in_workspace(&blog).session);
+    assert_ne!(sent[0], sent[1]);
+    assert!(!sent.contains(&here.session), "not the process's own folder");
+    let _ = std::fs::remove_dir_all(&scratch);
+}
