@@ -11,11 +11,13 @@
 //! whether the server still worked 2 s after the last answer; then eight people against one,
 //! and the load average before and after.
 //!
-//! `cargo bench -p ghost --bench team_typing`. The language server is `PILOTFISH_BIN`, else
+//! `cargo bench -p ghost --bench team_typing`. The language server is `PILOTFISH_BIN` (several
+//! comma-separated, each typed with in turn at each N, to compare builds in one run), else
 //! `target/release/pilotfish`, else `target/debug/pilotfish` (build one first: `cargo build
 //! --release -p cli`). `PILOTFISH_TEAM_SIZES` (default `1,2,4,8`) and `PILOTFISH_TEAM_LINES`
-//! (default 2, at most 3) shape the run; `PILOTFISH_TEAM_LLAMA_URL` names a llama-server
-//! started by hand (4 slots, `--metrics`, SmolLM2), to read its log.
+//! (default 4, at most 6) shape the run; `PILOTFISH_TEAM_LLAMA_URL` names a llama-server
+//! started by hand (4 slots, `--metrics`, SmolLM2), to read its log; `PILOTFISH_TEAM_ANCHOR=0`
+//! leaves llama.vscode's shape out.
 
 use std::{
     path::{Path, PathBuf},
@@ -27,15 +29,18 @@ use test_utils::{
     team::{self, Client, Engine, Outcome, Pace, Shared, Workload},
 };
 
-fn pilotfish() -> PathBuf {
-    if let Some(bin) = std::env::var_os("PILOTFISH_BIN") {
-        return PathBuf::from(bin);
+/// The language servers to drive: `PILOTFISH_BIN` (several, comma-separated, to compare
+/// builds in one run), else the workspace's own build.
+fn pilotfish() -> Vec<PathBuf> {
+    if let Ok(bins) = std::env::var("PILOTFISH_BIN") {
+        return bins.split(',').map(PathBuf::from).collect();
     }
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target");
     ["release", "debug"]
         .iter()
         .map(|p| target.join(p).join("pilotfish"))
         .find(|p| p.exists())
+        .map(|p| vec![p])
         .expect("no pilotfish binary: run `cargo build --release -p cli` or set PILOTFISH_BIN")
 }
 
@@ -70,7 +75,10 @@ fn row(client: &str, o: &Outcome) {
     );
 }
 
-fn run(shared: &Shared, model: &str, bin: &Path, sizes: &[usize], lines: usize) {
+/// One client's name in the table and what it came to per N.
+type Rows = Vec<(String, Vec<(usize, Outcome)>)>;
+
+fn run(shared: &Shared, model: &str, bins: &[PathBuf], sizes: &[usize], lines: usize) {
     let scratch = std::env::temp_dir().join(format!("pilotfish-team-bench-{}", std::process::id()));
     let workload = Workload {
         lines,
@@ -80,35 +88,41 @@ fn run(shared: &Shared, model: &str, bin: &Path, sizes: &[usize], lines: usize) 
         },
         args: Vec::new(),
     };
-    println!(
-        "\n{:?} at {} (load {}): pilotfish {}",
-        shared.engine,
-        shared.url,
-        load(),
-        bin.display()
-    );
-    println!("client          N  read/key  gen./key  median s  p95 s     lines     cache  busy");
-    let mut medians = Vec::new();
-    for &n in sizes {
-        let ours = team::type_together(Client::Pilotfish(bin), shared, n, &workload, &scratch);
-        row("pilotfish", &ours);
-        let anchor =
-            team::type_together(Client::LlamaVscode(model), shared, n, &workload, &scratch);
-        row("llama.vscode", &anchor);
-        medians.push((n, ours, anchor));
+    println!("\n{:?} at {} (load {})", shared.engine, shared.url, load());
+    for (n, bin) in bins.iter().enumerate() {
+        println!("pilotfish #{n}: {}", bin.display());
     }
-    let first = medians.iter().find(|(n, ..)| *n == 1);
-    let last = medians.iter().find(|(n, ..)| *n == 8);
-    if let (Some((_, one, a1)), Some((_, eight, a8))) = (first, last) {
-        let ratio = |e: &Outcome, o: &Outcome| {
-            e.quantile(0.5).as_secs_f64() / o.quantile(0.5).as_secs_f64().max(1e-3)
-        };
-        println!(
-            "eight people against one, median time to a line's last answer: pilotfish {:.2}x, llama.vscode {:.2}x; generated per keystroke: pilotfish {:.2}x",
-            ratio(eight, one),
-            ratio(a8, a1),
-            eight.generated_per_keystroke() / one.generated_per_keystroke().max(1e-3),
-        );
+    println!("client          N  read/key  gen./key  median s  p95 s     lines     cache  busy");
+    let anchor = std::env::var("PILOTFISH_TEAM_ANCHOR").map_or(true, |v| v != "0");
+    let mut rows: Rows = (0..bins.len())
+        .map(|n| (format!("pilotfish #{n}"), Vec::new()))
+        .collect();
+    if anchor {
+        rows.push(("llama.vscode".to_owned(), Vec::new()));
+    }
+    for &n in sizes {
+        for (k, bin) in bins.iter().enumerate() {
+            let ours = team::type_together(Client::Pilotfish(bin), shared, n, &workload, &scratch);
+            row(&rows[k].0, &ours);
+            rows[k].1.push((n, ours));
+        }
+        if anchor {
+            let theirs =
+                team::type_together(Client::LlamaVscode(model), shared, n, &workload, &scratch);
+            row("llama.vscode", &theirs);
+            rows[bins.len()].1.push((n, theirs));
+        }
+    }
+    for (client, outcomes) in &rows {
+        let of = |people: usize| outcomes.iter().find(|(n, _)| *n == people).map(|(_, o)| o);
+        if let (Some(one), Some(eight)) = (of(1), of(8)) {
+            println!(
+                "{client}: eight people against one, median time to a line's last answer {:.2}x, p95 {:.2}x; generated per keystroke {:.2}x",
+                eight.quantile(0.5).as_secs_f64() / one.quantile(0.5).as_secs_f64().max(1e-3),
+                eight.quantile(0.95).as_secs_f64() / one.quantile(0.95).as_secs_f64().max(1e-3),
+                eight.generated_per_keystroke() / one.generated_per_keystroke().max(1e-3),
+            );
+        }
     }
     println!("load after: {}", load());
     let _ = std::fs::remove_dir_all(&scratch);
@@ -119,7 +133,7 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
-    let bin = pilotfish();
+    let bins = pilotfish();
     let sizes: Vec<usize> = env_list("PILOTFISH_TEAM_SIZES", "1,2,4,8")
         .iter()
         .filter_map(|s| s.parse().ok())
@@ -127,7 +141,7 @@ fn main() {
     let lines = std::env::var("PILOTFISH_TEAM_LINES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(2);
+        .unwrap_or(4);
     for server in env_list("PILOTFISH_TEAM_SERVERS", "llama") {
         match server.as_str() {
             "llama" => {
@@ -143,7 +157,7 @@ fn main() {
                     engine: Engine::Llama,
                     url,
                 };
-                run(&shared, "", &bin, &sizes, lines);
+                run(&shared, "", &bins, &sizes, lines);
             }
             "vllm" => {
                 let vllm = VllmServer::shared();
@@ -151,7 +165,7 @@ fn main() {
                     engine: Engine::Vllm,
                     url: vllm.url.clone(),
                 };
-                run(&shared, &vllm.model, &bin, &sizes, lines);
+                run(&shared, &vllm.model, &bins, &sizes, lines);
             }
             other => eprintln!("PILOTFISH_TEAM_SERVERS: unknown server {other:?} (llama, vllm)"),
         }

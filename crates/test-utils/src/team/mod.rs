@@ -29,9 +29,12 @@ pub struct Workload {
 }
 
 /// The lines typed, `{n}` standing for the person's number.
-pub const LINES: [&str; 3] = [
+pub const LINES: [&str; 6] = [
     "    subtotal = order_total_{n}(",
     "    saved = subtotal * ",
+    "    heavy = heaviest_{n}(",
+    "    if heavy is not None and heavy.quantity > ",
+    "    labels = names_{n}(",
     "    return round(subtotal - ",
 ];
 
