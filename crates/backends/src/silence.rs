@@ -115,6 +115,25 @@ impl Backend {
         }
     }
 
+    /// Whether the server works on any request now, asked within `limit`: llama.cpp's `/slots`
+    /// shows a slot processing, vLLM's `/metrics` counts a request running or waiting. `None`
+    /// when it does not say (no such endpoint, or no answer in time). On a server several
+    /// people share, a request of anyone's.
+    pub async fn working_now(&self, limit: Duration) -> Option<bool> {
+        if self.kind == crate::Kind::OpenAiCompletions {
+            let metrics = self.peek("/metrics", limit).await?;
+            let (running, waiting) = vllm_requests(&metrics)?;
+            return Some(running + waiting > 0);
+        }
+        match self.peek("/slots", limit).await? {
+            (200, Value::Array(all)) if !all.is_empty() => Some(all.iter().any(|s| {
+                s["is_processing"].as_bool().unwrap_or(false)
+                    || s["state"].as_u64().is_some_and(|state| state != 0)
+            })),
+            _ => None,
+        }
+    }
+
     /// Whether the server says it is still working: a vLLM (its `/metrics` says so) whose
     /// `/health` answers, asked within `limit`. Its counts are not required to show the
     /// request: one still being tokenized or scheduled is not counted as running yet. A request

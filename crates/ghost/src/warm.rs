@@ -42,6 +42,9 @@ pub struct Warmed {
     /// Characters of the prompt sent ahead.
     pub characters: usize,
     pub ms: f64,
+    /// Whether it stopped (or never started) because the server worked on other requests.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub gave_way: bool,
 }
 
 impl Pipeline {
@@ -136,6 +139,7 @@ impl Pipeline {
             skipped: None,
             characters,
             ms: started.elapsed().as_secs_f64() * 1e3,
+            gave_way: false,
         })
     }
     /// The backend a warming sends with and the shape and budget of its prompt; a warming
@@ -169,6 +173,7 @@ impl Pipeline {
                 ),
                 characters: 0,
                 ms: started.elapsed().as_secs_f64() * 1e3,
+                gave_way: false,
             }));
         }
         let mut backend = self.backend.clone();
@@ -219,6 +224,21 @@ impl Pipeline {
         };
         let mut from = 0;
         loop {
+            // Reading ahead for one person must not delay another's answer: on a server
+            // working on any request (a shared one, or this person's own still being read),
+            // the warming stops before its next piece.
+            if self.backend.working_now(BUSY_PROBE).await == Some(true) {
+                return Ok(Warmed {
+                    sent: from > 0,
+                    skipped: Some(
+                        "the server is working on other requests, which reading ahead would delay"
+                            .to_owned(),
+                    ),
+                    characters: from,
+                    ms: started.elapsed().as_secs_f64() * 1e3,
+                    gave_way: true,
+                });
+            }
             let end = next_piece(&body, from, self.piece_bytes_of(CURSOR_PIECE));
             let mut sent = whole.clone();
             if end < body.len() {
@@ -268,6 +288,7 @@ impl Pipeline {
             skipped: None,
             characters: text.len(),
             ms: started.elapsed().as_secs_f64() * 1e3,
+            gave_way: false,
         })
     }
 }
@@ -309,6 +330,10 @@ const PIECE: std::time::Duration = std::time::Duration::from_millis(300);
 
 /// Reading time of one piece of a warming at the cursor.
 const CURSOR_PIECE: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// How long a warming at the cursor waits for the server to say whether it works on other
+/// requests (`/slots`, vLLM's `/metrics`); no answer in time, and the warming goes on.
+const BUSY_PROBE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Model tokens read per piece before the server's speed is measured.
 const UNMEASURED_PIECE_TOKENS: f64 = 160.0;

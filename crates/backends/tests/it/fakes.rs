@@ -143,3 +143,40 @@ async fn codestral_fim_with_a_key() {
         "return 1"
     );
 }
+
+/// Whether a server works on anyone's request now, as llama-server's `/slots` and vLLM's
+/// `/metrics` say it: FAKES, as a real server cannot be held mid-request at a chosen moment
+/// here. A server that does not say is `None` (the caller goes on as before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whether_a_server_works_on_any_request_now() {
+    let limit = Duration::from_secs(10);
+    let cases = [
+        (
+            Kind::LlamaCppInfill,
+            r#"[{"id":0,"is_processing":false},{"id":1,"is_processing":true}]"#,
+            Some(true),
+        ),
+        (
+            Kind::LlamaCppCompletion,
+            r#"[{"id":0,"is_processing":false},{"id":1,"is_processing":false}]"#,
+            Some(false),
+        ),
+        (Kind::LlamaCppInfill, "slots are disabled", None),
+        (
+            Kind::OpenAiCompletions,
+            "# HELP vllm:num_requests_running x\nvllm:num_requests_running{model_name=\"m\"} 0.0\nvllm:num_requests_waiting{model_name=\"m\"} 2.0\n",
+            Some(true),
+        ),
+        (
+            Kind::OpenAiCompletions,
+            "vllm:num_requests_running{model_name=\"m\"} 0.0\nvllm:num_requests_waiting{model_name=\"m\"} 0.0\n",
+            Some(false),
+        ),
+        (Kind::OpenAiCompletions, "no metrics here", None),
+    ];
+    for (kind, body, working) in cases {
+        let server = serve(body, "application/json").await;
+        let b = Backend::new(kind, &server.url, limit, limit).unwrap();
+        assert_eq!(b.working_now(limit).await, working, "{kind:?}: {body}");
+    }
+}

@@ -71,6 +71,11 @@ pub(super) fn after_lowered(
             biased;
             _ = stopped.changed() => {}
             warmed = warm => match warmed {
+                Ok(w) if w.gave_way => log(format!(
+                    "did not warm the model's cache at the cursor in {path} ({} characters read ahead): {}",
+                    w.characters,
+                    w.skipped.unwrap_or_default()
+                )),
                 Ok(w) if w.sent => log(format!(
                     "warmed the model's cache at the cursor in {path}: the whole prompt ({} characters) read ahead in {:.0} ms",
                     w.characters, w.ms
