@@ -297,7 +297,10 @@ mod tests {
         let expected = Identity::of(&account(), &machine(), &root.canonicalize().unwrap());
         assert_eq!(moved.session, expected.session);
         assert_ne!(moved.session, configured.session);
-        assert_eq!((moved.header.as_str(), moved.user.as_str()), ("X-Team-Session", "ana"));
+        assert_eq!(
+            (moved.header.as_str(), moved.user.as_str()),
+            ("X-Team-Session", "ana")
+        );
         let _ = std::fs::remove_dir_all(&root);
     }
 

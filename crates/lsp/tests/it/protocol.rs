@@ -609,6 +609,9 @@ async fn the_session_header_names_the_editors_workspace() {
     assert_eq!(sent[0], here.in_workspace(&shop).session);
     assert_eq!(sent[1], here.in_workspace(&blog).session);
     assert_ne!(sent[0], sent[1]);
-    assert!(!sent.contains(&here.session), "not the process's own folder");
+    assert!(
+        !sent.contains(&here.session),
+        "not the process's own folder"
+    );
     let _ = std::fs::remove_dir_all(&scratch);
 }
