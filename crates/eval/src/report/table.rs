@@ -71,6 +71,10 @@ fn group(out: &mut String, title: &str, g: &Group) {
     if let Some(n) = g.strategies.first().and_then(|s| s.identifier).map(|e| e.n) {
         let _ = writeln!(out, "identifier: over the {n} case(s) that need one");
     }
+    let _ = writeln!(
+        out,
+        "first token, answer: medians over the same requests, those that sent text; each timed as a first keystroke, the server's prompt cache not used"
+    );
     if g.differences.is_empty() {
         return;
     }

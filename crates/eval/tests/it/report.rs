@@ -168,6 +168,10 @@ fn a_clear_difference_is_marked_and_a_noisy_one_is_not() {
     let text = table(&summary);
     assert!(text.contains("outline - none"), "{text}");
     assert!(
+        text.contains("first token, answer: medians over the same requests"),
+        "the table says what its times are over: {text}"
+    );
+    assert!(
         text.contains("+0.800 [+0.790, +0.800] *") || text.contains(" *"),
         "{text}"
     );
