@@ -107,3 +107,75 @@ fn exports_written_through_a_bare_require_keep_their_callers_zero() {
         "{entry}"
     );
 }
+
+/// esbuild's `__commonJS` (minified, as `q`) around `rest`, which ends by calling a module.
+fn esbuild_bundle(rest: &str) -> String {
+    format!("var q=(i,s)=>()=>(s||i((s={{exports:{{}}}}).exports,s),s.exports);{rest}")
+}
+
+/// tsc's helper as esbuild writes a CommonJS module's top-level `this`: `exports && ...`.
+const IMPORT_DEFAULT: &str =
+    "var n=e&&e.__importDefault||function(m){return m&&m.__esModule?m:{default:m}};";
+
+/// Module `b`: tsc's output for an ES module, helpers first, whose `f` needs no receiver and
+/// whose `who` says whether it got one.
+const B: &str = "var b=q((e,s)=>{\"use strict\";var n=e&&e.__importDefault||function(m){return m&&m.__esModule?m:{default:m}};Object.defineProperty(e,\"__esModule\",{value:!0});e.f=function(x){return x+1};e.who=function(){return void 0===this?\"none\":\"some\"}});";
+
+/// Unbundles `text`, checks that both print `expected`, and gives the module file that
+/// prints (the one holding `console.log`).
+fn printing_file(name: &str, text: &str, expected: &str) -> String {
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text,
+    }])
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let (before, after) = run_both(name, text, &out);
+    assert_eq!(before.0, expected, "{name}: the bundle prints {}", before.1);
+    assert_eq!(
+        after, before,
+        "{name}: the unbundled program prints the same"
+    );
+    out.files
+        .iter()
+        .find(|f| f.path.starts_with("modules/") && f.text.contains("console.log"))
+        .unwrap_or_else(|| panic!("{name}: no module file prints"))
+        .text
+        .clone()
+}
+
+#[test]
+fn tsc_s_helpers_read_through_esbuild_s_exports_keep_a_module_s_exports_known() {
+    // esbuild writes tsc's `this && this.__importDefault` as `exports && exports...`. The
+    // bare `exports` only tests the object: module `b`'s exports stay known, and `f`, called
+    // directly or through `__importDefault`, loses its `0,`; `who` keeps it.
+    let entry = printing_file(
+        "esbuild-tsc-helpers",
+        &esbuild_bundle(&format!(
+            "{B}var a=q((e,s)=>{{\"use strict\";{IMPORT_DEFAULT}Object.defineProperty(e,\"__esModule\",{{value:!0}});const y=b(),x=n(b());console.log((0,y.f)(1),(0,x.f)(2),(0,y.who)(),(0,x.who)())}});a();"
+        )),
+        "2 3 none none\n",
+    );
+    assert!(
+        entry.contains("y.f(1)") && entry.contains("x.f(2)"),
+        "{entry}"
+    );
+    assert!(
+        entry.contains("(0, y.who)()") && entry.contains("(0, x.who)()"),
+        "{entry}"
+    );
+}
+
+#[test]
+fn a_helper_read_from_exports_after_other_code_ran_keeps_every_zero() {
+    // Module `a` first puts a helper of its own on its exports; the look-alike `exports &&
+    // exports.__importDefault || ...` then takes it, and it hands on an object whose `f`
+    // reads `this`: with a receiver it would print "some".
+    let entry = printing_file(
+        "esbuild-not-leading",
+        &esbuild_bundle(&format!(
+            "{B}var a=q((e,s)=>{{\"use strict\";e.__importDefault=function(m){{return{{f:function(){{return void 0===this?\"none\":\"some\"}}}}}};{IMPORT_DEFAULT}const x=n(b());console.log((0,x.f)())}});a();"
+        )),
+        "none\n",
+    );
+    assert!(entry.contains("(0, x.f)()"), "{entry}");
+}

@@ -3,9 +3,9 @@
 
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,
-    CallExpression, Expression, Function, IdentifierReference, ObjectExpression,
-    ObjectPropertyKind, PropertyKey, Statement, StaticMemberExpression, TaggedTemplateExpression,
-    UnaryExpression, UnaryOperator, UpdateExpression, VariableDeclarator,
+    CallExpression, Expression, Function, IdentifierReference, LogicalExpression, LogicalOperator,
+    ObjectExpression, ObjectPropertyKind, PropertyKey, Statement, StaticMemberExpression,
+    TaggedTemplateExpression, UnaryExpression, UnaryOperator, UpdateExpression, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
@@ -89,6 +89,8 @@ pub(super) struct Bindings<'s> {
     pub(super) bound: FxHashMap<SymbolId, String>,
     /// tsc's `__importDefault` helpers declared at the module's top.
     interop: FxHashSet<SymbolId>,
+    /// Where the module's leading helper declarators start (see `interop.rs`).
+    leading: FxHashSet<u32>,
     /// The module function is an arrow.
     arrow: bool,
     /// Function declarations of the module's scope never assigned → whether they use `this`.
@@ -112,6 +114,7 @@ impl<'s> Bindings<'s> {
             wrapper,
             bound: FxHashMap::default(),
             interop: FxHashSet::default(),
+            leading: super::interop::leading_helpers(program, scoping, wrapper.exports),
             arrow: is_arrow_module(program),
             functions: FxHashMap::default(),
             values: FxHashMap::default(),
@@ -133,7 +136,15 @@ impl Bindings<'_> {
 impl<'a> Visit<'a> for Bindings<'_> {
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
         if self.depth == 1
-            && super::interop::declares_import_default(it, self.scoping, (self.wrapper, self.arrow))
+            && super::interop::declares_import_default(
+                it,
+                self.scoping,
+                (
+                    self.wrapper,
+                    self.arrow,
+                    self.leading.contains(&it.span.start),
+                ),
+            )
             && let Some(symbol) = it
                 .id
                 .get_binding_identifier()
@@ -473,6 +484,21 @@ impl<'a> Visit<'a> for Uses<'_> {
             }
         }
         walk::walk_static_member_expression(self, it);
+    }
+
+    fn visit_logical_expression(&mut self, it: &LogicalExpression<'a>) {
+        // `x && x.name` (tsc's `exports && exports.__importDefault`, written by esbuild for
+        // `this && this.__importDefault`): the bare `x` only tests that the object is there,
+        // which neither hands it on nor changes it.
+        if it.operator == LogicalOperator::And
+            && let Some(symbol) = self.symbol(&it.left)
+            && (self.bound.contains_key(&symbol) || Some(symbol) == self.wrapper.exports)
+            && matches!(it.right.without_parentheses(), Expression::StaticMemberExpression(m)
+                if self.symbol(&m.object) == Some(symbol))
+        {
+            self.good_use(symbol);
+        }
+        walk::walk_logical_expression(self, it);
     }
 
     fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
