@@ -179,3 +179,109 @@ fn a_helper_read_from_exports_after_other_code_ran_keeps_every_zero() {
     );
     assert!(entry.contains("(0, x.f)()"), "{entry}");
 }
+
+/// tsc's interop helpers as tsc 4 prints them, `this` written `exports` as esbuild does.
+const TSC_HELPERS: &str = r#"var __createBinding = (exports && exports.__createBinding) || (Object.create ? (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    var desc = Object.getOwnPropertyDescriptor(m, k);
+    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+      desc = { enumerable: true, get: function() { return m[k]; } };
+    }
+    Object.defineProperty(o, k2, desc);
+}) : (function(o, m, k, k2) {
+    if (k2 === undefined) k2 = k;
+    o[k2] = m[k];
+}));
+var __setModuleDefault = (exports && exports.__setModuleDefault) || (Object.create ? (function(o, v) {
+    Object.defineProperty(o, "default", { enumerable: true, value: v });
+}) : function(o, v) {
+    o["default"] = v;
+});
+var __exportStar = (exports && exports.__exportStar) || function(m, exports) {
+    for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports, p)) __createBinding(exports, m, p);
+};
+"#;
+
+/// tsc 4's `__importStar`, then tsc 5's (which finds the keys with an `ownKeys` of its own).
+const IMPORT_STARS: [&str; 2] = [
+    r#"var __importStar = (exports && exports.__importStar) || function (mod) {
+    if (mod && mod.__esModule) return mod;
+    var result = {};
+    if (mod != null) for (var k in mod) if (k !== "default" && Object.prototype.hasOwnProperty.call(mod, k)) __createBinding(result, mod, k);
+    __setModuleDefault(result, mod);
+    return result;
+};
+"#,
+    r#"var __importStar = (exports && exports.__importStar) || (function () {
+    var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function (o) {
+            var ar = [];
+            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
+            return ar;
+        };
+        return ownKeys(o);
+    };
+    return function (mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        __setModuleDefault(result, mod);
+        return result;
+    };
+})();
+"#,
+];
+
+/// Module `b`, plain CommonJS (no `__esModule`): `f` needs no receiver, `who` says whether
+/// it got one. Module `idx` re-exports all of it with `__exportStar` (`helpers` first).
+fn star_modules(helpers: &str) -> String {
+    format!(
+        "var b=q((exports)=>{{\"use strict\";exports.f=f;function f(x){{return x+1}}exports.who=function(){{return this===undefined?\"none\":\"some\"}}}});\nvar idx=q((exports)=>{{\"use strict\";\n{helpers}Object.defineProperty(exports,\"__esModule\",{{value:true}});__exportStar(b(),exports)}});\n"
+    )
+}
+
+#[test]
+fn tsc_s_star_helpers_hand_on_the_module_s_own_exports() {
+    // `i.f` through `__exportStar` and `s.f` through `__importStar` (both of tsc's forms) are
+    // `b`'s `f`: they lose their `0,`; `who` keeps it (through `__importStar` it would get
+    // the fresh object as its receiver).
+    for import_star in IMPORT_STARS {
+        let entry = printing_file(
+            "tsc-stars",
+            &esbuild_bundle(&format!(
+                "{}var a=q((exports)=>{{\"use strict\";\n{TSC_HELPERS}{import_star}const i=idx(),s=__importStar(b());console.log((0,i.f)(1),(0,i.who)(),(0,s.f)(2),(0,s.who)())}});a();",
+                star_modules(TSC_HELPERS)
+            )),
+            "2 none 3 none\n",
+        );
+        assert!(
+            entry.contains("i.f(1)") && entry.contains("s.f(2)"),
+            "{entry}"
+        );
+        assert!(
+            entry.contains("(0, i.who)()") && entry.contains("(0, s.who)()"),
+            "{entry}"
+        );
+    }
+}
+
+#[test]
+fn a_look_alike_of_create_binding_keeps_every_zero() {
+    // This `__createBinding` puts a function of its own, which reads `this`, in place of
+    // each export: `i.f` with a receiver would print "some".
+    let look_alike = TSC_HELPERS
+        .replace(
+            "o[k2] = m[k];",
+            "o[k2] = function () { return this === undefined ? \"none\" : \"some\"; };",
+        )
+        .replace("Object.create ?", "false ?");
+    let entry = printing_file(
+        "tsc-look-alike",
+        &esbuild_bundle(&format!(
+            "{}var a=q((exports)=>{{\"use strict\";const i=idx();console.log((0,i.f)(1))}});a();",
+            star_modules(&look_alike)
+        )),
+        "none\n",
+    );
+    assert!(entry.contains("(0, i.f)(1)"), "{entry}");
+}

@@ -37,6 +37,10 @@ pub(crate) fn facts(
         facts: Facts::default(),
         depth: 0,
         top: usize::from(!is_arrow_module(program)),
+        export_star: &bindings.tsc.export_star,
+        nested: 0,
+        defined: FxHashSet::default(),
+        early: FxHashSet::default(),
     };
     uses.visit_program(program);
     let Uses {
@@ -44,6 +48,8 @@ pub(crate) fn facts(
         mut escapes,
         assigned,
         mut facts,
+        defined,
+        early,
         ..
     } = uses;
     // A binding used anywhere but by name lets its module's exports escape.
@@ -71,6 +77,15 @@ pub(crate) fn facts(
             facts.receiver_free.push(name);
         }
     }
+    // A star re-export defines, for good, the names the module has not defined yet: only a
+    // name defined before the first one is surely the module's own.
+    if !facts.stars.is_empty() {
+        facts.receiver_free.retain(|n| early.contains(n));
+        facts.getters.retain(|n| early.contains(n));
+        facts.reexports.retain(|(n, ..)| early.contains(n));
+    }
+    facts.exported = defined.into_iter().collect();
+    facts.exported.sort();
     facts
 }
 
@@ -91,6 +106,8 @@ pub(super) struct Bindings<'s> {
     interop: FxHashSet<SymbolId>,
     /// Where the module's leading helper declarators start (see `interop.rs`).
     leading: FxHashSet<u32>,
+    /// tsc's `__createBinding`, `__importStar`, ... helpers (see `tsc.rs`).
+    tsc: super::tsc::TscHelpers,
     /// The module function is an arrow.
     arrow: bool,
     /// Function declarations of the module's scope never assigned → whether they use `this`.
@@ -115,6 +132,7 @@ impl<'s> Bindings<'s> {
             bound: FxHashMap::default(),
             interop: FxHashSet::default(),
             leading: super::interop::leading_helpers(program, scoping, wrapper.exports),
+            tsc: super::tsc::TscHelpers::default(),
             arrow: is_arrow_module(program),
             functions: FxHashMap::default(),
             values: FxHashMap::default(),
@@ -136,7 +154,7 @@ impl Bindings<'_> {
 impl<'a> Visit<'a> for Bindings<'_> {
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
         if self.depth == 1
-            && super::interop::declares_import_default(
+            && let Some(helper) = super::interop::helper_value(
                 it,
                 self.scoping,
                 (
@@ -150,7 +168,14 @@ impl<'a> Visit<'a> for Bindings<'_> {
                 .get_binding_identifier()
                 .and_then(|b| b.symbol_id.get())
         {
-            self.interop.insert(symbol);
+            if super::interop::hands_on_the_module(helper) {
+                self.interop.insert(symbol);
+            } else {
+                self.tsc.note(symbol, helper, self.scoping);
+                if self.tsc.import_star.contains(&symbol) {
+                    self.interop.insert(symbol);
+                }
+            }
         }
         // `require(ID)`, or `__importDefault(require(ID))`: the call inside.
         let call = match &it.init {
@@ -248,6 +273,14 @@ struct Uses<'s> {
     depth: usize,
     /// The depth of the module's own body (0 for an arrow module function).
     top: usize,
+    /// tsc's `__exportStar` helpers the module declares.
+    export_star: &'s FxHashSet<SymbolId>,
+    /// Functions and arrows entered, the module function included: 1 in its own body.
+    nested: usize,
+    /// Every name the module defines on its exports.
+    defined: FxHashSet<String>,
+    /// The names it defines in its own body before its first star re-export.
+    early: FxHashSet<String>,
 }
 
 impl Uses<'_> {
@@ -354,6 +387,7 @@ impl Uses<'_> {
     /// moment (or nothing callable yet). `webpack` for webpack's `require.d`, whose getters
     /// of function declarations `plain_exports` may turn into plain exports.
     fn getter(&mut self, name: &str, getter: &Expression<'_>, webpack: bool) {
+        self.define(name);
         self.facts.getters.push(name.to_owned());
         self.reexport(name, getter);
         let Some(value) = getter_value(getter).and_then(|v| self.reference_symbol(v)) else {
@@ -416,7 +450,55 @@ impl Uses<'_> {
         }
     }
 
+    /// Notes that the module defines export `name` here.
+    fn define(&mut self, name: &str) {
+        if self.nested == 1 && self.facts.stars.is_empty() {
+            self.early.insert(name.to_owned());
+        }
+        self.defined.insert(name.to_owned());
+    }
+
+    /// `__exportStar(SOURCE, exports)` with one of the module's tsc helpers: the exports
+    /// object is only read by name through it, and SOURCE's exports only read.
+    fn star(&mut self, it: &CallExpression<'_>) {
+        let Some(exports) = self.wrapper.exports else {
+            return;
+        };
+        let Expression::Identifier(callee) = &it.callee else {
+            return;
+        };
+        if !self
+            .reference_symbol(callee)
+            .is_some_and(|s| self.export_star.contains(&s))
+        {
+            return;
+        }
+        let [source, Argument::Identifier(target)] = it.arguments.as_slice() else {
+            return;
+        };
+        if self.reference_symbol(target) != Some(exports) {
+            return;
+        }
+        self.good_use(exports);
+        let source = source.as_expression();
+        let from = source.and_then(|e| self.required(e).or_else(|| self.bound_module(e).cloned()));
+        if let Some(e) = source {
+            self.read_only(e);
+            if let Some(symbol) = self.symbol(e)
+                && self.bound.contains_key(&symbol)
+            {
+                self.good_use(symbol);
+            }
+        }
+        // A star anywhere but in the module's own body could run at any moment.
+        if self.nested != 1 {
+            self.facts.opaque = true;
+        }
+        self.facts.stars.push(from);
+    }
+
     fn record_export(&mut self, name: &str, value: &Expression<'_>) {
+        self.define(name);
         let kind = self.value_kind(value);
         let entry = self
             .assigned
@@ -516,6 +598,7 @@ impl<'a> Visit<'a> for Uses<'_> {
                 if it.operator == AssignmentOperator::Assign {
                     self.record_export(&m.property.name, &it.right);
                 } else {
+                    self.define(&m.property.name);
                     self.assigned
                         .insert(m.property.name.to_string(), (false, false));
                 }
@@ -528,6 +611,7 @@ impl<'a> Visit<'a> for Uses<'_> {
                 if it.operator == AssignmentOperator::Assign {
                     self.record_export(&m.property.name, &it.right);
                 } else {
+                    self.define(&m.property.name);
                     self.assigned
                         .insert(m.property.name.to_string(), (false, false));
                 }
@@ -579,6 +663,7 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        self.star(it);
         if !self.read_only.contains(&it.span.start)
             && let Some(id) = self.required_by(it)
         {
@@ -649,7 +734,10 @@ impl<'a> Visit<'a> for Uses<'_> {
             self.good_use(symbol);
             match getter.as_expression() {
                 Some(getter) => self.getter(&name.value, getter, true),
-                None => self.facts.getters.push(name.value.to_string()),
+                None => {
+                    self.define(&name.value);
+                    self.facts.getters.push(name.value.to_string());
+                }
             }
         }
         walk::walk_call_expression(self, it);
@@ -657,8 +745,16 @@ impl<'a> Visit<'a> for Uses<'_> {
 
     fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
         self.depth += 1;
+        self.nested += 1;
         walk::walk_function(self, it, flags);
+        self.nested -= 1;
         self.depth -= 1;
+    }
+
+    fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
+        self.nested += 1;
+        walk::walk_arrow_function_expression(self, it);
+        self.nested -= 1;
     }
 }
 

@@ -40,42 +40,32 @@ use rustc_hash::FxHashSet;
 
 use crate::refs::Wrapper;
 
-/// Whether `declarator`, at the top of the module function, declares tsc's `__importDefault`
-/// (see the module documentation), never assigned again.
-/// `arrow`: the module function is an arrow, whose `this` is whatever its surroundings'.
-/// `leading`: the declarator is one of the module's leading helpers.
-pub(super) fn declares_import_default(
-    declarator: &VariableDeclarator<'_>,
+/// What the variable `declarator` declares holds from its declaration on, when it is a
+/// helper tsc writes at the top of a module: declared in the module function's scope, never
+/// assigned again, its value HELPER or `this && this.NAME || HELPER` (where `this` at the
+/// module's start holds no helper) or `exports && exports.NAME || HELPER` (one of the
+/// module's leading helpers): HELPER (see the module documentation).
+pub(super) fn helper_value<'b, 'a>(
+    declarator: &'b VariableDeclarator<'a>,
     scoping: &Scoping,
     (wrapper, arrow, leading): (Wrapper, bool, bool),
-) -> bool {
-    let Some(binding) = declarator.id.get_binding_identifier() else {
-        return false;
-    };
-    let Some(symbol) = binding.symbol_id.get() else {
-        return false;
-    };
+) -> Option<&'b Expression<'a>> {
+    let symbol = declarator.id.get_binding_identifier()?.symbol_id.get()?;
     if scoping.symbol_scope_id(symbol) != wrapper.scope
         || scoping
             .get_resolved_references(symbol)
             .any(|r| r.is_write())
         || !scoping.symbol_redeclarations(symbol).is_empty()
     {
-        return false;
+        return None;
     }
-    let Some(init) = declarator
-        .init
-        .as_ref()
-        .map(Expression::without_parentheses)
-    else {
-        return false;
-    };
+    let init = declarator.init.as_ref()?.without_parentheses();
     // `this` at the module's start holds no helper: webpack's fresh exports (it calls a
     // module function with them as `this`), or undefined (esbuild calls it without a
     // receiver; strict). An arrow's `this` is its surroundings': anything.
     let this_holds_none = !arrow
         && (wrapper.require.is_some() || scoping.scope_flags(wrapper.scope).is_strict_mode());
-    let function = match init {
+    match init {
         Expression::LogicalExpression(l) if l.operator == LogicalOperator::Or => {
             let is_this = |e: &Expression<'_>| matches!(e, Expression::ThisExpression(_));
             let is_exports = |e: &Expression<'_>| {
@@ -84,14 +74,10 @@ pub(super) fn declares_import_default(
             };
             let own = (this_holds_none && reads_own_helper(&l.left, is_this))
                 || (leading && reads_own_helper(&l.left, is_exports));
-            if !own {
-                return false;
-            }
-            l.right.without_parentheses()
+            own.then(|| l.right.without_parentheses())
         }
-        other => other,
-    };
-    hands_on_the_module(function)
+        other => Some(other),
+    }
 }
 
 /// `O && O.NAME`, `O` being what `object` accepts (`this`, or the module's `exports`).
@@ -204,7 +190,8 @@ fn runs_nothing(expr: &Expression<'_>) -> bool {
 }
 
 /// `function (m) { return m && m.__esModule ? m : { default: m }; }`, or the same arrow.
-fn hands_on_the_module(expr: &Expression<'_>) -> bool {
+/// Whether `expr` is `__importDefault`'s function (see the module documentation).
+pub(super) fn hands_on_the_module(expr: &Expression<'_>) -> bool {
     let (params, returned) = match expr {
         Expression::FunctionExpression(f) if !f.r#async && !f.generator => {
             let Some(body) = &f.body else {
