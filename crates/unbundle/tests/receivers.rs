@@ -285,3 +285,38 @@ fn a_look_alike_of_create_binding_keeps_every_zero() {
     );
     assert!(entry.contains("(0, i.f)(1)"), "{entry}");
 }
+
+#[test]
+fn a_module_bound_after_other_requires_in_a_sequence_is_still_known() {
+    // terser writes `a = (r(5), r(1))`: `a` holds module 1, module 5 is only required.
+    let entry = entry_file(
+        "sequence-binding",
+        &bundle(&format!(
+            "{ONE},5:function(){{}},9:function(e,t,r){{\"use strict\";const a=(r(5),r(1));console.log((0,a.f)(1),(0,a.who)())}}"
+        )),
+        "2 none\n",
+    );
+    assert!(
+        entry.contains("a.f(1)") && entry.contains("(0, a.who)()"),
+        "{entry}"
+    );
+}
+
+#[test]
+fn terser_s_form_of_tsc_5_s_import_star_is_seen_through() {
+    // As pyright ships it: `ownKeys` is a variable of the module, set by the helper's own
+    // sequence before the helper can run.
+    let helpers = "var n,r=this&&this.__createBinding||(Object.create?function(e,t,a,n){void 0===n&&(n=a);var r=Object.getOwnPropertyDescriptor(t,a);r&&(\"get\"in r?!t.__esModule:!r.writable&&!r.configurable)||(r={enumerable:!0,get:function(){return t[a]}}),Object.defineProperty(e,n,r)}:function(e,t,a,n){void 0===n&&(n=a),e[n]=t[a]}),i=this&&this.__setModuleDefault||(Object.create?function(e,t){Object.defineProperty(e,\"default\",{enumerable:!0,value:t})}:function(e,t){e.default=t}),s=this&&this.__importStar||(n=function(e){return(n=Object.getOwnPropertyNames||function(e){var t=[];for(var a in e)Object.prototype.hasOwnProperty.call(e,a)&&(t[t.length]=a);return t})(e)},function(e){if(e&&e.__esModule)return e;var t={};if(null!=e)for(var a=n(e),s=0;s<a.length;s++)\"default\"!==a[s]&&r(t,e,a[s]);return i(t,e),t});";
+    let module_one = "1:function(e,t){\"use strict\";t.f=function(e){return e+1},t.who=function(){return void 0===this?\"none\":\"some\"}}";
+    let entry = entry_file(
+        "terser-import-star",
+        &bundle(&format!(
+            "{module_one},9:function(e,t,a){{\"use strict\";{helpers}const o=s(a(1));console.log((0,o.f)(1),(0,o.who)())}}"
+        )),
+        "2 none\n",
+    );
+    assert!(
+        entry.contains("o.f(1)") && entry.contains("(0, o.who)()"),
+        "{entry}"
+    );
+}

@@ -14,6 +14,7 @@ use oxc_syntax::scope::ScopeFlags;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Facts;
+use super::tsc::last_of_sequence;
 use crate::refs::Wrapper;
 use crate::refs::{self, getter_value};
 
@@ -177,8 +178,9 @@ impl<'a> Visit<'a> for Bindings<'_> {
                 }
             }
         }
-        // `require(ID)`, or `__importDefault(require(ID))`: the call inside.
-        let call = match &it.init {
+        // `require(ID)`, or `__importDefault(require(ID))`: the call inside; the last of a
+        // sequence (`(require(A), require(B))`), the value the variable takes.
+        let call = match it.init.as_ref().map(last_of_sequence) {
             Some(Expression::CallExpression(call)) => match call.arguments.as_slice() {
                 [Argument::CallExpression(inner)] if self.is_interop(&call.callee) => {
                     Some(&**inner)
@@ -534,7 +536,11 @@ impl<'a> Visit<'a> for Uses<'_> {
                 .and_then(|b| b.symbol_id.get())
                 .is_some_and(|s| self.bound.contains_key(&s));
             if bound {
-                // `require(ID)`, or an interop helper's call of it.
+                // `require(ID)`, or an interop helper's call of it, after values dropped.
+                if let Expression::SequenceExpression(q) = init.without_parentheses() {
+                    q.expressions.iter().for_each(|e| self.read_only(e));
+                }
+                let init = last_of_sequence(init);
                 self.read_only(init);
                 if let Expression::CallExpression(call) = init.without_parentheses()
                     && let [Argument::CallExpression(inner)] = call.arguments.as_slice()

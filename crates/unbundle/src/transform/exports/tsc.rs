@@ -28,8 +28,9 @@ use oxc_ast::ast::{
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
+use oxc_span::GetSpan;
 use oxc_syntax::scope::ScopeFlags;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The tsc helpers a module declares, by symbol.
 #[derive(Default)]
@@ -348,8 +349,9 @@ fn sets_default(f: &Expression<'_>, scoping: &Scoping) -> bool {
 
 /// Whether `helper` is `__importStar` (see the module documentation).
 fn imports_star(helper: &Expression<'_>, scoping: &Scoping, known: &TscHelpers) -> bool {
-    // tsc 5: `(function () { var ownKeys = ...; return function (mod) {...}; })()`.
-    let (outer, main) = match helper.without_parentheses() {
+    // tsc 5: `(function () { var ownKeys = ...; return function (mod) {...}; })()`, which
+    // terser writes `(ownKeys = function ..., function (mod) {...})`.
+    let (outer, main, head) = match helper.without_parentheses() {
         Expression::CallExpression(c) if c.arguments.is_empty() => {
             let Some((_, statements)) = parts(&c.callee) else {
                 return false;
@@ -360,9 +362,18 @@ fn imports_star(helper: &Expression<'_>, scoping: &Scoping, known: &TscHelpers) 
             let Some(main) = r.argument.as_ref() else {
                 return false;
             };
-            (statements, main)
+            (Some(helper), main, None)
         }
-        f => (&[][..], f),
+        Expression::SequenceExpression(q) => match q.expressions.as_slice() {
+            [Expression::AssignmentExpression(a), main] if is_function(&a.right) => {
+                let AssignmentTarget::AssignmentTargetIdentifier(i) = &a.left else {
+                    return false;
+                };
+                (Some(helper), main, crate::refs::symbol_of(scoping, i))
+            }
+            _ => return false,
+        },
+        f => (None, f, None),
     };
     let Some((params, statements)) = parts(main) else {
         return false;
@@ -370,15 +381,7 @@ fn imports_star(helper: &Expression<'_>, scoping: &Scoping, known: &TscHelpers) 
     let [Some(module)] = params.as_slice() else {
         return false;
     };
-    let mut check = Star {
-        scoping,
-        known,
-        target: None,
-        source: *module,
-        arrays: FxHashSet::default(),
-        target_uses: 0,
-        ok: true,
-    };
+    let mut check = Star::new(scoping, known, None, *module);
     // The object handed back: the one `return` of something other than `mod`.
     check.find_target(statements);
     let Some(target) = check.target else {
@@ -393,12 +396,42 @@ fn imports_star(helper: &Expression<'_>, scoping: &Scoping, known: &TscHelpers) 
     {
         return false;
     }
-    // tsc 5's outer function holds the inner one: visited once.
-    for s in if outer.is_empty() { statements } else { outer } {
-        check.visit_statement(s);
+    // tsc 5's outer part holds the inner function: visited once.
+    match outer {
+        Some(outer) => check.visit_expression(outer),
+        None => statements.iter().for_each(|s| check.visit_statement(s)),
     }
     // Every use of the object is one the check allowed.
-    check.ok && check.target_uses == scoping.get_resolved_reference_ids(target).len()
+    check.ok
+        && check.target_uses == scoping.get_resolved_reference_ids(target).len()
+        && check.locals_ok(helper.span(), head)
+}
+
+/// The value of `e`: the last expression of a sequence.
+pub(super) fn last_of_sequence<'b, 'a>(e: &'b Expression<'a>) -> &'b Expression<'a> {
+    match e.without_parentheses() {
+        Expression::SequenceExpression(q) => q.expressions.last().map_or(e, last_of_sequence),
+        e => e,
+    }
+}
+
+/// A function expression or arrow.
+fn is_function(e: &Expression<'_>) -> bool {
+    matches!(
+        e.without_parentheses(),
+        Expression::FunctionExpression(_) | Expression::ArrowFunctionExpression(_)
+    )
+}
+
+/// A value a helper's own function variable may take: a function, or tsc's
+/// `Object.getOwnPropertyNames || function ...`.
+fn function_value(scoping: &Scoping, e: &Expression<'_>) -> bool {
+    match e.without_parentheses() {
+        Expression::LogicalExpression(l) => {
+            is_object_member(scoping, &l.left, "getOwnPropertyNames") && is_function(&l.right)
+        }
+        e => is_function(e),
+    }
 }
 
 /// Whether `helper` is `__exportStar(m, exports)` (see the module documentation).
@@ -415,19 +448,13 @@ fn exports_star(helper: &Expression<'_>, scoping: &Scoping, known: &TscHelpers) 
     {
         return false;
     }
-    let mut check = Star {
-        scoping,
-        known,
-        target: Some(*target),
-        source: *source,
-        arrays: FxHashSet::default(),
-        target_uses: 0,
-        ok: true,
-    };
+    let mut check = Star::new(scoping, known, Some(*target), *source);
     for s in statements {
         check.visit_statement(s);
     }
-    check.ok && check.target_uses == scoping.get_resolved_reference_ids(*target).len()
+    check.ok
+        && check.target_uses == scoping.get_resolved_reference_ids(*target).len()
+        && check.locals_ok(helper.span(), None)
 }
 
 /// What `__importStar` and `__exportStar` may do: call the known helpers with the target
@@ -443,10 +470,53 @@ struct Star<'s> {
     arrays: FxHashSet<SymbolId>,
     /// Uses of the target the check allowed.
     target_uses: usize,
+    /// Variables called as the helper's own functions.
+    calls: Vec<SymbolId>,
+    /// Writes of variables seen in the helper, and those given anything but a function.
+    writes: FxHashMap<SymbolId, usize>,
+    not_functions: FxHashSet<SymbolId>,
     ok: bool,
 }
 
-impl Star<'_> {
+impl<'s> Star<'s> {
+    fn new(
+        scoping: &'s Scoping,
+        known: &'s TscHelpers,
+        target: Option<SymbolId>,
+        source: SymbolId,
+    ) -> Self {
+        Star {
+            scoping,
+            known,
+            target,
+            source,
+            arrays: FxHashSet::default(),
+            target_uses: 0,
+            calls: Vec::new(),
+            writes: FxHashMap::default(),
+            not_functions: FxHashSet::default(),
+            ok: true,
+        }
+    }
+
+    /// Whether every variable the helper calls holds one of its own functions whenever
+    /// called: given only functions, every write of it inside the helper (at `span`), and
+    /// declared there too, or `head`, which the helper sets before handing on anything that
+    /// could call it.
+    fn locals_ok(&self, span: oxc_span::Span, head: Option<SymbolId>) -> bool {
+        self.calls.iter().all(|&s| {
+            let writes = self
+                .scoping
+                .get_resolved_references(s)
+                .filter(|r| r.is_write())
+                .count();
+            let declared = self.scoping.symbol_span(s);
+            !self.not_functions.contains(&s)
+                && self.writes.get(&s).copied().unwrap_or(0) == writes
+                && (Some(s) == head || (span.start <= declared.start && declared.end <= span.end))
+        })
+    }
+
     /// The object `__importStar`'s function (`statements`) hands back besides `mod`: every
     /// `return` of it (outside inner functions) gives `mod` or one variable, declared there as
     /// `{}`.
@@ -458,7 +528,10 @@ impl Star<'_> {
         }
         impl<'a> Visit<'a> for Returns<'_> {
             fn visit_return_statement(&mut self, it: &oxc_ast::ast::ReturnStatement<'a>) {
-                let s = it.argument.as_ref().and_then(|e| symbol(self.scoping, e));
+                let s = it
+                    .argument
+                    .as_ref()
+                    .and_then(|e| symbol(self.scoping, last_of_sequence(e)));
                 self.returned.push(s);
             }
             fn visit_variable_declarator(&mut self, it: &oxc_ast::ast::VariableDeclarator<'a>) {
@@ -516,6 +589,17 @@ impl<'a> Visit<'a> for Star<'_> {
         {
             self.arrays.insert(s);
         }
+        if let Some(s) = it
+            .id
+            .get_binding_identifier()
+            .and_then(|b| b.symbol_id.get())
+            && it
+                .init
+                .as_ref()
+                .is_some_and(|i| !function_value(self.scoping, i))
+        {
+            self.not_functions.insert(s);
+        }
         walk::walk_variable_declarator(self, it);
     }
 
@@ -535,10 +619,29 @@ impl<'a> Visit<'a> for Star<'_> {
             self.is_target(first) && from_source
         } else if is_has_own_call(self.scoping, &it.callee) {
             !self.is_target(second)
+        } else if is_function(&it.callee) {
+            // tsc 5's outer function, called at once (its body is checked as part of it).
+            it.arguments.is_empty()
         } else {
             // A function of the helper's own (tsc 5's `ownKeys`), checked as part of it.
-            let callee = symbol(self.scoping, &it.callee);
-            callee.is_some() && callee != Some(self.source) && callee != self.target
+            // `f(...)`, or terser's `(f = g)(...)` (the write is checked below).
+            let callee = match it.callee.without_parentheses() {
+                Expression::AssignmentExpression(a) => match &a.left {
+                    AssignmentTarget::AssignmentTargetIdentifier(i) => {
+                        crate::refs::symbol_of(self.scoping, i)
+                    }
+                    _ => None,
+                },
+                callee => symbol(self.scoping, callee),
+            };
+            self.calls.extend(callee);
+            callee.is_some()
+                && callee != Some(self.source)
+                && callee != self.target
+                && !it
+                    .arguments
+                    .iter()
+                    .any(|a| self.is_target(a.as_expression()))
         };
         if ok && self.is_target(first) && (helper || is_has_own_call(self.scoping, &it.callee)) {
             self.target_uses += 1;
@@ -548,7 +651,8 @@ impl<'a> Visit<'a> for Star<'_> {
     }
 
     fn visit_return_statement(&mut self, it: &oxc_ast::ast::ReturnStatement<'a>) {
-        if self.is_target(it.argument.as_ref()) {
+        // `return f(result), result` (terser's) hands back the last.
+        if self.is_target(it.argument.as_ref().map(last_of_sequence)) {
             self.target_uses += 1;
         }
         walk::walk_return_statement(self, it);
@@ -558,6 +662,12 @@ impl<'a> Visit<'a> for Star<'_> {
         let ok = match &it.left {
             AssignmentTarget::AssignmentTargetIdentifier(i) => {
                 let s = crate::refs::symbol_of(self.scoping, i);
+                if let Some(s) = s {
+                    *self.writes.entry(s).or_default() += 1;
+                    if !function_value(self.scoping, &it.right) {
+                        self.not_functions.insert(s);
+                    }
+                }
                 s.is_some() && s != Some(self.source) && s != self.target
             }
             AssignmentTarget::ComputedMemberExpression(c) => {
