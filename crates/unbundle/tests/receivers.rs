@@ -320,3 +320,18 @@ fn terser_s_form_of_tsc_5_s_import_star_is_seen_through() {
         "{entry}"
     );
 }
+
+#[test]
+fn a_name_defined_only_under_a_condition_before_a_star_keeps_its_zero() {
+    // `idx` defines `f` only when a test passes (here never): the star then gives it `b`'s
+    // `who`-like `f`, which reads `this`.
+    let b = "var b=q((exports)=>{\"use strict\";exports.f=function(){return this===undefined?\"none\":\"some\"}});\n";
+    let entry = printing_file(
+        "tsc-conditional-before-star",
+        &esbuild_bundle(&format!(
+            "{b}var idx=q((exports)=>{{\"use strict\";\n{TSC_HELPERS}if(Math.random()>2)exports.f=function(){{return 1}};__exportStar(b(),exports)}});\nvar a=q((exports)=>{{\"use strict\";const i=idx();console.log((0,i.f)())}});a();"
+        )),
+        "none\n",
+    );
+    assert!(entry.contains("(0, i.f)()"), "{entry}");
+}

@@ -41,7 +41,7 @@ pub(crate) fn facts(
         export_star: &bindings.tsc.export_star,
         nested: 0,
         defined: FxHashSet::default(),
-        early: FxHashSet::default(),
+        first_star: None,
     };
     uses.visit_program(program);
     let Uses {
@@ -50,7 +50,7 @@ pub(crate) fn facts(
         assigned,
         mut facts,
         defined,
-        early,
+        first_star,
         ..
     } = uses;
     // A binding used anywhere but by name lets its module's exports escape.
@@ -80,7 +80,9 @@ pub(crate) fn facts(
     }
     // A star re-export defines, for good, the names the module has not defined yet: only a
     // name defined before the first one is surely the module's own.
-    if !facts.stars.is_empty() {
+    if let (Some(first), Some(exports)) = (first_star, wrapper.exports) {
+        let body = super::interop::module_body(program);
+        let early = super::tsc::defined_before(body, scoping, exports, first);
         facts.receiver_free.retain(|n| early.contains(n));
         facts.getters.retain(|n| early.contains(n));
         facts.reexports.retain(|(n, ..)| early.contains(n));
@@ -281,8 +283,8 @@ struct Uses<'s> {
     nested: usize,
     /// Every name the module defines on its exports.
     defined: FxHashSet<String>,
-    /// The names it defines in its own body before its first star re-export.
-    early: FxHashSet<String>,
+    /// Where its first star re-export starts.
+    first_star: Option<u32>,
 }
 
 impl Uses<'_> {
@@ -454,9 +456,6 @@ impl Uses<'_> {
 
     /// Notes that the module defines export `name` here.
     fn define(&mut self, name: &str) {
-        if self.nested == 1 && self.facts.stars.is_empty() {
-            self.early.insert(name.to_owned());
-        }
         self.defined.insert(name.to_owned());
     }
 
@@ -496,6 +495,7 @@ impl Uses<'_> {
         if self.nested != 1 {
             self.facts.opaque = true;
         }
+        self.first_star.get_or_insert(it.span.start);
         self.facts.stars.push(from);
     }
 

@@ -122,7 +122,7 @@ pub(super) fn leading_helpers(
 }
 
 /// The statements of the module function (the program's one expression).
-fn module_body<'b, 'a>(program: &'b Program<'a>) -> &'b [Statement<'a>] {
+pub(super) fn module_body<'b, 'a>(program: &'b Program<'a>) -> &'b [Statement<'a>] {
     let Some(Statement::ExpressionStatement(s)) = program.body.first() else {
         return &[];
     };

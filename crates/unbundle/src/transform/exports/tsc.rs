@@ -699,3 +699,62 @@ impl<'a> Visit<'a> for Star<'_> {
         walk::walk_expression(self, it);
     }
 }
+
+/// The names a module surely defines on its exports (symbol `exports`) before its first star
+/// re-export (which starts at `first_star`): those its top-level statements before it define
+/// whatever happens, each an expression statement of `exports.NAME = ...` (chains and
+/// sequences of them) or `Object.defineProperty(exports, "NAME", ...)`. A definition under a
+/// condition, in a loop or in a function may come after the star, which would have defined
+/// the name for good.
+pub(super) fn defined_before(
+    body: &[Statement<'_>],
+    scoping: &Scoping,
+    exports: SymbolId,
+    first_star: u32,
+) -> FxHashSet<String> {
+    let mut names = FxHashSet::default();
+    for statement in body {
+        if statement.span().end > first_star {
+            break;
+        }
+        let Statement::ExpressionStatement(s) = statement else {
+            continue;
+        };
+        let parts = match s.expression.without_parentheses() {
+            Expression::SequenceExpression(q) => q.expressions.iter().collect(),
+            e => vec![e],
+        };
+        for part in parts {
+            defines(part, scoping, exports, &mut names);
+        }
+    }
+    names
+}
+
+/// Adds what `expr`, evaluated whole, surely defines on `exports`.
+fn defines(
+    expr: &Expression<'_>,
+    scoping: &Scoping,
+    exports: SymbolId,
+    names: &mut FxHashSet<String>,
+) {
+    match expr.without_parentheses() {
+        Expression::AssignmentExpression(a) => {
+            if let AssignmentTarget::StaticMemberExpression(m) = &a.left
+                && symbol(scoping, &m.object) == Some(exports)
+            {
+                names.insert(m.property.name.to_string());
+            }
+            // `exports.a = exports.b = void 0`: the right side runs whole first.
+            defines(&a.right, scoping, exports, names);
+        }
+        Expression::CallExpression(c) if is_object_member(scoping, &c.callee, "defineProperty") => {
+            if let [target, Argument::StringLiteral(name), ..] = c.arguments.as_slice()
+                && argument_symbol(scoping, target) == Some(exports)
+            {
+                names.insert(name.value.to_string());
+            }
+        }
+        _ => {}
+    }
+}
