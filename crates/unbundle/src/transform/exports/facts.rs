@@ -3,9 +3,9 @@
 
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,
-    CallExpression, Expression, Function, IdentifierReference, ObjectExpression,
-    ObjectPropertyKind, PropertyKey, Statement, StaticMemberExpression, TaggedTemplateExpression,
-    UnaryExpression, UnaryOperator, UpdateExpression, VariableDeclarator,
+    CallExpression, Expression, Function, IdentifierReference, LogicalExpression, LogicalOperator,
+    ObjectExpression, ObjectPropertyKind, PropertyKey, Statement, StaticMemberExpression,
+    TaggedTemplateExpression, UnaryExpression, UnaryOperator, UpdateExpression, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
@@ -14,6 +14,7 @@ use oxc_syntax::scope::ScopeFlags;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Facts;
+use super::tsc::last_of_sequence;
 use crate::refs::Wrapper;
 use crate::refs::{self, getter_value};
 
@@ -37,6 +38,10 @@ pub(crate) fn facts(
         facts: Facts::default(),
         depth: 0,
         top: usize::from(!is_arrow_module(program)),
+        export_star: &bindings.tsc.export_star,
+        nested: 0,
+        defined: FxHashSet::default(),
+        first_star: None,
     };
     uses.visit_program(program);
     let Uses {
@@ -44,6 +49,8 @@ pub(crate) fn facts(
         mut escapes,
         assigned,
         mut facts,
+        defined,
+        first_star,
         ..
     } = uses;
     // A binding used anywhere but by name lets its module's exports escape.
@@ -71,6 +78,17 @@ pub(crate) fn facts(
             facts.receiver_free.push(name);
         }
     }
+    // A star re-export defines, for good, the names the module has not defined yet: only a
+    // name defined before the first one is surely the module's own.
+    if let (Some(first), Some(exports)) = (first_star, wrapper.exports) {
+        let body = super::interop::module_body(program);
+        let early = super::tsc::defined_before(body, scoping, exports, first);
+        facts.receiver_free.retain(|n| early.contains(n));
+        facts.getters.retain(|n| early.contains(n));
+        facts.reexports.retain(|(n, ..)| early.contains(n));
+    }
+    facts.exported = defined.into_iter().collect();
+    facts.exported.sort();
     facts
 }
 
@@ -89,6 +107,10 @@ pub(super) struct Bindings<'s> {
     pub(super) bound: FxHashMap<SymbolId, String>,
     /// tsc's `__importDefault` helpers declared at the module's top.
     interop: FxHashSet<SymbolId>,
+    /// Where the module's leading helper declarators start (see `interop.rs`).
+    leading: FxHashSet<u32>,
+    /// tsc's `__createBinding`, `__importStar`, ... helpers (see `tsc.rs`).
+    tsc: super::tsc::TscHelpers,
     /// The module function is an arrow.
     arrow: bool,
     /// Function declarations of the module's scope never assigned → whether they use `this`.
@@ -112,6 +134,8 @@ impl<'s> Bindings<'s> {
             wrapper,
             bound: FxHashMap::default(),
             interop: FxHashSet::default(),
+            leading: super::interop::leading_helpers(program, scoping, wrapper.exports),
+            tsc: super::tsc::TscHelpers::default(),
             arrow: is_arrow_module(program),
             functions: FxHashMap::default(),
             values: FxHashMap::default(),
@@ -133,16 +157,32 @@ impl Bindings<'_> {
 impl<'a> Visit<'a> for Bindings<'_> {
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
         if self.depth == 1
-            && super::interop::declares_import_default(it, self.scoping, (self.wrapper, self.arrow))
+            && let Some(helper) = super::interop::helper_value(
+                it,
+                self.scoping,
+                (
+                    self.wrapper,
+                    self.arrow,
+                    self.leading.contains(&it.span.start),
+                ),
+            )
             && let Some(symbol) = it
                 .id
                 .get_binding_identifier()
                 .and_then(|b| b.symbol_id.get())
         {
-            self.interop.insert(symbol);
+            if super::interop::hands_on_the_module(helper) {
+                self.interop.insert(symbol);
+            } else {
+                self.tsc.note(symbol, helper, self.scoping);
+                if self.tsc.import_star.contains(&symbol) {
+                    self.interop.insert(symbol);
+                }
+            }
         }
-        // `require(ID)`, or `__importDefault(require(ID))`: the call inside.
-        let call = match &it.init {
+        // `require(ID)`, or `__importDefault(require(ID))`: the call inside; the last of a
+        // sequence (`(require(A), require(B))`), the value the variable takes.
+        let call = match it.init.as_ref().map(last_of_sequence) {
             Some(Expression::CallExpression(call)) => match call.arguments.as_slice() {
                 [Argument::CallExpression(inner)] if self.is_interop(&call.callee) => {
                     Some(&**inner)
@@ -237,6 +277,14 @@ struct Uses<'s> {
     depth: usize,
     /// The depth of the module's own body (0 for an arrow module function).
     top: usize,
+    /// tsc's `__exportStar` helpers the module declares.
+    export_star: &'s FxHashSet<SymbolId>,
+    /// Functions and arrows entered, the module function included: 1 in its own body.
+    nested: usize,
+    /// Every name the module defines on its exports.
+    defined: FxHashSet<String>,
+    /// Where its first star re-export starts.
+    first_star: Option<u32>,
 }
 
 impl Uses<'_> {
@@ -343,6 +391,7 @@ impl Uses<'_> {
     /// moment (or nothing callable yet). `webpack` for webpack's `require.d`, whose getters
     /// of function declarations `plain_exports` may turn into plain exports.
     fn getter(&mut self, name: &str, getter: &Expression<'_>, webpack: bool) {
+        self.define(name);
         self.facts.getters.push(name.to_owned());
         self.reexport(name, getter);
         let Some(value) = getter_value(getter).and_then(|v| self.reference_symbol(v)) else {
@@ -405,7 +454,53 @@ impl Uses<'_> {
         }
     }
 
+    /// Notes that the module defines export `name` here.
+    fn define(&mut self, name: &str) {
+        self.defined.insert(name.to_owned());
+    }
+
+    /// `__exportStar(SOURCE, exports)` with one of the module's tsc helpers: the exports
+    /// object is only read by name through it, and SOURCE's exports only read.
+    fn star(&mut self, it: &CallExpression<'_>) {
+        let Some(exports) = self.wrapper.exports else {
+            return;
+        };
+        let Expression::Identifier(callee) = &it.callee else {
+            return;
+        };
+        if !self
+            .reference_symbol(callee)
+            .is_some_and(|s| self.export_star.contains(&s))
+        {
+            return;
+        }
+        let [source, Argument::Identifier(target)] = it.arguments.as_slice() else {
+            return;
+        };
+        if self.reference_symbol(target) != Some(exports) {
+            return;
+        }
+        self.good_use(exports);
+        let source = source.as_expression();
+        let from = source.and_then(|e| self.required(e).or_else(|| self.bound_module(e).cloned()));
+        if let Some(e) = source {
+            self.read_only(e);
+            if let Some(symbol) = self.symbol(e)
+                && self.bound.contains_key(&symbol)
+            {
+                self.good_use(symbol);
+            }
+        }
+        // A star anywhere but in the module's own body could run at any moment.
+        if self.nested != 1 {
+            self.facts.opaque = true;
+        }
+        self.first_star.get_or_insert(it.span.start);
+        self.facts.stars.push(from);
+    }
+
     fn record_export(&mut self, name: &str, value: &Expression<'_>) {
+        self.define(name);
         let kind = self.value_kind(value);
         let entry = self
             .assigned
@@ -441,7 +536,11 @@ impl<'a> Visit<'a> for Uses<'_> {
                 .and_then(|b| b.symbol_id.get())
                 .is_some_and(|s| self.bound.contains_key(&s));
             if bound {
-                // `require(ID)`, or an interop helper's call of it.
+                // `require(ID)`, or an interop helper's call of it, after values dropped.
+                if let Expression::SequenceExpression(q) = init.without_parentheses() {
+                    q.expressions.iter().for_each(|e| self.read_only(e));
+                }
+                let init = last_of_sequence(init);
                 self.read_only(init);
                 if let Expression::CallExpression(call) = init.without_parentheses()
                     && let [Argument::CallExpression(inner)] = call.arguments.as_slice()
@@ -475,6 +574,21 @@ impl<'a> Visit<'a> for Uses<'_> {
         walk::walk_static_member_expression(self, it);
     }
 
+    fn visit_logical_expression(&mut self, it: &LogicalExpression<'a>) {
+        // `x && x.name` (tsc's `exports && exports.__importDefault`, written by esbuild for
+        // `this && this.__importDefault`): the bare `x` only tests that the object is there,
+        // which neither hands it on nor changes it.
+        if it.operator == LogicalOperator::And
+            && let Some(symbol) = self.symbol(&it.left)
+            && (self.bound.contains_key(&symbol) || Some(symbol) == self.wrapper.exports)
+            && matches!(it.right.without_parentheses(), Expression::StaticMemberExpression(m)
+                if self.symbol(&m.object) == Some(symbol))
+        {
+            self.good_use(symbol);
+        }
+        walk::walk_logical_expression(self, it);
+    }
+
     fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
         if let AssignmentTarget::StaticMemberExpression(m) = &it.left
             && let Some(id) = self.required(&m.object)
@@ -490,6 +604,7 @@ impl<'a> Visit<'a> for Uses<'_> {
                 if it.operator == AssignmentOperator::Assign {
                     self.record_export(&m.property.name, &it.right);
                 } else {
+                    self.define(&m.property.name);
                     self.assigned
                         .insert(m.property.name.to_string(), (false, false));
                 }
@@ -502,6 +617,7 @@ impl<'a> Visit<'a> for Uses<'_> {
                 if it.operator == AssignmentOperator::Assign {
                     self.record_export(&m.property.name, &it.right);
                 } else {
+                    self.define(&m.property.name);
                     self.assigned
                         .insert(m.property.name.to_string(), (false, false));
                 }
@@ -553,6 +669,7 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        self.star(it);
         if !self.read_only.contains(&it.span.start)
             && let Some(id) = self.required_by(it)
         {
@@ -623,7 +740,10 @@ impl<'a> Visit<'a> for Uses<'_> {
             self.good_use(symbol);
             match getter.as_expression() {
                 Some(getter) => self.getter(&name.value, getter, true),
-                None => self.facts.getters.push(name.value.to_string()),
+                None => {
+                    self.define(&name.value);
+                    self.facts.getters.push(name.value.to_string());
+                }
             }
         }
         walk::walk_call_expression(self, it);
@@ -631,8 +751,16 @@ impl<'a> Visit<'a> for Uses<'_> {
 
     fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
         self.depth += 1;
+        self.nested += 1;
         walk::walk_function(self, it, flags);
+        self.nested -= 1;
         self.depth -= 1;
+    }
+
+    fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
+        self.nested += 1;
+        walk::walk_arrow_function_expression(self, it);
+        self.nested -= 1;
     }
 }
 

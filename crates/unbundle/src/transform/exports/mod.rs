@@ -21,12 +21,13 @@ mod facts;
 mod helpers;
 mod interop;
 mod rewrite;
+mod tsc;
 
 pub(crate) use facts::{facts, function_declarations};
 pub(crate) use helpers::rewrite as rewrite_helpers;
 pub(crate) use rewrite::{plain_exports, rewrite_calls};
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What the first pass learns of one module.
 #[derive(Debug, Clone, Default)]
@@ -52,6 +53,11 @@ pub(crate) struct Facts {
     pub(crate) reads_own_mark: bool,
     /// Exports whose getters return another module's export: (name, module id, its name).
     pub(crate) reexports: Vec<(String, String, String)>,
+    /// Every name the module defines on its exports.
+    pub(crate) exported: Vec<String>,
+    /// The modules whose exports tsc's `__exportStar` copies onto this module's, in order
+    /// (`None`: not a module of the bundle).
+    pub(crate) stars: Vec<Option<String>>,
 }
 
 /// What the second pass may do.
@@ -111,9 +117,10 @@ pub(crate) fn plan<'f>(
             plan.unmarked.insert(id.to_owned());
         }
     }
-    // A getter returning another module's export is as receiver-free as that export, through
-    // chains of re-exports.
+    // A getter returning another module's export is as receiver-free as that export, and so
+    // is a name copied by star re-exports, through chains of them.
     if calls {
+        let by_id: FxHashMap<&str, &Facts> = modules.clone().collect();
         loop {
             let mut more = Vec::new();
             for (id, facts) in modules.clone() {
@@ -128,7 +135,11 @@ pub(crate) fn plan<'f>(
                         more.push(key);
                     }
                 }
+                if !escaped.contains(id) {
+                    more.extend(starred(id, facts, &by_id, &escaped, &plan));
+                }
             }
+            more.retain(|key| !plan.calls.contains(key));
             if more.is_empty() {
                 break;
             }
@@ -136,4 +147,47 @@ pub(crate) fn plan<'f>(
         }
     }
     plan
+}
+
+/// The names module `id` (its exports fixed) gets from its star re-exports that need no
+/// receiver: a name it does not define itself is, whenever read, the first source's that had
+/// it when the star ran, or missing (a call throws either way). So it needs none when every
+/// source either has it needing none or surely never has it (a fixed module that does not
+/// define it and copies nothing itself).
+fn starred(
+    id: &str,
+    facts: &Facts,
+    by_id: &FxHashMap<&str, &Facts>,
+    escaped: &FxHashSet<&str>,
+    plan: &Plan,
+) -> Vec<(String, String)> {
+    let Some(sources) = facts
+        .stars
+        .iter()
+        .map(|s| {
+            let s = s.as_deref()?;
+            by_id.get(s).filter(|f| !f.opaque).map(|f| (s, *f))
+        })
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Vec::new();
+    };
+    let has = |source: &str, name: &str| plan.calls.contains(&(source.to_owned(), name.to_owned()));
+    let mut out = Vec::new();
+    for (source, _) in &sources {
+        for (from, name) in plan.calls.iter() {
+            if from != source || facts.exported.contains(name) {
+                continue;
+            }
+            let every = sources.iter().all(|(s, f)| {
+                has(s, name)
+                    || (!f.exported.contains(name) && f.stars.is_empty() && !escaped.contains(s))
+            });
+            let key = (id.to_owned(), name.clone());
+            if every && !plan.calls.contains(&key) && !out.contains(&key) {
+                out.push(key);
+            }
+        }
+    }
+    out
 }
