@@ -294,6 +294,27 @@ fn rolldown_s_wrappers_in_parentheses_with_helpers_from_another_chunk_split() {
 }
 
 #[test]
+fn rolldown_s_lazy_es_modules_that_keep_their_first_error_split() {
+    // CommonJS requiring ES modules: rolldown runs each through its newer `__esmMin(((() =>
+    // {...})))`, its function in parentheses, which keeps the error a module's first run
+    // threw and throws it again on every later require. Both ES modules are files, and the
+    // second require still gets the very same error.
+    for bundler in ["rolldown", "rolldown-minify"] {
+        let (output, dir) = runs_the_same(bundler, bundler, "lazy-esm");
+        let main = std::fs::read_to_string(dir.join("bundle/main.mjs")).unwrap();
+        assert!(
+            main.contains("throw "),
+            "{bundler}: the helper keeps an error"
+        );
+        assert_eq!(output.manifest.wrappers.esm.found, 2, "{bundler}");
+        let files = count(&output, unbundle::ModuleKind::Esm)
+            + count(&output, unbundle::ModuleKind::EsmInitializer);
+        assert_eq!(files, 2, "{bundler}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
 fn a_module_calling_eval_keeps_its_names_in_a_webpack_5_chunk_set() {
     // terser leaves every name around an `eval` as it was, the module function's parameters
     // too (`__webpack_require__`): the module file keeps them, bound to what the loader

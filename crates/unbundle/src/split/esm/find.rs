@@ -86,11 +86,15 @@ pub(crate) fn wrapped(
         let [argument] = call.arguments.as_slice() else {
             continue;
         };
+        // rolldown's `__esmMin(((() => {...})))` puts the function in parentheses.
+        let Some(argument) = argument.as_expression().map(|e| e.without_parentheses()) else {
+            continue;
+        };
         let found = match argument {
-            Argument::ArrowFunctionExpression(f) => arrow(f),
-            Argument::FunctionExpression(f) => function(f, false),
+            Expression::ArrowFunctionExpression(f) => arrow(f),
+            Expression::FunctionExpression(f) => function(f, false),
             // `__esm({"src/a.js"() {...}})`
-            Argument::ObjectExpression(o) => match o.properties.as_slice() {
+            Expression::ObjectExpression(o) => match o.properties.as_slice() {
                 [ObjectPropertyKind::ObjectProperty(p)] => match (&p.key, &p.value) {
                     (PropertyKey::StringLiteral(key), Expression::FunctionExpression(f)) => {
                         function(f, p.method).map(|mut w| {
