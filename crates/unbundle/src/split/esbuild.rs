@@ -67,8 +67,10 @@ pub(crate) fn find_modules(
     es_module: bool,
 ) -> Option<Found> {
     let found = crate::recognize::esbuild::commonjs_modules(program, scoping, &imported.commonjs);
-    let mut esm_helpers = crate::split::esm::helpers(program);
-    esm_helpers.extend(imported.esm.iter().copied());
+    let mut esm_helpers = imported.esm.clone();
+    esm_helpers
+        .symbols
+        .extend(crate::split::esm::helpers(program));
     if found.is_empty() && esm_helpers.is_empty() {
         return None;
     }

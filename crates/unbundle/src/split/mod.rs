@@ -50,7 +50,7 @@ pub(crate) fn split_file<'a>(
         several_files: shared.several_files,
         transforms,
     };
-    let imported = shared.imported(&program, input.name);
+    let imported = shared.imported(&program, file.scoping, input.name);
     let lazy = recognize::rollup::lazy_wrappers(&program, input.text);
     let mut out = Split::default();
     let mut plain = false;

@@ -13,6 +13,7 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::{GetSpan, Span};
 use rustc_hash::FxHashSet;
 
+use crate::recognize::esbuild::Helpers;
 use crate::split::units::{Node, Unit};
 
 /// A call of the `__esm` helper bound to a top-level variable.
@@ -63,7 +64,7 @@ pub(crate) fn helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
 pub(crate) fn wrapped(
     units: &[Unit<'_, '_>],
     scoping: &Scoping,
-    helpers: &FxHashSet<SymbolId>,
+    helpers: &Helpers,
 ) -> Vec<Wrapped> {
     let mut out = Vec::new();
     for (i, unit) in units.iter().enumerate() {
@@ -78,9 +79,7 @@ pub(crate) fn wrapped(
         let Some(init) = id.symbol_id.get() else {
             continue;
         };
-        if !crate::refs::expression_symbol(scoping, &call.callee)
-            .is_some_and(|s| helpers.contains(&s))
-        {
+        if !helpers.called_by(scoping, &call.callee) {
             continue;
         }
         let [argument] = call.arguments.as_slice() else {

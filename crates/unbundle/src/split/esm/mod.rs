@@ -37,6 +37,7 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::recognize::esbuild::Helpers;
 use crate::split::units::{Node, Unit};
 use order::{Order, Owner};
 pub(crate) use uses::TopLevel;
@@ -200,7 +201,7 @@ pub(crate) fn plan(
     program: &Program<'_>,
     scoping: &Scoping,
     text: &str,
-    (helpers, uses, commonjs): (&FxHashSet<SymbolId>, &TopLevel, &[Bound]),
+    (helpers, uses, commonjs): (&Helpers, &TopLevel, &[Bound]),
     keep_declarations: bool,
 ) -> Moved {
     if helpers.is_empty() {
