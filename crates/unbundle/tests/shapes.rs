@@ -294,6 +294,41 @@ fn rolldown_s_wrappers_in_parentheses_with_helpers_from_another_chunk_split() {
 }
 
 #[test]
+fn rolldown_s_commonjs_chunk_calling_helpers_on_a_required_namespace_splits() {
+    // rolldown's CommonJS chunks: main.cjs defines `__commonJSMin` and exports it
+    // (`exports.n = o`), and the chunk its dynamic import loads requires main.cjs and wraps
+    // its module in a call on that namespace, `const e = require("./main.cjs"); var t =
+    // e.n((t => {...}))`: that wrapper is a module file too.
+    let (output, dir) = runs_the_same("rolldown-cjs", "rolldown-cjs", "cjs");
+    let chunk = output
+        .manifest
+        .modules
+        .iter()
+        .find(|m| m.file.starts_with("chunk-") && m.kind == unbundle::ModuleKind::Commonjs);
+    assert!(chunk.is_some(), "{:?}", output.manifest.modules);
+    let text = std::fs::read_to_string(dir.join("bundle").join(&chunk.unwrap().file)).unwrap();
+    assert!(text.starts_with("const e=require(\"./main.cjs\");var t=/* @__PURE__ */ e.n(("));
+    assert!(output.manifest.wrappers.commonjs.found >= 40);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_commonjs_module_that_builds_its_import_at_run_time_still_imports() {
+    // `new Function("specifier", "return import(specifier)")` in a module, not the entry:
+    // code node's `vm` compiled cannot import, so the module file builds it with the
+    // loader's `Function`, and it imports node's built-ins and a data: URL as the bundle did.
+    let (output, dir) = runs_the_same("runtime-import", "esbuild", "runtime-import");
+    let module = output
+        .files
+        .iter()
+        .find(|f| f.text.contains("return import(specifier)"))
+        .unwrap();
+    assert!(module.path.starts_with("modules/"), "{}", module.path);
+    assert!(module.text.contains("instanceof Function"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn rolldown_s_lazy_es_modules_that_keep_their_first_error_split() {
     // CommonJS requiring ES modules: rolldown runs each through its newer `__esmMin(((() =>
     // {...})))`, its function in parentheses, which keeps the error a module's first run
