@@ -209,15 +209,17 @@ fn rollup_s_wrappers_minified_as_vite_s_library_mode_writes_them_split() {
     // Vite's library mode minifies rollup's output with esbuild, which joins a wrapper's
     // statements: `if(c)return u;c=1,function(t){...}(r||(r={}));class e{...}...`, `return
     // function(r){...}(e||(t.Kind=e={})),t`, and where the whole module is expressions, one
-    // return, `return o||(o=1,function(e){...}(i)),i`. Each of the app's four CommonJS files
-    // is a module file that parses on its own, and the program runs the same.
+    // return, `return o||(o=1,function(e){...}(i)),i`; a module starting with an `if` has
+    // the flag in its test, `if(a=1,!globalThis.pilotfishProbe)try{...}`. Each of the app's
+    // five CommonJS files is a module file that parses on its own, and the program runs the
+    // same.
     let (output, dir) = runs_the_same("rollup-minify", "rollup-commonjs-minify", "enums");
     let main = std::fs::read_to_string(dir.join("bundle/main.js")).unwrap();
-    for shape in [r"=1,function(", r"return function(", r"||("] {
+    for shape in [r"=1,function(", r"return function(", r"||(", r"=1,!globalThis"] {
         assert!(main.contains(shape), "the bundle holds {shape}");
     }
-    assert_eq!(output.manifest.wrappers.rollup.found, 4);
-    assert_eq!(count(&output, unbundle::ModuleKind::Rollup), 4);
+    assert_eq!(output.manifest.wrappers.rollup.found, 5);
+    assert_eq!(count(&output, unbundle::ModuleKind::Rollup), 5);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -16,7 +16,8 @@
 //! last return, is the module; what moves into files is planned in [`crate::split::rollup`].
 //!
 //! Minifiers join these statements: `if(F)return x;F=1,a(),...;return b(),x` (the code
-//! starts inside the flag's statement and ends inside the return's), and where every
+//! starts inside the flag's statement, or an `if`'s test, `if(F=1,!x)...`, and ends inside
+//! the return's), and where every
 //! statement of the module is an expression, esbuild writes the whole wrapper as one return,
 //! `return F||(F=1,CODE),x` or `return F?x:(F=1,CODE,x)`: the code is those expressions.
 
@@ -51,6 +52,12 @@ pub(crate) struct Lazy {
     /// The code is expressions joined by commas in the wrapper's return (`return F || (F =
     /// 1, CODE), X`), not statements.
     pub(crate) expressions: bool,
+    /// What the code's text needs before it: `if (` when the flag was set first in an `if`'s
+    /// test (`if(F=1,!x)try{...}`, the code starting at `!x`).
+    pub(crate) code_prefix: &'static str,
+    /// Then the `if` statement's start and the flag's assignment (`F=1`): the wrapper keeps
+    /// the assignment as a statement of its own where the `if` was.
+    pub(crate) flag_in_if: Option<(u32, Span)>,
 }
 
 /// The lazy wrappers among `program`'s top-level function declarations, in order; their
@@ -94,7 +101,7 @@ fn statements_form(statements: &[Statement<'_>], text: &str) -> Option<Lazy> {
     };
     let (flag_name, returned) = guarded_return(guard)?;
     // `flag = 1;`, or minified `flag = 1, x = ..., ...;`: the code starts after it.
-    let (code_start, code_lead) = sets_to_one(flag, flag_name)?;
+    let (code_start, code_lead, flag_in_if) = sets_to_one(flag, flag_name)?;
     let (tail_start, returned_at) = returns_same(last, returned, text)?;
     // The code runs as a function of its own: a `return` in it, or its reading of the
     // wrapper's `arguments`, would mean something else there.
@@ -121,6 +128,8 @@ fn statements_form(statements: &[Statement<'_>], text: &str) -> Option<Lazy> {
         tail: Span::new(tail_start, returned_at),
         leads,
         expressions: false,
+        code_prefix: if flag_in_if.is_some() { "if (" } else { "" },
+        flag_in_if: flag_in_if.map(|a| (flag.span().start, a)),
         ..held(returned)
     })
 }
@@ -208,6 +217,8 @@ fn held(returned: &Expression<'_>) -> Lazy {
         module_object,
         leads: Vec::new(),
         expressions: false,
+        code_prefix: "",
+        flag_in_if: None,
     }
 }
 
@@ -286,18 +297,22 @@ fn exports_shaped(expr: &Expression<'_>) -> bool {
     }
 }
 
-/// `FLAG = 1;`, or `FLAG = 1, rest...;` as a minifier joins it with what follows: where the
-/// module's code starts (after the statement, or at the sequence's second element), and that
-/// second element.
-fn sets_to_one(statement: &Statement<'_>, flag: &str) -> Option<(u32, Option<Span>)> {
-    let Statement::ExpressionStatement(s) = statement else {
-        return None;
+/// `FLAG = 1;`, or `FLAG = 1, rest...;` as a minifier joins it with what follows, or `if
+/// (FLAG = 1, rest...) ...` as it joins it with an `if`: where the module's code starts
+/// (after the statement, or at the sequence's second element), that second element when it
+/// starts a statement, and in an `if` the flag's assignment.
+fn sets_to_one(statement: &Statement<'_>, flag: &str) -> Option<(u32, Option<Span>, Option<Span>)> {
+    let (expression, prefix) = match statement {
+        Statement::ExpressionStatement(s) => (&s.expression, ""),
+        Statement::IfStatement(s) => (&s.test, "if ("),
+        _ => return None,
     };
-    let (first, rest) = match &s.expression {
+    let (first, rest) = match expression {
         Expression::SequenceExpression(seq) => match seq.expressions.as_slice() {
             [first, second, ..] => (first, Some(second.span())),
             _ => return None,
         },
+        _ if !prefix.is_empty() => return None,
         other => (other, None),
     };
     let Expression::AssignmentExpression(a) = first else {
@@ -306,7 +321,9 @@ fn sets_to_one(statement: &Statement<'_>, flag: &str) -> Option<(u32, Option<Spa
     let sets = matches!(&a.left, AssignmentTarget::AssignmentTargetIdentifier(id) if id.name == flag)
         && a.operator.is_assign()
         && matches!(&a.right, Expression::NumericLiteral(n) if n.value == 1.0);
-    sets.then(|| (rest.map_or(statement.span().end, |r| r.start), rest))
+    let lead = rest.filter(|_| prefix.is_empty());
+    let in_if = (!prefix.is_empty()).then_some(a.span);
+    sets.then(|| (rest.map_or(statement.span().end, |r| r.start), lead, in_if))
 }
 
 /// Whether an expression written as `text` would be read otherwise at the start of a
@@ -376,8 +393,13 @@ mod tests {
             function early(){if(h)return a;h=1;if(a)return 5;return a}\
             function reads(){if(h)return a;h=1;a=()=>arguments[0];return a}\
             function requireC(){if(h)return a;h=1;a=function(){return arguments[0]};return a}\
-            function Vn(){if(h)return a;h=1,a=n,n.sync=s;function n(){}function s(){}return g(s),a}";
-        assert_eq!(names(text), ["requireA", "requireB", "requireC", "Vn"]);
+            function Vn(){if(h)return a;h=1,a=n,n.sync=s;function n(){}function s(){}return g(s),a}\
+            function pl(){if(P)return L;if(P=1,!g.D)try{g.D=1}catch(i){}return L=g.D,L}\
+            function iff(){if(P)return L;if(P=1)L=2;return L}";
+        assert_eq!(
+            names(text),
+            ["requireA", "requireB", "requireC", "Vn", "pl"]
+        );
     }
 
     #[test]

@@ -38,16 +38,24 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
         }
         let path = module_path(&id, None, file.names);
         let (call, code, takes) = module_code(file, &uses, &out.moved, &lazy, &path);
+        // `if (F = 1, !x) ...`: the wrapper keeps `F = 1;` where the `if` started.
+        let (from, before) = match lazy.flag_in_if {
+            Some((start, flag)) => (start, format!("{};", span_text(file.input.text, flag))),
+            None => (lazy.code.start, String::new()),
+        };
         if lazy.expressions {
             // `return F || (F = 1, CODE), x`: the call is one of the wrapper's expressions.
             out.edits.push((lazy.code, call));
         } else if lazy.tail.is_empty() {
-            out.edits.push((lazy.code, format!("\n{call};\n")));
+            out.edits.push((
+                Span::new(from, lazy.code.end),
+                format!("{before}\n{call};\n"),
+            ));
         } else {
             // `return f(), x`: `f()` moves too, and the wrapper keeps `return x`.
             out.edits.push((
-                Span::new(lazy.code.start, lazy.tail.end),
-                format!("\n{call};\nreturn "),
+                Span::new(from, lazy.tail.end),
+                format!("{before}\n{call};\nreturn "),
             ));
         }
         out.jobs.push(Job {
@@ -157,7 +165,7 @@ fn module_code(
             moved.splice_with(file.input.text, s, &outer.substitutions)
         })
     };
-    let mut code = splice(lazy.code);
+    let mut code = format!("{}{}", lazy.code_prefix, splice(lazy.code));
     if lazy.expressions {
         code.push(';');
     }
@@ -172,6 +180,11 @@ fn module_code(
         format!("function ({EXPORTS}, {MODULE}) {{{code}}}"),
         takes,
     )
+}
+
+/// The text `span` covers.
+fn span_text(text: &str, span: Span) -> &str {
+    &text[span.start as usize..span.end as usize]
 }
 
 /// The text of `span` as `splice` gives it, with each of `leads` that starts it in

@@ -4,8 +4,9 @@
 const { State, describe } = require("./lib/state");
 const { Kind, kinds } = require("./lib/kind");
 const { Level, Meter } = require("./lib/level");
+const probe = require("./lib/probe");
 
 console.log("states:", describe(State.Idle), describe(State.Busy), State[1]);
 console.log("kinds:", kinds().join(","), Kind.Large);
-console.log("meter:", new Meter(Level.High).read());
+console.log("meter:", new Meter(Level.High).read(), "probe:", probe.ok);
 process.exitCode = State.Busy + Kind.Small;
