@@ -215,7 +215,12 @@ fn rollup_s_wrappers_minified_as_vite_s_library_mode_writes_them_split() {
     // same.
     let (output, dir) = runs_the_same("rollup-minify", "rollup-commonjs-minify", "enums");
     let main = std::fs::read_to_string(dir.join("bundle/main.js")).unwrap();
-    for shape in [r"=1,function(", r"return function(", r"||(", r"=1,!globalThis"] {
+    for shape in [
+        r"=1,function(",
+        r"return function(",
+        r"||(",
+        r"=1,!globalThis",
+    ] {
         assert!(main.contains(shape), "the bundle holds {shape}");
     }
     assert_eq!(output.manifest.wrappers.rollup.found, 5);
