@@ -166,6 +166,25 @@ fn bun_s_bundles_minified_or_not_split_by_the_shapes_of_its_helpers() {
 }
 
 #[test]
+fn bun_s_async_es_module_initializers_split_and_keep_their_order() {
+    // A module with top-level `await` loaded on demand: Bun wraps it in `__esm(async () =>
+    // {...})`, and the importer awaits it. Its body is a file the loader runs as an async
+    // function's, and the steps print in the bundle's order.
+    for bundler in ["bun", "bun-minify"] {
+        let (output, dir) = runs_the_same(bundler, bundler, "async-esm");
+        let main = std::fs::read_to_string(dir.join("bundle/main.mjs")).unwrap();
+        assert!(main.contains("(async()=>{") || main.contains("(async () => {"));
+        assert_eq!(output.manifest.wrappers.esm.found, 2, "{bundler}");
+        let awaits = output
+            .files
+            .iter()
+            .any(|f| f.path.starts_with("modules/") && f.text.contains(" = await "));
+        assert!(awaits, "{bundler}: the async module's file awaits");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
 fn a_package_json_saying_type_module_above_the_output_changes_nothing() {
     // The output is written under a folder whose package.json declares ES modules: the
     // loader, the runtime and the module files are `.cjs`, so node still runs them as

@@ -66,15 +66,22 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
   // initializer, with its namespace object as `exports` (the file defines the getters other
   // code reads its names through), node's own `module` and `require`, and the bundle's
   // top-level names it uses.
-  load.esm = (file, namespace, names, values) => {
+  load.esm = (file, namespace, names, values, asynchronous) => {
     let factory;
     return function () {
       const filename = path.join(__dirname, file);
       if (!factory) {
-        factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...COMMONJS, ...names], { filename });
+        // An async initializer's body (top-level `await`) runs in an async arrow on the
+        // file's first line, so line numbers stay the file's; the arrow's `this` is the
+        // initializer's.
+        const text = fs.readFileSync(filename, "utf8");
+        const body = asynchronous ? `return (async () => {${text}\n})();` : text;
+        factory = vm.compileFunction(body, [...COMMONJS, ...names], { filename });
       }
       return factory.call(this, namespace, nodeModule, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
     };
   };
+  // Bun's `__esm(async () => {...})`: the same, returning the initializer's promise.
+  load.esmAsync = (file, namespace, names, values) => load.esm(file, namespace, names, values, true);
   return load;
 };

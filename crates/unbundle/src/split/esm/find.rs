@@ -34,6 +34,9 @@ pub(crate) struct Wrapped {
     pub(crate) expression: bool,
     /// The function uses `this` or `arguments` of its own.
     pub(crate) uses_own_this: bool,
+    /// The function is `async` (Bun's `__esm(async () => {...})`, a module with top-level
+    /// `await`): its file's body is run as an async function's.
+    pub(crate) asynchronous: bool,
 }
 
 /// What esbuild hoisted out of one wrapped module.
@@ -117,11 +120,14 @@ pub(crate) fn wrapped(
 }
 
 fn arrow(f: &ArrowFunctionExpression<'_>) -> Option<Wrapped> {
-    if !f.params.items.is_empty() || f.params.rest.is_some() || f.r#async {
+    if !f.params.items.is_empty() || f.params.rest.is_some() {
         return None;
     }
     match &f.body {
-        oxc_ast::ast::ArrowFunctionBody::FunctionBody(body) => Some(from_body(f.span, false, body)),
+        oxc_ast::ast::ArrowFunctionBody::FunctionBody(body) => Some(Wrapped {
+            asynchronous: f.r#async,
+            ..from_body(f.span, false, body)
+        }),
         body => {
             // `() => expr`: the expression is the body.
             let expression = body.as_expression()?;
@@ -135,16 +141,20 @@ fn arrow(f: &ArrowFunctionExpression<'_>) -> Option<Wrapped> {
                 statements: Some(expression.span()),
                 expression: true,
                 uses_own_this: crate::refs::uses_own_this(true, |t| t.visit_expression(expression)),
+                asynchronous: f.r#async,
             })
         }
     }
 }
 
 fn function(f: &Function<'_>, method: bool) -> Option<Wrapped> {
-    if !f.params.items.is_empty() || f.params.rest.is_some() || f.r#async || f.generator {
+    if !f.params.items.is_empty() || f.params.rest.is_some() || f.generator {
         return None;
     }
-    Some(from_body(f.span, method, f.body.as_ref()?))
+    Some(Wrapped {
+        asynchronous: f.r#async,
+        ..from_body(f.span, method, f.body.as_ref()?)
+    })
 }
 
 fn from_body(span: Span, method: bool, body: &FunctionBody<'_>) -> Wrapped {
@@ -162,6 +172,7 @@ fn from_body(span: Span, method: bool, body: &FunctionBody<'_>) -> Wrapped {
         statements,
         expression: false,
         uses_own_this: crate::refs::uses_own_this(true, |t| t.visit_function_body(body)),
+        asynchronous: false,
     }
 }
 
