@@ -171,7 +171,9 @@ fn bun_s_async_es_module_initializers_split_and_keep_their_order() {
     // {...})`, and the importer awaits it. Its body is a file the loader runs as an async
     // function's, and the steps print in the bundle's order.
     for bundler in ["bun", "bun-minify"] {
-        let (output, dir) = runs_the_same(bundler, bundler, "async-esm");
+        // A scratch folder of its own: the other Bun test runs beside this one.
+        let name = format!("async-esm-{bundler}");
+        let (output, dir) = runs_the_same(&name, bundler, "async-esm");
         let main = std::fs::read_to_string(dir.join("bundle/main.mjs")).unwrap();
         assert!(main.contains("(async()=>{") || main.contains("(async () => {"));
         assert_eq!(output.manifest.wrappers.esm.found, 2, "{bundler}");
@@ -361,7 +363,9 @@ fn rolldown_s_lazy_es_modules_that_keep_their_first_error_split() {
     // threw and throws it again on every later require. Both ES modules are files, and the
     // second require still gets the very same error.
     for bundler in ["rolldown", "rolldown-minify"] {
-        let (output, dir) = runs_the_same(bundler, bundler, "lazy-esm");
+        // A scratch folder of its own: the other rolldown tests run beside this one.
+        let name = format!("lazy-esm-{bundler}");
+        let (output, dir) = runs_the_same(&name, bundler, "lazy-esm");
         let main = std::fs::read_to_string(dir.join("bundle/main.mjs")).unwrap();
         assert!(
             main.contains("throw "),
