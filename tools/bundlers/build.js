@@ -15,10 +15,12 @@
 // `// src/a.js` comment before each module's code stays), esbuild-plain-two (two programs
 // built apart, each with its own copy of the same packages: main.js and other.js),
 // rolldown and rolldown-minify (ES modules: main.mjs and a chunk that imports rolldown's
-// helpers from it; rolldown-js the same named `.js`), esbuild-esm-meta (a minified ES
+// helpers from it; rolldown-js the same named `.js`; rolldown-cjs minified CommonJS,
+// main.cjs and a chunk that calls the helpers on main.cjs's exports), esbuild-esm-meta (a minified ES
 // module with a `createRequire(import.meta.url)` banner: main.mjs), bun and bun-minify (Bun's
 // bundler for node: main.mjs) and rollup-commonjs (rollup with @rollup/plugin-commonjs's lazy
-// `requireX()` wrappers: main.js) and rollup-esbuild-inside (the same, importing a package
+// `requireX()` wrappers: main.js; rollup-commonjs-minify the same minified by esbuild's
+// transform, as Vite's library mode does) and rollup-esbuild-inside (the same, importing a package
 // esbuild built first) and rollup-commonjs-chunks (main.js and the `chunk-*.js` files its
 // dynamic imports load, some holding wrappers and some not).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
@@ -32,7 +34,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-plain-two|webpack5-methods|esbuild-esm-meta|rolldown|rolldown-minify|rolldown-js|bun|bun-minify|rollup-commonjs|rollup-esbuild-inside|rollup-commonjs-chunks APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-plain-two|webpack5-methods|esbuild-esm-meta|rolldown|rolldown-minify|rolldown-js|rolldown-cjs|bun|bun-minify|rollup-commonjs|rollup-commonjs-minify|rollup-esbuild-inside|rollup-commonjs-chunks APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -169,15 +171,17 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     logLevel: 'error',
   });
   fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js', 'other.js'], initial: ['main.js'], modules: [] }, null, 1));
-} else if (['rolldown', 'rolldown-minify', 'rolldown-js'].includes(bundler)) {
+} else if (['rolldown', 'rolldown-minify', 'rolldown-js', 'rolldown-cjs'].includes(bundler)) {
   // rolldown, ES modules for node: main.mjs and the chunk its dynamic import loads, which
   // imports the `__commonJSMin` helper from main.mjs; the wrapped functions sit in
   // parentheses. rolldown-js: minified, the files named `.js` (for a package that says
-  // `"type": "module"`).
-  const ext = bundler === 'rolldown-js' ? 'js' : 'mjs';
+  // `"type": "module"`). rolldown-cjs: minified CommonJS, main.cjs and its chunk, which
+  // requires main.cjs and calls the helpers on what it required (`e.m(...)`).
+  const ext = { 'rolldown-js': 'js', 'rolldown-cjs': 'cjs' }[bundler] || 'mjs';
+  const format = bundler === 'rolldown-cjs' ? 'cjs' : 'esm';
   require('rolldown')
     .rolldown({ input: entry, platform: 'node', logLevel: 'silent', resolve: { modules: [path.join(__dirname, 'node_modules'), 'node_modules'] } })
-    .then((b) => b.write({ dir: outDir, format: 'esm', minify: bundler !== 'rolldown', entryFileNames: `main.${ext}`, chunkFileNames: `chunk-[hash].${ext}` }))
+    .then((b) => b.write({ dir: outDir, format, minify: bundler !== 'rolldown', entryFileNames: `main.${ext}`, chunkFileNames: `chunk-[hash].${ext}` }))
     .then((written) => {
       const chunks = written.output.map((o) => o.fileName).filter((n) => n !== `main.${ext}`).sort();
       fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: [`main.${ext}`, ...chunks], initial: [`main.${ext}`], modules: [] }, null, 1));
@@ -211,7 +215,7 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     env: { ...process.env, NODE_PATH: path.join(__dirname, 'node_modules') },
   });
   fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.mjs'], initial: ['main.mjs'], modules: [] }, null, 1));
-} else if (['rollup-commonjs', 'rollup-esbuild-inside', 'rollup-commonjs-chunks'].includes(bundler)) {
+} else if (['rollup-commonjs', 'rollup-commonjs-minify', 'rollup-esbuild-inside', 'rollup-commonjs-chunks'].includes(bundler)) {
   // rollup with @rollup/plugin-commonjs (and node-resolve), one CommonJS file: each
   // CommonJS module becomes a lazy `requireX()` wrapper. rollup-esbuild-inside: the app's
   // inner.js is first built by esbuild into an ES module (OUT/inner/inner.mjs), which the app
@@ -240,7 +244,16 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     .then((b) =>
       bundler === 'rollup-commonjs-chunks'
         ? b.write({ dir: outDir, format: 'cjs', entryFileNames: 'main.js', chunkFileNames: 'chunk-[name].js' })
-        : b.write({ file: path.join(outDir, 'main.js'), format: 'cjs', inlineDynamicImports: true }),
+        : b.write({
+            file: path.join(outDir, 'main.js'),
+            format: 'cjs',
+            inlineDynamicImports: true,
+            // rollup-commonjs-minify: as Vite's library mode minifies each chunk rollup
+            // renders, with esbuild's transform.
+            ...(bundler === 'rollup-commonjs-minify'
+              ? { plugins: [{ name: 'minify', renderChunk: (code) => require('esbuild').transformSync(code, { minify: true, format: 'cjs', platform: 'node' }).code }] }
+              : {}),
+          }),
     )
     .then((written) => {
       const chunks = written.output.map((o) => o.fileName).filter((n) => n !== 'main.js').sort();
@@ -251,6 +264,6 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
       process.exit(1);
     });
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-plain-two, webpack5-methods, esbuild-esm-meta, rolldown, rolldown-minify, rolldown-js, bun, bun-minify, rollup-commonjs, rollup-esbuild-inside or rollup-commonjs-chunks`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-plain-two, webpack5-methods, esbuild-esm-meta, rolldown, rolldown-minify, rolldown-js, rolldown-cjs, bun, bun-minify, rollup-commonjs, rollup-commonjs-minify, rollup-esbuild-inside or rollup-commonjs-chunks`);
   process.exit(2);
 }

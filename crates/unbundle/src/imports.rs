@@ -5,11 +5,19 @@
 //! them as [`META`] and [`IMPORT`]. So a module of an ES module bundle parses on its own and
 //! still sees the bundle's URL, and what it imports is found from the bundle's folder, as it
 //! was.
+//!
+//! Code a module builds at run time (`new Function("s", "return import(s)")`, as packages do
+//! to keep a compiler from turning `import()` into `require`) imports as the script that
+//! called `Function` does, and a function compiled by node's `vm` may not import at all: a
+//! module that reads the words `import` calls the global `Function` as [`FUNCTION`], a
+//! `Function` the loader defines, so that the code it builds imports as the bundle's did.
 
 use std::borrow::Cow;
 
 use oxc_allocator::Allocator;
-use oxc_ast::ast::{ImportExpression, ImportMeta};
+use oxc_ast::ast::{
+    BindingIdentifier, CallExpression, Expression, ImportExpression, ImportMeta, NewExpression,
+};
 use oxc_ast_visit::{Visit, walk};
 use oxc_parser::Parser;
 use oxc_span::SourceType;
@@ -18,10 +26,13 @@ use oxc_span::SourceType;
 pub(crate) const META: &str = "__pilotfish_import_meta";
 /// The name of the function a module file imports through, as the bundle would have.
 pub(crate) const IMPORT: &str = "__pilotfish_import";
+/// The name a module file calls the global `Function` by (see the module's comment).
+pub(crate) const FUNCTION: &str = "__pilotfish_function";
 
 /// `source` (a module's function, wrapped as `module.rs` parses it) with each `import.meta`
-/// read as [`META`] and each `import(...)` called as [`IMPORT`]`(...)`; borrowed when it has
-/// neither. A text that parses neither as a script nor as a module is left as it is (its
+/// read as [`META`], each `import(...)` called as [`IMPORT`]`(...)` and, where the text says
+/// `import` and nothing in it is named `Function`, each call of `Function` (with `new` or
+/// without) made to [`FUNCTION`]; borrowed when it has none of them. A text that parses neither as a script nor as a module is left as it is (its
 /// parse error is the one to report).
 pub(crate) fn through_entry(source: &str) -> Cow<'_, str> {
     if !source.contains("import") {
@@ -38,6 +49,9 @@ pub(crate) fn through_entry(source: &str) -> Cow<'_, str> {
     }
     let mut found = Found::default();
     found.visit_program(&parsed.program);
+    if !found.declares_function {
+        found.edits.append(&mut found.function_calls);
+    }
     if found.edits.is_empty() {
         return Cow::Borrowed(source);
     }
@@ -57,9 +71,38 @@ pub(crate) fn through_entry(source: &str) -> Cow<'_, str> {
 #[derive(Default)]
 struct Found {
     edits: Vec<(u32, u32, &'static str)>,
+    /// The callees `Function` of calls and `new` expressions.
+    function_calls: Vec<(u32, u32, &'static str)>,
+    /// Something in the text is named `Function` (a variable, a parameter, a function).
+    declares_function: bool,
+}
+
+impl Found {
+    fn callee(&mut self, callee: &Expression<'_>) {
+        if let Expression::Identifier(id) = callee
+            && id.name == "Function"
+        {
+            self.function_calls
+                .push((id.span.start, id.span.end, FUNCTION));
+        }
+    }
 }
 
 impl<'a> Visit<'a> for Found {
+    fn visit_binding_identifier(&mut self, it: &BindingIdentifier<'a>) {
+        self.declares_function |= it.name == "Function";
+    }
+
+    fn visit_new_expression(&mut self, it: &NewExpression<'a>) {
+        self.callee(&it.callee);
+        walk::walk_new_expression(self, it);
+    }
+
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        self.callee(&it.callee);
+        walk::walk_call_expression(self, it);
+    }
+
     fn visit_import_meta(&mut self, it: &ImportMeta) {
         self.edits.push((it.span.start, it.span.end, META));
     }
@@ -88,6 +131,24 @@ mod tests {
         let sloppy = "(function () { with (o) { import('x'); } });";
         assert!(through_entry(sloppy).contains("__pilotfish_import('x')"));
         let plain = "(function () { var imported = 1; });";
+        assert!(matches!(
+            through_entry(plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn code_built_at_run_time_is_built_by_the_loader_s_function() {
+        let text = "(function () { var a = new Function('s', 'return import(s)'), b = Function('x'); return a instanceof Function; });";
+        assert_eq!(
+            through_entry(text),
+            "(function () { var a = new __pilotfish_function('s', 'return import(s)'), b = __pilotfish_function('x'); return a instanceof Function; });"
+        );
+        // A module naming something `Function` keeps it; without the word `import`, nothing
+        // changes.
+        let own = "(function (Function) { return new Function('return import(s)'); });";
+        assert_eq!(through_entry(own), own);
+        let plain = "(function () { return new Function('return 1'); });";
         assert!(matches!(
             through_entry(plain),
             std::borrow::Cow::Borrowed(_)

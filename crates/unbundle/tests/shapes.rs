@@ -117,6 +117,7 @@ fn runs_the_same(name: &str, bundler: &str, app: &str) -> (unbundle::Output, Pat
         ("webpack", w.webpack),
         ("commonjs", w.commonjs),
         ("esm", w.esm),
+        ("rollup", w.rollup),
     ] {
         assert_eq!(count.split, count.found, "{name}: {kind} wrappers {w:?}");
     }
@@ -165,6 +166,27 @@ fn bun_s_bundles_minified_or_not_split_by_the_shapes_of_its_helpers() {
 }
 
 #[test]
+fn bun_s_async_es_module_initializers_split_and_keep_their_order() {
+    // A module with top-level `await` loaded on demand: Bun wraps it in `__esm(async () =>
+    // {...})`, and the importer awaits it. Its body is a file the loader runs as an async
+    // function's, and the steps print in the bundle's order.
+    for bundler in ["bun", "bun-minify"] {
+        // A scratch folder of its own: the other Bun test runs beside this one.
+        let name = format!("async-esm-{bundler}");
+        let (output, dir) = runs_the_same(&name, bundler, "async-esm");
+        let main = std::fs::read_to_string(dir.join("bundle/main.mjs")).unwrap();
+        assert!(main.contains("(async()=>{") || main.contains("(async () => {"));
+        assert_eq!(output.manifest.wrappers.esm.found, 2, "{bundler}");
+        let awaits = output
+            .files
+            .iter()
+            .any(|f| f.path.starts_with("modules/") && f.text.contains(" = await "));
+        assert!(awaits, "{bundler}: the async module's file awaits");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
 fn a_package_json_saying_type_module_above_the_output_changes_nothing() {
     // The output is written under a folder whose package.json declares ES modules: the
     // loader, the runtime and the module files are `.cjs`, so node still runs them as
@@ -200,6 +222,30 @@ fn rollup_s_lazy_commonjs_wrappers_each_become_a_module_file() {
     };
     assert!(reads_as_commonjs("\nmodule.exports = {"));
     assert!(reads_as_commonjs("\nexports.summary = "));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rollup_s_wrappers_minified_as_vite_s_library_mode_writes_them_split() {
+    // Vite's library mode minifies rollup's output with esbuild, which joins a wrapper's
+    // statements: `if(c)return u;c=1,function(t){...}(r||(r={}));class e{...}...`, `return
+    // function(r){...}(e||(t.Kind=e={})),t`, and where the whole module is expressions, one
+    // return, `return o||(o=1,function(e){...}(i)),i`; a module starting with an `if` has
+    // the flag in its test, `if(a=1,!globalThis.pilotfishProbe)try{...}`. Each of the app's
+    // five CommonJS files is a module file that parses on its own, and the program runs the
+    // same.
+    let (output, dir) = runs_the_same("rollup-minify", "rollup-commonjs-minify", "enums");
+    let main = std::fs::read_to_string(dir.join("bundle/main.js")).unwrap();
+    for shape in [
+        r"=1,function(",
+        r"return function(",
+        r"||(",
+        r"=1,!globalThis",
+    ] {
+        assert!(main.contains(shape), "the bundle holds {shape}");
+    }
+    assert_eq!(output.manifest.wrappers.rollup.found, 5);
+    assert_eq!(count(&output, unbundle::ModuleKind::Rollup), 5);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -271,6 +317,64 @@ fn rolldown_s_wrappers_in_parentheses_with_helpers_from_another_chunk_split() {
             .iter()
             .any(|m| m.file.starts_with("chunk-") && m.kind == unbundle::ModuleKind::Commonjs);
         assert!(chunked, "{bundler}: a wrapper of the chunk is a file");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn rolldown_s_commonjs_chunk_calling_helpers_on_a_required_namespace_splits() {
+    // rolldown's CommonJS chunks: main.cjs defines `__commonJSMin` and exports it
+    // (`exports.n = o`), and the chunk its dynamic import loads requires main.cjs and wraps
+    // its module in a call on that namespace, `const e = require("./main.cjs"); var t =
+    // e.n((t => {...}))`: that wrapper is a module file too.
+    let (output, dir) = runs_the_same("rolldown-cjs", "rolldown-cjs", "cjs");
+    let chunk = output
+        .manifest
+        .modules
+        .iter()
+        .find(|m| m.file.starts_with("chunk-") && m.kind == unbundle::ModuleKind::Commonjs);
+    assert!(chunk.is_some(), "{:?}", output.manifest.modules);
+    let text = std::fs::read_to_string(dir.join("bundle").join(&chunk.unwrap().file)).unwrap();
+    assert!(text.starts_with("const e=require(\"./main.cjs\");var t=/* @__PURE__ */ e.n(("));
+    assert!(output.manifest.wrappers.commonjs.found >= 40);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_commonjs_module_that_builds_its_import_at_run_time_still_imports() {
+    // `new Function("specifier", "return import(specifier)")` in a module, not the entry:
+    // code node's `vm` compiled cannot import, so the module file builds it with the
+    // loader's `Function`, and it imports node's built-ins and a data: URL as the bundle did.
+    let (output, dir) = runs_the_same("runtime-import", "esbuild", "runtime-import");
+    let module = output
+        .files
+        .iter()
+        .find(|f| f.text.contains("return import(specifier)"))
+        .unwrap();
+    assert!(module.path.starts_with("modules/"), "{}", module.path);
+    assert!(module.text.contains("instanceof Function"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rolldown_s_lazy_es_modules_that_keep_their_first_error_split() {
+    // CommonJS requiring ES modules: rolldown runs each through its newer `__esmMin(((() =>
+    // {...})))`, its function in parentheses, which keeps the error a module's first run
+    // threw and throws it again on every later require. Both ES modules are files, and the
+    // second require still gets the very same error.
+    for bundler in ["rolldown", "rolldown-minify"] {
+        // A scratch folder of its own: the other rolldown tests run beside this one.
+        let name = format!("lazy-esm-{bundler}");
+        let (output, dir) = runs_the_same(&name, bundler, "lazy-esm");
+        let main = std::fs::read_to_string(dir.join("bundle/main.mjs")).unwrap();
+        assert!(
+            main.contains("throw "),
+            "{bundler}: the helper keeps an error"
+        );
+        assert_eq!(output.manifest.wrappers.esm.found, 2, "{bundler}");
+        let files = count(&output, unbundle::ModuleKind::Esm)
+            + count(&output, unbundle::ModuleKind::EsmInitializer);
+        assert_eq!(files, 2, "{bundler}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

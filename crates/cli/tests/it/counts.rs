@@ -11,7 +11,8 @@
 //!   then each `= NAME(` at the helper's own depth whose argument is a module function or an
 //!   object holding one is a wrapper;
 //! - **rollup's lazy wrappers** (`@rollup/plugin-commonjs`): a top-level
-//!   `function NAME(){if(FLAG)return X;FLAG=1` (or `return FLAG?X:(FLAG=1,`);
+//!   `function NAME(){if(FLAG)return X;FLAG=1` (or `if(FLAG=1,`, `return FLAG?X:(FLAG=1,`
+//!   or `return FLAG||(FLAG=1,`);
 //! - **webpack modules**: the entries of the outermost object literals whose entries are all
 //!   functions of at most three parameters keyed by numbers or by quoted paths, at least three
 //!   of them (webpack's module table) or any number after `exports.modules =` (a split
@@ -473,13 +474,16 @@ fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
                 let after = &rest[flag.len()..];
                 return !flag.is_empty()
                     && after.starts_with(")return")
-                    && after
-                        .split_once(';')
-                        .is_some_and(|(_, r)| r.starts_with(&format!("{flag}=1")));
+                    && after.split_once(';').is_some_and(|(_, r)| {
+                        r.starts_with(&format!("{flag}=1"))
+                            || r.starts_with(&format!("if({flag}=1,"))
+                    });
             }
             body.strip_prefix("return").is_some_and(|rest| {
                 let flag = rest.split('?').next().unwrap_or("");
-                !flag.is_empty() && rest.contains(&format!(":({flag}=1,"))
+                let either = rest.split("||").next().unwrap_or("");
+                (!flag.is_empty() && rest.contains(&format!(":({flag}=1,")))
+                    || (!either.is_empty() && rest.starts_with(&format!("{either}||({either}=1,")))
             })
         })
         .map(|(i, w)| (w[0].start, end(i)))
@@ -681,8 +685,8 @@ fn the_counter_knows_each_shape_by_its_text() {
         required[1].clone(),
     ];
     assert_eq!(count(&required).commonjs, 1);
-    let rollup = "var a;var hasA;function requireA () {\n\tif (hasA) return a;\n\thasA = 1;\n\ta = 1;\n\treturn a;\n}\nfunction r(){return n?t:(n=1,t=2)}\nfunction g(){if(x)return;y=1}";
-    assert_eq!(count(&[("r.js".into(), rollup.into())]).rollup, 2);
+    let rollup = "var a;var hasA;function requireA () {\n\tif (hasA) return a;\n\thasA = 1;\n\ta = 1;\n\treturn a;\n}\nfunction r(){return n?t:(n=1,t=2)}\nfunction o(){return n||(n=1,t.a=2),t}\nfunction i(){if(n)return t;if(n=1,!g.D)t=1;return t}\nfunction g(){if(x)return;y=1}";
+    assert_eq!(count(&[("r.js".into(), rollup.into())]).rollup, 4);
     let webpack = "(()=>{var e={12:(e,t,r)=>{t.a=`${{1:function(){}}}`},34(e){e.exports=require(\"fs\")},\"./src/x.js\":function(e,t,n){var k={1:function(a){},2:function(b){},3:function(c){}}}};})();";
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
 }

@@ -14,15 +14,45 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::FxHashSet;
 
+/// Where a file finds one of esbuild's helpers: its own variables (defined in it, or imported
+/// from another file of the set), and members of another file's namespace it required
+/// (`const e = require("./index.cjs"); ... e.m(...)`, as rolldown's CommonJS chunks read
+/// them).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Helpers {
+    pub(crate) symbols: FxHashSet<SymbolId>,
+    /// (the namespace's variable, the member).
+    pub(crate) members: FxHashSet<(SymbolId, String)>,
+}
+
+impl Helpers {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.symbols.is_empty() && self.members.is_empty()
+    }
+
+    /// Whether calling `callee` calls one of the helpers.
+    pub(crate) fn called_by(&self, scoping: &Scoping, callee: &Expression<'_>) -> bool {
+        match callee.without_parentheses() {
+            Expression::StaticMemberExpression(m) => {
+                !self.members.is_empty()
+                    && crate::refs::expression_symbol(scoping, &m.object)
+                        .is_some_and(|s| self.members.contains(&(s, m.property.name.to_string())))
+            }
+            other => crate::refs::expression_symbol(scoping, other)
+                .is_some_and(|s| self.symbols.contains(&s)),
+        }
+    }
+}
+
 /// The module functions wrapped by esbuild's `__commonJS` helper in `program`, in order; the
 /// helper is defined in `program` or among `imported` (a code-split chunk's).
 pub(crate) fn commonjs_modules(
     program: &Program<'_>,
     scoping: &Scoping,
-    imported: &FxHashSet<SymbolId>,
+    imported: &Helpers,
 ) -> Vec<Wrapped> {
-    let mut helpers = commonjs_helpers(program);
-    helpers.extend(imported.iter().copied());
+    let mut helpers = imported.clone();
+    helpers.symbols.extend(commonjs_helpers(program));
     let mut finder = Calls {
         scoping,
         helpers: &helpers,
@@ -202,7 +232,7 @@ pub(crate) struct Wrapped {
 /// Calls of a helper with a module function.
 struct Calls<'s> {
     scoping: &'s Scoping,
-    helpers: &'s FxHashSet<SymbolId>,
+    helpers: &'s Helpers,
     found: Vec<Wrapped>,
     /// The variable being declared, while its initializer is visited.
     bound_to: Option<(String, Option<SymbolId>)>,
@@ -220,9 +250,7 @@ impl<'a> Visit<'a> for Calls<'_> {
     }
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
-        if let Expression::Identifier(callee) = &it.callee
-            && let Some(symbol) = crate::refs::symbol_of(self.scoping, callee)
-            && self.helpers.contains(&symbol)
+        if self.helpers.called_by(self.scoping, &it.callee)
             && let [argument] = it.arguments.as_slice()
         {
             let bound = self.bound_to.take();

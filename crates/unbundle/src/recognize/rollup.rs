@@ -14,6 +14,12 @@
 //! (names are the plugin's, but only the shape counts: a guard that returns, the flag set to
 //! 1, the module's code, and the same return). The module's code, between the flag and the
 //! last return, is the module; what moves into files is planned in [`crate::split::rollup`].
+//!
+//! Minifiers join these statements: `if(F)return x;F=1,a(),...;return b(),x` (the code
+//! starts inside the flag's statement, or an `if`'s test, `if(F=1,!x)...`, and ends inside
+//! the return's), and where every
+//! statement of the module is an expression, esbuild writes the whole wrapper as one return,
+//! `return F||(F=1,CODE),x` or `return F?x:(F=1,CODE,x)`: the code is those expressions.
 
 use oxc_ast::ast::{
     ArrowFunctionExpression, AssignmentTarget, Expression, Function, IdentifierReference, Program,
@@ -38,6 +44,20 @@ pub(crate) struct Lazy {
     pub(crate) holder: Span,
     /// It returns `x.exports` (`x` is a module object), not `x` (the exports themselves).
     pub(crate) module_object: bool,
+    /// Where the code or the tail starts inside an expression a minifier joined to the flag
+    /// or the return (`A=1,function(h){...}(d)`, `return function(h){...}(d),B`) with a
+    /// token that would start a declaration or a block as the first of a statement: those
+    /// expressions, to be written in parentheses.
+    pub(crate) leads: Vec<Span>,
+    /// The code is expressions joined by commas in the wrapper's return (`return F || (F =
+    /// 1, CODE), X`), not statements.
+    pub(crate) expressions: bool,
+    /// What the code's text needs before it: `if (` when the flag was set first in an `if`'s
+    /// test (`if(F=1,!x)try{...}`, the code starting at `!x`).
+    pub(crate) code_prefix: &'static str,
+    /// Then the `if` statement's start and the flag's assignment (`F=1`): the wrapper keeps
+    /// the assignment as a statement of its own where the `if` was.
+    pub(crate) flag_in_if: Option<(u32, Span)>,
 }
 
 /// The lazy wrappers among `program`'s top-level function declarations, in order; their
@@ -61,46 +81,149 @@ pub(crate) fn lazy_wrappers(program: &Program<'_>, text: &str) -> Vec<Lazy> {
             {
                 return None;
             }
-            let [guard, flag, .., last] = body.statements.as_slice() else {
-                return None;
+            let mut lazy = match body.statements.as_slice() {
+                [Statement::ReturnStatement(r)] => expressions_form(r.argument.as_ref()?, text)?,
+                statements => statements_form(statements, text)?,
             };
-            let (flag_name, returned) = guarded_return(guard)?;
-            // `flag = 1;`, or minified `flag = 1, x = ..., ...;`: the code starts after it.
-            let code_start = sets_to_one(flag, flag_name)?;
-            let (tail_start, returned_at) = returns_same(last, returned, text)?;
-            // The code runs as a function of its own: a `return` in it, or its reading of
-            // the wrapper's `arguments`, would mean something else there.
-            let code = &body.statements[1..body.statements.len() - 1];
-            let tail: &[Expression<'_>] = match last {
-                Statement::ReturnStatement(r) => match &r.argument {
-                    Some(Expression::SequenceExpression(seq)) => {
-                        &seq.expressions[..seq.expressions.len() - 1]
-                    }
-                    _ => &[],
-                },
-                _ => &[],
-            };
-            if !runs_apart(code, tail) {
-                return None;
-            }
-            let (holder, module_object) = match returned {
-                Expression::StaticMemberExpression(m) => (m.object.span(), true),
-                other => (other.span(), false),
-            };
-            Some(Lazy {
-                name: id.name.to_string(),
-                function: f.span,
-                code: Span::new(code_start, last.span().start),
-                tail: Span::new(tail_start, returned_at),
-                holder,
-                module_object,
-            })
+            lazy.name = id.name.to_string();
+            lazy.function = f.span;
+            Some(lazy)
         })
         .collect()
 }
 
-/// Whether `code` has no `return` of its own and reads no `arguments` of the function around
-/// it (an arrow's are its surroundings').
+/// The wrapper's body as the plugin writes it, `if (F) return X; F = 1; ...; return X;`
+/// (the flag's assignment and the last return perhaps joined by a minifier with the code
+/// next to them): the wrapper, its name and span left to fill in.
+fn statements_form(statements: &[Statement<'_>], text: &str) -> Option<Lazy> {
+    let [guard, flag, .., last] = statements else {
+        return None;
+    };
+    let (flag_name, returned) = guarded_return(guard)?;
+    // `flag = 1;`, or minified `flag = 1, x = ..., ...;`: the code starts after it.
+    let (code_start, code_lead, flag_in_if) = sets_to_one(flag, flag_name)?;
+    let (tail_start, returned_at) = returns_same(last, returned, text)?;
+    // The code runs as a function of its own: a `return` in it, or its reading of the
+    // wrapper's `arguments`, would mean something else there.
+    let code = &statements[1..statements.len() - 1];
+    let tail: &[Expression<'_>] = match last {
+        Statement::ReturnStatement(r) => match &r.argument {
+            Some(Expression::SequenceExpression(seq)) => {
+                &seq.expressions[..seq.expressions.len() - 1]
+            }
+            _ => &[],
+        },
+        _ => &[],
+    };
+    if !runs_apart(code, tail) {
+        return None;
+    }
+    let leads = code_lead
+        .into_iter()
+        .chain(tail.first().map(GetSpan::span))
+        .filter(|s| starts_a_statement_apart(&text[s.start as usize..s.end as usize]))
+        .collect();
+    Some(Lazy {
+        code: Span::new(code_start, last.span().start),
+        tail: Span::new(tail_start, returned_at),
+        leads,
+        expressions: false,
+        code_prefix: if flag_in_if.is_some() { "if (" } else { "" },
+        flag_in_if: flag_in_if.map(|a| (flag.span().start, a)),
+        ..held(returned)
+    })
+}
+
+/// The wrapper's body as a minifier writes it when all the module's code is expressions:
+/// `return F || (F = 1, ...), X` or `return F ? X : (F = 1, ..., X)`; the wrapper, its name
+/// and span left to fill in.
+fn expressions_form(argument: &Expression<'_>, text: &str) -> Option<Lazy> {
+    let source = |s: Span| &text[s.start as usize..s.end as usize];
+    let (flag, sequence, returned) = match argument {
+        // `F || (F = 1, ...), X`
+        Expression::SequenceExpression(seq) => match seq.expressions.as_slice() {
+            [Expression::LogicalExpression(l), returned] if l.operator.is_or() => {
+                (&l.left, without_parentheses(&l.right), returned)
+            }
+            _ => return None,
+        },
+        // `F ? X : (F = 1, ..., X)`
+        Expression::ConditionalExpression(c) => {
+            (&c.test, without_parentheses(&c.alternate), &c.consequent)
+        }
+        _ => return None,
+    };
+    let Expression::Identifier(flag) = flag else {
+        return None;
+    };
+    let Expression::SequenceExpression(seq) = sequence else {
+        return None;
+    };
+    let expressions = seq.expressions.as_slice();
+    let code = match argument {
+        // The sequence ends with what the wrapper returns: the code is before it.
+        Expression::ConditionalExpression(_) => match expressions {
+            [first, code @ .., last] if source(last.span()) == source(returned.span()) => {
+                (first, code)
+            }
+            _ => return None,
+        },
+        _ => (&expressions[0], &expressions[1..]),
+    };
+    let (first, code) = code;
+    let (Some(start), Some(end)) = (code.first(), code.last()) else {
+        return None;
+    };
+    let sets = matches!(first, Expression::AssignmentExpression(a)
+        if a.operator.is_assign()
+            && matches!(&a.left, AssignmentTarget::AssignmentTargetIdentifier(id) if id.name == flag.name)
+            && matches!(&a.right, Expression::NumericLiteral(n) if n.value == 1.0));
+    if !sets || !exports_shaped(returned) || !runs_apart(&[], code) {
+        return None;
+    }
+    let leads = Some(start.span())
+        .filter(|s| starts_a_statement_apart(source(*s)))
+        .into_iter()
+        .collect();
+    Some(Lazy {
+        code: Span::new(start.span().start, end.span().end),
+        tail: Span::new(end.span().end, end.span().end),
+        leads,
+        expressions: true,
+        ..held(returned)
+    })
+}
+
+/// `expr` without the parentheses around it.
+fn without_parentheses<'s, 'a>(expr: &'s Expression<'a>) -> &'s Expression<'a> {
+    match expr {
+        Expression::ParenthesizedExpression(p) => without_parentheses(&p.expression),
+        other => other,
+    }
+}
+
+/// A wrapper returning `returned`, all else empty.
+fn held(returned: &Expression<'_>) -> Lazy {
+    let (holder, module_object) = match returned {
+        Expression::StaticMemberExpression(m) => (m.object.span(), true),
+        other => (other.span(), false),
+    };
+    Lazy {
+        name: String::new(),
+        function: Span::default(),
+        code: Span::default(),
+        tail: Span::default(),
+        holder,
+        module_object,
+        leads: Vec::new(),
+        expressions: false,
+        code_prefix: "",
+        flag_in_if: None,
+    }
+}
+
+/// Whether `code` and `tail` have no `return` of their own and read no `arguments` of the
+/// function around them (an arrow's are its surroundings').
 fn runs_apart(code: &[Statement<'_>], tail: &[Expression<'_>]) -> bool {
     struct Finds {
         functions: usize,
@@ -174,17 +297,22 @@ fn exports_shaped(expr: &Expression<'_>) -> bool {
     }
 }
 
-/// `FLAG = 1;`, or `FLAG = 1, rest...;` as a minifier joins it with what follows: where the
-/// module's code starts (after the statement, or at the sequence's second element).
-fn sets_to_one(statement: &Statement<'_>, flag: &str) -> Option<u32> {
-    let Statement::ExpressionStatement(s) = statement else {
-        return None;
+/// `FLAG = 1;`, or `FLAG = 1, rest...;` as a minifier joins it with what follows, or `if
+/// (FLAG = 1, rest...) ...` as it joins it with an `if`: where the module's code starts
+/// (after the statement, or at the sequence's second element), that second element when it
+/// starts a statement, and in an `if` the flag's assignment.
+fn sets_to_one(statement: &Statement<'_>, flag: &str) -> Option<(u32, Option<Span>, Option<Span>)> {
+    let (expression, prefix) = match statement {
+        Statement::ExpressionStatement(s) => (&s.expression, ""),
+        Statement::IfStatement(s) => (&s.test, "if ("),
+        _ => return None,
     };
-    let (first, rest) = match &s.expression {
+    let (first, rest) = match expression {
         Expression::SequenceExpression(seq) => match seq.expressions.as_slice() {
-            [first, second, ..] => (first, Some(second.span().start)),
+            [first, second, ..] => (first, Some(second.span())),
             _ => return None,
         },
+        _ if !prefix.is_empty() => return None,
         other => (other, None),
     };
     let Expression::AssignmentExpression(a) = first else {
@@ -193,7 +321,28 @@ fn sets_to_one(statement: &Statement<'_>, flag: &str) -> Option<u32> {
     let sets = matches!(&a.left, AssignmentTarget::AssignmentTargetIdentifier(id) if id.name == flag)
         && a.operator.is_assign()
         && matches!(&a.right, Expression::NumericLiteral(n) if n.value == 1.0);
-    sets.then(|| rest.unwrap_or(statement.span().end))
+    let lead = rest.filter(|_| prefix.is_empty());
+    let in_if = (!prefix.is_empty()).then_some(a.span);
+    sets.then(|| (rest.map_or(statement.span().end, |r| r.start), lead, in_if))
+}
+
+/// Whether an expression written as `text` would be read otherwise at the start of a
+/// statement: as a function or class declaration, a block, or a `let` declaration.
+fn starts_a_statement_apart(text: &str) -> bool {
+    let word = |w: &str| {
+        text.strip_prefix(w).is_some_and(|rest| {
+            !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$')
+        })
+    };
+    let after_async = text
+        .strip_prefix("async")
+        .map(str::trim_start)
+        .is_some_and(|rest| rest.starts_with("function"));
+    word("function")
+        || word("class")
+        || text.starts_with('{')
+        || after_async
+        || (word("let") && text[3..].trim_start().starts_with('['))
 }
 
 /// `return E;` with the same `E` as the guard's.
@@ -244,7 +393,24 @@ mod tests {
             function early(){if(h)return a;h=1;if(a)return 5;return a}\
             function reads(){if(h)return a;h=1;a=()=>arguments[0];return a}\
             function requireC(){if(h)return a;h=1;a=function(){return arguments[0]};return a}\
-            function Vn(){if(h)return a;h=1,a=n,n.sync=s;function n(){}function s(){}return g(s),a}";
-        assert_eq!(names(text), ["requireA", "requireB", "requireC", "Vn"]);
+            function Vn(){if(h)return a;h=1,a=n,n.sync=s;function n(){}function s(){}return g(s),a}\
+            function pl(){if(P)return L;if(P=1,!g.D)try{g.D=1}catch(i){}return L=g.D,L}\
+            function iff(){if(P)return L;if(P=1)L=2;return L}";
+        assert_eq!(
+            names(text),
+            ["requireA", "requireB", "requireC", "Vn", "pl"]
+        );
+    }
+
+    #[test]
+    fn a_wrapper_minified_into_one_return_is_one() {
+        let text = "function d(){return s||(s=1,function(e){e.a=1}(t)),t}\
+            function f(){return n?a:(n=1,a.x=2,a.y=3,a)}\
+            function m(){return s||(s=1,q.exports=2),q.exports}\
+            function flagged(){return s||(s=2,t.a=1),t}\
+            function empty(){return s||(s=1),t}\
+            function other(){return n?a:(n=1,a.x=2,b)}\
+            function reads(){return s||(s=1,t.a=arguments[0]),t}";
+        assert_eq!(names(text), ["d", "f", "m"]);
     }
 }

@@ -34,6 +34,8 @@ pub(crate) struct EsModule {
     /// The function is a method (`"path"(exports, module) {...}`): its span holds no
     /// `function` keyword.
     pub(crate) method: bool,
+    /// An async ES module initializer (top-level `await`).
+    pub(crate) asynchronous: bool,
 }
 
 /// The bundle's top-level names a module file uses, and how it reaches them.
@@ -67,8 +69,10 @@ pub(crate) fn find_modules(
     es_module: bool,
 ) -> Option<Found> {
     let found = crate::recognize::esbuild::commonjs_modules(program, scoping, &imported.commonjs);
-    let mut esm_helpers = crate::split::esm::helpers(program);
-    esm_helpers.extend(imported.esm.iter().copied());
+    let mut esm_helpers = imported.esm.clone();
+    esm_helpers
+        .symbols
+        .extend(crate::split::esm::helpers(program));
     if found.is_empty() && esm_helpers.is_empty() {
         return None;
     }
@@ -99,6 +103,7 @@ pub(crate) fn find_modules(
             span: f.span,
             outer: outer_names(scoping, &uses, &moved, f.span),
             method: f.method,
+            asynchronous: false,
         })
         .collect();
     let mut stayed = Vec::new();
@@ -127,6 +132,7 @@ pub(crate) fn find_modules(
             span: kept.function,
             outer: outer_names(scoping, &uses, &moved, kept.function),
             method: kept.method,
+            asynchronous: kept.asynchronous,
         });
     }
     Some(Found {

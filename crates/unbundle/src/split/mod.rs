@@ -50,7 +50,7 @@ pub(crate) fn split_file<'a>(
         several_files: shared.several_files,
         transforms,
     };
-    let imported = shared.imported(&program, input.name);
+    let imported = shared.imported(&program, file.scoping, input.name);
     let lazy = recognize::rollup::lazy_wrappers(&program, input.text);
     let mut out = Split::default();
     let mut plain = false;
@@ -370,7 +370,7 @@ fn esbuild_modules<'a>(
         let path = module_path(&m.id, m.source_path.as_deref(), file.names);
         out.edits.push((
             m.span,
-            method_value(m.method, esm_call(&path, "{}", &m.outer)),
+            method_value(m.method, esm_call(&path, "{}", &m.outer, m.asynchronous)),
         ));
         out.jobs.push(esbuild_job(
             file,
@@ -454,7 +454,7 @@ fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>
         };
         out.edits.push((
             m.function,
-            method_value(m.method, esm_call(&path, &m.namespace, &outer)),
+            method_value(m.method, esm_call(&path, &m.namespace, &outer, false)),
         ));
         out.jobs.push(Job {
             id: m.id.clone(),
@@ -659,9 +659,12 @@ fn commonjs_call(path: &str, outer: &esbuild::Outer) -> String {
 
 /// The loader's stand-in for the function of an esbuild ES module: the module file, the
 /// namespace object it defines its getters on, the bundle's top-level names it uses and, when
-/// it runs, their values.
-fn esm_call(path: &str, namespace: &str, outer: &esbuild::Outer) -> String {
-    format!("{LOAD}.esm({path:?}, {namespace}, {})", passed_in(outer))
+/// it runs, their values; for an async one, a function that returns its promise.
+fn esm_call(path: &str, namespace: &str, outer: &esbuild::Outer, asynchronous: bool) -> String {
+    // An async initializer's file holds top-level `await`: the loader runs it as an async
+    // function's body.
+    let load = if asynchronous { "esmAsync" } else { "esm" };
+    format!("{LOAD}.{load}({path:?}, {namespace}, {})", passed_in(outer))
 }
 
 /// The bundle's top-level names a module file receives: `["a", "b"], () => [a, b]`, the

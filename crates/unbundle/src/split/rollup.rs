@@ -38,13 +38,24 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
         }
         let path = module_path(&id, None, file.names);
         let (call, code, takes) = module_code(file, &uses, &out.moved, &lazy, &path);
-        if lazy.tail.is_empty() {
+        // `if (F = 1, !x) ...`: the wrapper keeps `F = 1;` where the `if` started.
+        let (from, before) = match lazy.flag_in_if {
+            Some((start, flag)) => (start, format!("{};", span_text(file.input.text, flag))),
+            None => (lazy.code.start, String::new()),
+        };
+        if lazy.expressions {
+            // `return F || (F = 1, CODE), x`: the call is one of the wrapper's expressions.
             out.edits.push((lazy.code, call));
+        } else if lazy.tail.is_empty() {
+            out.edits.push((
+                Span::new(from, lazy.code.end),
+                format!("{before}\n{call};\n"),
+            ));
         } else {
             // `return f(), x`: `f()` moves too, and the wrapper keeps `return x`.
             out.edits.push((
-                Span::new(lazy.code.start, lazy.tail.end),
-                format!("{call}return "),
+                Span::new(from, lazy.tail.end),
+                format!("{before}\n{call};\nreturn "),
             ));
         }
         out.jobs.push(Job {
@@ -69,7 +80,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
     out.wrappers.rollup = crate::Count { found, split };
 }
 
-/// What replaces a wrapper's code in the bundle (a call of the loader), the module
+/// What replaces a wrapper's code in the bundle (a call of the loader, an expression), the module
 /// function for its file, and the bundle's names the file is given.
 ///
 /// The variable the wrapper returns is the module's own: where it holds the exports (`var
@@ -146,15 +157,21 @@ fn module_code(
         None => ("{}".to_owned(), "{ exports: {} }".to_owned()),
     };
     let call = format!(
-        "\n{}.call(this, {exports}, {module});\n",
+        "{}.call(this, {exports}, {module})",
         commonjs_call(path, &outer)
     );
-    let mut code = moved
-        .splice_with(file.input.text, lazy.code, &outer.substitutions)
-        .into_owned();
+    let splice = |span: Span| {
+        spliced(span, &lazy.leads, |s| {
+            moved.splice_with(file.input.text, s, &outer.substitutions)
+        })
+    };
+    let mut code = format!("{}{}", lazy.code_prefix, splice(lazy.code));
+    if lazy.expressions {
+        code.push(';');
+    }
     if !lazy.tail.is_empty() {
         // `f(), ` ends the module's code as a statement: `f();`.
-        let tail = moved.splice_with(file.input.text, lazy.tail, &outer.substitutions);
+        let tail = splice(lazy.tail);
         code.push_str(&format!("\n{};\n", tail.trim_end().trim_end_matches(',')));
     }
     let takes = outer.values.iter().chain(&outer.live).cloned().collect();
@@ -163,6 +180,28 @@ fn module_code(
         format!("function ({EXPORTS}, {MODULE}) {{{code}}}"),
         takes,
     )
+}
+
+/// The text `span` covers.
+fn span_text(text: &str, span: Span) -> &str {
+    &text[span.start as usize..span.end as usize]
+}
+
+/// The text of `span` as `splice` gives it, with each of `leads` that starts it in
+/// parentheses: a minifier's `A=1,function(h){...}(d),...` keeps its meaning as the first
+/// statement of a module file.
+fn spliced<'t>(span: Span, leads: &[Span], splice: impl Fn(Span) -> Cow<'t, str>) -> String {
+    match leads
+        .iter()
+        .find(|l| l.start == span.start && l.end <= span.end)
+    {
+        Some(lead) => format!(
+            "({}){}",
+            splice(*lead),
+            splice(Span::new(lead.end, span.end))
+        ),
+        None => splice(span).into_owned(),
+    }
 }
 
 /// The names the module function's parameters have in its text, before `module.rs` names

@@ -3,8 +3,10 @@
 //! (`export {y as a, b as m}`), and the entry and the other chunks import them
 //! (`import {a as u} from "./chunk-AKF52I5M.mjs"`). CommonJS files share them the same way
 //! (`module.exports = {__commonJS, ...}` and `const {__commonJS} = require("./esblib.cjs")`,
-//! as zx ships them). A chunk's wrappers are calls of such an imported name, so the helpers are found in the chunk that defines them and followed
-//! through each `export` and `import` to the files that call them.
+//! as zx ships them), or rolldown's way: `exports.m = __commonJSMin` in one chunk, and
+//! `const e = require("./index.cjs"); ... e.m(...)` in another. A chunk's wrappers are calls
+//! of such an imported name (or namespace member), so the helpers are found in the chunk that
+//! defines them and followed through each `export` and `import` to the files that call them.
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
@@ -16,6 +18,7 @@ use oxc_span::SourceType;
 use rustc_hash::FxHashSet;
 
 use crate::Input;
+use crate::recognize::esbuild::Helpers;
 
 /// The helpers each file exports: (file name, exported name).
 #[derive(Debug, Default)]
@@ -27,11 +30,12 @@ pub(crate) struct Shared {
     pub(crate) several_files: bool,
 }
 
-/// The helpers a file imports from another, as its own variables.
+/// The helpers a file imports from another: as its own variables, or as members of the
+/// other file's namespace it required.
 #[derive(Debug, Default)]
 pub(crate) struct Imported {
-    pub(crate) commonjs: FxHashSet<SymbolId>,
-    pub(crate) esm: FxHashSet<SymbolId>,
+    pub(crate) commonjs: Helpers,
+    pub(crate) esm: Helpers,
 }
 
 /// The helpers the ES module files among `inputs` export. Files that are not ES modules (no
@@ -86,7 +90,8 @@ pub(crate) fn exported(inputs: &[Input<'_>]) -> Shared {
 
 /// `export {local as exported}` pairs of a program, and those of a CommonJS file's
 /// `module.exports = {exported: local, local}` (esbuild's helpers shared by CommonJS files,
-/// as zx ships them).
+/// as zx ships them) or `exports.exported = local` (rolldown's CommonJS chunks, joined by
+/// commas).
 fn exports(program: &Program<'_>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for statement in &program.body {
@@ -98,11 +103,34 @@ fn exports(program: &Program<'_>) -> Vec<(String, String)> {
                     }
                 }
             }
-            Statement::ExpressionStatement(e) => out.extend(module_exports(&e.expression)),
+            Statement::ExpressionStatement(e) => match &e.expression {
+                Expression::SequenceExpression(seq) => {
+                    out.extend(seq.expressions.iter().filter_map(exports_member));
+                }
+                other => {
+                    out.extend(module_exports(other));
+                    out.extend(exports_member(other));
+                }
+            },
             _ => {}
         }
     }
     out
+}
+
+/// The (local, exported) pair of `exports.exported = local`.
+fn exports_member(expr: &Expression<'_>) -> Option<(String, String)> {
+    let Expression::AssignmentExpression(a) = expr else {
+        return None;
+    };
+    let (AssignmentTarget::StaticMemberExpression(m), Expression::Identifier(local)) =
+        (&a.left, &a.right)
+    else {
+        return None;
+    };
+    let on_exports = matches!(&m.object, Expression::Identifier(o) if o.name == "exports");
+    (on_exports && a.operator.is_assign())
+        .then(|| (local.name.to_string(), m.property.name.to_string()))
 }
 
 /// The (local, exported) pairs of `module.exports = {exported: local, local, ...}`.
@@ -173,9 +201,38 @@ fn required_names(statement: &Statement<'_>) -> Option<(String, Vec<(String, Sym
     Some((from, names))
 }
 
+/// `const ns = require("./file")` (or `let`, `var`) among a top-level declaration's
+/// declarators: each file's name and the variable holding its namespace.
+fn required_namespaces(statement: &Statement<'_>) -> Vec<(String, SymbolId)> {
+    let Statement::VariableDeclaration(d) = statement else {
+        return Vec::new();
+    };
+    d.declarations
+        .iter()
+        .filter_map(|declarator| {
+            let Some(Expression::CallExpression(call)) = &declarator.init else {
+                return None;
+            };
+            let (Expression::Identifier(callee), [Argument::StringLiteral(path)]) =
+                (&call.callee, call.arguments.as_slice())
+            else {
+                return None;
+            };
+            let local = declarator.id.get_binding_identifier()?.symbol_id.get()?;
+            (callee.name == "require" && path.value.starts_with('.'))
+                .then(|| (path.value.to_string(), local))
+        })
+        .collect()
+}
+
 impl Shared {
     /// The helpers `program` (the file `name`) imports from the files that export them.
-    pub(crate) fn imported(&self, program: &Program<'_>, name: &str) -> Imported {
+    pub(crate) fn imported(
+        &self,
+        program: &Program<'_>,
+        scoping: &Scoping,
+        name: &str,
+    ) -> Imported {
         let mut imported = Imported::default();
         if self.commonjs.is_empty() && self.esm.is_empty() {
             return imported;
@@ -186,13 +243,33 @@ impl Shared {
                 for (exported, symbol) in names {
                     let key = (from.clone(), exported);
                     if self.commonjs.contains(&key) {
-                        imported.commonjs.insert(symbol);
+                        imported.commonjs.symbols.insert(symbol);
                     }
                     if self.esm.contains(&key) {
-                        imported.esm.insert(symbol);
+                        imported.esm.symbols.insert(symbol);
                     }
                 }
                 continue;
+            }
+            for (from, namespace) in required_namespaces(statement) {
+                // A namespace assigned again may hold anything by the time a helper is read.
+                if scoping.symbol_is_mutated(namespace) {
+                    continue;
+                }
+                let from = beside(name, &from);
+                for (file, exported) in &self.commonjs {
+                    if *file == from {
+                        imported
+                            .commonjs
+                            .members
+                            .insert((namespace, exported.clone()));
+                    }
+                }
+                for (file, exported) in &self.esm {
+                    if *file == from {
+                        imported.esm.members.insert((namespace, exported.clone()));
+                    }
+                }
             }
             let Statement::ImportDeclaration(d) = statement else {
                 continue;
@@ -209,10 +286,10 @@ impl Shared {
                     continue;
                 };
                 if self.commonjs.contains(&key) {
-                    imported.commonjs.insert(symbol);
+                    imported.commonjs.symbols.insert(symbol);
                 }
                 if self.esm.contains(&key) {
-                    imported.esm.insert(symbol);
+                    imported.esm.symbols.insert(symbol);
                 }
             }
         }

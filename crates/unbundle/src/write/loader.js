@@ -6,14 +6,25 @@
 // names, `__filename` and `__dirname` of the file that holds the table, and that file's
 // `import.meta` and an `import()` of its own (`entry`), as `__pilotfish_import_meta` and
 // `__pilotfish_import`: a module file reads them there, so that it parses as a function body
-// and still sees the bundle's URL and imports from the bundle's folder.
+// and still sees the bundle's URL and imports from the bundle's folder. A module file that
+// builds code at run time calls `Function` as `__pilotfish_function`, defined here: code that
+// node's `vm` compiled cannot `import()`, and the code `Function` builds imports as the script
+// that called `Function` does, here, beside the bundle.
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const vm = require("vm");
 
-const COMMONJS = ["exports", "module", "require", "__node_module", "__node_exports", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import"];
-const PARAMETERS = ["module", "exports", "require", "__node_module", "__node_exports", "__node_require", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import"];
+const COMMONJS = ["exports", "module", "require", "__node_module", "__node_exports", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import", "__pilotfish_function"];
+const PARAMETERS = ["module", "exports", "require", "__node_module", "__node_exports", "__node_require", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import", "__pilotfish_function"];
+
+// `Function`, called from this file: `new Function(...)` and `Function(...)` build the same
+// function, and `instanceof` and `prototype` are `Function`'s.
+function PilotfishFunction(...args) {
+  return Reflect.construct(Function, args);
+}
+PilotfishFunction.prototype = Function.prototype;
+Object.defineProperty(PilotfishFunction, "name", { value: "Function" });
 
 module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (specifier, options) => import(specifier, options) }) => {
   const wrap = (file) => {
@@ -23,7 +34,7 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
         const filename = path.join(__dirname, file);
         factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), PARAMETERS, { filename });
       }
-      return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load);
+      return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction);
     };
   };
   const load = (table) => {
@@ -48,22 +59,29 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
       if (!factory) {
         factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...COMMONJS, ...names], { filename });
       }
-      return factory.call(this, exports, module, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, ...values());
+      return factory.call(this, exports, module, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
     };
   };
   // esbuild's wrapped ES modules: the module file runs where esbuild ran the module's
   // initializer, with its namespace object as `exports` (the file defines the getters other
   // code reads its names through), node's own `module` and `require`, and the bundle's
   // top-level names it uses.
-  load.esm = (file, namespace, names, values) => {
+  load.esm = (file, namespace, names, values, asynchronous) => {
     let factory;
     return function () {
       const filename = path.join(__dirname, file);
       if (!factory) {
-        factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...COMMONJS, ...names], { filename });
+        // An async initializer's body (top-level `await`) runs in an async arrow on the
+        // file's first line, so line numbers stay the file's; the arrow's `this` is the
+        // initializer's.
+        const text = fs.readFileSync(filename, "utf8");
+        const body = asynchronous ? `return (async () => {${text}\n})();` : text;
+        factory = vm.compileFunction(body, [...COMMONJS, ...names], { filename });
       }
-      return factory.call(this, namespace, nodeModule, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, ...values());
+      return factory.call(this, namespace, nodeModule, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
     };
   };
+  // Bun's `__esm(async () => {...})`: the same, returning the initializer's promise.
+  load.esmAsync = (file, namespace, names, values) => load.esm(file, namespace, names, values, true);
   return load;
 };

@@ -13,6 +13,7 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::{GetSpan, Span};
 use rustc_hash::FxHashSet;
 
+use crate::recognize::esbuild::Helpers;
 use crate::split::units::{Node, Unit};
 
 /// A call of the `__esm` helper bound to a top-level variable.
@@ -33,6 +34,9 @@ pub(crate) struct Wrapped {
     pub(crate) expression: bool,
     /// The function uses `this` or `arguments` of its own.
     pub(crate) uses_own_this: bool,
+    /// The function is `async` (Bun's `__esm(async () => {...})`, a module with top-level
+    /// `await`): its file's body is run as an async function's.
+    pub(crate) asynchronous: bool,
 }
 
 /// What esbuild hoisted out of one wrapped module.
@@ -63,7 +67,7 @@ pub(crate) fn helpers(program: &Program<'_>) -> FxHashSet<SymbolId> {
 pub(crate) fn wrapped(
     units: &[Unit<'_, '_>],
     scoping: &Scoping,
-    helpers: &FxHashSet<SymbolId>,
+    helpers: &Helpers,
 ) -> Vec<Wrapped> {
     let mut out = Vec::new();
     for (i, unit) in units.iter().enumerate() {
@@ -78,19 +82,21 @@ pub(crate) fn wrapped(
         let Some(init) = id.symbol_id.get() else {
             continue;
         };
-        if !crate::refs::expression_symbol(scoping, &call.callee)
-            .is_some_and(|s| helpers.contains(&s))
-        {
+        if !helpers.called_by(scoping, &call.callee) {
             continue;
         }
         let [argument] = call.arguments.as_slice() else {
             continue;
         };
+        // rolldown's `__esmMin(((() => {...})))` puts the function in parentheses.
+        let Some(argument) = argument.as_expression().map(|e| e.without_parentheses()) else {
+            continue;
+        };
         let found = match argument {
-            Argument::ArrowFunctionExpression(f) => arrow(f),
-            Argument::FunctionExpression(f) => function(f, false),
+            Expression::ArrowFunctionExpression(f) => arrow(f),
+            Expression::FunctionExpression(f) => function(f, false),
             // `__esm({"src/a.js"() {...}})`
-            Argument::ObjectExpression(o) => match o.properties.as_slice() {
+            Expression::ObjectExpression(o) => match o.properties.as_slice() {
                 [ObjectPropertyKind::ObjectProperty(p)] => match (&p.key, &p.value) {
                     (PropertyKey::StringLiteral(key), Expression::FunctionExpression(f)) => {
                         function(f, p.method).map(|mut w| {
@@ -114,11 +120,14 @@ pub(crate) fn wrapped(
 }
 
 fn arrow(f: &ArrowFunctionExpression<'_>) -> Option<Wrapped> {
-    if !f.params.items.is_empty() || f.params.rest.is_some() || f.r#async {
+    if !f.params.items.is_empty() || f.params.rest.is_some() {
         return None;
     }
     match &f.body {
-        oxc_ast::ast::ArrowFunctionBody::FunctionBody(body) => Some(from_body(f.span, false, body)),
+        oxc_ast::ast::ArrowFunctionBody::FunctionBody(body) => Some(Wrapped {
+            asynchronous: f.r#async,
+            ..from_body(f.span, false, body)
+        }),
         body => {
             // `() => expr`: the expression is the body.
             let expression = body.as_expression()?;
@@ -132,16 +141,20 @@ fn arrow(f: &ArrowFunctionExpression<'_>) -> Option<Wrapped> {
                 statements: Some(expression.span()),
                 expression: true,
                 uses_own_this: crate::refs::uses_own_this(true, |t| t.visit_expression(expression)),
+                asynchronous: f.r#async,
             })
         }
     }
 }
 
 fn function(f: &Function<'_>, method: bool) -> Option<Wrapped> {
-    if !f.params.items.is_empty() || f.params.rest.is_some() || f.r#async || f.generator {
+    if !f.params.items.is_empty() || f.params.rest.is_some() || f.generator {
         return None;
     }
-    Some(from_body(f.span, method, f.body.as_ref()?))
+    Some(Wrapped {
+        asynchronous: f.r#async,
+        ..from_body(f.span, method, f.body.as_ref()?)
+    })
 }
 
 fn from_body(span: Span, method: bool, body: &FunctionBody<'_>) -> Wrapped {
@@ -159,6 +172,7 @@ fn from_body(span: Span, method: bool, body: &FunctionBody<'_>) -> Wrapped {
         statements,
         expression: false,
         uses_own_this: crate::refs::uses_own_this(true, |t| t.visit_function_body(body)),
+        asynchronous: false,
     }
 }
 

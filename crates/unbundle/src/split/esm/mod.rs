@@ -23,6 +23,8 @@
 //! - its initializer is a plain function (not `async`) that does not use `this` or
 //!   `arguments`, and its file reads no bundle variable that is assigned anywhere (the file
 //!   gets the values when it runs); a module that stays makes those that use its names stay.
+//!   An `async` initializer (Bun's, top-level `await`) always keeps its declarations; its
+//!   body still gets a file, which the loader runs as an async function's body.
 
 mod check;
 mod find;
@@ -37,6 +39,7 @@ use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::recognize::esbuild::Helpers;
 use crate::split::units::{Node, Unit};
 use order::{Order, Owner};
 pub(crate) use uses::TopLevel;
@@ -76,6 +79,8 @@ pub(crate) struct Kept {
     pub(crate) source_path: Option<String>,
     /// The function uses `this` or `arguments` of its own: it cannot run elsewhere.
     pub(crate) uses_own_this: bool,
+    /// The function is `async`.
+    pub(crate) asynchronous: bool,
 }
 
 /// What moving the wrapped ES modules changes in the bundle.
@@ -200,7 +205,7 @@ pub(crate) fn plan(
     program: &Program<'_>,
     scoping: &Scoping,
     text: &str,
-    (helpers, uses, commonjs): (&FxHashSet<SymbolId>, &TopLevel, &[Bound]),
+    (helpers, uses, commonjs): (&Helpers, &TopLevel, &[Bound]),
     keep_declarations: bool,
 ) -> Moved {
     if helpers.is_empty() {
@@ -236,7 +241,12 @@ pub(crate) fn plan(
     // What a module's hoisted function does runs after that module started only if the
     // module moves (staying, the function can be called from anywhere at any time): assume
     // all move, and check again with fewer until the answer holds.
-    let mut moving = vec![!keep_declarations; cx.wrapped.len()];
+    // An async initializer (top-level `await`) keeps its declarations: only its body moves.
+    let mut moving: Vec<bool> = cx
+        .wrapped
+        .iter()
+        .map(|w| !keep_declarations && !w.asynchronous)
+        .collect();
     if keep_declarations {
         let order = cx.order(commonjs, &moving);
         return rewrite::apply(&cx, &order, &moving);

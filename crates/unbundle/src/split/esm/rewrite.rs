@@ -68,6 +68,7 @@ pub(super) fn apply(cx: &Context<'_, '_, '_>, order: &Order, valid: &[bool]) -> 
                 method: w.method,
                 source_path: w.source_path.clone(),
                 uses_own_this: w.uses_own_this,
+                asynchronous: w.asynchronous,
             });
         } else {
             moved.taken.extend(cx.file_spans(m));
