@@ -489,15 +489,18 @@ fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
 /// The outermost webpack module tables (see the module's comment): where each starts and
 /// ends, and its modules.
 fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
-    // Open objects: (index of `{`, modules, others, entry expected).
+    // Open objects and arrays: (index of `{` or `[`, modules, others, entry expected).
     let mut open: Vec<(usize, usize, usize, bool)> = Vec::new();
     let mut tables: Vec<(usize, usize, usize)> = Vec::new();
     for (i, t) in toks.iter().enumerate() {
         let w = word(text, t);
         if let Some(top) = open.last_mut().filter(|o| t.depth == toks[o.0].depth + 1) {
-            if top.3 && w != "}" {
+            if top.3 && !matches!(w, "}" | "]" | ",") {
                 top.3 = false;
-                if module_entry(text, &toks[i..]) {
+                let array = word(text, &toks[top.0]) == "[";
+                if (array && array_entry(text, &toks[i..]))
+                    || (!array && module_entry(text, &toks[i..]))
+                {
                     top.1 += 1;
                 } else {
                     top.2 += 1;
@@ -508,7 +511,19 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
             }
         }
         match w {
-            "{" if t.kind == Tok::Punct => open.push((i, 0, 0, true)),
+            "{" | "[" if t.kind == Tok::Punct => open.push((i, 0, 0, true)),
+            "]" if t.kind == Tok::Punct => {
+                // webpack 4's table is an array handed to its runtime: `}([` or `)([`.
+                let Some((start, modules, others, _)) = open.pop() else {
+                    continue;
+                };
+                let argument = start >= 2
+                    && word(text, &toks[start - 1]) == "("
+                    && matches!(word(text, &toks[start - 2]), "}" | ")");
+                if argument && modules >= 3 && others == 0 {
+                    tables.push((toks[start].start, t.end, modules));
+                }
+            }
             "}" if t.kind == Tok::Punct => {
                 if let Some((start, modules, others, _)) = open.pop() {
                     // A split chunk's table may hold one module: `exports.modules = {`.
@@ -544,6 +559,18 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
     outermost
 }
 
+/// Whether the array entry starting at `toks[0]` is `function(a,b,c){`: a hole (`,`) is
+/// neither a module nor anything else.
+fn array_entry(text: &str, toks: &[Token]) -> bool {
+    let shape = joined(text, toks, 10);
+    shape.strip_prefix("function(").is_some_and(|rest| {
+        rest.split_once("){").is_some_and(|(p, _)| {
+            p.split(',').filter(|x| !x.is_empty()).count() <= 3
+                && p.bytes().all(|b| is_ident(b) || b == b',')
+        })
+    })
+}
+
 /// Whether the object entry starting at `toks[0]` is `KEY: function(a,b,c){`, `KEY:(a,b)=>{`
 /// or `KEY(a,b,c){`, its key a number or a quoted path.
 fn module_entry(text: &str, toks: &[Token]) -> bool {
@@ -557,7 +584,7 @@ fn module_entry(text: &str, toks: &[Token]) -> bool {
         s.split_once(')').is_some_and(|(p, rest)| {
             p.split(',').filter(|x| !x.is_empty()).count() <= 3
                 && p.bytes().all(|b| is_ident(b) || b == b',')
-                && (rest.starts_with('{') || rest.starts_with("=>{") || rest.starts_with("=>"))
+                && (rest.starts_with('{') || rest.starts_with("=>{"))
         })
     };
     if let Some(rest) = shape
@@ -572,8 +599,9 @@ fn module_entry(text: &str, toks: &[Token]) -> bool {
     {
         return params(rest);
     }
-    if let Some((param, _)) = shape.strip_prefix(':').and_then(|s| s.split_once("=>")) {
-        return !param.is_empty() && param.bytes().all(is_ident);
+    // A module's function has a body: `{1: (a, b) => [a, b]}` is a table of something else.
+    if let Some((param, body)) = shape.strip_prefix(':').and_then(|s| s.split_once("=>")) {
+        return !param.is_empty() && param.bytes().all(is_ident) && body.starts_with('{');
     }
     shape.strip_prefix('(').is_some_and(params)
 }
@@ -685,6 +713,11 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&[("r.js".into(), rollup.into())]).rollup, 2);
     let webpack = "(()=>{var e={12:(e,t,r)=>{t.a=`${{1:function(){}}}`},34(e){e.exports=require(\"fs\")},\"./src/x.js\":function(e,t,n){var k={1:function(a){},2:function(b){},3:function(c){}}}};})();";
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
+    let webpack4 = "!function(e){var t={};function n(r){}}([function(e,t,n){e.exports=1},,function(e,t){},function(e){[function(a){},function(b){},function(c){}].map(String)}]);";
+    assert_eq!(count(&[("w4.js".into(), webpack4.into())]).webpack, 3);
+    let not_webpack =
+        "var x = match(args, {3: (a, b, c) => [a, b, c], 2: (a, b) => [a, b, b], 1: a => [a]});";
+    assert_eq!(count(&[("m.js".into(), not_webpack.into())]).webpack, 0);
 }
 
 /// What the counter finds in the files of `COUNT_FILES` (comma-separated paths, the runtime
