@@ -121,7 +121,7 @@ fn unbundles_and_behaves_the_same(name: &str) {
         })
         .collect();
     let counted = counts::count(&texts);
-    let total = counted.commonjs + counted.rollup + counted.esm + counted.webpack;
+    let total = counted.commonjs + counted.rollup + counted.esm + counted.webpack + counted.parcel;
     // A line that need not unbundle may hold no wrapper at all (a scope-hoisted build).
     assert!(
         total > 0 || line.unbundles.is_err(),
@@ -150,6 +150,7 @@ fn unbundles_and_behaves_the_same(name: &str) {
                 ("rollup", counted.rollup, split.rollup),
                 ("esm", counted.esm, split.esm),
                 ("webpack", counted.webpack, split.webpack),
+                ("parcel", counted.parcel, split.parcel),
             ] {
                 assert!(
                     split * 100 >= found * 95,
@@ -262,4 +263,5 @@ corpus_tests!(
     czg_esbuild_cjs,
     intelephense_1_webpack4,
     intelephense_webpack5,
+    html_inliner_parcel,
 );

@@ -32,6 +32,8 @@ pub(crate) struct Counts {
     /// The `__esm` wrappers.
     pub esm: usize,
     pub webpack: usize,
+    /// Parcel 2's `parcelRequire.register("id", function(module, exports) {...})` modules.
+    pub parcel: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -486,6 +488,34 @@ fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// Parcel 2's registered modules, `R.register("ID",function(a,b){` or `(function(a,b){`, not
+/// inside another one: where each call's arguments start and end.
+fn parcel_registers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for (i, w) in toks.windows(5).enumerate() {
+        let shape = joined(text, &toks[i + 5..], 4);
+        let function = shape.starts_with("function(") || shape.starts_with("(function(");
+        if word(text, &w[0]) != "."
+            || word(text, &w[1]) != "register"
+            || word(text, &w[2]) != "("
+            || w[3].kind != Tok::Str
+            || word(text, &w[4]) != ","
+            || !function
+        {
+            continue;
+        }
+        let open = &w[2];
+        let close = toks[i + 3..]
+            .iter()
+            .find(|t| t.depth == open.depth && word(text, t) == ")")
+            .map_or(text.len(), |t| t.end);
+        if !found.iter().any(|f| f.0 < open.start && close <= f.1) {
+            found.push((open.start, close));
+        }
+    }
+    found
+}
+
 /// The outermost webpack module tables (see the module's comment): where each starts and
 /// ends, and its modules.
 fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
@@ -663,6 +693,7 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
         let esm = calls.iter().filter(|c| c.2).count();
         counts.commonjs += calls.len() - esm;
         counts.rollup += lazy.len();
+        counts.parcel += parcel_registers(text, toks).len();
         counts.esm += esm;
         counts.webpack += tables
             .iter()
@@ -715,6 +746,8 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
     let webpack4 = "!function(e){var t={};function n(r){}}([function(e,t,n){e.exports=1},,function(e,t){},function(e){[function(a){},function(b){},function(c){}].map(String)}]);";
     assert_eq!(count(&[("w4.js".into(), webpack4.into())]).webpack, 3);
+    let parcel = "var g=v.parcelRequire5de3;null==g&&((g=function(e){}).register=function(e,a){b[e]=a}),g.register(\"3ITin\",(function(e,a){a.x=1;g.register(\"in\",function(m){})})),g.register(\"jpRJy\",function(e,a){});";
+    assert_eq!(count(&[("p.js".into(), parcel.into())]).parcel, 2);
     let not_webpack =
         "var x = match(args, {3: (a, b, c) => [a, b, c], 2: (a, b) => [a, b, b], 1: a => [a]});";
     assert_eq!(count(&[("m.js".into(), not_webpack.into())]).webpack, 0);
