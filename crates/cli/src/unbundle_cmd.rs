@@ -138,6 +138,7 @@ fn wrappers_line(w: &unbundle::Wrappers) -> String {
         ),
         (w.esm, "esbuild-style ES module initializers"),
         (w.rollup, "rollup CommonJS wrappers"),
+        (w.parcel, "Parcel modules"),
     ];
     let parts: Vec<String> = kinds
         .iter()

@@ -1,4 +1,4 @@
-//! Splits a webpack, esbuild, Bun or rollup bundle into one readable file per module that still runs:
+//! Splits a webpack, esbuild, Bun, rollup or Parcel bundle into one readable file per module that still runs:
 //! seed 001's reverse-engineering toolchain, made safe. Pure: text in, files out; the CLI
 //! writes them. The stages, in the order they run, each a module:
 //!
@@ -98,6 +98,8 @@ pub enum ModuleKind {
     EsmInitializer,
     /// The code of a lazy `requireX()` wrapper of rollup's CommonJS plugin.
     Rollup,
+    /// A module function Parcel registers with its runtime (`register("id", function ...)`).
+    Parcel,
     /// The entry the bundle held outside its wrappers.
     Entry,
     /// A chunk of a code-split bundle that holds no wrapper: a module of its own, written
@@ -114,6 +116,8 @@ pub struct Wrappers {
     pub esm: Count,
     /// rollup's lazy `requireX()` wrappers (`@rollup/plugin-commonjs`).
     pub rollup: Count,
+    /// Parcel's registered modules.
+    pub parcel: Count,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -145,7 +149,7 @@ pub enum UnbundleError {
     #[error("{file}: not JavaScript that parses: {message}")]
     Parse { file: String, message: String },
     #[error(
-        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, no esbuild or Bun __commonJS or __esm wrappers, and no rollup requireX wrappers)"
+        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, no esbuild or Bun __commonJS or __esm wrappers, no rollup requireX wrappers, and no modules registered with a Parcel-shaped runtime)"
     )]
     NotABundle { file: String },
     #[error(
@@ -338,6 +342,7 @@ impl std::ops::AddAssign for Wrappers {
             (&mut self.commonjs, other.commonjs),
             (&mut self.esm, other.esm),
             (&mut self.rollup, other.rollup),
+            (&mut self.parcel, other.parcel),
         ] {
             mine.found += theirs.found;
             mine.split += theirs.split;

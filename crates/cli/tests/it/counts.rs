@@ -33,6 +33,8 @@ pub(crate) struct Counts {
     /// The `__esm` wrappers.
     pub esm: usize,
     pub webpack: usize,
+    /// Parcel 2's `parcelRequire.register("id", function(module, exports) {...})` modules.
+    pub parcel: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -490,18 +492,49 @@ fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// Parcel 2's registered modules, `R.register("ID",function(a,b){` or `(function(a,b){`, not
+/// inside another one: where each call's arguments start and end.
+fn parcel_registers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for (i, w) in toks.windows(5).enumerate() {
+        let shape = joined(text, &toks[i + 5..], 4);
+        let function = shape.starts_with("function(") || shape.starts_with("(function(");
+        if word(text, &w[0]) != "."
+            || word(text, &w[1]) != "register"
+            || word(text, &w[2]) != "("
+            || w[3].kind != Tok::Str
+            || word(text, &w[4]) != ","
+            || !function
+        {
+            continue;
+        }
+        let open = &w[2];
+        let close = toks[i + 3..]
+            .iter()
+            .find(|t| t.depth == open.depth && word(text, t) == ")")
+            .map_or(text.len(), |t| t.end);
+        if !found.iter().any(|f| f.0 < open.start && close <= f.1) {
+            found.push((open.start, close));
+        }
+    }
+    found
+}
+
 /// The outermost webpack module tables (see the module's comment): where each starts and
 /// ends, and its modules.
 fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
-    // Open objects: (index of `{`, modules, others, entry expected).
+    // Open objects and arrays: (index of `{` or `[`, modules, others, entry expected).
     let mut open: Vec<(usize, usize, usize, bool)> = Vec::new();
     let mut tables: Vec<(usize, usize, usize)> = Vec::new();
     for (i, t) in toks.iter().enumerate() {
         let w = word(text, t);
         if let Some(top) = open.last_mut().filter(|o| t.depth == toks[o.0].depth + 1) {
-            if top.3 && w != "}" {
+            if top.3 && !matches!(w, "}" | "]" | ",") {
                 top.3 = false;
-                if module_entry(text, &toks[i..]) {
+                let array = word(text, &toks[top.0]) == "[";
+                if (array && array_entry(text, &toks[i..]))
+                    || (!array && module_entry(text, &toks[i..]))
+                {
                     top.1 += 1;
                 } else {
                     top.2 += 1;
@@ -512,7 +545,19 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
             }
         }
         match w {
-            "{" if t.kind == Tok::Punct => open.push((i, 0, 0, true)),
+            "{" | "[" if t.kind == Tok::Punct => open.push((i, 0, 0, true)),
+            "]" if t.kind == Tok::Punct => {
+                // webpack 4's table is an array handed to its runtime: `}([` or `)([`.
+                let Some((start, modules, others, _)) = open.pop() else {
+                    continue;
+                };
+                let argument = start >= 2
+                    && word(text, &toks[start - 1]) == "("
+                    && matches!(word(text, &toks[start - 2]), "}" | ")");
+                if argument && modules >= 3 && others == 0 {
+                    tables.push((toks[start].start, t.end, modules));
+                }
+            }
             "}" if t.kind == Tok::Punct => {
                 if let Some((start, modules, others, _)) = open.pop() {
                     // A split chunk's table may hold one module: `exports.modules = {`.
@@ -548,6 +593,18 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
     outermost
 }
 
+/// Whether the array entry starting at `toks[0]` is `function(a,b,c){`: a hole (`,`) is
+/// neither a module nor anything else.
+fn array_entry(text: &str, toks: &[Token]) -> bool {
+    let shape = joined(text, toks, 10);
+    shape.strip_prefix("function(").is_some_and(|rest| {
+        rest.split_once("){").is_some_and(|(p, _)| {
+            p.split(',').filter(|x| !x.is_empty()).count() <= 3
+                && p.bytes().all(|b| is_ident(b) || b == b',')
+        })
+    })
+}
+
 /// Whether the object entry starting at `toks[0]` is `KEY: function(a,b,c){`, `KEY:(a,b)=>{`
 /// or `KEY(a,b,c){`, its key a number or a quoted path.
 fn module_entry(text: &str, toks: &[Token]) -> bool {
@@ -561,7 +618,7 @@ fn module_entry(text: &str, toks: &[Token]) -> bool {
         s.split_once(')').is_some_and(|(p, rest)| {
             p.split(',').filter(|x| !x.is_empty()).count() <= 3
                 && p.bytes().all(|b| is_ident(b) || b == b',')
-                && (rest.starts_with('{') || rest.starts_with("=>{") || rest.starts_with("=>"))
+                && (rest.starts_with('{') || rest.starts_with("=>{"))
         })
     };
     if let Some(rest) = shape
@@ -576,8 +633,9 @@ fn module_entry(text: &str, toks: &[Token]) -> bool {
     {
         return params(rest);
     }
-    if let Some((param, _)) = shape.strip_prefix(':').and_then(|s| s.split_once("=>")) {
-        return !param.is_empty() && param.bytes().all(is_ident);
+    // A module's function has a body: `{1: (a, b) => [a, b]}` is a table of something else.
+    if let Some((param, body)) = shape.strip_prefix(':').and_then(|s| s.split_once("=>")) {
+        return !param.is_empty() && param.bytes().all(is_ident) && body.starts_with('{');
     }
     shape.strip_prefix('(').is_some_and(params)
 }
@@ -639,6 +697,7 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
         let esm = calls.iter().filter(|c| c.2).count();
         counts.commonjs += calls.len() - esm;
         counts.rollup += lazy.len();
+        counts.parcel += parcel_registers(text, toks).len();
         counts.esm += esm;
         counts.webpack += tables
             .iter()
@@ -689,6 +748,13 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&[("r.js".into(), rollup.into())]).rollup, 4);
     let webpack = "(()=>{var e={12:(e,t,r)=>{t.a=`${{1:function(){}}}`},34(e){e.exports=require(\"fs\")},\"./src/x.js\":function(e,t,n){var k={1:function(a){},2:function(b){},3:function(c){}}}};})();";
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
+    let webpack4 = "!function(e){var t={};function n(r){}}([function(e,t,n){e.exports=1},,function(e,t){},function(e){[function(a){},function(b){},function(c){}].map(String)}]);";
+    assert_eq!(count(&[("w4.js".into(), webpack4.into())]).webpack, 3);
+    let parcel = "var g=v.parcelRequire5de3;null==g&&((g=function(e){}).register=function(e,a){b[e]=a}),g.register(\"3ITin\",(function(e,a){a.x=1;g.register(\"in\",function(m){})})),g.register(\"jpRJy\",function(e,a){});";
+    assert_eq!(count(&[("p.js".into(), parcel.into())]).parcel, 2);
+    let not_webpack =
+        "var x = match(args, {3: (a, b, c) => [a, b, c], 2: (a, b) => [a, b, b], 1: a => [a]});";
+    assert_eq!(count(&[("m.js".into(), not_webpack.into())]).webpack, 0);
 }
 
 /// What the counter finds in the files of `COUNT_FILES` (comma-separated paths, the runtime

@@ -1,10 +1,11 @@
 //! The first stage: what kind of bundle a file is and where its modules are, by shape rather
 //! than by names a minifier may change: webpack's module tables and chunks ([`webpack`]) and
-//! esbuild's CommonJS wrappers ([`esbuild`]), rollup's lazy CommonJS wrappers ([`rollup`]), also inside an arrow wrapping the whole bundle
+//! esbuild's CommonJS wrappers ([`esbuild`]), rollup's lazy CommonJS wrappers ([`rollup`]), Parcel's registered modules ([`parcel`]), also inside an arrow wrapping the whole bundle
 //! ([`iife`]); JSONP pushes are told from code shaped like them by [`push`].
 
 pub(crate) mod esbuild;
 pub(crate) mod iife;
+pub(crate) mod parcel;
 pub(crate) mod push;
 pub(crate) mod rollup;
 pub(crate) mod webpack;

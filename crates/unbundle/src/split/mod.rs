@@ -1,12 +1,14 @@
 //! The second stage: what comes out of each bundle file, and what stays. The entry the
 //! bundle holds outside its table ([`entry`]), esbuild's CommonJS modules ([`esbuild`]) and
-//! wrapped ES modules ([`esm`]), rollup's lazy CommonJS wrappers ([`rollup`]), all found
+//! wrapped ES modules ([`esm`]), rollup's lazy CommonJS wrappers ([`rollup`]), Parcel's
+//! registered modules ([`parcel`]), all found
 //! among a body's units ([`units`]).
 
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
 mod links;
+mod parcel;
 mod paths;
 mod rollup;
 mod runtime;
@@ -52,6 +54,7 @@ pub(crate) fn split_file<'a>(
     };
     let imported = shared.imported(&program, file.scoping, input.name);
     let lazy = recognize::rollup::lazy_wrappers(&program, input.text);
+    let registered = recognize::parcel::registered(&program);
     let mut out = Split::default();
     let mut plain = false;
     // esbuild's helpers sit at the bundle's top level, so they are looked for first: a
@@ -68,8 +71,8 @@ pub(crate) fn split_file<'a>(
         // webpack's runtime alone, its table filled by the chunks that follow: it stays as
         // it is.
         None
-    } else if !lazy.is_empty() {
-        // rollup's scope-hoisted code around its lazy wrappers is the entry: it stays.
+    } else if !lazy.is_empty() || !registered.is_empty() {
+        // rollup's (or Parcel's) scope-hoisted code around its wrappers is the entry: it stays.
         None
     } else if shared.several_files {
         // A chunk of a code-split bundle holding no wrapper (ES modules esbuild or rollup
@@ -87,6 +90,7 @@ pub(crate) fn split_file<'a>(
     // rollup's wrappers also where another bundler's modules were found (a package built
     // by esbuild inside a rollup bundle): those that hold none of them.
     rollup::modules(&file, lazy, &mut out);
+    parcel::modules(&file, registered, &mut out);
     paths::original_paths(&file, map, &mut out);
     if let Some(map) = map {
         paths::source_names(input.text, map, &mut out.jobs);
