@@ -487,18 +487,32 @@ fn esm_notes(file: &str, stayed: &[String], initializers: &[esbuild::EsModule]) 
         notes.push(format!(
             "{}: esbuild's ES module(s) {} stay in the bundle file: their initializers use their own `this` or `arguments`",
             file,
-            stayed.join(", ")
+            some_of(stayed)
         ));
     }
     if !initializers.is_empty() {
-        let ids: Vec<&str> = initializers.iter().map(|m| m.id.as_str()).collect();
+        let ids: Vec<String> = initializers.iter().map(|m| m.id.clone()).collect();
         notes.push(format!(
             "{}: esbuild's ES module(s) {} keep their declarations in the bundle file, their initializers' files reaching them live: moving what esbuild hoisted out of them could change what runs (docs/unbundle.md, \"esbuild's ES modules\")",
             file,
-            ids.join(", ")
+            some_of(&ids)
         ));
     }
     notes
+}
+
+/// The first few of many names and how many more: a Bun bundle can hold over a thousand, and
+/// a note of 30,000 characters hides the summary it belongs to.
+fn some_of(names: &[String]) -> String {
+    const SHOWN: usize = 12;
+    if names.len() <= SHOWN {
+        return names.join(", ");
+    }
+    format!(
+        "{} and {} more",
+        names[..SHOWN].join(", "),
+        names.len() - SHOWN
+    )
 }
 
 /// A method (`"path"(exports, module) {...}`) becomes a property holding the function, which
