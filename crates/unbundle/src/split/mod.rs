@@ -276,7 +276,7 @@ fn webpack_modules<'a>(
     // `exports.modules = {...}` with no runtime: a chunk its runtime `require()`s.
     out.node_chunk = table.require.is_none() && table.chunk.is_none();
     // webpack in development keys modules by their paths.
-    let path_of = |id: &str| module_path(id, is_path(id).then_some(id), file.names);
+    let path_of = |id: &str| paths::module_path(id, paths::is_path(id).then_some(id), file.names);
     out.edits.push((
         table.span,
         format!("{LOAD}({})", table_literal(table, &path_of)),
@@ -353,7 +353,7 @@ fn esbuild_modules<'a>(
     let strict = file.strict();
     // Each module function is replaced by one that runs its file.
     for m in &modules {
-        let path = module_path(&m.id, m.source_path.as_deref(), file.names);
+        let path = paths::module_path(&m.id, m.source_path.as_deref(), file.names);
         out.edits.push((
             m.span,
             method_value(m.method, commonjs_call(&path, &m.outer)),
@@ -371,7 +371,7 @@ fn esbuild_modules<'a>(
     // The initializers of ES modules whose declarations stay: the file runs the
     // initializer's body, reaching those declarations through the live names.
     for m in &initializers {
-        let path = module_path(&m.id, m.source_path.as_deref(), file.names);
+        let path = paths::module_path(&m.id, m.source_path.as_deref(), file.names);
         out.edits.push((
             m.span,
             method_value(m.method, esm_call(&path, "{}", &m.outer, m.asynchronous)),
@@ -451,7 +451,7 @@ fn runtime_file(file: &File<'_, '_, '_>, strict: bool, out: &mut Split<'_>) {
 /// loader's.
 fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>) {
     for m in &out.moved.modules {
-        let path = module_path(&m.id, m.source_path.as_deref(), file.names);
+        let path = paths::module_path(&m.id, m.source_path.as_deref(), file.names);
         let outer = esbuild::Outer {
             values: m.outer.clone(),
             ..esbuild::Outer::default()
@@ -582,7 +582,7 @@ fn entry_module<'a>(
     while out.jobs.iter().any(|j| j.id == id) {
         id.push('_');
     }
-    let path = module_path(&id, None, file.names);
+    let path = paths::module_path(&id, None, file.names);
     let call = match &require {
         Some(require) => format!("{LOAD}.entry.call(this, {path:?}, {require})"),
         None => {
@@ -776,52 +776,4 @@ fn table_literal(table: &recognize::webpack::Table, path_of: &dyn Fn(&str) -> St
             )
         }
     }
-}
-
-/// Whether a module id is a source path (`./src/a.js`, `../node_modules/ms/index.js`).
-fn is_path(id: &str) -> bool {
-    id.contains('/')
-        && id
-            .rsplit('/')
-            .next()
-            .is_some_and(|name| name.contains('.') && !name.starts_with('.'))
-}
-
-/// Where module `id` is written: the names map's path when it gives one, else the source path
-/// the bundle revealed, else `modules/ID.cjs` (always inside the output folder: `.` parts
-/// are dropped and `..` parts become `__`, so that `../a.js` and `a.js` stay apart). A module
-/// file is a function body the loader compiles, whatever its name says; one named by id is
-/// `.cjs`, as the loader is, so that nothing reads it as an ES module.
-pub(crate) fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
-    if let Some(path) = names
-        .get(id)
-        .and_then(|n| n.path.as_deref())
-        .or(source_path)
-    {
-        let clean: Vec<&str> = path
-            .split(['/', '\\'])
-            .filter(|part| !part.is_empty() && *part != ".")
-            .map(|part| if part == ".." { "__" } else { part })
-            .collect();
-        if !clean.is_empty() {
-            return format!("modules/{}", clean.join("/"));
-        }
-    }
-    format!("modules/{}.cjs", file_safe(id))
-}
-
-/// An id as a file name: ids are numbers, paths or webpack 4's hashes (`+2uE`, `/BUg`);
-/// letters, digits, `_`, `-`, `.` and `$` stay (esbuild's ids are names such as
-/// `require_ms`), and anything else becomes `_` and its code in hex (`_2b`, `_2f`), so that
-/// `+BUg` and `/BUg` do not share a file.
-fn file_safe(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    for c in id.chars() {
-        if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '$') {
-            out.push(c);
-        } else {
-            out.push_str(&format!("_{:x}", u32::from(c)));
-        }
-    }
-    out
 }

@@ -12,7 +12,8 @@
 
 use std::borrow::Cow;
 
-use super::{File, Job, Split, commonjs_call, esbuild, module_path};
+use super::paths::module_path;
+use super::{File, Job, Split, commonjs_call, esbuild};
 use crate::recognize::parcel::Registered;
 use crate::split::esm::TopLevel;
 

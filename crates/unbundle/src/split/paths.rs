@@ -1,4 +1,5 @@
-//! Module paths the bundle reveals beside its ids: the original source the file's source map
+//! Where each module file is written: its id made safe as a file name, a path the names map
+//! gives, or a path the bundle reveals beside its ids: the original source the file's source map
 //! names for a module's code, or else the `// src/foo.ts` comment esbuild writes before each
 //! module's code when its output keeps comments (a build minified for identifiers and syntax
 //! but not whitespace drops the path keys of its wrappers and keeps these comments).
@@ -6,7 +7,8 @@
 use oxc_ast::{Comment, CommentKind};
 use rustc_hash::FxHashMap;
 
-use super::{File, Split, module_path};
+use super::{File, Split};
+use crate::Names;
 use crate::write::source_map::SourceMap;
 
 /// Writes each module whose path only its id gave under the path of its original source,
@@ -164,6 +166,54 @@ pub(super) fn as_js(source: &str) -> String {
         }
     }
     source.to_owned()
+}
+
+/// Whether a module id is a source path (`./src/a.js`, `../node_modules/ms/index.js`).
+pub(super) fn is_path(id: &str) -> bool {
+    id.contains('/')
+        && id
+            .rsplit('/')
+            .next()
+            .is_some_and(|name| name.contains('.') && !name.starts_with('.'))
+}
+
+/// Where module `id` is written: the names map's path when it gives one, else the source path
+/// the bundle revealed, else `modules/ID.cjs` (always inside the output folder: `.` parts
+/// are dropped and `..` parts become `__`, so that `../a.js` and `a.js` stay apart). A module
+/// file is a function body the loader compiles, whatever its name says; one named by id is
+/// `.cjs`, as the loader is, so that nothing reads it as an ES module.
+pub(crate) fn module_path(id: &str, source_path: Option<&str>, names: &Names) -> String {
+    if let Some(path) = names
+        .get(id)
+        .and_then(|n| n.path.as_deref())
+        .or(source_path)
+    {
+        let clean: Vec<&str> = path
+            .split(['/', '\\'])
+            .filter(|part| !part.is_empty() && *part != ".")
+            .map(|part| if part == ".." { "__" } else { part })
+            .collect();
+        if !clean.is_empty() {
+            return format!("modules/{}", clean.join("/"));
+        }
+    }
+    format!("modules/{}.cjs", file_safe(id))
+}
+
+/// An id as a file name: ids are numbers, paths or webpack 4's hashes (`+2uE`, `/BUg`);
+/// letters, digits, `_`, `-`, `.` and `$` stay (esbuild's ids are names such as
+/// `require_ms`), and anything else becomes `_` and its code in hex (`_2b`, `_2f`), so that
+/// `+BUg` and `/BUg` do not share a file.
+fn file_safe(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for c in id.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '$') {
+            out.push(c);
+        } else {
+            out.push_str(&format!("_{:x}", u32::from(c)));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

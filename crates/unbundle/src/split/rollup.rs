@@ -14,7 +14,8 @@ use std::borrow::Cow;
 
 use oxc_span::Span;
 
-use super::{File, Job, Split, commonjs_call, esbuild, module_path};
+use super::paths::module_path;
+use super::{File, Job, Split, commonjs_call, esbuild};
 use crate::recognize::rollup::Lazy;
 use crate::split::esm::TopLevel;
 
