@@ -173,21 +173,10 @@ fn required_names(statement: &Statement<'_>) -> Option<(String, Vec<(String, Sym
     let [declarator] = d.declarations.as_slice() else {
         return None;
     };
-    let Some(Expression::CallExpression(call)) = &declarator.init else {
-        return None;
-    };
-    let (Expression::Identifier(callee), [Argument::StringLiteral(path)]) =
-        (&call.callee, call.arguments.as_slice())
-    else {
-        return None;
-    };
+    let from = required_path(declarator.init.as_ref()?)?.to_owned();
     let BindingPattern::ObjectPattern(pattern) = &declarator.id else {
         return None;
     };
-    if callee.name != "require" {
-        return None;
-    }
-    let from = path.value.to_string();
     let names = pattern
         .properties
         .iter()
@@ -210,19 +199,25 @@ fn required_namespaces(statement: &Statement<'_>) -> Vec<(String, SymbolId)> {
     d.declarations
         .iter()
         .filter_map(|declarator| {
-            let Some(Expression::CallExpression(call)) = &declarator.init else {
-                return None;
-            };
-            let (Expression::Identifier(callee), [Argument::StringLiteral(path)]) =
-                (&call.callee, call.arguments.as_slice())
-            else {
-                return None;
-            };
+            let path = required_path(declarator.init.as_ref()?)?;
             let local = declarator.id.get_binding_identifier()?.symbol_id.get()?;
-            (callee.name == "require" && path.value.starts_with('.'))
-                .then(|| (path.value.to_string(), local))
+            path.starts_with('.').then(|| (path.to_owned(), local))
         })
         .collect()
+}
+
+/// The file `require("./file")` names, when `init` is just that call: both readers of a
+/// top-level `require` declaration share it, so they agree on what counts as one.
+fn required_path<'a>(init: &'a Expression<'_>) -> Option<&'a str> {
+    let Expression::CallExpression(call) = init else {
+        return None;
+    };
+    let (Expression::Identifier(callee), [Argument::StringLiteral(path)]) =
+        (&call.callee, call.arguments.as_slice())
+    else {
+        return None;
+    };
+    (callee.name == "require").then_some(path.value.as_str())
 }
 
 impl Shared {
