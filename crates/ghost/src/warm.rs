@@ -47,6 +47,15 @@ pub struct Warmed {
     pub gave_way: bool,
 }
 
+/// What a warming reads ahead.
+#[derive(Debug, Clone, Copy)]
+enum Ahead {
+    /// From the top of a document just opened ([`Pipeline::warm`]).
+    Document,
+    /// The whole prompt at the cursor ([`Pipeline::warm_at_cursor`]).
+    Cursor,
+}
+
 impl Pipeline {
     /// Sends ahead the prompt that a completion at `request`'s position would start with,
     /// followed by the rest of the document, so that the server's cache holds it. Pass the
@@ -56,19 +65,46 @@ impl Pipeline {
         request: &RequestJson,
         files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
     ) -> Result<Warmed, PipelineError> {
-        match self.warm_as_shaped(request, files).await {
+        self.warm_learning(request, files, Ahead::Document).await
+    }
+
+    /// Runs one warming and, when the server refused its fill-in-the-middle shape, runs it
+    /// once more prefix-only, as a completion would.
+    async fn warm_learning(
+        &self,
+        request: &RequestJson,
+        files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
+        ahead: Ahead,
+    ) -> Result<Warmed, PipelineError> {
+        match self.warm_once(request, files, ahead).await {
             // A model the server had not said lacks fill-in-the-middle: learned and remembered
-            // as a completion would, and warmed prefix-only.
+            // as a completion would, and warmed prefix-only. Another warming (of a document
+            // opened just before) may have learned it while this one's request was on its
+            // way, so what decides is the refusal, not whether it is known yet.
             Err(PipelineError::Backend { error, .. })
                 if self.settings.fim == crate::FimMode::Auto
-                    && self.fit.refused_fim().is_none()
+                    && self.backend.kind.prefix_only().is_some()
                     && let Some(why) = crate::shape::refuses_fim(&error) =>
             {
-                let why = format!("the server refused it: {why}");
-                self.fit.learn_fim(&self.backend, false, why);
-                self.warm_as_shaped(request, files).await
+                if self.fit.refused_fim().is_none() {
+                    let why = format!("the server refused it: {why}");
+                    self.fit.learn_fim(&self.backend, false, why);
+                }
+                self.warm_once(request, files, ahead).await
             }
             other => other,
+        }
+    }
+
+    async fn warm_once(
+        &self,
+        request: &RequestJson,
+        files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
+        ahead: Ahead,
+    ) -> Result<Warmed, PipelineError> {
+        match ahead {
+            Ahead::Document => self.warm_as_shaped(request, files).await,
+            Ahead::Cursor => self.warm_at_cursor_as_shaped(request, files).await,
         }
     }
 
@@ -201,6 +237,15 @@ impl Pipeline {
     /// server holds it, and reads within the first-token target. Dropping the future stops it
     /// between pieces; what was read stays in the server's cache.
     pub async fn warm_at_cursor(
+        &self,
+        request: &RequestJson,
+        files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,
+    ) -> Result<Warmed, PipelineError> {
+        self.warm_learning(request, files, Ahead::Cursor).await
+    }
+
+    /// [`Self::warm_at_cursor`] in the shape a completion would take now.
+    async fn warm_at_cursor_as_shaped(
         &self,
         request: &RequestJson,
         files: Option<&(dyn syntax::WorkspaceFiles + Sync)>,

@@ -47,3 +47,46 @@ async fn the_real_server_completes_and_the_answer_is_cached() {
         eprintln!("every answer was dropped: {:?}", outcome.trace.cuts);
     }
 }
+
+/// Two documents warmed at once on a real llama-server whose model (SmolLM2) has no
+/// fill-in-the-middle: both warmings send `/infill` before either hears the refusal, so the
+/// second hears it after the first has learned it. Each must still warm, prefix-only; the
+/// editor had shown "could not warm the model's cache: ... HTTP 501" for the second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warmings_in_flight_together_both_learn_the_refusal_of_fill_in_the_middle() {
+    let server = LlamaServer::smollm2(2048, &[]);
+    let backend = Backend::new(
+        Kind::LlamaCppInfill,
+        &server.url,
+        Duration::from_secs(30),
+        Duration::from_secs(120),
+    )
+    .unwrap();
+    let p = Pipeline::new(
+        backend,
+        Settings {
+            debounce: None,
+            ..Settings::default()
+        },
+    );
+    let cart = at(
+        "shop/cart.py",
+        "$0class Cart:\n    def __init__(self):\n        self.items = []\n",
+    );
+    let orders = at(
+        "shop/orders.py",
+        "$0def order_total(items):\n    amount = 0\n    return amount\n",
+    );
+    let (a, b) = tokio::join!(p.warm(&cart, None), p.warm(&orders, None));
+    for (name, warmed) in [("cart.py", a), ("orders.py", b)] {
+        let warmed = warmed.unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(warmed.sent, "{name}: {warmed:?}");
+    }
+    let (c, d) = tokio::join!(
+        p.warm_at_cursor(&cart, None),
+        p.warm_at_cursor(&orders, None)
+    );
+    for (name, warmed) in [("cart.py", c), ("orders.py", d)] {
+        warmed.unwrap_or_else(|e| panic!("{name} at the cursor: {e}"));
+    }
+}
