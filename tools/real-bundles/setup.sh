@@ -56,5 +56,38 @@ while IFS=$'\t' read -r package version; do
   fi
   fetch "$package" "$version" "$folder"
 done <<<"$corpus"
+# The dependencies of the corpus lines marked `installed` (their tarballs do not hold them):
+# each package's production dependencies, installed once into FOLDER/deps/node_modules, beside
+# the package and never in it, from a package.json of ours that lists only what the package's
+# own declares (its scripts, workspaces and devDependencies left out). `--before` resolves every
+# range as npm did on a fixed day, so two machines install the same versions without a lockfile
+# of ours to keep (npm writes one beside, for the record); `--ignore-scripts` runs no package's
+# install code, so nothing is built or downloaded here: native packages work only where the
+# registry package holds a prebuilt binary (sharp's, esbuild's and rollup's do). The tests link
+# FOLDER/deps/node_modules beside each run's copy of the package, for bundle and output alike.
+before=2026-11-01
+deps() {
+  local folder=$1
+  [ -f "$dir/$folder/deps/.pilotfish-done" ] && return 0
+  echo "tools/real-bundles/setup.sh: installing the dependencies of $folder (npm, before $before)" >&2
+  local work
+  work=$(mktemp -d "$dir/.fetch.XXXXXX")
+  node -e '
+    const p = require(process.argv[1]);
+    const own = { name: "pilotfish-corpus-deps", version: "0.0.0", private: true,
+      dependencies: p.dependencies || {}, optionalDependencies: p.optionalDependencies || {} };
+    require("fs").writeFileSync(process.argv[2], JSON.stringify(own, null, 2) + "\n");
+  ' "$dir/$folder/package/package.json" "$work/package.json"
+  (cd "$work" && npm install --silent --omit=dev --omit=peer --no-audit --no-fund \
+    --ignore-scripts --legacy-peer-deps --before="$before" >&2)
+  rm -rf "${dir:?}/$folder/deps"
+  mv "$work" "$dir/$folder/deps"
+  touch "$dir/$folder/deps/.pilotfish-done"
+}
+installed=$(grep -v '^#' "$here/corpus.tsv" | awk -F'\t' '$9 == "installed" { print $2 "\t" $3 }' | sort -u)
+while IFS=$'\t' read -r package version; do
+  [ -n "$package" ] || continue
+  deps "$(printf '%s' "$package" | tr -d '@' | tr '/' '-')-$version"
+done <<<"$installed"
 bash "$here/../node24.sh" >/dev/null
 echo "$dir"

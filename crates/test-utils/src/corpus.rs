@@ -26,6 +26,9 @@ pub struct Line {
     pub run: Run,
     /// Whether the package needs node 22 or later (node 24 from `tools/node24.sh`).
     pub node24: bool,
+    /// Whether the package runs only with its dependencies beside it, which its tarball does
+    /// not hold (`installed`: setup.sh installs them into `FOLDER/deps/node_modules`).
+    pub dependencies: bool,
     /// `Ok` when pilotfish must recover the wrappers, else why it does not (yet).
     pub unbundles: Result<(), String>,
     /// `Ok` when the output must behave as the bundle does, else why it cannot be checked.
@@ -74,12 +77,13 @@ fn parse(text: &str) -> Line {
         shape,
         run,
         node,
+        dependencies,
         unbundles,
         behaves,
     ] = cols[..]
     else {
         panic!(
-            "corpus.tsv: a line of {} columns, not 10: {text}",
+            "corpus.tsv: a line of {} columns, not 11: {text}",
             cols.len()
         )
     };
@@ -104,6 +108,11 @@ fn parse(text: &str) -> Line {
         shape: shape.to_owned(),
         run,
         node24: node == "24",
+        dependencies: match dependencies {
+            "installed" => true,
+            "tarball" => false,
+            other => panic!("corpus.tsv: dependencies `{other}`, not `installed` or `tarball`"),
+        },
         unbundles: yes_or_why(unbundles),
         behaves: yes_or_why(behaves),
     }
@@ -131,12 +140,37 @@ pub fn node24() -> &'static Path {
 impl Line {
     /// The package's folder in the cache (`FOLDER/package`).
     pub fn package_dir(&self) -> PathBuf {
+        self.folder().join("package")
+    }
+
+    /// `FOLDER` in the cache: the package's name without `@`, `/` written `-`, its version.
+    fn folder(&self) -> PathBuf {
         let folder = format!(
             "{}-{}",
             self.package.replace('@', "").replace('/', "-"),
             self.version
         );
-        cache().join(folder).join("package")
+        cache().join(folder)
+    }
+
+    /// Copies the package at `dir` (its folder in the cache, or another) into `sandbox` and,
+    /// when the line runs with its dependencies, links the `node_modules` setup.sh installed
+    /// for it beside the copy, so that the bundle and its output resolve the same packages:
+    /// the package's copy.
+    pub fn copy_into(&self, sandbox: &Sandbox, dir: &Path) -> PathBuf {
+        let package = sandbox.copy_package(dir);
+        if self.dependencies {
+            let installed = self.folder().join("deps/node_modules");
+            assert!(
+                installed.is_dir(),
+                "{}: {} is missing: run tools/real-bundles/setup.sh",
+                self.name,
+                installed.display()
+            );
+            std::os::unix::fs::symlink(&installed, sandbox.root.join("node_modules"))
+                .unwrap_or_else(|e| panic!("{}: linking its dependencies: {e}", self.name));
+        }
+        package
     }
 
     /// The bundle's files, relative to the package folder, in the corpus's order (the

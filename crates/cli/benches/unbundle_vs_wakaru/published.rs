@@ -35,6 +35,7 @@ fn issue_33() -> Vec<Line> {
         shape: String::new(),
         run,
         node24,
+        dependencies: false,
         unbundles: Ok(()),
         behaves: Ok(()),
     };
@@ -161,7 +162,7 @@ fn behaves(
         return false;
     }
     let sandbox = Sandbox::new(&format!("bench-{}", line.name));
-    let package = sandbox.copy_package(dir);
+    let package = line.copy_into(&sandbox, dir);
     corpus::install_output(out, &package, files, entry);
     run(line, &sandbox) == *original
 }
@@ -222,7 +223,7 @@ fn compare(line: &Line, pilotfish: &Path, wakaru: &Path, scratch: &Path) -> (Sid
         .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
         .sum();
     let base = Sandbox::new(&format!("bench-bundle-{}", line.name));
-    base.copy_package(&dir);
+    line.copy_into(&base, &dir);
     let original = run(line, &base);
     drop(base);
     let judge = line.behaves.is_ok() && original.status.is_some();
