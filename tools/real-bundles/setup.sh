@@ -57,37 +57,49 @@ while IFS=$'\t' read -r package version; do
   fetch "$package" "$version" "$folder"
 done <<<"$corpus"
 # The dependencies of the corpus lines marked `installed` (their tarballs do not hold them):
-# each package's production dependencies, installed once into FOLDER/deps/node_modules, beside
-# the package and never in it, from a package.json of ours that lists only what the package's
-# own declares (its scripts, workspaces and devDependencies left out). `--before` resolves every
+# the production dependencies the package's package.json declares (`installed NAME...`: only
+# those, at the ranges it declares, when npm cannot install the whole set), installed once into
+# FOLDER/deps/node_modules, beside the package and never in it, from a package.json of ours
+# (the package's scripts, workspaces and devDependencies left out). `--before` resolves every
 # range as npm did on a fixed day, so two machines install the same versions without a lockfile
 # of ours to keep (npm writes one beside, for the record); `--ignore-scripts` runs no package's
 # install code, so nothing is built or downloaded here: native packages work only where the
-# registry package holds a prebuilt binary (sharp's, esbuild's and rollup's do). The tests link
-# FOLDER/deps/node_modules beside each run's copy of the package, for bundle and output alike.
+# registry package holds a prebuilt binary (sharp's, esbuild's and rollup's do);
+# `--legacy-peer-deps` installs what is declared and no peers (Letta's own react conflicts with
+# a peer). The done-marker holds what was asked, so a changed corpus line installs again. The
+# tests link FOLDER/deps/node_modules beside each run's copy of the package, for bundle and
+# output alike.
 before=2026-11-01
 deps() {
-  local folder=$1
-  [ -f "$dir/$folder/deps/.pilotfish-done" ] && return 0
+  local folder=$1 only=$2
+  local want="before $before; only: $only"
+  [ "$(cat "$dir/$folder/deps/.pilotfish-done" 2>/dev/null)" = "$want" ] && return 0
   echo "tools/real-bundles/setup.sh: installing the dependencies of $folder (npm, before $before)" >&2
   local work
   work=$(mktemp -d "$dir/.fetch.XXXXXX")
   node -e '
     const p = require(process.argv[1]);
+    const only = process.argv[3].split(" ").filter(Boolean);
+    const pick = (all) => Object.fromEntries(Object.entries(all || {})
+      .filter(([name]) => only.length === 0 || only.includes(name)));
     const own = { name: "pilotfish-corpus-deps", version: "0.0.0", private: true,
-      dependencies: p.dependencies || {}, optionalDependencies: p.optionalDependencies || {} };
+      dependencies: pick(p.dependencies), optionalDependencies: pick(p.optionalDependencies) };
+    const missing = only.filter((name) => !(name in own.dependencies || name in own.optionalDependencies));
+    if (missing.length) throw new Error(`${process.argv[1]} declares no ${missing.join(", ")}`);
     require("fs").writeFileSync(process.argv[2], JSON.stringify(own, null, 2) + "\n");
-  ' "$dir/$folder/package/package.json" "$work/package.json"
+  ' "$dir/$folder/package/package.json" "$work/package.json" "$only"
   (cd "$work" && npm install --silent --omit=dev --omit=peer --no-audit --no-fund \
     --ignore-scripts --legacy-peer-deps --before="$before" >&2)
   rm -rf "${dir:?}/$folder/deps"
   mv "$work" "$dir/$folder/deps"
-  touch "$dir/$folder/deps/.pilotfish-done"
+  printf '%s' "$want" >"$dir/$folder/deps/.pilotfish-done"
 }
-installed=$(grep -v '^#' "$here/corpus.tsv" | awk -F'\t' '$9 == "installed" { print $2 "\t" $3 }' | sort -u)
-while IFS=$'\t' read -r package version; do
+installed=$(grep -v '^#' "$here/corpus.tsv" |
+  awk -F'\t' '$9 ~ /^installed( |$)/ { sub(/^installed */, "", $9); print $2 "\t" $3 "\t" $9 }' |
+  sort -u)
+while IFS=$'\t' read -r package version only; do
   [ -n "$package" ] || continue
-  deps "$(printf '%s' "$package" | tr -d '@' | tr '/' '-')-$version"
+  deps "$(printf '%s' "$package" | tr -d '@' | tr '/' '-')-$version" "$only"
 done <<<"$installed"
 bash "$here/../node24.sh" >/dev/null
 echo "$dir"

@@ -27,7 +27,8 @@ pub struct Line {
     /// Whether the package needs node 22 or later (node 24 from `tools/node24.sh`).
     pub node24: bool,
     /// Whether the package runs only with its dependencies beside it, which its tarball does
-    /// not hold (`installed`: setup.sh installs them into `FOLDER/deps/node_modules`).
+    /// not hold (`installed`, or `installed NAME...` for some of them: setup.sh installs them
+    /// into `FOLDER/deps/node_modules`).
     pub dependencies: bool,
     /// `Ok` when pilotfish must recover the wrappers, else why it does not (yet).
     pub unbundles: Result<(), String>,
@@ -109,9 +110,11 @@ fn parse(text: &str) -> Line {
         run,
         node24: node == "24",
         dependencies: match dependencies {
-            "installed" => true,
             "tarball" => false,
-            other => panic!("corpus.tsv: dependencies `{other}`, not `installed` or `tarball`"),
+            d if d == "installed" || d.starts_with("installed ") => true,
+            other => panic!(
+                "corpus.tsv: dependencies `{other}`, not `tarball`, `installed` or `installed NAME...`"
+            ),
         },
         unbundles: yes_or_why(unbundles),
         behaves: yes_or_why(behaves),
