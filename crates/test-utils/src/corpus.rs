@@ -211,6 +211,20 @@ impl Line {
         all
     }
 
+    /// What of a run is compared between the bundle and its output: everything, but for a
+    /// language server only the answer to `initialize` and how the client ended, since the
+    /// server's own standard error is written while the client stops it (intelephense 1.1.6
+    /// prints its telemetry's failed address look-up whenever that look-up ends).
+    pub fn compared(&self, ran: &Ran) -> Ran {
+        match self.run {
+            Run::Lsp { .. } => Ran {
+                stderr: String::new(),
+                ..ran.clone()
+            },
+            Run::Args { .. } => ran.clone(),
+        }
+    }
+
     /// The node that runs the package.
     pub fn node(&self) -> PathBuf {
         if self.node24 {

@@ -164,7 +164,7 @@ fn behaves(
     let sandbox = Sandbox::new(&format!("bench-{}", line.name));
     let package = line.copy_into(&sandbox, dir);
     corpus::install_output(out, &package, files, entry);
-    run(line, &sandbox) == *original
+    line.compared(&run(line, &sandbox)) == line.compared(original)
 }
 
 fn junk(files: &[PathBuf]) -> Junk {

@@ -217,21 +217,11 @@ fn unbundles_and_behaves_the_same(name: &str) {
     let package = line.copy_into(&output_run, &dir);
     corpus::install_output(&out, &package, &files, manifest["entry"].as_str().unwrap());
     let unbundled = run(&line, &output_run);
-    if let Run::Lsp { .. } = line.run {
-        // The answer and how the client ended; the server's own standard error is written
-        // while the client stops it (intelephense 1 prints its telemetry's failed look-up
-        // whenever that ends), so it is not compared.
-        assert_eq!(
-            (&unbundled.stdout, unbundled.status),
-            (&original.stdout, original.status),
-            "{name}: the output answers initialize differently; bundle {original:?}, output {unbundled:?}"
-        );
-    } else {
-        assert_eq!(
-            unbundled, original,
-            "{name}: the output behaves differently"
-        );
-    }
+    assert_eq!(
+        line.compared(&unbundled),
+        line.compared(&original),
+        "{name}: the output behaves differently; bundle {original:?}, output {unbundled:?}"
+    );
     eprintln!("corpus {name}: behaves the same");
 }
 
