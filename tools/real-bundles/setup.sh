@@ -15,7 +15,8 @@
 # into `FOLDER/package` with FOLDER the package's name without `@`, `/` written `-`, then
 # `-VERSION`. Each package is fetched once and marked done; a run stopped half way starts
 # again at the first package not done. A lock keeps two runs (two test binaries) from
-# fetching at once. Progress goes to standard error.
+# fetching at once. Progress goes to standard error. Last, for the corpus lines whose
+# `dependencies` column says `installed`, the dependencies their tarball does not hold (below).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache="${PILOTFISH_CACHE:-$HOME/.cache/pilotfish}"
