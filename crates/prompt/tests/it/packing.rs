@@ -80,3 +80,55 @@ fn the_outline_context_fills_its_share() {
         );
     }
 }
+
+/// The fixtures in `test_data/twins/`: each defines `twin` several times with one owner (an
+/// overload set, a declaration and its definition, two `impl` blocks of one type).
+fn twins() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("test_data/twins");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 3, "twin fixtures missing");
+    paths
+}
+
+#[test]
+fn a_definition_s_twins_are_not_shown_again() {
+    let mut failures = Vec::new();
+    for path in twins() {
+        let name = path.display();
+        let request = parse_fixture(&std::fs::read_to_string(&path).unwrap());
+        let prompt = prompt::assemble(&request, &mut prompt::Session::default()).unwrap();
+        let twins = |included: bool| {
+            prompt
+                .elements
+                .iter()
+                .filter(|e| e.kind == ElementKind::Definition && e.included == included)
+                .filter(|e| e.text.contains("twin(") || e.text.contains("twin<"))
+                .collect::<Vec<_>>()
+        };
+        let shown = twins(true).len();
+        let left = twins(false);
+        // The budget has room: without the rule every twin would be shown.
+        let context = prompt.context.join("\n");
+        if shown != 1 {
+            failures.push(format!("{name}: `twin` shown {shown} times"));
+        } else if left.is_empty() {
+            failures.push(format!("{name}: no twin of `twin` ranked"));
+        } else if !context.contains("close(") {
+            failures.push(format!(
+                "{name}: the rest of the file is missing: {context}"
+            ));
+        }
+        for e in left {
+            let reason = e.reason.as_deref().unwrap_or("");
+            if !reason.contains("same kind, name and owner") {
+                failures.push(format!("{name}: a twin left out because {reason}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
