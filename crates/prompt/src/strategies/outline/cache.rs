@@ -72,13 +72,15 @@ impl FileOutline {
         }
     }
 
-    /// Tokens of definition `i`'s signature and its newline.
+    /// Tokens of definition `i`'s signature and its newline, counted together: the newline
+    /// often joins the signature's last token (`):\n`, `{...}\n`), so counting it apart would
+    /// overstate a definition's cost and leave part of the context's share unused.
     pub(crate) fn tokens(&self, i: usize, tokenizer: &Tokenizer) -> usize {
         let known = self.counts[i].load(Ordering::Relaxed);
         if known != usize::MAX {
             return known;
         }
-        let n = tokenizer.count(&self.definitions[i].signature) + 1;
+        let n = tokenizer.count(&format!("{}\n", self.definitions[i].signature));
         self.counts[i].store(n, Ordering::Relaxed);
         n
     }

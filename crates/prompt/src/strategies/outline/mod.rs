@@ -46,6 +46,8 @@ const DEFAULT_CONTEXT_FLOOR_PERCENT: u32 = 35;
 const SEAM_TOKENS: usize = 8;
 /// Spare tokens below which no similar-file snippet is looked for.
 const MIN_SNIPPET_ROOM: usize = 64;
+/// Passes at most of packing the context against a target lowered by the last pass's excess.
+const CALIBRATION_PASSES: usize = 3;
 
 pub(crate) fn assemble(
     request: &RequestJson,
@@ -581,6 +583,11 @@ fn suffix_element(path: Option<&str>, sides: &Sides<'_>, counter: &Counter<'_>) 
 
 /// Packs the ranked definitions into `share` tokens and renders them: the choice, the context's
 /// text before rendering, and its exact tokens as sent after the marker.
+///
+/// Packing adds up each definition's tokens (its signature and newline, counted together), an
+/// estimate of what the rendered context counts: rendering as comments adds tokens. When the
+/// rendered context is over its share, packing is tried again against a target lowered by the
+/// excess; only if that still does not fit are the weakest choices dropped one by one.
 #[allow(clippy::too_many_arguments)]
 fn choose(
     ranked: &[Ranked],
@@ -594,22 +601,67 @@ fn choose(
     let outline_refs: Vec<&FileOutline> = outlines.iter().map(Arc::as_ref).collect();
     let headers: Vec<usize> = files
         .iter()
-        .map(|f| tokenizer.count(&pack::header(&f.shown)) + 1)
+        // The header with its newline, and the blank line between blocks.
+        .map(|f| tokenizer.count(&format!("{}\n", pack::header(&f.shown))) + 1)
         .collect();
-    let mut chosen = pack::pack(ranked, &outline_refs, &headers, share, MIN_SCORE, tokenizer);
-    // Rendering may count a little differently from the sum of its lines: drop the weakest
-    // choices until the rendered context fits its share exactly.
-    let (mut context_body, mut context_tokens);
-    loop {
-        context_body = render_blocks(files, outlines, &chosen.blocks);
+    let render = |packed: &pack::Packed| {
+        let body = render_blocks(files, outlines, &packed.blocks);
         // Counted with the marker it is sent with, so that the seam between them is counted
         // too.
-        let with_marker = format!("{}{}", marker.text, render_context(&context_body));
-        context_tokens = tokenizer
+        let with_marker = format!("{}{}", marker.text, render_context(&body));
+        let tokens = tokenizer
             .count(with_marker.trim_end())
             .saturating_sub(marker.tokens);
-        if context_tokens <= share || chosen.chosen.is_empty() {
+        (body, tokens)
+    };
+    let mut target = share;
+    let mut first_over = None;
+    for _ in 0..CALIBRATION_PASSES {
+        let packed = pack::pack(
+            ranked,
+            &outline_refs,
+            &headers,
+            target,
+            MIN_SCORE,
+            tokenizer,
+        );
+        let (body, tokens) = render(&packed);
+        if tokens <= share {
+            return (packed, body, tokens);
+        }
+        let next = target.saturating_sub(tokens - share);
+        first_over.get_or_insert(packed);
+        if next == target {
             break;
+        }
+        target = next;
+    }
+    let over = first_over.unwrap_or_default();
+    drop_weakest(
+        ranked,
+        &outline_refs,
+        &headers,
+        share,
+        over,
+        tokenizer,
+        &render,
+    )
+}
+
+/// Drops the weakest choices of `packed` until the rendered context fits its share.
+fn drop_weakest(
+    ranked: &[Ranked],
+    outline_refs: &[&FileOutline],
+    headers: &[usize],
+    share: usize,
+    mut chosen: pack::Packed,
+    tokenizer: &Tokenizer,
+    render: &dyn Fn(&pack::Packed) -> (String, usize),
+) -> (pack::Packed, String, usize) {
+    loop {
+        let (body, tokens) = render(&chosen);
+        if tokens <= share || chosen.chosen.is_empty() {
+            return (chosen, body, tokens);
         }
         let keep = chosen.chosen.len() - 1;
         let kept: Vec<Ranked> = ranked
@@ -617,10 +669,8 @@ fn choose(
             .filter(|r| chosen.chosen[..keep].contains(&(r.file, r.def)))
             .cloned()
             .collect();
-        chosen = pack::pack(&kept, &outline_refs, &headers, share, MIN_SCORE, tokenizer);
+        chosen = pack::pack(&kept, outline_refs, headers, share, MIN_SCORE, tokenizer);
     }
-
-    (chosen, context_body, context_tokens)
 }
 
 /// The context's text before rendering: one block per file, in the packing's order.

@@ -1,6 +1,7 @@
 //! Packing ranked definitions into the context's share of the budget: best first, each costing
-//! its signature's tokens plus, the first time, its file's header and its container's header;
-//! then rendered as one `Outline of PATH:` block per file, definitions in file order.
+//! its signature's tokens plus, the first time, its file's header and its container's header,
+//! and passed over when its twin (same kind, name and owner) is already shown; then rendered
+//! as one `Outline of PATH:` block per file, definitions in file order.
 
 use syntax::outline::Definition;
 use tokenizer::Tokenizer;
@@ -70,6 +71,9 @@ pub(crate) fn pack(
             packed.chosen.push((r.file, r.def));
             continue;
         }
+        if has_twin(outline, &shown[r.file], r.def) {
+            continue;
+        }
         let mut cost = outline.tokens(r.def, tokenizer);
         let new_file = shown[r.file].is_empty();
         if new_file {
@@ -103,6 +107,18 @@ pub(crate) fn pack(
         })
         .collect();
     packed
+}
+
+/// Whether `shown` (definitions of `outline` already in its block) holds a twin of `def`: a
+/// definition of the same kind, name and owner (an overload, a property's getter and setter,
+/// a declaration and its definition). One tells the model the name and how to call it; its
+/// twins would spend the share on what it already knows.
+pub(crate) fn has_twin(outline: &FileOutline, shown: &[usize], def: usize) -> bool {
+    let d = &outline.definitions[def];
+    shown.iter().any(|&s| {
+        let other = &outline.definitions[s];
+        s != def && other.kind == d.kind && other.name == d.name && other.owner == d.owner
+    })
 }
 
 /// A file's block: its header, then its definitions' signatures. A container shown with its

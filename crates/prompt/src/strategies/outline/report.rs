@@ -58,6 +58,13 @@ pub(super) fn report(
             });
         }
     }
+    let shown_in = |file: usize| {
+        packed
+            .blocks
+            .iter()
+            .find(|(f, _)| *f == file)
+            .map(|(_, defs)| defs.as_slice())
+    };
     let mut left_out = 0;
     for r in ranked {
         if shown.contains(&(r.file, r.def)) {
@@ -80,6 +87,9 @@ pub(super) fn report(
             included_tokens: 0,
             reason: Some(if r.score < MIN_SCORE {
                 format!("score {:.2} is below {MIN_SCORE}", r.score)
+            } else if shown_in(r.file).is_some_and(|s| pack::has_twin(&outlines[r.file], s, r.def))
+            {
+                "a definition of the same kind, name and owner is shown from this file".to_owned()
             } else {
                 format!("no room left in the context's {share}-token share")
             }),
