@@ -73,6 +73,9 @@ fn row(client: &str, o: &Outcome) {
             .map_or("-".to_owned(), |s| format!("{:.0}%", s * 100.0)),
         o.busy_after,
     );
+    for why in o.lines.iter().filter_map(|l| l.why.as_deref()) {
+        println!("  no suggestion: {why}");
+    }
 }
 
 /// One client's name in the table and what it came to per N.

@@ -57,8 +57,18 @@ impl Pipeline {
         backend.context_size = fit::ollama_context(&self.backend, info.as_ref());
         // vLLM says in `/metrics` whether it works on requests: a first-token limit sized here
         // (see `limited`) or the editor's default waits on while it does; the user's cuts.
-        backend.first_token_patience = info.as_ref().is_some_and(|i| i.server == "vLLM")
-            && (backend.first_token_timeout.is_none() || backend.first_token_timeout_is_default);
+        // llama.cpp's `/slots` says so too, and on a server a team shares a keystroke's request
+        // may queue behind others' for longer than the editor's 4 s: the editor's default
+        // waits on while a slot works (a newer keystroke still supersedes it). A command's
+        // limit sized here still cuts, so that a command against a server stuck "processing"
+        // ends within ten seconds.
+        let sized_or_default =
+            backend.first_token_timeout.is_none() || backend.first_token_timeout_is_default;
+        backend.first_token_patience = match info.as_ref() {
+            Some(i) if i.server == "vLLM" => sized_or_default,
+            Some(i) if i.is_llama_cpp() => backend.first_token_timeout_is_default,
+            _ => false,
+        };
         let context_size = fit::context_size(&self.backend, info.as_ref());
         let tokenizes = info.as_ref().is_some_and(|i| i.tokenizes);
         Server {
