@@ -28,6 +28,9 @@ pub(crate) enum Cleaned {
     Dropped(String),
 }
 
+/// Why an answer that loops is dropped (Copilot's repetition check).
+pub(crate) const REPEATS: &str = "the answer repeats a pattern";
+
 pub(crate) fn clean(answer: &str, around: &Surroundings<'_>) -> Cleaned {
     let mut notes = Vec::new();
     // Copilot judges repetition on the model's own tokens; o200k pieces stand in for them,
@@ -37,7 +40,7 @@ pub(crate) fn clean(answer: &str, around: &Surroundings<'_>) -> Cleaned {
         .unwrap_or_default();
     let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
     if is_repetitive(&pieces) {
-        return Cleaned::Dropped("the answer repeats a pattern".to_owned());
+        return Cleaned::Dropped(REPEATS.to_owned());
     }
     let multiline = answer.trim_end().contains('\n');
     if matches_next_line(&around.lines, around.line, answer, !multiline) {
