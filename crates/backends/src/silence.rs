@@ -127,9 +127,11 @@ impl Backend {
 
     /// Whether the server says it is still working, asked within `limit`: its `/health`
     /// answers, and it is a vLLM (its `/metrics` says so) or a llama.cpp whose `/slots` shows a
-    /// slot processing (this request, or others' it queues behind on a shared server). vLLM's
-    /// counts are not required to show the request: one still being tokenized or scheduled is
-    /// not counted as running yet. A request whose first-token limit may give way (see
+    /// slot processing (this request, or others' it queues behind on a shared server) or does
+    /// not answer in time (llama.cpp answers `/slots` between two batches, which take long on
+    /// a loaded machine, while `/health` is answered at once). vLLM's counts are not required
+    /// to show the request: one still being tokenized or scheduled is not counted as running
+    /// yet. A request whose first-token limit may give way (see
     /// [`Backend::first_token_patience`]) waits on while it is.
     pub async fn working(&self, limit: Duration) -> bool {
         let (health, metrics, slots) = tokio::join!(
@@ -139,7 +141,7 @@ impl Backend {
         );
         matches!(health, Some((200..300, _)))
             && (metrics.as_ref().and_then(vllm_requests).is_some()
-                || slots.as_ref().is_some_and(any_slot_processing))
+                || slots.as_ref().is_none_or(any_slot_processing))
     }
 
     /// `future`'s output, or the first-token error once `deadline` passed; with
