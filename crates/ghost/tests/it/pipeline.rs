@@ -554,7 +554,9 @@ async fn an_answer_that_only_repeats_a_pattern_is_asked_again_sampled() {
                 Reply::text(&looping, 8)
             }
         },
-        Duration::ZERO,
+        // A pause between pieces: the loop shows after about a third of its pieces, long
+        // before its end.
+        Duration::from_millis(100),
     )
     .await;
     let p = pipeline(&model, settings());
@@ -566,6 +568,8 @@ async fn an_answer_that_only_repeats_a_pattern_is_asked_again_sampled() {
         out.trace
     );
     assert_eq!(model.requests(), 2, "asked once more: {:?}", out.trace);
+    // The loop was cut once it showed (after about 1.3 s), not streamed to its end (4.3 s).
+    assert_eq!(model.cancelled(), 1, "{:?}", out.trace);
     assert!(
         out.trace
             .notes
