@@ -556,7 +556,7 @@ async fn an_answer_that_only_repeats_a_pattern_is_asked_again_sampled() {
         },
         // A pause between pieces: the loop shows after about a third of its pieces, long
         // before its end.
-        Duration::from_millis(100),
+        Duration::from_millis(200),
     )
     .await;
     let p = pipeline(&model, settings());
@@ -568,7 +568,7 @@ async fn an_answer_that_only_repeats_a_pattern_is_asked_again_sampled() {
         out.trace
     );
     assert_eq!(model.requests(), 2, "asked once more: {:?}", out.trace);
-    // The loop was cut once it showed (after about 1.3 s), not streamed to its end (4.3 s).
+    // The loop was cut once it showed (after about 2.6 s), not streamed to its end (8.6 s).
     assert_eq!(model.cancelled(), 1, "{:?}", out.trace);
     assert!(
         out.trace
