@@ -219,7 +219,8 @@ pub struct Backend {
     pub first_token_patience: bool,
     /// Whether [`Self::first_token_timeout`] is a default the editor's language server chose,
     /// not one the user set: like a limit pilotfish sized, it gives way to a vLLM whose
-    /// `/metrics` shows it still working (the user's own limit always cuts).
+    /// `/metrics` shows it still working, and also to a llama.cpp whose `/slots` shows a slot
+    /// processing (a shared server's queue); the user's own limit always cuts.
     pub first_token_timeout_is_default: bool,
     /// The context size to ask the server for, where the server takes it per request
     /// (Ollama's `num_ctx`, whose default silently truncates long prompts).

@@ -75,13 +75,7 @@ impl Backend {
         if let Some((200, Value::Array(all))) = &slots
             && !all.is_empty()
         {
-            let busy = all
-                .iter()
-                .filter(|s| {
-                    s["is_processing"].as_bool().unwrap_or(false)
-                        || s["state"].as_u64().is_some_and(|state| state != 0)
-                })
-                .count();
+            let busy = all.iter().filter(|s| processing(s)).count();
             if busy == all.len() {
                 return Silence::Busy {
                     busy,
@@ -126,22 +120,28 @@ impl Backend {
             return Some(running + waiting > 0);
         }
         match self.peek("/slots", limit).await? {
-            (200, Value::Array(all)) if !all.is_empty() => Some(all.iter().any(|s| {
-                s["is_processing"].as_bool().unwrap_or(false)
-                    || s["state"].as_u64().is_some_and(|state| state != 0)
-            })),
+            (200, Value::Array(all)) if !all.is_empty() => Some(all.iter().any(processing)),
             _ => None,
         }
     }
 
-    /// Whether the server says it is still working: a vLLM (its `/metrics` says so) whose
-    /// `/health` answers, asked within `limit`. Its counts are not required to show the
-    /// request: one still being tokenized or scheduled is not counted as running yet. A request
-    /// whose first-token limit pilotfish sized itself waits on while it is.
+    /// Whether the server says it is still working, asked within `limit`: its `/health`
+    /// answers, and it is a vLLM (its `/metrics` says so) or a llama.cpp whose `/slots` shows a
+    /// slot processing (this request, or others' it queues behind on a shared server) or does
+    /// not answer in time (llama.cpp answers `/slots` between two batches, which take long on
+    /// a loaded machine, while `/health` is answered at once). vLLM's counts are not required
+    /// to show the request: one still being tokenized or scheduled is not counted as running
+    /// yet. A request whose first-token limit may give way (see
+    /// [`Backend::first_token_patience`]) waits on while it is.
     pub async fn working(&self, limit: Duration) -> bool {
-        let (health, metrics) =
-            tokio::join!(self.peek("/health", limit), self.peek("/metrics", limit));
-        matches!(health, Some((200..300, _))) && metrics.as_ref().and_then(vllm_requests).is_some()
+        let (health, metrics, slots) = tokio::join!(
+            self.peek("/health", limit),
+            self.peek("/metrics", limit),
+            self.peek("/slots", limit)
+        );
+        matches!(health, Some((200..300, _)))
+            && (metrics.as_ref().and_then(vllm_requests).is_some()
+                || slots.as_ref().is_none_or(any_slot_processing))
     }
 
     /// `future`'s output, or the first-token error once `deadline` passed; with
@@ -189,6 +189,21 @@ impl Backend {
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).trim().to_owned()));
         Some((status, value))
     }
+}
+
+/// Whether one of llama.cpp's `/slots` is working on a request (`is_processing`, or an older
+/// server's non-zero `state`).
+fn processing(slot: &Value) -> bool {
+    slot["is_processing"].as_bool().unwrap_or(false)
+        || slot["state"].as_u64().is_some_and(|state| state != 0)
+}
+
+/// Whether llama.cpp's `/slots` answer shows any slot working on a request.
+fn any_slot_processing((status, body): &(u16, Value)) -> bool {
+    *status == 200
+        && body
+            .as_array()
+            .is_some_and(|all| all.iter().any(processing))
 }
 
 /// The requests vLLM's `/metrics` counts running and waiting (summed over its models), when

@@ -8,8 +8,10 @@
 //! Prints per N: prompt tokens read and tokens generated per keystroke (the server's own
 //! counters), the median and 95th percentile time from a line's last keystroke to its answer,
 //! the lines answered within 10 s, the share of prompt tokens the server's cache served, and
-//! whether the server still worked 2 s after the last answer; then eight people against one,
-//! and the load average before and after.
+//! whether the server still worked 2 s after the last answer, and under each row why each line
+//! without a suggestion got none (the language server's log: the answers dropped and the
+//! prompt's budget, or the request's failure; else no answer within 10 s); then eight people
+//! against one, and the load average before and after.
 //!
 //! `cargo bench -p ghost --bench team_typing`. The language server is `PILOTFISH_BIN` (several
 //! comma-separated, each typed with in turn at each N, to compare builds in one run), else
@@ -73,6 +75,9 @@ fn row(client: &str, o: &Outcome) {
             .map_or("-".to_owned(), |s| format!("{:.0}%", s * 100.0)),
         o.busy_after,
     );
+    for why in o.lines.iter().filter_map(|l| l.why.as_deref()) {
+        println!("  no suggestion: {why}");
+    }
 }
 
 /// One client's name in the table and what it came to per N.

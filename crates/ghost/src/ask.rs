@@ -57,8 +57,18 @@ impl Pipeline {
         backend.context_size = fit::ollama_context(&self.backend, info.as_ref());
         // vLLM says in `/metrics` whether it works on requests: a first-token limit sized here
         // (see `limited`) or the editor's default waits on while it does; the user's cuts.
-        backend.first_token_patience = info.as_ref().is_some_and(|i| i.server == "vLLM")
-            && (backend.first_token_timeout.is_none() || backend.first_token_timeout_is_default);
+        // llama.cpp's `/slots` says so too, and on a server a team shares a keystroke's request
+        // may queue behind others' for longer than the editor's 4 s: the editor's default
+        // waits on while a slot works (a newer keystroke still supersedes it). A command's
+        // limit sized here still cuts, so that a command against a server stuck "processing"
+        // ends within ten seconds.
+        let sized_or_default =
+            backend.first_token_timeout.is_none() || backend.first_token_timeout_is_default;
+        backend.first_token_patience = match info.as_ref() {
+            Some(i) if i.server == "vLLM" => sized_or_default,
+            Some(i) if i.is_llama_cpp() => backend.first_token_timeout_is_default,
+            _ => false,
+        };
         let context_size = fit::context_size(&self.backend, info.as_ref());
         let tokenizes = info.as_ref().is_some_and(|i| i.tokenizes);
         Server {
@@ -85,6 +95,7 @@ impl Pipeline {
             .max_prompt_tokens
             .unwrap_or(request.options.max_prompt_tokens);
         let mut refused = false;
+        let mut resampled = false;
         // A round asked again starts from the document's session as it was: the prompt of a
         // refused round must not move the stable layout's anchor, or the next request (in
         // this process or the next) would not start as this one's.
@@ -129,7 +140,7 @@ impl Pipeline {
                 .ask_model(
                     &backend,
                     prompt,
-                    (&shape, llama_cpp),
+                    (&shape, llama_cpp, resampled),
                     decision,
                     at,
                     &mut trace,
@@ -152,19 +163,20 @@ impl Pipeline {
                 self.unanswered(&backend, &error, &trace);
                 return Err(self.failed(error, trace, at));
             }
-            return match self.finish(&answers, decision, Source::Network, &mut trace, at) {
-                Some(outcome) => Ok(outcome),
-                None => {
-                    trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
-                    crate::each_once(&mut trace.notes);
-                    Ok(Outcome {
-                        suggestions: Vec::new(),
-                        source: Some(Source::Network),
-                        skipped: None,
-                        trace,
-                    })
-                }
-            };
+            if let Some(outcome) = self.finish(&answers, decision, Source::Network, &mut trace, at)
+            {
+                return Ok(outcome);
+            }
+            if resampled || !only_repeated(&trace.cuts) {
+                return Ok(nothing_shown(trace, at));
+            }
+            // A small model at temperature 0 may loop on a prompt (`heavy * heavy.quantity *
+            // heavy.quantity …`), and asked the same way it loops again: asked once more,
+            // sampled, it mostly does not (the last line typed by a team on SmolLM2 went
+            // without a suggestion for this).
+            resampled = true;
+            trace.notes.push(RESAMPLED.to_owned());
+            self.restore_session(&request.document.path, session.as_ref());
         }
     }
 
@@ -428,19 +440,22 @@ impl Pipeline {
         &self,
         backend: &Backend,
         prompt: prompt::Prompt,
-        (shape, llama_cpp): (&Shape, bool),
+        (shape, llama_cpp, resampled): (&Shape, bool, bool),
         decision: &Decision,
         at: &At<'_>,
         trace: &mut Trace,
     ) -> Result<(Vec<String>, Option<Arc<BackendError>>), PipelineError> {
         let (cursor, ask) = (at.cursor, at.ask);
-        let backend_request = sampled_request(
+        let mut backend_request = sampled_request(
             &prompt,
             shape.fim,
             &cursor.language,
             self.settings.max_tokens,
             ask.candidates,
         );
+        if resampled {
+            backend_request.temperature = RESAMPLE_TEMPERATURE;
+        }
         trace.prompt = Some(prompt);
         trace.backend_request = Some(backend_request.clone());
         // The stream continues the prompt, so its block is judged from where the prompt ends.
@@ -553,6 +568,31 @@ async fn wait_for_answers(
         }
     }
     Ok((answers, first_error))
+}
+
+/// The temperature an answer is asked again at when every answer repeated a pattern:
+/// Copilot's for twenty samples or more, far enough from 0 to leave a loop.
+const RESAMPLE_TEMPERATURE: f32 = 0.8;
+
+/// The note of a request asked again because its answers only repeated a pattern.
+const RESAMPLED: &str =
+    "every answer repeated a pattern: asked once more, sampled at temperature 0.8";
+
+/// Whether every answer was dropped, and each for repeating a pattern.
+fn only_repeated(cuts: &[String]) -> bool {
+    !cuts.is_empty() && cuts.iter().all(|c| c.contains(crate::clean::REPEATS))
+}
+
+/// The outcome of a request the server answered, none of whose answers survived cleaning.
+fn nothing_shown(mut trace: Trace, at: &At<'_>) -> Outcome {
+    trace.total_ms = at.started.elapsed().as_secs_f64() * 1e3;
+    crate::each_once(&mut trace.notes);
+    Outcome {
+        suggestions: Vec::new(),
+        source: Some(Source::Network),
+        skipped: None,
+        trace,
+    }
 }
 
 /// How a failed round may be asked again: its shape, the server's context, whether a prompt

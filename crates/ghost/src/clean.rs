@@ -28,16 +28,23 @@ pub(crate) enum Cleaned {
     Dropped(String),
 }
 
-pub(crate) fn clean(answer: &str, around: &Surroundings<'_>) -> Cleaned {
-    let mut notes = Vec::new();
-    // Copilot judges repetition on the model's own tokens; o200k pieces stand in for them,
-    // since servers do not return their tokens.
+/// Why an answer that loops is dropped (Copilot's repetition check).
+pub(crate) const REPEATS: &str = "the answer repeats a pattern";
+
+/// Whether `answer` ends repeating a pattern, as Copilot judges it on the model's own tokens;
+/// o200k pieces stand in for them, since servers do not return their tokens.
+pub(crate) fn repeats(answer: &str) -> bool {
     let pieces = tokenizer::Tokenizer::exact(tokenizer::Encoding::O200kBase)
         .token_strings(answer)
         .unwrap_or_default();
     let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
-    if is_repetitive(&pieces) {
-        return Cleaned::Dropped("the answer repeats a pattern".to_owned());
+    is_repetitive(&pieces)
+}
+
+pub(crate) fn clean(answer: &str, around: &Surroundings<'_>) -> Cleaned {
+    let mut notes = Vec::new();
+    if repeats(answer) {
+        return Cleaned::Dropped(REPEATS.to_owned());
     }
     let multiline = answer.trim_end().contains('\n');
     if matches_next_line(&around.lines, around.line, answer, !multiline) {

@@ -115,6 +115,11 @@ pub(crate) async fn run_stream(job: Job, tx: watch::Sender<Progress>, cancel: Ar
                     cut = Some(end);
                     return ControlFlow::Break(());
                 }
+                // An answer that has begun to loop is dropped whatever follows: it ends here,
+                // so that the request can be asked again at once rather than run to its limit.
+                if crate::clean::repeats(&text) {
+                    return ControlFlow::Break(());
+                }
                 ControlFlow::Continue(())
             });
             tokio::pin!(streaming);

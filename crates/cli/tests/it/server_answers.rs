@@ -421,35 +421,8 @@ fn the_language_servers_default_limit_waits_for_a_vllm_still_working_and_a_set_o
         ("lsp-default-limit", ""),
         ("lsp-set-limit", "first_token_timeout_seconds = 2\n"),
     ] {
-        let home = crate::fresh_home("answers", name);
-        let config = home.join("lsp.toml");
-        // No warming on open: the one request to the server is the completion's.
-        std::fs::write(
-            &config,
-            format!("[backend]\n{set}\n[completion]\nwarm = false\n"),
-        )
-        .unwrap();
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pilotfish"));
-        command
-            .args([
-                "lsp",
-                "--backend",
-                "openai-completions",
-                "--endpoint",
-                &url,
-                "--config",
-            ])
-            .arg(&config)
-            .current_dir(&home)
-            .env("HOME", &home)
-            .env("XDG_CONFIG_HOME", home.join(".config"))
-            .env("XDG_STATE_HOME", home.join(".local/state"))
-            .env("XDG_CACHE_HOME", home.join(".cache"));
-        let mut lsp = crate::servers::Lsp::spawn(command);
-        lsp.watchdog(Duration::from_secs(120));
-        let started = Instant::now();
-        let (answer, _) = lsp.complete_once(text, 1);
-        let took = started.elapsed();
+        let config = format!("[backend]\n{set}\n[completion]\nwarm = false\n");
+        let (answer, took) = lsp_completion(name, "openai-completions", &url, &config, text);
         let items = answer["result"]["items"]
             .as_array()
             .cloned()
@@ -469,7 +442,131 @@ fn the_language_servers_default_limit_waits_for_a_vllm_still_working_and_a_set_o
                 "a limit the user set cuts, yet after {took:?}: {answer}"
             );
         }
-        drop(lsp);
-        let _ = std::fs::remove_dir_all(&home);
+    }
+}
+
+/// One inline completion from `pilotfish lsp --backend BACKEND --endpoint URL` with `config`,
+/// at the end of `text`'s second line, in a home of its own: the answer, and how long it took.
+fn lsp_completion(
+    name: &str,
+    backend: &str,
+    url: &str,
+    config: &str,
+    text: &str,
+) -> (serde_json::Value, Duration) {
+    let home = crate::fresh_home("answers", name);
+    let file = home.join("lsp.toml");
+    std::fs::write(&file, config).unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pilotfish"));
+    command
+        .args(["lsp", "--backend", backend, "--endpoint", url, "--config"])
+        .arg(&file)
+        .current_dir(&home)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"));
+    let mut lsp = crate::servers::Lsp::spawn(command);
+    lsp.watchdog(Duration::from_secs(120));
+    let started = Instant::now();
+    let (answer, _) = lsp.complete_once(text, 1);
+    let took = started.elapsed();
+    drop(lsp);
+    let _ = std::fs::remove_dir_all(&home);
+    (answer, took)
+}
+
+/// FAKE: one llama-server a team shares, as pilotfish sees it: `/props` (4 slots), `/health`
+/// ready, `/slots` with every slot processing (others' requests), `/infill` refused (the model
+/// has no fill-in-the-middle), and `/completion` streaming `answer` after `delay`: a keystroke's
+/// request queued behind others' for longer than the editor's first-token limit.
+fn busy_shared_llama(delay: Duration, answer: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            let Ok(mut socket) = socket else { return };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(socket.try_clone().unwrap());
+                let mut first = String::new();
+                let _ = reader.read_line(&mut first);
+                let path = first.split_whitespace().nth(1).unwrap_or("").to_owned();
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = std::io::Read::read_exact(&mut reader, &mut body);
+                let props = r#"{"default_generation_settings":{"n_ctx":4096},"total_slots":4,"model_path":"/m/fake.gguf"}"#;
+                let busy = r#"[{"id":0,"is_processing":true},{"id":1,"is_processing":true},{"id":2,"is_processing":true},{"id":3,"is_processing":true}]"#;
+                let refused = r#"{"error":{"code":501,"message":"Infill is not supported by this model","type":"not_supported_error"}}"#;
+                let (status, kind, body) = match path.as_str() {
+                    "/props" => (200, "application/json", props.to_owned()),
+                    "/tokenize" => (200, "application/json", r#"{"tokens":[1,2,3]}"#.to_owned()),
+                    "/health" => (200, "application/json", r#"{"status":"ok"}"#.to_owned()),
+                    "/slots" => (200, "application/json", busy.to_owned()),
+                    "/infill" => (501, "application/json", refused.to_owned()),
+                    "/completion" => {
+                        std::thread::sleep(delay);
+                        let piece = serde_json::json!({"content": answer, "stop": false});
+                        let end = serde_json::json!({"content": "", "stop": true});
+                        let events = format!("data: {piece}\n\ndata: {end}\n\n");
+                        (200, "text/event-stream", events)
+                    }
+                    _ => (404, "application/json", "{}".to_owned()),
+                };
+                let _ = write!(
+                    socket,
+                    "HTTP/1.1 {status} Fake\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    url
+}
+
+/// On a llama-server a team shares, a keystroke's request may queue behind others' for longer
+/// than the language server's own first-token limit (4 s, the editor's default): while
+/// `/slots` shows the server working, that limit gives way, and the suggestion that comes after
+/// 6 s is shown (the eight-person team typing on four slots left lines without one). A
+/// `first_token_timeout_seconds` the user set still cuts. FAKE llama-server (above).
+#[test]
+fn the_language_servers_default_limit_waits_for_a_shared_llama_server_whose_slots_work() {
+    let url = busy_shared_llama(Duration::from_secs(6), "a + b");
+    let text = "def add(a, b):\n    return \n\n\ndef mul(a, b):\n    return a * b\n";
+    for (name, set) in [
+        ("lsp-llama-default-limit", ""),
+        ("lsp-llama-set-limit", "first_token_timeout_seconds = 2\n"),
+    ] {
+        // No warming on open and no sizing to the server's speed: the one request to the
+        // server is the completion's.
+        let config =
+            format!("[backend]\n{set}\n[completion]\nwarm = false\nfirst_token_target_ms = 0\n");
+        let (answer, took) = lsp_completion(name, "llama-infill", &url, &config, text);
+        let items = answer["result"]["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if set.is_empty() {
+            assert!(
+                items.iter().any(|i| i["insertText"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("a + b"))),
+                "the default limit gave way to the working llama-server, yet after {took:?}: {answer}"
+            );
+            assert!(took >= Duration::from_secs(6), "{took:?}");
+        } else {
+            assert!(
+                items.is_empty(),
+                "a limit the user set cuts, yet after {took:?}: {answer}"
+            );
+        }
     }
 }

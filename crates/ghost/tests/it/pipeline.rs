@@ -539,3 +539,63 @@ async fn the_strategy_setting_chooses_the_context() {
         assert!(sent.contains(expected), "{strategy:?}: {sent}");
     }
 }
+
+/// A model that loops at temperature 0 (SmolLM2 on a team's last line wrote `heavy *
+/// heavy.quantity * heavy.quantity …`) is asked once more, sampled, and its answer is shown;
+/// the note says why. The FAKE model loops whenever it is asked at temperature 0.
+#[tokio::test]
+async fn an_answer_that_only_repeats_a_pattern_is_asked_again_sampled() {
+    let looping = format!(" heavy{}", " * heavy.quantity".repeat(20));
+    let model = ScriptedModel::answering(
+        move |body| {
+            if body["temperature"].as_f64().unwrap_or(0.0) > 0.0 {
+                Reply::text("total(items) * rate", 4)
+            } else {
+                Reply::text(&looping, 8)
+            }
+        },
+        // A pause between pieces: the loop shows after about a third of its pieces, long
+        // before its end.
+        Duration::from_millis(200),
+    )
+    .await;
+    let p = pipeline(&model, settings());
+    let out = p.complete(&typed(""), None, Ask::default()).await.unwrap();
+    assert_eq!(
+        out.suggestions.first().map(|s| s.text.as_str()),
+        Some("total(items) * rate"),
+        "{:?}",
+        out.trace
+    );
+    assert_eq!(model.requests(), 2, "asked once more: {:?}", out.trace);
+    // The loop was cut once it showed (after about 2.6 s), not streamed to its end (8.6 s).
+    assert_eq!(model.cancelled(), 1, "{:?}", out.trace);
+    assert!(
+        out.trace
+            .notes
+            .iter()
+            .any(|n| n.contains("asked once more")),
+        "{:?}",
+        out.trace.notes
+    );
+}
+
+/// A model that loops however it is asked costs one more request, not more: the answer is
+/// then empty, and says why.
+#[tokio::test]
+async fn an_answer_that_repeats_a_pattern_again_is_not_asked_a_third_time() {
+    let looping = format!(" heavy{}", " * heavy.quantity".repeat(20));
+    let model = ScriptedModel::answering(move |_| Reply::text(&looping, 8), Duration::ZERO).await;
+    let p = pipeline(&model, settings());
+    let out = p.complete(&typed(""), None, Ask::default()).await.unwrap();
+    assert!(out.suggestions.is_empty(), "{:?}", out.suggestions);
+    assert_eq!(model.requests(), 2, "{:?}", out.trace);
+    assert!(
+        out.trace
+            .cuts
+            .iter()
+            .all(|c| c.contains("repeats a pattern")),
+        "{:?}",
+        out.trace.cuts
+    );
+}

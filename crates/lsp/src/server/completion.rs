@@ -406,6 +406,16 @@ impl Job {
             ),
             (None, true) => "the model answered nothing".to_owned(),
         };
+        let why = match (
+            outcome.trace.max_prompt_tokens,
+            outcome.trace.full_prompt_tokens,
+        ) {
+            (Some(budget), Some(full)) => {
+                format!("{why}; the prompt's budget was {budget} tokens, lowered from {full}")
+            }
+            (Some(budget), None) => format!("{why}; the prompt's budget was {budget} tokens"),
+            _ => why,
+        };
         self.send(json!({"jsonrpc": "2.0", "method": "window/logMessage",
             "params": {"type": 4, "message": format!("pilotfish: no suggestion for {}: {why}", self.path)}}));
     }

@@ -53,6 +53,7 @@ pub fn type_lines(
                 typed.lines.push(Line {
                     answered,
                     after: sent.elapsed().min(pace.answer_limit),
+                    why: (!answered).then(|| format!("{line:?}: no suggestion")),
                 });
                 break;
             }

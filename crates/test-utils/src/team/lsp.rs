@@ -79,14 +79,24 @@ impl LspClient {
 
     /// Reads messages until the answer to `id` (others are dropped), within `limit`.
     pub fn wait_answer(&mut self, id: i64, limit: Duration) -> Option<Value> {
+        self.wait_answer_logged(id, limit).0
+    }
+
+    /// [`LspClient::wait_answer`], with the log messages (`window/logMessage`) that came
+    /// meanwhile: the language server says there why an answer is empty.
+    pub fn wait_answer_logged(&mut self, id: i64, limit: Duration) -> (Option<Value>, Vec<String>) {
         let until = Instant::now() + limit;
-        loop {
-            let left = until.checked_duration_since(Instant::now())?;
-            let m = self.next(left)?;
+        let mut logged = Vec::new();
+        while let Some(left) = until.checked_duration_since(Instant::now()) {
+            let Some(m) = self.next(left) else { break };
             if m["id"] == id && m.get("method").is_none() {
-                return Some(m);
+                return (Some(m), logged);
+            }
+            if m["method"] == "window/logMessage" {
+                logged.extend(m["params"]["message"].as_str().map(str::to_owned));
             }
         }
+        (None, logged)
     }
 
     fn write(&mut self, message: &Value) {

@@ -10,12 +10,14 @@ use serde_json::json;
 use super::lsp::LspClient;
 
 /// What happened to one line's last keystroke.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Line {
     /// Whether its answer held a suggestion within the limit.
     pub answered: bool,
     /// From the request to its answer (the limit when none came).
     pub after: Duration,
+    /// When it got none: the line typed, and why (the language server's log, else the answer).
+    pub why: Option<String>,
 }
 
 /// What one person's typing came to.
@@ -112,7 +114,8 @@ pub fn type_lines(lsp: &mut LspClient, doc: &mut Document, lines: &[String], pac
             );
             typed.keystrokes += 1;
             if k + 1 == chars.len() {
-                let answer = lsp.wait_answer(id, pace.answer_limit);
+                let (answer, logged) = lsp.wait_answer_logged(id, pace.answer_limit);
+                let after = sent.elapsed().min(pace.answer_limit);
                 let answered = answer.as_ref().is_some_and(|a| {
                     a["result"]["items"].as_array().is_some_and(|items| {
                         items.iter().any(|i| {
@@ -122,9 +125,22 @@ pub fn type_lines(lsp: &mut LspClient, doc: &mut Document, lines: &[String], pac
                         })
                     })
                 });
+                let why = (!answered).then(|| {
+                    let said = logged
+                        .iter()
+                        .rev()
+                        .find(|m| m.contains("no suggestion") || m.contains("no completion"));
+                    let why = match (said, &answer) {
+                        (Some(said), _) => said.clone(),
+                        (None, Some(a)) => format!("answered {}", a),
+                        (None, None) => "no answer within the limit".to_owned(),
+                    };
+                    format!("{line:?}: {why}")
+                });
                 typed.lines.push(Line {
                     answered,
-                    after: sent.elapsed().min(pace.answer_limit),
+                    after,
+                    why,
                 });
                 break;
             }
