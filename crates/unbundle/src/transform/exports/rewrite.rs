@@ -24,16 +24,27 @@ pub(crate) fn rewrite_calls<'a>(
     wrapper: Wrapper,
     plan: &Plan,
 ) -> usize {
+    dropped_calls(program, allocator, scoping, wrapper, plan).len()
+}
+
+/// As [`rewrite_calls`]; where each `0, x.f` dropped started in the program's text.
+pub(crate) fn dropped_calls<'a>(
+    program: &mut oxc_ast::ast::Program<'a>,
+    allocator: &'a Allocator,
+    scoping: &Scoping,
+    wrapper: Wrapper,
+    plan: &Plan,
+) -> Vec<u32> {
     let bindings = Bindings::of(program, scoping, wrapper);
     let mut calls = Calls {
         allocator,
         scoping,
         bound: bindings.bound,
         plan,
-        changed: 0,
+        dropped: Vec::new(),
     };
     calls.visit_program(program);
-    calls.changed
+    calls.dropped
 }
 
 struct Calls<'s, 'a> {
@@ -41,7 +52,8 @@ struct Calls<'s, 'a> {
     scoping: &'s Scoping,
     bound: FxHashMap<SymbolId, String>,
     plan: &'s Plan,
-    changed: usize,
+    /// Where each sequence dropped started.
+    dropped: Vec<u32>,
 }
 
 impl<'a> Calls<'_, 'a> {
@@ -61,9 +73,9 @@ impl<'a> Calls<'_, 'a> {
                 .calls
                 .contains(&(id.clone(), m.property.name.to_string()))
         {
+            self.dropped.push(s.span.start);
             let member = s.expressions[1].take_in(&self.allocator);
             *callee = member;
-            self.changed += 1;
         }
     }
 }
