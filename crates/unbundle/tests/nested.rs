@@ -95,8 +95,7 @@ fn calls_inside_a_webpack_bundle_nested_in_an_esbuild_module_lose_their_zero_whe
     }
     let before = node(&dir, &[bundle.to_str().unwrap()]);
     assert_eq!(
-        before.0,
-        "hello world QUIET!\nwho: no receiver\nrun: no receiver\n",
+        before.0, "hello world QUIET!\nwho: no receiver\nrun: no receiver\n",
         "the bundle runs: {}",
         before.1
     );
@@ -113,7 +112,10 @@ fn calls_inside_a_webpack_bundle_nested_in_an_esbuild_module_lose_their_zero_whe
         text.contains(".greet(\"world\")") && text.contains(".shout(\"quiet\")"),
         "{text}"
     );
-    assert!(!text.contains("(0, o.greet)") && !text.contains(".greet)("), "{text}");
+    assert!(
+        !text.contains("(0, o.greet)") && !text.contains(".greet)("),
+        "{text}"
+    );
     // `who` reads `this`; `run` is replaced once its module's exports are handed on.
     assert!(text.contains(".who)()"), "{text}");
     assert!(text.contains(".run)()"), "{text}");

@@ -183,7 +183,8 @@ pub(crate) fn runtimes(program: &Program<'_>, scoping: &Scoping) -> Vec<(Table, 
     finder.visit_program(program);
     let mut out: Vec<(Table, SymbolId)> = Vec::new();
     for call in &finder.calls {
-        let symbol_of = |r: Option<ReferenceId>| r.and_then(|r| scoping.get_reference(r).symbol_id());
+        let symbol_of =
+            |r: Option<ReferenceId>| r.and_then(|r| scoping.get_reference(r).symbol_id());
         let (Some(indexed), Some(require)) = (symbol_of(call.indexed), symbol_of(call.require))
         else {
             continue;

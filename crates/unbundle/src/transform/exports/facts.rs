@@ -550,6 +550,12 @@ impl<'a> Visit<'a> for Uses<'_> {
                 }
             } else if reads_by_name(&it.id) {
                 self.read_only(init);
+                // `const {f: g} = x`, `x` bound to a module: named exports read, no more.
+                if let Some(symbol) = self.symbol(init)
+                    && self.bound.contains_key(&symbol)
+                {
+                    self.good_use(symbol);
+                }
             }
         }
         walk::walk_variable_declarator(self, it);

@@ -20,8 +20,8 @@
 mod facts;
 mod helpers;
 mod interop;
-mod rewrite;
 mod nested;
+mod rewrite;
 mod tsc;
 
 pub(crate) use facts::{facts, function_declarations};

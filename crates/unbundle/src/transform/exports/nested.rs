@@ -14,8 +14,7 @@
 
 use oxc_allocator::{Allocator, TakeIn};
 use oxc_ast::ast::{
-    Argument, CallExpression, Expression, Program, StaticMemberExpression,
-    TaggedTemplateExpression,
+    Argument, CallExpression, Expression, Program, StaticMemberExpression, TaggedTemplateExpression,
 };
 use oxc_ast_visit::{Visit, VisitMut, walk, walk_mut};
 use oxc_parser::{ParseOptions, Parser};
@@ -69,15 +68,22 @@ pub(crate) fn rewrite_calls<'a>(
 fn table_calls(modules: &[ModuleSource], text: &str, outside: (Vec<String>, bool)) -> Vec<u32> {
     let (entries, mut open) = outside;
     let mut all: Vec<(String, Facts)> = Vec::with_capacity(modules.len() + 1);
+    let mut candidates = Vec::new();
     for m in modules {
-        let Some(((facts, closed), _)) = with_module(m, text, |program, _, scoping, wrapper| {
-            let facts = super::facts(program, scoping, wrapper);
-            (facts, reaches_only_by_literal_ids(program, scoping, wrapper))
+        let Some(closed) = with_module(m, text, |program, scoping, wrapper, shift| {
+            all.push((m.id.clone(), super::facts(program, scoping, wrapper)));
+            let calls = super::rewrite::receiverless_calls(program, scoping, wrapper);
+            candidates.extend(
+                calls
+                    .into_iter()
+                    .map(|(at, id, name)| ((i64::from(at) + shift) as u32, id, name)),
+            );
+            reaches_only_by_literal_ids(program, scoping, wrapper)
         }) else {
+            // A module that does not parse on its own: nothing is known of what it does.
             return Vec::new();
         };
         open |= !closed;
-        all.push((m.id.clone(), facts));
     }
     let escapes = if open {
         modules.iter().map(|m| m.id.clone()).collect()
@@ -91,29 +97,26 @@ fn table_calls(modules: &[ModuleSource], text: &str, outside: (Vec<String>, bool
             ..Facts::default()
         },
     ));
-    let plan = super::plan(all.iter().map(|(id, f)| (id.as_str(), f)), true, false, false);
-    let mut starts = Vec::new();
-    for (m, (id, facts)) in modules.iter().zip(&all) {
-        if !plan.touches(id, facts) {
-            continue;
-        }
-        let dropped = with_module(m, text, |program, allocator, scoping, wrapper| {
-            super::rewrite::dropped_calls(program, allocator, scoping, wrapper, &plan)
-        });
-        if let Some((dropped, shift)) = dropped {
-            starts.extend(dropped.into_iter().map(|s| (i64::from(s) + shift) as u32));
-        }
-    }
-    starts
+    let plan = super::plan(
+        all.iter().map(|(id, f)| (id.as_str(), f)),
+        true,
+        false,
+        false,
+    );
+    candidates
+        .into_iter()
+        .filter(|(_, id, name)| plan.calls.contains(&(id.clone(), name.clone())))
+        .map(|(at, ..)| at)
+        .collect()
 }
 
-/// Runs `f` on module `m` parsed on its own as webpack's runtime runs it, and what to add
-/// to an offset in that parse to find it in `text`. `None` when it does not parse so.
+/// Runs `f` on module `m` parsed on its own as webpack's runtime runs it, with what to add to
+/// an offset in that parse to find it in `text`. `None` when it does not parse so.
 fn with_module<T>(
     m: &ModuleSource,
     text: &str,
-    f: impl for<'a> FnOnce(&mut Program<'a>, &'a Allocator, &Scoping, Wrapper) -> T,
-) -> Option<(T, i64)> {
+    f: impl FnOnce(&Program<'_>, &Scoping, Wrapper, i64) -> T,
+) -> Option<T> {
     let source = text.get(m.span.start as usize..m.span.end as usize)?;
     let strict = if m.strict { "\"use strict\";" } else { "" };
     let function = if m.method { "function" } else { "" };
@@ -129,8 +132,8 @@ fn with_module<T>(
     if parsed.diagnostics.errors().next().is_some() {
         return None;
     }
-    let mut program = parsed.program;
-    let scoping = SemanticBuilder::new().build(&program).semantic.into_scoping();
+    let program = parsed.program;
+    let semantic = SemanticBuilder::new().build(&program).semantic;
     let (scope, params) = function_of(&program)?;
     let at = |i: usize| params.get(i).copied();
     let wrapper = Wrapper {
@@ -140,7 +143,7 @@ fn with_module<T>(
         scope,
     };
     let shift = i64::from(m.span.start) - prefix.len() as i64;
-    Some((f(&mut program, &allocator, &scoping, wrapper), shift))
+    Some(f(&program, semantic.scoping(), wrapper, shift))
 }
 
 /// The module function's scope and parameters (the program's one expression).
@@ -181,7 +184,11 @@ fn reaches_only_by_literal_ids(program: &Program<'_>, scoping: &Scoping, wrapper
 /// The modules the code outside the table requires (its entries), and whether anything uses
 /// the require function in another way than calling it with a literal id, using its helpers
 /// (the runtime defines them) or passing it to the modules.
-fn outside_uses(program: &Program<'_>, scoping: &Scoping, require: SymbolId) -> (Vec<String>, bool) {
+fn outside_uses(
+    program: &Program<'_>,
+    scoping: &Scoping,
+    require: SymbolId,
+) -> (Vec<String>, bool) {
     let mut uses = RequireUses {
         scoping,
         require,

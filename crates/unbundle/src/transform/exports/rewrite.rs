@@ -24,27 +24,68 @@ pub(crate) fn rewrite_calls<'a>(
     wrapper: Wrapper,
     plan: &Plan,
 ) -> usize {
-    dropped_calls(program, allocator, scoping, wrapper, plan).len()
-}
-
-/// As [`rewrite_calls`]; where each `0, x.f` dropped started in the program's text.
-pub(crate) fn dropped_calls<'a>(
-    program: &mut oxc_ast::ast::Program<'a>,
-    allocator: &'a Allocator,
-    scoping: &Scoping,
-    wrapper: Wrapper,
-    plan: &Plan,
-) -> Vec<u32> {
     let bindings = Bindings::of(program, scoping, wrapper);
     let mut calls = Calls {
         allocator,
         scoping,
         bound: bindings.bound,
         plan,
-        dropped: Vec::new(),
+        changed: 0,
     };
     calls.visit_program(program);
-    calls.dropped
+    calls.changed
+}
+
+/// Every `(0, x.f)` callee of the program with `x` bound to a module: where its sequence
+/// starts, the module and the name (what [`rewrite_calls`] would drop, given a plan).
+pub(crate) fn receiverless_calls(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &Scoping,
+    wrapper: Wrapper,
+) -> Vec<(u32, String, String)> {
+    let bindings = Bindings::of(program, scoping, wrapper);
+    let mut found = Found {
+        scoping,
+        bound: bindings.bound,
+        calls: Vec::new(),
+    };
+    oxc_ast_visit::Visit::visit_program(&mut found, program);
+    found.calls
+}
+
+struct Found<'s> {
+    scoping: &'s Scoping,
+    bound: FxHashMap<SymbolId, String>,
+    calls: Vec<(u32, String, String)>,
+}
+
+impl Found<'_> {
+    fn note(&mut self, callee: &Expression<'_>) {
+        if let Expression::SequenceExpression(s) = callee.without_parentheses()
+            && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
+            && first.is_number_literal()
+            && let Some(symbol) = refs::expression_symbol(self.scoping, &m.object)
+            && let Some(id) = self.bound.get(&symbol)
+        {
+            let call = (s.span.start, id.clone(), m.property.name.to_string());
+            self.calls.push(call);
+        }
+    }
+}
+
+impl<'a> oxc_ast_visit::Visit<'a> for Found<'_> {
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        self.note(&it.callee);
+        oxc_ast_visit::walk::walk_call_expression(self, it);
+    }
+
+    fn visit_tagged_template_expression(
+        &mut self,
+        it: &oxc_ast::ast::TaggedTemplateExpression<'a>,
+    ) {
+        self.note(&it.tag);
+        oxc_ast_visit::walk::walk_tagged_template_expression(self, it);
+    }
 }
 
 struct Calls<'s, 'a> {
@@ -52,8 +93,7 @@ struct Calls<'s, 'a> {
     scoping: &'s Scoping,
     bound: FxHashMap<SymbolId, String>,
     plan: &'s Plan,
-    /// Where each sequence dropped started.
-    dropped: Vec<u32>,
+    changed: usize,
 }
 
 impl<'a> Calls<'_, 'a> {
@@ -73,9 +113,9 @@ impl<'a> Calls<'_, 'a> {
                 .calls
                 .contains(&(id.clone(), m.property.name.to_string()))
         {
-            self.dropped.push(s.span.start);
             let member = s.expressions[1].take_in(&self.allocator);
             *callee = member;
+            self.changed += 1;
         }
     }
 }
