@@ -2,7 +2,8 @@
 //! bundle, taken in whole by esbuild), both built by the real bundlers pinned in
 //! `tools/bundlers`: its `(0, x.f)(...)` calls lose their `0,` where its own modules show `f`
 //! needs no receiver, and keep it where `f` reads `this` or the module's exports are handed
-//! on; the unbundled program prints what the bundle prints.
+//! on (a destructuring of them reads names only, and hands nothing on); the unbundled program
+//! prints what the bundle prints.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -95,7 +96,7 @@ fn calls_inside_a_webpack_bundle_nested_in_an_esbuild_module_lose_their_zero_whe
     }
     let before = node(&dir, &[bundle.to_str().unwrap()]);
     assert_eq!(
-        before.0, "hello world QUIET!\nwho: no receiver\nrun: no receiver\n",
+        before.0, "hello world QUIET! NAMED!\nwho: no receiver\nrun: no receiver\n",
         "the bundle runs: {}",
         before.1
     );
