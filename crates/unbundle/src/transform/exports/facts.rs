@@ -141,6 +141,9 @@ impl<'s> Bindings<'s> {
             values: FxHashMap::default(),
             depth: 0,
         };
+        bindings
+            .interop
+            .extend(super::interop::declared_helpers(program, scoping, wrapper));
         bindings.visit_program(program);
         bindings
     }
