@@ -107,9 +107,17 @@ pub(crate) fn rewrite(
         allocator: &allocator,
     }
     .visit_program(&mut program);
-    let calls = plan.map_or(0, |plan| {
+    let mut calls = plan.map_or(0, |plan| {
         crate::transform::exports::rewrite_calls(&mut program, &allocator, &scoping, wrapper, plan)
     });
+    if transforms.calls && !evals {
+        calls += crate::transform::exports::rewrite_nested_calls(
+            &mut program,
+            &allocator,
+            &scoping,
+            &wrapped,
+        );
+    }
     // The function's body becomes the program.
     let Some(body) = take_body(&mut program, &allocator) else {
         return Err(error("is not a function".to_owned()));

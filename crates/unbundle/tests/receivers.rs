@@ -335,3 +335,35 @@ fn a_name_defined_only_under_a_condition_before_a_star_keeps_its_zero() {
     );
     assert!(entry.contains("(0, i.f)()"), "{entry}");
 }
+
+#[test]
+fn a_declared_import_default_function_hands_on_the_module_as_tsc_s_does() {
+    // swc and babel declare the helper as a function at the module's end (hoisted): calls
+    // through it drop their `0,` where the export needs no receiver, and `who` keeps it.
+    let entry = entry_file(
+        "declared-import-default",
+        &bundle(&format!(
+            "{ONE},9:function(e,t,r){{\"use strict\";Object.defineProperty(t,\"__esModule\",{{value:!0}});const a=n(r(1));console.log((0,a.default)(3),(0,a.f)(1),(0,a.who)());function n(e){{return e&&e.__esModule?e:{{default:e}}}}}}"
+        )),
+        "6 2 none\n",
+    );
+    assert!(
+        entry.contains("a.default(3)") && entry.contains("a.f(1)"),
+        "{entry}"
+    );
+    assert!(entry.contains("(0, a.who)()"), "{entry}");
+}
+
+#[test]
+fn a_declared_import_default_assigned_again_keeps_every_zero() {
+    // The same declaration, replaced before the call by a function handing on an object of
+    // its own whose `f` reads `this`: with a receiver it would print "some".
+    let entry = entry_file(
+        "declared-assigned",
+        &bundle(&format!(
+            "{ONE},9:function(e,t,r){{\"use strict\";n=function(e){{return{{f:function(){{return void 0===this?\"none\":\"some\"}}}}}};const a=n(r(1));console.log((0,a.f)());function n(e){{return e&&e.__esModule?e:{{default:e}}}}}}"
+        )),
+        "none\n",
+    );
+    assert!(entry.contains("(0, a.f)()"), "{entry}");
+}

@@ -173,6 +173,34 @@ pub(crate) fn find_runtime(program: &Program<'_>) -> Option<ReferenceId> {
     finder.runtime_calls().iter().find_map(|c| c.require)
 }
 
+/// Every module table a webpack runtime in `program` indexes, wherever it is (a bundle nested
+/// in a module of another), with the runtime's require function: only a literal bound to the
+/// variable (or parameter) that a call shaped as webpack's runtime makes indexes, and passed
+/// the function making the call, counts.
+pub(crate) fn runtimes(program: &Program<'_>, scoping: &Scoping) -> Vec<(Table, SymbolId)> {
+    let strict = has_use_strict(program.directives.iter().map(|d| d.directive.as_str()));
+    let mut finder = Finder::new(strict);
+    finder.visit_program(program);
+    let mut out: Vec<(Table, SymbolId)> = Vec::new();
+    for call in &finder.calls {
+        let symbol_of =
+            |r: Option<ReferenceId>| r.and_then(|r| scoping.get_reference(r).symbol_id());
+        let (Some(indexed), Some(require)) = (symbol_of(call.indexed), symbol_of(call.require))
+        else {
+            continue;
+        };
+        for (bound, span, _) in &finder.bound_tables {
+            if *bound == indexed
+                && !out.iter().any(|(t, _)| t.span == *span)
+                && let Some(table) = finder.found.iter().find(|t| t.span == *span)
+            {
+                out.push((table.clone(), require));
+            }
+        }
+    }
+    out
+}
+
 /// A call of a module function the way webpack's runtime makes it.
 struct RuntimeCall {
     span: Span,

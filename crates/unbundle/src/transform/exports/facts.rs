@@ -141,6 +141,9 @@ impl<'s> Bindings<'s> {
             values: FxHashMap::default(),
             depth: 0,
         };
+        bindings
+            .interop
+            .extend(super::interop::declared_helpers(program, scoping, wrapper));
         bindings.visit_program(program);
         bindings
     }
@@ -550,6 +553,12 @@ impl<'a> Visit<'a> for Uses<'_> {
                 }
             } else if reads_by_name(&it.id) {
                 self.read_only(init);
+                // `const {f: g} = x`, `x` bound to a module: named exports read, no more.
+                if let Some(symbol) = self.symbol(init)
+                    && self.bound.contains_key(&symbol)
+                {
+                    self.good_use(symbol);
+                }
             }
         }
         walk::walk_variable_declarator(self, it);

@@ -189,6 +189,34 @@ fn runs_nothing(expr: &Expression<'_>) -> bool {
     }
 }
 
+/// The module's function declarations, at the top of its body, that are `__importDefault`'s
+/// function (swc's `_interop_require_default`, and babel's, write it so): hoisted, a name
+/// never assigned nor declared again holds that function from the module's start.
+pub(super) fn declared_helpers(
+    program: &Program<'_>,
+    scoping: &Scoping,
+    wrapper: Wrapper,
+) -> Vec<SymbolId> {
+    let mut helpers = Vec::new();
+    for statement in module_body(program) {
+        if let Statement::FunctionDeclaration(f) = statement
+            && let Some(symbol) = f.id.as_ref().and_then(|id| id.symbol_id.get())
+            && scoping.symbol_scope_id(symbol) == wrapper.scope
+            && !scoping
+                .get_resolved_references(symbol)
+                .any(|r| r.is_write())
+            && scoping.symbol_redeclarations(symbol).is_empty()
+            && !f.r#async
+            && !f.generator
+            && let Some(body) = &f.body
+            && returns_module_or_default(&f.params, only_return(&body.statements))
+        {
+            helpers.push(symbol);
+        }
+    }
+    helpers
+}
+
 /// `function (m) { return m && m.__esModule ? m : { default: m }; }`, or the same arrow.
 /// Whether `expr` is `__importDefault`'s function (see the module documentation).
 pub(super) fn hands_on_the_module(expr: &Expression<'_>) -> bool {
@@ -210,6 +238,18 @@ pub(super) fn hands_on_the_module(expr: &Expression<'_>) -> bool {
         }
         _ => return false,
     };
+    returns_module_or_default(params, returned)
+}
+
+/// Whether a function of `params` returning `returned` gives back its one argument when it
+/// is marked `__esModule`, else `{default: argument}`.
+fn returns_module_or_default(
+    params: &oxc_ast::ast::FormalParameters<'_>,
+    returned: Option<&Expression<'_>>,
+) -> bool {
+    if params.rest.is_some() {
+        return false;
+    }
     let [param] = params.items.as_slice() else {
         return false;
     };

@@ -20,11 +20,13 @@
 mod facts;
 mod helpers;
 mod interop;
+mod nested;
 mod rewrite;
 mod tsc;
 
 pub(crate) use facts::{facts, function_declarations};
 pub(crate) use helpers::rewrite as rewrite_helpers;
+pub(crate) use nested::rewrite_calls as rewrite_nested_calls;
 pub(crate) use rewrite::{plain_exports, rewrite_calls};
 
 use rustc_hash::{FxHashMap, FxHashSet};

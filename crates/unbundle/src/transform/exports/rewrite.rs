@@ -36,6 +36,58 @@ pub(crate) fn rewrite_calls<'a>(
     calls.changed
 }
 
+/// Every `(0, x.f)` callee of the program with `x` bound to a module: where its sequence
+/// starts, the module and the name (what [`rewrite_calls`] would drop, given a plan).
+pub(crate) fn receiverless_calls(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &Scoping,
+    wrapper: Wrapper,
+) -> Vec<(u32, String, String)> {
+    let bindings = Bindings::of(program, scoping, wrapper);
+    let mut found = Found {
+        scoping,
+        bound: bindings.bound,
+        calls: Vec::new(),
+    };
+    oxc_ast_visit::Visit::visit_program(&mut found, program);
+    found.calls
+}
+
+struct Found<'s> {
+    scoping: &'s Scoping,
+    bound: FxHashMap<SymbolId, String>,
+    calls: Vec<(u32, String, String)>,
+}
+
+impl Found<'_> {
+    fn note(&mut self, callee: &Expression<'_>) {
+        if let Expression::SequenceExpression(s) = callee.without_parentheses()
+            && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
+            && first.is_number_literal()
+            && let Some(symbol) = refs::expression_symbol(self.scoping, &m.object)
+            && let Some(id) = self.bound.get(&symbol)
+        {
+            let call = (s.span.start, id.clone(), m.property.name.to_string());
+            self.calls.push(call);
+        }
+    }
+}
+
+impl<'a> oxc_ast_visit::Visit<'a> for Found<'_> {
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        self.note(&it.callee);
+        oxc_ast_visit::walk::walk_call_expression(self, it);
+    }
+
+    fn visit_tagged_template_expression(
+        &mut self,
+        it: &oxc_ast::ast::TaggedTemplateExpression<'a>,
+    ) {
+        self.note(&it.tag);
+        oxc_ast_visit::walk::walk_tagged_template_expression(self, it);
+    }
+}
+
 struct Calls<'s, 'a> {
     allocator: &'a Allocator,
     scoping: &'s Scoping,

@@ -1,0 +1,164 @@
+//! A webpack bundle nested in a module of another bundle (a package shipped as a webpack
+//! bundle, taken in whole by esbuild), both built by the real bundlers pinned in
+//! `tools/bundlers`: its `(0, x.f)(...)` calls lose their `0,` where its own modules show `f`
+//! needs no receiver, and keep it where `f` reads `this` or the module's exports are handed
+//! on (a destructuring of them reads names only, and hands nothing on); the unbundled program
+//! prints what the bundle prints.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository's `tools/bundlers`.
+fn bundlers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers")
+}
+
+/// A scratch folder of this test process, named after the test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "pilotfish-unbundle-nested-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `node ARGS` in `dir`; standard output, standard error and the exit status.
+fn node(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
+    let ran = Command::new("node")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
+    (
+        String::from_utf8_lossy(&ran.stdout).into_owned(),
+        String::from_utf8_lossy(&ran.stderr).into_owned(),
+        ran.status.code(),
+    )
+}
+
+/// Builds the `nested` app with webpack 5 (`inner/main.js`, and the same as an ES module,
+/// `inner.mjs`), writes the files `outer` gives (name, text; the first is the entry) beside
+/// it, and bundles them with
+/// esbuild (minified, for node): the outer bundle's path.
+fn build_nested(dir: &Path, outer: &[(&str, &str)]) -> PathBuf {
+    let ran = Command::new("bash")
+        .arg(bundlers().join("setup.sh"))
+        .output()
+        .expect("bash runs");
+    assert!(
+        ran.status.success(),
+        "tools/bundlers/setup.sh failed: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let build = bundlers().join("build.js");
+    let inner = dir.join("inner");
+    let built = node(
+        dir,
+        &[
+            build.to_str().unwrap(),
+            "webpack5",
+            "nested",
+            inner.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(built.2, Some(0), "webpack failed: {}", built.1);
+    // webpack's output as an ES module file too, for esbuild to join into its own code.
+    let webpacked = std::fs::read_to_string(inner.join("main.js")).unwrap();
+    std::fs::write(
+        dir.join("inner.mjs"),
+        format!("{webpacked}\nexport {{}};\n"),
+    )
+    .unwrap();
+    for (name, text) in outer {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let esbuild = bundlers().join("node_modules/esbuild");
+    let script = format!(
+        "require({:?}).buildSync({{entryPoints: [{:?}], bundle: true, platform: 'node', \
+         minify: true, outfile: {:?}, logLevel: 'error'}})",
+        esbuild.to_str().unwrap(),
+        dir.join(outer[0].0).to_str().unwrap(),
+        dir.join("bundle/outer.js").to_str().unwrap(),
+    );
+    let built = node(dir, &["-e", &script]);
+    assert_eq!(built.2, Some(0), "esbuild failed: {}", built.1);
+    dir.join("bundle/outer.js")
+}
+
+/// Unbundles `bundle` into `dir/out`, checks that the output prints what the bundle prints,
+/// and gives the text of the output file holding the nested bundle, and how many calls lost
+/// their `0,`.
+fn unbundle_and_run(dir: &Path, bundle: &Path) -> (String, usize) {
+    let text = std::fs::read_to_string(bundle).unwrap();
+    // The nested bundle is there whole, its calls receiverless.
+    assert!(text.contains("(0,") && text.contains(".exports,"), "{text}");
+    let inputs = [unbundle::Input {
+        name: "outer.js",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let before = node(dir, &[bundle.to_str().unwrap()]);
+    assert_eq!(
+        before.0, "hello world QUIET! NAMED!\nwho: no receiver\nrun: no receiver\n",
+        "the bundle runs: {}",
+        before.1
+    );
+    let entry = out.join(&output.manifest.entry);
+    assert_eq!(node(dir, &[entry.to_str().unwrap()]), before);
+    let nested = output
+        .files
+        .iter()
+        .find(|f| f.text.contains("\"hello \""))
+        .expect("an output file holds the nested bundle");
+    (nested.text.clone(), output.changes.calls)
+}
+
+/// Receiver-free exports of a module only read by name are called on their module; `who`
+/// reads `this`, and `run` is replaced once its module's exports are handed on.
+fn assert_rewritten(text: &str) {
+    assert!(
+        text.contains(".greet(\"world\")") && text.contains(".shout(\"quiet\")"),
+        "{text}"
+    );
+    assert!(!text.contains(".greet)("), "{text}");
+    assert!(text.contains(".who)()"), "{text}");
+    assert!(text.contains(".run)()"), "{text}");
+}
+
+#[test]
+fn calls_inside_a_webpack_bundle_nested_in_an_esbuild_module_lose_their_zero_where_safe() {
+    let dir = scratch("module");
+    let outer = [("outer.js", "require(\"./inner/main.js\");\n")];
+    let bundle = build_nested(&dir, &outer);
+    let (text, calls) = unbundle_and_run(&dir, &bundle);
+    assert_rewritten(&text);
+    assert_eq!(calls, 2, "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn calls_inside_a_webpack_bundle_in_esbuild_s_own_code_lose_their_zero_where_safe() {
+    // An ES module file that is webpack's output: esbuild joins it into its own top-level
+    // code (as vscode-uri's is in devcontainers and auggie), which pilotfish writes as the
+    // entry's module file; a CommonJS module beside it makes the bundle one to split.
+    let dir = scratch("own-code");
+    let outer = [
+        (
+            "outer.js",
+            "import \"./inner.mjs\";\nconsole.error(require(\"./other.cjs\").ok);\n",
+        ),
+        ("other.cjs", "exports.ok = \"other\";\n"),
+    ];
+    let bundle = build_nested(&dir, &outer);
+    let (text, _) = unbundle_and_run(&dir, &bundle);
+    assert_rewritten(&text);
+    let _ = std::fs::remove_dir_all(&dir);
+}
