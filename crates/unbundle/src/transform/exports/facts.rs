@@ -4,16 +4,17 @@
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,
     CallExpression, Expression, Function, IdentifierReference, LogicalExpression, LogicalOperator,
-    ObjectExpression, ObjectPropertyKind, PropertyKey, Statement, StaticMemberExpression,
+    ObjectExpression, ObjectPropertyKind, PropertyKey, StaticMemberExpression,
     TaggedTemplateExpression, UnaryExpression, UnaryOperator, UpdateExpression, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
-use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
+use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::GetSpan;
 use oxc_syntax::scope::ScopeFlags;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Facts;
+use super::bindings::{Bindings, is_arrow_module};
 use super::tsc::last_of_sequence;
 use crate::refs::Wrapper;
 use crate::refs::{self, getter_value};
@@ -90,172 +91,6 @@ pub(crate) fn facts(
     facts.exported = defined.into_iter().collect();
     facts.exported.sort();
     facts
-}
-
-/// Whether the module function (the program's one expression) is an arrow function.
-fn is_arrow_module(program: &oxc_ast::ast::Program<'_>) -> bool {
-    matches!(program.body.first(), Some(Statement::ExpressionStatement(s))
-        if matches!(s.expression.without_parentheses(), Expression::ArrowFunctionExpression(_)))
-}
-
-/// Variables bound once to another module, and the module's function declarations.
-pub(super) struct Bindings<'s> {
-    scoping: &'s Scoping,
-    wrapper: Wrapper,
-    /// Variable → the id of the module it holds (or, through tsc's `__importDefault`, that
-    /// module or an object whose `default` holds it; see `interop.rs`).
-    pub(super) bound: FxHashMap<SymbolId, String>,
-    /// tsc's `__importDefault` helpers declared at the module's top.
-    interop: FxHashSet<SymbolId>,
-    /// Where the module's leading helper declarators start (see `interop.rs`).
-    leading: FxHashSet<u32>,
-    /// tsc's `__createBinding`, `__importStar`, ... helpers (see `tsc.rs`).
-    tsc: super::tsc::TscHelpers,
-    /// The module function is an arrow.
-    arrow: bool,
-    /// Function declarations of the module's scope never assigned → whether they use `this`.
-    functions: FxHashMap<SymbolId, bool>,
-    /// Variables of the module's scope holding a function from their declaration on, never
-    /// assigned (`const f = () => ...`) → whether it uses `this`. Not hoisted: before the
-    /// declaration runs they hold nothing callable, and a call throws with or without a
-    /// receiver.
-    values: FxHashMap<SymbolId, bool>,
-    depth: usize,
-}
-
-impl<'s> Bindings<'s> {
-    pub(super) fn of(
-        program: &oxc_ast::ast::Program<'_>,
-        scoping: &'s Scoping,
-        wrapper: Wrapper,
-    ) -> Self {
-        let mut bindings = Bindings {
-            scoping,
-            wrapper,
-            bound: FxHashMap::default(),
-            interop: FxHashSet::default(),
-            leading: super::interop::leading_helpers(program, scoping, wrapper.exports),
-            tsc: super::tsc::TscHelpers::default(),
-            arrow: is_arrow_module(program),
-            functions: FxHashMap::default(),
-            values: FxHashMap::default(),
-            depth: 0,
-        };
-        bindings
-            .interop
-            .extend(super::interop::declared_helpers(program, scoping, wrapper));
-        bindings.visit_program(program);
-        bindings
-    }
-}
-
-impl Bindings<'_> {
-    /// Whether `callee` is one of the module's `__importDefault` helpers.
-    fn is_interop(&self, callee: &Expression<'_>) -> bool {
-        matches!(callee, Expression::Identifier(h)
-            if refs::symbol_of(self.scoping, h).is_some_and(|s| self.interop.contains(&s)))
-    }
-}
-
-impl<'a> Visit<'a> for Bindings<'_> {
-    fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
-        if self.depth == 1
-            && let Some(helper) = super::interop::helper_value(
-                it,
-                self.scoping,
-                (
-                    self.wrapper,
-                    self.arrow,
-                    self.leading.contains(&it.span.start),
-                ),
-            )
-            && let Some(symbol) = it
-                .id
-                .get_binding_identifier()
-                .and_then(|b| b.symbol_id.get())
-        {
-            if super::interop::hands_on_the_module(helper) {
-                self.interop.insert(symbol);
-            } else {
-                self.tsc.note(symbol, helper, self.scoping);
-                if self.tsc.import_star.contains(&symbol) {
-                    self.interop.insert(symbol);
-                }
-            }
-        }
-        // `require(ID)`, or `__importDefault(require(ID))`: the call inside; the last of a
-        // sequence (`(require(A), require(B))`), the value the variable takes.
-        let call = match it.init.as_ref().map(last_of_sequence) {
-            Some(Expression::CallExpression(call)) => match call.arguments.as_slice() {
-                [Argument::CallExpression(inner)] if self.is_interop(&call.callee) => {
-                    Some(&**inner)
-                }
-                _ => Some(&**call),
-            },
-            _ => None,
-        };
-        if let (Some(binding), Some(call)) = (it.id.get_binding_identifier(), call)
-            && let Some(symbol) = binding.symbol_id.get()
-            && let Expression::Identifier(callee) = &call.callee
-            && let Some(id) =
-                crate::name::module_id(self.scoping, self.wrapper, callee, &call.arguments)
-            && !self
-                .scoping
-                .get_resolved_references(symbol)
-                .any(|r| r.is_write())
-        {
-            self.bound.insert(symbol, id);
-        }
-        if self.depth == 1
-            && let Some(binding) = it.id.get_binding_identifier()
-            && let Some(symbol) = binding.symbol_id.get()
-            && self.scoping.symbol_scope_id(symbol) == self.wrapper.scope
-            && !self
-                .scoping
-                .get_resolved_references(symbol)
-                .any(|r| r.is_write())
-            && self.scoping.symbol_redeclarations(symbol).is_empty()
-        {
-            let uses_this = match it.init.as_ref().map(Expression::without_parentheses) {
-                Some(Expression::ArrowFunctionExpression(_)) => Some(false),
-                Some(Expression::FunctionExpression(f)) => Some(refs::function_uses_this(f)),
-                _ => None,
-            };
-            if let Some(uses_this) = uses_this {
-                self.values.insert(symbol, uses_this);
-            }
-        }
-        walk::walk_variable_declarator(self, it);
-    }
-
-    fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
-        if self.depth == 1
-            && it.is_declaration()
-            && let Some(symbol) = it.id.as_ref().and_then(|id| id.symbol_id.get())
-            && self.scoping.symbol_scope_id(symbol) == self.wrapper.scope
-            && self
-                .scoping
-                .symbol_flags(symbol)
-                .contains(SymbolFlags::Function)
-            && !self
-                .scoping
-                .get_resolved_references(symbol)
-                .any(|r| r.is_write())
-            && self.scoping.symbol_redeclarations(symbol).is_empty()
-        {
-            self.functions.insert(symbol, refs::function_uses_this(it));
-        }
-        // The module function itself is depth 0.
-        self.depth += 1;
-        walk::walk_function(self, it, flags);
-        self.depth -= 1;
-    }
-
-    fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
-        self.depth += 1;
-        walk::walk_arrow_function_expression(self, it);
-        self.depth -= 1;
-    }
 }
 
 /// How the module uses other modules and its own exports.

@@ -17,6 +17,7 @@
 //!   with the module's exports but read or call named exports (a getter ignores a write that
 //!   a plain property takes) and the module itself uses its `exports` only by name.
 
+mod bindings;
 mod facts;
 mod helpers;
 mod interop;

@@ -12,7 +12,7 @@ use oxc_semantic::{Scoping, SymbolId};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Plan;
-use super::facts::Bindings;
+use super::bindings::Bindings;
 use crate::refs::Wrapper;
 use crate::refs::{self, getter_value};
 
