@@ -67,7 +67,7 @@ pub(crate) fn rewrite(
     let (wrapped, changed, at) = wrap(source, strict);
     let mut program = parse(&allocator, &wrapped).map_err(error)?;
     let semantic = SemanticBuilder::new().build(&program).semantic;
-    let Some((function_scope, params)) = function_of(&program) else {
+    let Some((function_scope, params)) = crate::refs::function_of(&program) else {
         return Err(error("is not a function".to_owned()));
     };
     // Which parameters can take their names, decided before anything changes.
@@ -549,27 +549,6 @@ fn parameter_renames(
         }
     }
     (renames, kept)
-}
-
-/// The module function's scope and its parameters' symbols.
-fn function_of(program: &oxc_ast::ast::Program<'_>) -> Option<(ScopeId, Vec<SymbolId>)> {
-    let Statement::ExpressionStatement(statement) = program.body.first()? else {
-        return None;
-    };
-    let (scope, params) = match statement.expression.without_parentheses() {
-        Expression::FunctionExpression(f) => (f.scope_id.get()?, &f.params),
-        Expression::ArrowFunctionExpression(f) => (f.scope_id.get()?, &f.params),
-        _ => return None,
-    };
-    let symbols = params
-        .items
-        .iter()
-        .map(|p| match &p.pattern {
-            oxc_ast::ast::BindingPattern::BindingIdentifier(b) => b.symbol_id.get(),
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some((scope, symbols))
 }
 
 /// Takes the function's directives (as text) and statements out of the program.

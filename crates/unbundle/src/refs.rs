@@ -151,3 +151,24 @@ pub(crate) struct Wrapper {
     /// The function's own scope: only variables declared there take an export's name.
     pub(crate) scope: ScopeId,
 }
+
+/// The module function's scope and its parameters' symbols (each a plain name, else none).
+pub(crate) fn function_of(program: &oxc_ast::ast::Program<'_>) -> Option<(ScopeId, Vec<SymbolId>)> {
+    let Statement::ExpressionStatement(statement) = program.body.first()? else {
+        return None;
+    };
+    let (scope, params) = match statement.expression.without_parentheses() {
+        Expression::FunctionExpression(f) => (f.scope_id.get()?, &f.params),
+        Expression::ArrowFunctionExpression(f) => (f.scope_id.get()?, &f.params),
+        _ => return None,
+    };
+    let symbols = params
+        .items
+        .iter()
+        .map(|p| match &p.pattern {
+            oxc_ast::ast::BindingPattern::BindingIdentifier(b) => b.symbol_id.get(),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((scope, symbols))
+}

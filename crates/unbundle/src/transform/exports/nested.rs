@@ -134,7 +134,7 @@ fn with_module<T>(
     }
     let program = parsed.program;
     let semantic = SemanticBuilder::new().build(&program).semantic;
-    let (scope, params) = function_of(&program)?;
+    let (scope, params) = crate::refs::function_of(&program)?;
     let at = |i: usize| params.get(i).copied();
     let wrapper = Wrapper {
         module: at(0),
@@ -144,24 +144,6 @@ fn with_module<T>(
     };
     let shift = i64::from(m.span.start) - prefix.len() as i64;
     Some(f(&program, semantic.scoping(), wrapper, shift))
-}
-
-/// The module function's scope and parameters (the program's one expression).
-fn function_of(program: &Program<'_>) -> Option<(oxc_semantic::ScopeId, Vec<SymbolId>)> {
-    let oxc_ast::ast::Statement::ExpressionStatement(statement) = program.body.first()? else {
-        return None;
-    };
-    let (scope, params) = match statement.expression.without_parentheses() {
-        Expression::FunctionExpression(f) => (f.scope_id.get()?, &f.params),
-        Expression::ArrowFunctionExpression(f) => (f.scope_id.get()?, &f.params),
-        _ => return None,
-    };
-    let symbols = params
-        .items
-        .iter()
-        .map(|p| p.pattern.get_binding_identifier()?.symbol_id.get())
-        .collect::<Option<Vec<_>>>()?;
-    Some((scope, symbols))
 }
 
 /// Whether a module uses its require parameter only to call it with a literal id or to use
