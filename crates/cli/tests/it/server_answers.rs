@@ -313,23 +313,7 @@ fn slow_vllm(delay: Duration, answer: Option<&'static str>) -> String {
         for socket in listener.incoming() {
             let Ok(mut socket) = socket else { return };
             std::thread::spawn(move || {
-                let mut reader = BufReader::new(socket.try_clone().unwrap());
-                let mut first = String::new();
-                let _ = reader.read_line(&mut first);
-                let path = first.split_whitespace().nth(1).unwrap_or("").to_owned();
-                // The rest of the head, then the body, so that the client is done writing.
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0; length];
-                let _ = std::io::Read::read_exact(&mut reader, &mut body);
+                let path = read_request(&socket);
                 let models = r#"{"object":"list","data":[{"id":"smol","object":"model","max_model_len":2048}]}"#;
                 let metrics = "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"smol\"} 1.0\nvllm:num_requests_waiting{model_name=\"smol\"} 0.0\n";
                 let (status, kind, body) = match path.as_str() {
@@ -487,22 +471,7 @@ fn busy_shared_llama(delay: Duration, answer: &'static str) -> String {
         for socket in listener.incoming() {
             let Ok(mut socket) = socket else { return };
             std::thread::spawn(move || {
-                let mut reader = BufReader::new(socket.try_clone().unwrap());
-                let mut first = String::new();
-                let _ = reader.read_line(&mut first);
-                let path = first.split_whitespace().nth(1).unwrap_or("").to_owned();
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0; length];
-                let _ = std::io::Read::read_exact(&mut reader, &mut body);
+                let path = read_request(&socket);
                 let props = r#"{"default_generation_settings":{"n_ctx":4096},"total_slots":4,"model_path":"/m/fake.gguf"}"#;
                 let busy = r#"[{"id":0,"is_processing":true},{"id":1,"is_processing":true},{"id":2,"is_processing":true},{"id":3,"is_processing":true}]"#;
                 let refused = r#"{"error":{"code":501,"message":"Infill is not supported by this model","type":"not_supported_error"}}"#;
@@ -569,4 +538,26 @@ fn the_language_servers_default_limit_waits_for_a_shared_llama_server_whose_slot
             );
         }
     }
+}
+
+/// Reads one HTTP request from a FAKE server's socket, head and body, so that the client is
+/// done writing before the answer; gives its path.
+fn read_request(socket: &std::net::TcpStream) -> String {
+    let mut reader = BufReader::new(socket.try_clone().unwrap());
+    let mut first = String::new();
+    let _ = reader.read_line(&mut first);
+    let path = first.split_whitespace().nth(1).unwrap_or("").to_owned();
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    let _ = std::io::Read::read_exact(&mut reader, &mut body);
+    path
 }
