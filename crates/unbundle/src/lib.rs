@@ -29,6 +29,7 @@ mod module;
 mod name;
 mod recognize;
 mod refs;
+mod requires;
 mod split;
 mod syntax;
 mod transform;
@@ -261,6 +262,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         });
     }
     distinct_paths(&mut jobs, &mut files, &options.names)?;
+    let links = requires::plan(&mut jobs);
     let (mut modules, module_names) = manifest_modules(&jobs, &options.names);
     modules.extend(chunks);
     let mut transforms = options.transforms;
@@ -278,7 +280,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     }
     files.push(OutputFile {
         path: LOADER_FILE.to_owned(),
-        text: LOADER.to_owned(),
+        text: LOADER.replacen(requires::TABLE_MARK, &links, 1),
     });
     let entry = entry_file(inputs, &roles, &mut files);
     let manifest = Manifest {
@@ -533,7 +535,12 @@ fn rewrite_all(
                             module::rewrite(
                                 &job.id,
                                 &job.source,
-                                (job.strict, job.name_helper.as_deref(), &job.source_names),
+                                (
+                                    job.strict,
+                                    job.name_helper.as_deref(),
+                                    &job.source_names,
+                                    &job.links,
+                                ),
                                 job.parameters,
                                 transforms,
                                 names,

@@ -53,7 +53,12 @@ pub struct ModuleError {
 pub(crate) fn rewrite(
     id: &str,
     source: &str,
-    (strict, name_helper, source_names): (bool, Option<&str>, &[(u32, String)]),
+    (strict, name_helper, source_names, links): (
+        bool,
+        Option<&str>,
+        &[(u32, String)],
+        &[crate::requires::Link],
+    ),
     parameters: &[&'static str],
     transforms: crate::transform::Transforms,
     names: &crate::name::ModuleNames,
@@ -138,6 +143,8 @@ pub(crate) fn rewrite(
         },
     );
     changes.calls = calls;
+    changes.requires =
+        crate::requires::rewrite(&mut program, (&scoping, &params), links, &allocator);
     changes.export_names = module_renames.iter().filter(|r| r.exported).count();
     changes.module_names = module_renames.len() - changes.export_names;
     let text = print(&program, scoping, (&body.0, &prologue), strict);

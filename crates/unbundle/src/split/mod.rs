@@ -98,8 +98,10 @@ pub(crate) fn split_file<'a>(
     if let Some((entry, require)) = entry {
         entry_module(&file, entry, require, &mut out);
     }
+    let to_common_js = crate::requires::to_common_js(&program, file.scoping);
     for job in &mut out.jobs {
         job.name_helper.clone_from(&out.name_helper);
+        job.to_common_js.clone_from(&to_common_js);
     }
     let runtime = out
         .runtime
@@ -305,6 +307,9 @@ fn webpack_modules<'a>(
             source_names: Vec::new(),
             takes: Vec::new(),
             header: String::new(),
+            links: Vec::new(),
+            namespace: None,
+            to_common_js: None,
         });
     }
     let scoping = file.scoping;
@@ -475,6 +480,9 @@ fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>
             source_names: Vec::new(),
             takes: outer.values.clone(),
             header: String::new(),
+            links: Vec::new(),
+            namespace: Some(m.namespace.clone()),
+            to_common_js: None,
         });
     }
 }
@@ -557,6 +565,9 @@ fn esbuild_job<'a>(
             .cloned()
             .collect(),
         header: String::new(),
+        links: Vec::new(),
+        namespace: None,
+        to_common_js: None,
     }
 }
 
@@ -625,6 +636,9 @@ fn entry_module<'a>(
             Vec::new()
         },
         header: String::new(),
+        links: Vec::new(),
+        namespace: None,
+        to_common_js: None,
     });
 }
 
@@ -734,6 +748,13 @@ pub(crate) struct Job<'a> {
     /// Comment lines that open its file: which files the names it is given come from (see
     /// [`links`]).
     pub(crate) header: String,
+    /// The calls of other modules' wrappers its file writes as `require`s of their files
+    /// (see `requires.rs`): the bundle's name, and the path from the file.
+    pub(crate) links: Vec<crate::requires::Link>,
+    /// An ES module moved whole: its namespace object's name in the bundle.
+    pub(crate) namespace: Option<String>,
+    /// The bundle file's `__toCommonJS` helper, when it has esbuild's shape.
+    pub(crate) to_common_js: Option<String>,
 }
 
 /// Where the loader's line goes: after a hashbang and the directive prologue, which must stay

@@ -72,6 +72,9 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, modules: Vec<Registered>, out
             source_names: Vec::new(),
             takes: outer.values.iter().chain(&outer.live).cloned().collect(),
             header: String::new(),
+            links: Vec::new(),
+            namespace: None,
+            to_common_js: None,
         });
         split += 1;
     }

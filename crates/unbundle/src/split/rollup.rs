@@ -74,6 +74,9 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
             source_names: Vec::new(),
             takes,
             header: String::new(),
+            links: Vec::new(),
+            namespace: None,
+            to_common_js: None,
         });
         split += 1;
     }

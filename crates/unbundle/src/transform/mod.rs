@@ -151,6 +151,8 @@ pub struct Changes {
     pub plain_exports: usize,
     /// webpack's `require.d` and `require.r` calls written out or dropped.
     pub helpers: usize,
+    /// Calls of esbuild's CommonJS wrappers written as `require`s of their files.
+    pub requires: usize,
 }
 
 impl std::ops::AddAssign for Changes {
@@ -166,6 +168,7 @@ impl std::ops::AddAssign for Changes {
         self.calls += o.calls;
         self.plain_exports += o.plain_exports;
         self.helpers += o.helpers;
+        self.requires += o.requires;
     }
 }
 

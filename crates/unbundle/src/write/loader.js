@@ -26,7 +26,43 @@ function PilotfishFunction(...args) {
 PilotfishFunction.prototype = Function.prototype;
 Object.defineProperty(PilotfishFunction, "name", { value: "Function" });
 
+// For each bundle file (its path from this folder), the module files of its esbuild CommonJS
+// wrappers and ES modules (paths from this folder) with the names the bundle called each by:
+// a CommonJS wrapper's (`require_y`), or an ES module's initializer, `__toCommonJS` helper and
+// namespace object. A module file that says `require("../x/y.js")` of one of them (where the
+// bundle's said `require_y()`, or `(init_y(), __toCommonJS(y_exports))`) makes the same calls
+// (see `requireOf`).
+const LINKS = /* pilotfish: links */ {};
+
+// The `require` a module file of `bundle` at `filename` is given: node's own (`nodeRequire`),
+// but where the file requires a module file of the bundle that the bundle passes it the
+// wrapper of (among `names`, with `values()`), that wrapper's call, as the bundle made it.
+// A proxy, so `require.resolve`, `require.cache` and the rest read node's.
+function requireOf(nodeRequire, bundle, filename, text, names, values) {
+  const links = LINKS[bundle];
+  if (!links || !/require\("\.\.?\//.test(text)) return nodeRequire;
+  const from = path.dirname(filename);
+  return new Proxy(nodeRequire, {
+    apply(target, self, args) {
+      if (args.length === 1 && typeof args[0] === "string" && args[0].startsWith(".")) {
+        const file = path.relative(__dirname, path.resolve(from, args[0])).split(path.sep).join("/");
+        const link = Object.prototype.hasOwnProperty.call(links, file) ? links[file] : undefined;
+        if (typeof link === "string" && names.includes(link)) return values()[names.indexOf(link)]();
+        // An ES module: `(init_x(), __toCommonJS(x_exports))`, as the bundle wrote it.
+        if (Array.isArray(link) && link.every((name) => names.includes(name))) {
+          const [init, helper, namespace] = link.map((name) => names.indexOf(name));
+          values()[init]();
+          const after = values();
+          return after[helper](after[namespace]);
+        }
+      }
+      return Reflect.apply(target, self, args);
+    },
+  });
+}
+
 module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (specifier, options) => import(specifier, options) }) => {
+  const bundle = path.relative(__dirname, nodeModule.filename).split(path.sep).join("/");
   const wrap = (file) => {
     let factory;
     return function (module, exports, require) {
@@ -53,13 +89,15 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
   // esbuild's CommonJS modules: `(exports, module)`, node's own `require`, and the bundle's
   // top-level names the module uses (`names`, their values from `values()` when it runs).
   load.commonjs = (file, names, values) => {
-    let factory;
+    let factory, fileRequire;
     return function (exports, module) {
       const filename = path.join(__dirname, file);
       if (!factory) {
-        factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...COMMONJS, ...names], { filename });
+        const text = fs.readFileSync(filename, "utf8");
+        factory = vm.compileFunction(text, [...COMMONJS, ...names], { filename });
+        fileRequire = requireOf(nodeRequire, bundle, filename, text, names, values);
       }
-      return factory.call(this, exports, module, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
+      return factory.call(this, exports, module, fileRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
     };
   };
   // esbuild's wrapped ES modules: the module file runs where esbuild ran the module's
@@ -67,7 +105,7 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
   // code reads its names through), node's own `module` and `require`, and the bundle's
   // top-level names it uses.
   load.esm = (file, namespace, names, values, asynchronous) => {
-    let factory;
+    let factory, fileRequire;
     return function () {
       const filename = path.join(__dirname, file);
       if (!factory) {
@@ -77,8 +115,9 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
         const text = fs.readFileSync(filename, "utf8");
         const body = asynchronous ? `return (async () => {${text}\n})();` : text;
         factory = vm.compileFunction(body, [...COMMONJS, ...names], { filename });
+        fileRequire = requireOf(nodeRequire, bundle, filename, text, names, values);
       }
-      return factory.call(this, namespace, nodeModule, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
+      return factory.call(this, namespace, nodeModule, fileRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
     };
   };
   // Bun's `__esm(async () => {...})`: the same, returning the initializer's promise.
