@@ -79,17 +79,24 @@ fn the_entry_moves_out_exactly_when_that_changes_nothing() {
         ),
         // The function's `arguments` would be another function's in a file.
         (webpack(",console.log(arguments)"), None),
-        // esbuild: the entry reads the bundle's top-level names, which are passed in.
-        (esbuild("console.log(a(),z)"), Some("console.log(a(), z);\n")),
+        // esbuild: the entry reads the bundle's top-level names, which are passed in; a call
+        // of a CommonJS wrapper requires that module's file.
+        (
+            esbuild("console.log(a(),z)"),
+            Some("console.log(require(\"./a.cjs\"), z);\n"),
+        ),
         // A name assigned anywhere cannot be passed in as a value: the entry would keep a
         // copy (and an assignment in it would land on one).
         (esbuild("z=2;console.log(a(),z)"), None),
         (esbuild("console.log(a(),z);z=2"), None),
-        (esbuild("z=2;console.log(a())"), Some("console.log(a());\n")),
+        (
+            esbuild("z=2;console.log(a())"),
+            Some("console.log(require(\"./a.cjs\"));\n"),
+        ),
         // A `return` in an arrow function is the arrow's, not the program's.
         (
             esbuild("Promise.resolve().then(()=>{return a()})"),
-            Some("Promise.resolve().then(() => {\n\treturn a();\n});\n"),
+            Some("Promise.resolve().then(() => {\n\treturn require(\"./a.cjs\");\n});\n"),
         ),
         // A top-level `return` (node allows one in a CommonJS file) stays.
         (esbuild("console.log(a());return"), None),

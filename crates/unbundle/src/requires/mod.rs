@@ -17,9 +17,6 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::ModuleKind;
-use crate::split::Job;
-
 mod rewrite;
 mod shape;
 
@@ -41,82 +38,12 @@ pub(crate) struct Link {
     pub(crate) esm: Option<(String, String)>,
 }
 
-/// What the loader's table says of one module file: the names its `require` calls.
-type Target = (String, Vec<String>);
-
-/// Gives each esbuild module job the calls it may rewrite (its `links`) and returns the
-/// loader's table: for each bundle file, each linked module file's path (from the output
-/// folder) with the names the bundle calls it by (the wrapper's; or the initializer's, the
-/// helper's and the namespace object's).
-pub(crate) fn plan(jobs: &mut [Job<'_>]) -> String {
-    // Each bundle file's CommonJS wrappers and whole ES modules: (file, name) -> its file,
-    // and an ES module's namespace object.
-    let targets: FxHashMap<(&str, String), (String, Option<String>)> = jobs
-        .iter()
-        .filter_map(|j| match j.kind {
-            ModuleKind::Commonjs => Some(((j.file, j.id.clone()), (j.path.clone(), None))),
-            ModuleKind::Esm => Some((
-                (j.file, j.id.clone()),
-                (j.path.clone(), Some(j.namespace.clone()?)),
-            )),
-            _ => None,
-        })
-        .collect();
-    let mut table: FxHashMap<&str, Vec<Target>> = FxHashMap::default();
-    let mut links_of = Vec::with_capacity(jobs.len());
-    for job in jobs.iter() {
-        let mut links = Vec::new();
-        if takes_require(job) {
-            for name in &job.takes {
-                let Some((target, namespace)) = targets.get(&(job.file, name.clone())) else {
-                    continue;
-                };
-                let esm = match (namespace, &job.to_common_js) {
-                    (None, _) => None,
-                    (Some(ns), Some(helper))
-                        if job.takes.contains(ns) && job.takes.contains(helper) =>
-                    {
-                        Some((helper.clone(), ns.clone()))
-                    }
-                    (Some(_), _) => continue,
-                };
-                let specifier = relative(&job.path, target);
-                if mentions(&job.source, &specifier) {
-                    continue;
-                }
-                let mut names = vec![name.clone()];
-                names.extend(esm.iter().flat_map(|(h, n)| [h.clone(), n.clone()]));
-                let entry = table.entry(job.file).or_default();
-                if !entry.iter().any(|(p, _)| p == target) {
-                    entry.push((target.clone(), names));
-                }
-                links.push(Link {
-                    name: name.clone(),
-                    specifier,
-                    esm,
-                });
-            }
-        }
-        links_of.push(links);
-    }
-    for (job, links) in jobs.iter_mut().zip(links_of) {
-        job.links = links;
-    }
-    table_text(table)
-}
-
-/// Whether the loader runs `job`'s file with its `require` (esbuild's modules, and its entry,
-/// which runs as a CommonJS module).
-fn takes_require(job: &Job<'_>) -> bool {
-    job.parameters != crate::module::WEBPACK
-        && matches!(
-            job.kind,
-            ModuleKind::Commonjs | ModuleKind::Esm | ModuleKind::EsmInitializer | ModuleKind::Entry
-        )
-}
+/// What the loader's table says of one module file: its path, and the names its `require`
+/// calls.
+pub(crate) type Target = (String, Vec<String>);
 
 /// The loader's table as a JavaScript object literal (JSON), files and paths sorted.
-fn table_text(table: FxHashMap<&str, Vec<Target>>) -> String {
+pub(crate) fn table_text(table: FxHashMap<&str, Vec<Target>>) -> String {
     let mut files: Vec<(&str, Vec<Target>)> = table.into_iter().collect();
     files.sort();
     let object: serde_json::Map<String, serde_json::Value> = files
@@ -137,13 +64,13 @@ fn table_text(table: FxHashMap<&str, Vec<Target>>) -> String {
 }
 
 /// Whether `source` holds `specifier` as a string (in either quotes).
-fn mentions(source: &str, specifier: &str) -> bool {
+pub(crate) fn mentions(source: &str, specifier: &str) -> bool {
     source.contains(&format!("\"{specifier}\"")) || source.contains(&format!("'{specifier}'"))
 }
 
 /// The path of `to` from the folder of `from` (both from the output folder, with `/`), as a
 /// `require` takes it: `./a/b.js` or `../x.cjs`.
-fn relative(from: &str, to: &str) -> String {
+pub(crate) fn relative(from: &str, to: &str) -> String {
     let from: Vec<&str> = from.split('/').collect();
     let from = &from[..from.len() - 1];
     let to: Vec<&str> = to.split('/').collect();

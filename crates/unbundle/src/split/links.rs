@@ -4,11 +4,14 @@
 //! shows a call of `require_foo` and nothing of where that module is. A few comment lines
 //! at the top of the file say it (`require_foo: modules/src/foo.js`, the runtime helpers:
 //! `esbuild-runtime.cjs`), so a reader follows the imports as files, and what runs is not
-//! touched at all.
+//! touched at all. Calls of those modules that a module file can write as `require`s of their
+//! files are planned here too (see `requires.rs`).
 
 use rustc_hash::FxHashMap;
 
 use super::Job;
+use crate::ModuleKind;
+use crate::requires;
 
 /// Fills each job's header from the names it takes: the other modules of the same bundle file
 /// (by the variable each is bound to, its id, or for an ES module moved whole also its
@@ -66,4 +69,75 @@ fn header(
             .to_owned();
     header.extend(lines);
     header
+}
+
+/// Gives each esbuild module job the calls it may rewrite (its `links`) and returns the
+/// loader's table: for each bundle file, each linked module file's path (from the output
+/// folder) with the names the bundle calls it by (the wrapper's; or the initializer's, the
+/// helper's and the namespace object's).
+pub(crate) fn requires(jobs: &mut [Job<'_>]) -> String {
+    // Each bundle file's CommonJS wrappers and whole ES modules: (file, name) -> its file,
+    // and an ES module's namespace object.
+    let targets: FxHashMap<(&str, String), (String, Option<String>)> = jobs
+        .iter()
+        .filter_map(|j| match j.kind {
+            ModuleKind::Commonjs => Some(((j.file, j.id.clone()), (j.path.clone(), None))),
+            ModuleKind::Esm => Some((
+                (j.file, j.id.clone()),
+                (j.path.clone(), Some(j.namespace.clone()?)),
+            )),
+            _ => None,
+        })
+        .collect();
+    let mut table: FxHashMap<&str, Vec<requires::Target>> = FxHashMap::default();
+    let mut links_of = Vec::with_capacity(jobs.len());
+    for job in jobs.iter() {
+        let mut links = Vec::new();
+        if takes_require(job) {
+            for name in &job.takes {
+                let Some((target, namespace)) = targets.get(&(job.file, name.clone())) else {
+                    continue;
+                };
+                let esm = match (namespace, &job.to_common_js) {
+                    (None, _) => None,
+                    (Some(ns), Some(helper))
+                        if job.takes.contains(ns) && job.takes.contains(helper) =>
+                    {
+                        Some((helper.clone(), ns.clone()))
+                    }
+                    (Some(_), _) => continue,
+                };
+                let specifier = requires::relative(&job.path, target);
+                if requires::mentions(&job.source, &specifier) {
+                    continue;
+                }
+                let mut names = vec![name.clone()];
+                names.extend(esm.iter().flat_map(|(h, n)| [h.clone(), n.clone()]));
+                let entry = table.entry(job.file).or_default();
+                if !entry.iter().any(|(p, _)| p == target) {
+                    entry.push((target.clone(), names));
+                }
+                links.push(requires::Link {
+                    name: name.clone(),
+                    specifier,
+                    esm,
+                });
+            }
+        }
+        links_of.push(links);
+    }
+    for (job, links) in jobs.iter_mut().zip(links_of) {
+        job.links = links;
+    }
+    requires::table_text(table)
+}
+
+/// Whether the loader runs `job`'s file with its `require` (esbuild's modules, and its entry,
+/// which runs as a CommonJS module).
+fn takes_require(job: &Job<'_>) -> bool {
+    !job.parameters.contains(&"require")
+        && matches!(
+            job.kind,
+            ModuleKind::Commonjs | ModuleKind::Esm | ModuleKind::EsmInitializer | ModuleKind::Entry
+        )
 }

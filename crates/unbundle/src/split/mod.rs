@@ -7,7 +7,7 @@
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
-mod links;
+pub(crate) mod links;
 mod parcel;
 mod paths;
 mod rollup;
