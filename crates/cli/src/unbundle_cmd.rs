@@ -107,7 +107,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         );
         let c = output.changes;
         println!(
-            "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module, {} (0, x.f) calls given their receiver, {} getters made plain exports, {} webpack helper calls written out",
+            "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module, {} (0, x.f) calls given their receiver, {} getters made plain exports, {} webpack helper calls written out, {} calls of esbuild's wrappers written as requires of their files",
             c.sequences,
             c.logical,
             c.conditional,
@@ -118,7 +118,8 @@ pub(crate) fn run(args: Args) -> Result<()> {
             c.module_names,
             c.calls,
             c.plain_exports,
-            c.helpers
+            c.helpers,
+            c.requires
         );
         for note in &output.notes {
             println!("note: {note}");

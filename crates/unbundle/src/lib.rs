@@ -262,7 +262,11 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         });
     }
     distinct_paths(&mut jobs, &mut files, &options.names)?;
-    let links = split::links::requires(&mut jobs);
+    let links = if options.transforms.requires {
+        split::links::requires(&mut jobs)
+    } else {
+        "{}".to_owned()
+    };
     let (mut modules, module_names) = manifest_modules(&jobs, &options.names);
     modules.extend(chunks);
     let mut transforms = options.transforms;

@@ -1,7 +1,8 @@
 //! A module file requires the files of the modules it uses: esbuild's `require_x()` (a
 //! CommonJS wrapper's call) and `(init_x(), __toCommonJS(x_exports))` (an ES module required)
-//! become `require("./x.js")`, which the loader answers with the same calls. Bundles built by
-//! the pinned esbuild (`tools/bundlers`), run with node before and after.
+//! become `require("./x.js")`, which the loader answers with the same calls; and an ES module
+//! bundle's helpers move to a runtime file as a script bundle's do. Bundles built by the
+//! pinned esbuild and Bun (`tools/bundlers`), run with node before and after.
 
 mod common;
 
@@ -16,6 +17,11 @@ fn bundlers() -> PathBuf {
 /// The text of `app` built by `bundler` (one file, `main.js`), after installing the pinned
 /// bundlers once.
 fn build(bundler: &str, app: &str) -> String {
+    build_file(bundler, app, "main.js")
+}
+
+/// The text of `file`, of `app` built by `bundler`.
+fn build_file(bundler: &str, app: &str, file: &str) -> String {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         let ran = Command::new("bash")
@@ -44,7 +50,7 @@ fn build(bundler: &str, app: &str) -> String {
         "{bundler} failed on {app}: {}",
         String::from_utf8_lossy(&ran.stderr)
     );
-    let text = std::fs::read_to_string(out.join("main.js")).unwrap();
+    let text = std::fs::read_to_string(out.join(file)).unwrap();
     let _ = std::fs::remove_dir_all(&out);
     text
 }
@@ -176,4 +182,66 @@ fn a_module_s_own_require_of_a_relative_path_stays_node_s() {
     let (before, after) = common::run_both("requires-own", text, &out);
     assert_eq!(before.0, "[ 41, 'none' ]\n");
     assert_eq!(before, after);
+}
+
+/// Runs the ES module bundle `text` (as `main.mjs`) and its output with node, each in a
+/// scratch folder of its own: standard output, standard error and exit status.
+fn run_module_both(name: &str, text: &str, out: &unbundle::Output) -> (common::Run, common::Run) {
+    let dir =
+        std::env::temp_dir().join(format!("pilotfish-unbundle-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    std::fs::write(dir.join("main.mjs"), text).unwrap();
+    for file in &out.files {
+        let path = dir.join("out").join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let runs = (
+        common::node(&dir.join("main.mjs")),
+        common::node(&dir.join("out").join(&out.manifest.entry)),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    runs
+}
+
+/// `app` built by `bundler` as an ES module (`main.mjs`): the helpers are in
+/// `esbuild-runtime.cjs`, which the bundle requires through node's `require` made for it, and
+/// the output runs as the bundle does.
+fn es_module_helpers_move(bundler: &str, app: &str, helper_shapes: &[&str]) {
+    let text = build_file(bundler, app, "main.mjs");
+    let out = unbundle::unbundle(&[unbundle::Input {
+        name: "main.mjs",
+        text: &text,
+    }])
+    .unwrap();
+    let runtime = out
+        .files
+        .iter()
+        .find(|f| f.path == "esbuild-runtime.cjs")
+        .map(|f| f.text.as_str())
+        .unwrap_or_else(|| panic!("{bundler}: no runtime file in {:?}", out.notes));
+    for shape in helper_shapes {
+        assert!(runtime.contains(shape), "{bundler}: {shape} in {runtime}");
+    }
+    let main = file(&out, "main.mjs");
+    assert!(
+        main.contains("= __pilotfish_require(import.meta.url)(\"./esbuild-runtime.cjs\");"),
+        "{bundler}: {main}"
+    );
+    let (before, after) = run_module_both(&format!("esm-runtime-{bundler}"), &text, &out);
+    assert!(!before.0.is_empty(), "{bundler}: {before:?}");
+    assert_eq!(before, after, "{bundler}");
+}
+
+#[test]
+fn an_es_module_bundle_s_helpers_move_to_a_runtime_file() {
+    es_module_helpers_move("esbuild-esm", "esm", &["is __commonJS", "is __toESM"]);
+    // With a banner that makes the bundle a `require`, before the helpers.
+    es_module_helpers_move("esbuild-esm-meta", "meta", &["is __commonJS"]);
+}
+
+#[test]
+fn a_bun_bundle_s_helpers_move_to_a_runtime_file() {
+    es_module_helpers_move("bun-minify", "esm", &["is __commonJS"]);
 }

@@ -163,8 +163,9 @@ impl<'a> VisitMut<'a> for Calls<'_, 'a> {
 }
 
 impl<'s> Calls<'s, '_> {
-    /// `init_shapes();` followed by `var s = __toCommonJS(shapes_exports);` (one declarator
-    /// bound to a plain name: nothing runs between the two calls).
+    /// `init_shapes();` followed by `var s = __toCommonJS(shapes_exports);` (one declarator:
+    /// nothing runs between the two calls; a pattern, `var { f } = ...`, reads the result
+    /// after both, as it reads the required module's).
     fn split_pair(&self, first: &Statement<'_>, second: &Statement<'_>) -> Option<&'s Link> {
         let Statement::ExpressionStatement(first) = first else {
             return None;
@@ -174,9 +175,7 @@ impl<'s> Calls<'s, '_> {
         };
         let [
             VariableDeclarator {
-                id: oxc_ast::ast::BindingPattern::BindingIdentifier(_),
-                init: Some(init),
-                ..
+                init: Some(init), ..
             },
         ] = &d.declarations[..]
         else {

@@ -36,6 +36,8 @@ pub(crate) struct EsModule {
     pub(crate) method: bool,
     /// An async ES module initializer (top-level `await`).
     pub(crate) asynchronous: bool,
+    /// An ES module initializer's namespace object, when esbuild gave it one.
+    pub(crate) namespace: Option<String>,
 }
 
 /// The bundle's top-level names a module file uses, and how it reaches them.
@@ -104,6 +106,7 @@ pub(crate) fn find_modules(
             outer: outer_names(scoping, &uses, &moved, f.span),
             method: f.method,
             asynchronous: false,
+            namespace: None,
         })
         .collect();
     let mut stayed = Vec::new();
@@ -133,6 +136,7 @@ pub(crate) fn find_modules(
             outer: outer_names(scoping, &uses, &moved, kept.function),
             method: kept.method,
             asynchronous: kept.asynchronous,
+            namespace: kept.namespace.clone(),
         });
     }
     Some(Found {

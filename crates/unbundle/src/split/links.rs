@@ -82,7 +82,7 @@ pub(crate) fn requires(jobs: &mut [Job<'_>]) -> String {
         .iter()
         .filter_map(|j| match j.kind {
             ModuleKind::Commonjs => Some(((j.file, j.id.clone()), (j.path.clone(), None))),
-            ModuleKind::Esm => Some((
+            ModuleKind::Esm | ModuleKind::EsmInitializer => Some((
                 (j.file, j.id.clone()),
                 (j.path.clone(), Some(j.namespace.clone()?)),
             )),

@@ -381,18 +381,22 @@ fn esbuild_modules<'a>(
             m.span,
             method_value(m.method, esm_call(&path, "{}", &m.outer, m.asynchronous)),
         ));
-        out.jobs.push(esbuild_job(
+        let mut job = esbuild_job(
             file,
             &out.moved,
             m,
             path,
             (strict, &module::ESM),
             crate::ModuleKind::EsmInitializer,
-        ));
+        );
+        job.namespace.clone_from(&m.namespace);
+        out.jobs.push(job);
     }
     out.edits.extend(out.moved.edits.iter().cloned());
-    if !file.es_module {
-        runtime_file(file, strict, out);
+    // An ES module's helpers move only from a bundle of one file that exports nothing: a chunk
+    // of a set may export them to the others.
+    if !file.es_module || (!file.several_files && !exports_anything(file.program)) {
+        runtime_file(file, strict || file.es_module, out);
         if let Some(runtime) = &out.runtime {
             notes.push(format!(
                 "{}: esbuild's runtime helpers are in {}, which the bundle requires where it defined them",
@@ -420,7 +424,12 @@ fn esbuild_modules<'a>(
 /// esbuild's helpers moved to a runtime file of their own, which the bundle requires where
 /// they were (see [`runtime`]), when nothing else edits them.
 fn runtime_file(file: &File<'_, '_, '_>, strict: bool, out: &mut Split<'_>) {
-    let Some(found) = runtime::helpers(file.program, file.scoping, file.input.text, strict) else {
+    let Some(found) = runtime::helpers(
+        file.program,
+        file.scoping,
+        file.input.text,
+        (strict, file.es_module),
+    ) else {
         return;
     };
     let overlaps = |a: &Span, b: &Span| a.start < b.end && b.start < a.end;
@@ -439,7 +448,11 @@ fn runtime_file(file: &File<'_, '_, '_>, strict: bool, out: &mut Split<'_>) {
     for (n, span) in found.statements.iter().enumerate() {
         let replacement = if n == 0 {
             // Beside the file, whatever folder of the set it is in.
-            runtime::require_line(&found.names, path.rsplit('/').next().unwrap_or(&path))
+            runtime::require_line(
+                &found.names,
+                path.rsplit('/').next().unwrap_or(&path),
+                file.es_module,
+            )
         } else {
             String::new()
         };
@@ -450,6 +463,18 @@ fn runtime_file(file: &File<'_, '_, '_>, strict: bool, out: &mut Split<'_>) {
         path,
         text: transform::clean_file(&found.text, file.transforms),
     });
+}
+
+/// Whether an ES module's top level exports anything.
+fn exports_anything(program: &oxc_ast::ast::Program<'_>) -> bool {
+    program.body.iter().any(|s| {
+        matches!(
+            s,
+            oxc_ast::ast::Statement::ExportNamedDeclaration(_)
+                | oxc_ast::ast::Statement::ExportDefaultDeclaration(_)
+                | oxc_ast::ast::Statement::ExportAllDeclaration(_)
+        )
+    })
 }
 
 /// The jobs of esbuild's ES modules that move whole, their functions replaced by the

@@ -46,27 +46,47 @@ const FILE_OWN: [&str; 6] = [
 ];
 
 /// esbuild's helpers at the top of `program`, when at least its `__commonJS` or `__esm` helper
-/// is among those that can move; `strict`: the bundle file is strict, and so is the runtime.
+/// is among those that can move; `strict`: the bundle file is strict (an ES module is), and so
+/// is the runtime; `es_module`: the file is an ES module, whose helpers may follow its imports
+/// and a banner.
 pub(crate) fn helpers(
     program: &Program<'_>,
     scoping: &Scoping,
     text: &str,
-    strict: bool,
+    (strict, es_module): (bool, bool),
 ) -> Option<Runtime> {
-    let region = helper_region(program);
+    let (start, region) = helper_region(program, es_module);
+    // A function declaration is set from the file's start: it moves only where nothing but
+    // imports comes before the helpers (nothing of the file's runs before them).
+    let functions_move = es_module
+        && program.body[..start]
+            .iter()
+            .all(|s| matches!(s, Statement::ImportDeclaration(_)));
     let mut moved: FxHashSet<SymbolId> = FxHashSet::default();
     let mut statements = Vec::new();
     let mut names = Vec::new();
     let mut skipped_reads: FxHashSet<SymbolId> = FxHashSet::default();
     for statement in region {
-        let Statement::VariableDeclaration(d) = statement else {
-            break;
+        let (declared, qualifies) = match statement {
+            Statement::VariableDeclaration(d) => (
+                declared_symbols(d, scoping),
+                d.kind == VariableDeclarationKind::Var
+                    && d.declarations
+                        .iter()
+                        .all(|x| x.init.as_ref().is_some_and(helper_value)),
+            ),
+            // Bun's `function U(e) { return this[e]; }`, which its `__toESM` binds.
+            Statement::FunctionDeclaration(f) if functions_move => (
+                f.id.as_ref()
+                    .and_then(|id| id.symbol_id.get())
+                    .into_iter()
+                    .collect(),
+                !f.r#async && !f.generator,
+            ),
+            _ => break,
         };
-        let declared = declared_symbols(d, scoping);
-        let qualifies = d.kind == VariableDeclarationKind::Var
-            && d.declarations
-                .iter()
-                .all(|x| x.init.as_ref().is_some_and(helper_value))
+        let qualifies = qualifies
+            && !declared.is_empty()
             && declared.iter().all(|&s| never_assigned(scoping, s))
             && reads_only(statement, scoping, &moved, &declared);
         if !qualifies {
@@ -188,10 +208,29 @@ fn object_member_name(member: &str) -> Option<&'static str> {
 }
 
 /// The statements before the first module wrapper: the first that is not a `var`, or whose
-/// value calls a name (`var require_a = __commonJS(...)`, `var fs = require("fs")`).
-fn helper_region<'p, 'a>(program: &'p Program<'a>) -> &'p [Statement<'a>] {
-    let end = program
-        .body
+/// value calls a name (`var require_a = __commonJS(...)`, `var fs = require("fs")`). In an ES
+/// module they start after its opening imports, `const`/`let` declarations and expression
+/// statements (the banner esbuild is given, `const require = createRequire(import.meta.url)`,
+/// or a prelude of another tool's): those ran before the helpers were set, and still do.
+fn helper_region<'p, 'a>(
+    program: &'p Program<'a>,
+    es_module: bool,
+) -> (usize, &'p [Statement<'a>]) {
+    let start = if es_module {
+        program
+            .body
+            .iter()
+            .position(|s| match s {
+                Statement::ImportDeclaration(_) | Statement::ExpressionStatement(_) => false,
+                Statement::VariableDeclaration(d) => d.kind == VariableDeclarationKind::Var,
+                _ => true,
+            })
+            .unwrap_or(program.body.len())
+    } else {
+        0
+    };
+    let body = &program.body[start..];
+    let end = body
         .iter()
         .position(|s| match s {
             Statement::VariableDeclaration(d) => d.declarations.iter().any(|x| {
@@ -201,10 +240,12 @@ fn helper_region<'p, 'a>(program: &'p Program<'a>) -> &'p [Statement<'a>] {
                         if matches!(call.callee.without_parentheses(), Expression::Identifier(_))
                 )
             }),
+            // Bun declares a helper among them as a function.
+            Statement::FunctionDeclaration(_) => !es_module,
             _ => true,
         })
-        .unwrap_or(program.body.len());
-    &program.body[..end]
+        .unwrap_or(body.len());
+    (start, &body[..end])
 }
 
 /// Whether `moved` defines esbuild's `__commonJS` or `__esm` helper: without one, the file is
@@ -363,7 +404,13 @@ fn runtime_text(
     out
 }
 
-/// What replaces the helpers' first statement in the bundle: `path` is the runtime file's.
-pub(crate) fn require_line(names: &[String], path: &str) -> String {
-    format!("var {{ {} }} = require(\"./{path}\");", names.join(", "))
+/// What replaces the helpers' first statement in the bundle: `path` is the runtime file's. An
+/// ES module requires it through node's `require` made for it (see `split/mod.rs`'s prelude).
+pub(crate) fn require_line(names: &[String], path: &str, es_module: bool) -> String {
+    let require = if es_module {
+        "__pilotfish_require(import.meta.url)"
+    } else {
+        "require"
+    };
+    format!("var {{ {} }} = {require}(\"./{path}\");", names.join(", "))
 }

@@ -56,6 +56,9 @@ pub struct Transforms {
     /// webpack's `require.d` and `require.r` written as what they do (see
     /// `exports/helpers.rs`).
     pub helpers: bool,
+    /// esbuild's `require_x()` and `(init_x(), __toCommonJS(x_exports))` in a module file →
+    /// `require("./x.js")` (see `requires/`).
+    pub requires: bool,
 }
 
 impl Default for Transforms {
@@ -76,6 +79,7 @@ impl Transforms {
         calls: true,
         plain_exports: true,
         helpers: true,
+        requires: true,
     };
     pub const NONE: Transforms = Transforms {
         sequences: false,
@@ -88,9 +92,10 @@ impl Transforms {
         calls: false,
         plain_exports: false,
         helpers: false,
+        requires: false,
     };
     /// The transforms' names, as `--no-transform` takes them.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "sequences",
         "logical",
         "conditional",
@@ -101,6 +106,7 @@ impl Transforms {
         "calls",
         "plain-exports",
         "helpers",
+        "requires",
     ];
 
     /// Switches off the transform called `name`; `false` for a name that is none.
@@ -125,6 +131,7 @@ impl Transforms {
             "calls" => &mut self.calls,
             "plain-exports" => &mut self.plain_exports,
             "helpers" => &mut self.helpers,
+            "requires" => &mut self.requires,
             _ => return false,
         };
         *flag = on;

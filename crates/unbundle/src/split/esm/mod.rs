@@ -81,6 +81,8 @@ pub(crate) struct Kept {
     pub(crate) uses_own_this: bool,
     /// The function is `async`.
     pub(crate) asynchronous: bool,
+    /// Its namespace object's variable, when esbuild gave it one.
+    pub(crate) namespace: Option<String>,
 }
 
 /// What moving the wrapped ES modules changes in the bundle.

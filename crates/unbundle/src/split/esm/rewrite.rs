@@ -69,6 +69,9 @@ pub(super) fn apply(cx: &Context<'_, '_, '_>, order: &Order, valid: &[bool]) -> 
                 source_path: w.source_path.clone(),
                 uses_own_this: w.uses_own_this,
                 asynchronous: w.asynchronous,
+                namespace: cx.hoisted[m]
+                    .namespace
+                    .map(|(s, _)| cx.scoping.symbol_name(s).to_owned()),
             });
         } else {
             moved.taken.extend(cx.file_spans(m));
