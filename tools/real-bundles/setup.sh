@@ -69,28 +69,37 @@ done <<<"$corpus"
 # `--legacy-peer-deps` installs what is declared and no peers (Letta's own react conflicts with
 # a peer). The done-marker holds what was asked, so a changed corpus line installs again. The
 # tests link FOLDER/deps/node_modules beside each run's copy of the package, for bundle and
-# output alike.
+# output alike. `fake:NAME` among the names installs the FAKE stand-in tools/real-bundles/
+# fakes/NAME under that name instead (copied, not linked): a package that imports NAME as it
+# starts but cannot have it here (Copilot CLI's node-pty: no prebuilt Linux binary in the
+# registry) then starts, and the stand-in throws, saying so, if it is used.
 before=2026-11-01
 deps() {
   local folder=$1 only=$2
   local want="before $before; only: $only"
+  case " $only " in
+    *" fake:"*) want="$want; fakes: $(cat "$here"/fakes/*/* | sha256sum | cut -d' ' -f1)" ;;
+  esac
   [ "$(cat "$dir/$folder/deps/.pilotfish-done" 2>/dev/null)" = "$want" ] && return 0
   echo "tools/real-bundles/setup.sh: installing the dependencies of $folder (npm, before $before)" >&2
   local work
   work=$(mktemp -d "$dir/.fetch.XXXXXX")
   node -e '
     const p = require(process.argv[1]);
-    const only = process.argv[3].split(" ").filter(Boolean);
+    const all = process.argv[3].split(" ").filter(Boolean);
+    const fakes = all.filter((name) => name.startsWith("fake:")).map((name) => name.slice(5));
+    const only = all.filter((name) => !name.startsWith("fake:"));
     const pick = (all) => Object.fromEntries(Object.entries(all || {})
       .filter(([name]) => only.length === 0 || only.includes(name)));
     const own = { name: "pilotfish-corpus-deps", version: "0.0.0", private: true,
       dependencies: pick(p.dependencies), optionalDependencies: pick(p.optionalDependencies) };
+    for (const name of fakes) own.dependencies[name] = "file:" + require("path").join(process.argv[4], "fakes", name);
     const missing = only.filter((name) => !(name in own.dependencies || name in own.optionalDependencies));
     if (missing.length) throw new Error(`${process.argv[1]} declares no ${missing.join(", ")}`);
     require("fs").writeFileSync(process.argv[2], JSON.stringify(own, null, 2) + "\n");
-  ' "$dir/$folder/package/package.json" "$work/package.json" "$only"
+  ' "$dir/$folder/package/package.json" "$work/package.json" "$only" "$(cd "$here" && pwd)"
   (cd "$work" && npm install --silent --omit=dev --omit=peer --no-audit --no-fund \
-    --ignore-scripts --legacy-peer-deps --before="$before" >&2)
+    --ignore-scripts --legacy-peer-deps --install-links --before="$before" >&2)
   rm -rf "${dir:?}/$folder/deps"
   mv "$work" "$dir/$folder/deps"
   printf '%s' "$want" >"$dir/$folder/deps/.pilotfish-done"
