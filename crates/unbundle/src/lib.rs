@@ -539,12 +539,12 @@ fn rewrite_all(
                             module::rewrite(
                                 &job.id,
                                 &job.source,
-                                (
-                                    job.strict,
-                                    job.name_helper.as_deref(),
-                                    &job.source_names,
-                                    &job.links,
-                                ),
+                                module::Given {
+                                    strict: job.strict,
+                                    name_helper: job.name_helper.as_deref(),
+                                    source_names: &job.source_names,
+                                    links: &job.links,
+                                },
                                 job.parameters,
                                 transforms,
                                 names,

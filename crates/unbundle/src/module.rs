@@ -47,18 +47,23 @@ pub struct ModuleError {
     pub message: String,
 }
 
+/// What a module's file is made from besides its text: whether its surroundings were strict,
+/// esbuild's `__name` helper as the module reads it, the source map's names by offset in the
+/// text, and the calls it writes as `require`s of other modules' files (see `requires/`).
+pub(crate) struct Given<'j> {
+    pub(crate) strict: bool,
+    pub(crate) name_helper: Option<&'j str>,
+    pub(crate) source_names: &'j [(u32, String)],
+    pub(crate) links: &'j [crate::requires::Link],
+}
+
 /// Rewrites the module function `source` (its text in the bundle), whose surroundings were
 /// strict when `strict`. The first pass has no `plan` and gathers facts; the second applies
 /// the plan made from every module's facts (see `exports/`).
 pub(crate) fn rewrite(
     id: &str,
     source: &str,
-    (strict, name_helper, source_names, links): (
-        bool,
-        Option<&str>,
-        &[(u32, String)],
-        &[crate::requires::Link],
-    ),
+    given: Given<'_>,
     parameters: &[&'static str],
     transforms: crate::transform::Transforms,
     names: &crate::name::ModuleNames,
@@ -69,7 +74,7 @@ pub(crate) fn rewrite(
         message,
     };
     let allocator = Allocator::default();
-    let (wrapped, changed, at) = wrap(source, strict);
+    let (wrapped, changed, at) = wrap(source, given.strict);
     let mut program = parse(&allocator, &wrapped).map_err(error)?;
     let semantic = SemanticBuilder::new().build(&program).semantic;
     let Some((function_scope, params)) = crate::refs::function_of(&program) else {
@@ -81,7 +86,8 @@ pub(crate) fn rewrite(
     let evals = scoping.root_unresolved_references().contains_key("eval");
     let (renames, kept, prologue) =
         parameter_names(scoping, function_scope, &params, parameters, evals);
-    let (name_helper, source_names) = usable_names(evals, changed, name_helper, source_names);
+    let (name_helper, source_names) =
+        usable_names(evals, changed, given.name_helper, given.source_names);
     let outer = free_parameter_names(scoping, parameters);
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
     let wrapper = wrapper_of(parameters, &params, function_scope);
@@ -112,17 +118,14 @@ pub(crate) fn rewrite(
         allocator: &allocator,
     }
     .visit_program(&mut program);
-    let mut calls = plan.map_or(0, |plan| {
-        crate::transform::exports::rewrite_calls(&mut program, &allocator, &scoping, wrapper, plan)
-    });
-    if transforms.calls && !evals {
-        calls += crate::transform::exports::rewrite_nested_calls(
-            &mut program,
-            &allocator,
-            &scoping,
-            &wrapped,
-        );
-    }
+    let nested = transforms.calls && !evals;
+    let calls = receiver_calls(
+        &mut program,
+        (&allocator, &scoping),
+        wrapper,
+        plan,
+        nested.then_some(&wrapped),
+    );
     // The function's body becomes the program.
     let Some(body) = take_body(&mut program, &allocator) else {
         return Err(error("is not a function".to_owned()));
@@ -144,10 +147,10 @@ pub(crate) fn rewrite(
     );
     changes.calls = calls;
     changes.requires =
-        crate::requires::rewrite(&mut program, (&scoping, &params), links, &allocator);
+        crate::requires::rewrite(&mut program, (&scoping, &params), given.links, &allocator);
     changes.export_names = module_renames.iter().filter(|r| r.exported).count();
     changes.module_names = module_renames.len() - changes.export_names;
-    let text = print(&program, scoping, (&body.0, &prologue), strict);
+    let text = print(&program, scoping, (&body.0, &prologue), given.strict);
     Ok(ModuleFile {
         text,
         changes,
@@ -155,6 +158,25 @@ pub(crate) fn rewrite(
         evals,
         facts,
     })
+}
+
+/// The `(0, x.f)` calls given their receiver: those the plan allows, and those of a webpack
+/// bundle nested in the module (`nested`: the module's wrapped text, when `calls` runs).
+fn receiver_calls<'a>(
+    program: &mut oxc_ast::ast::Program<'a>,
+    (allocator, scoping): (&'a Allocator, &oxc_semantic::Scoping),
+    wrapper: crate::refs::Wrapper,
+    plan: Option<&crate::transform::exports::Plan>,
+    nested: Option<&String>,
+) -> usize {
+    let mut calls = plan.map_or(0, |plan| {
+        crate::transform::exports::rewrite_calls(program, allocator, scoping, wrapper, plan)
+    });
+    if let Some(wrapped) = nested {
+        calls +=
+            crate::transform::exports::rewrite_nested_calls(program, allocator, scoping, wrapped);
+    }
+    calls
 }
 
 /// The `__name` helper and the source map's names a module is named by: none in a module
