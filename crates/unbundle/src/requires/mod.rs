@@ -15,7 +15,7 @@
 //! node's own for every other specifier (a proxy of it: `require.resolve` and the rest read
 //! node's), and is given only to files whose text requires a relative path.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 mod rewrite;
 mod shape;
@@ -63,9 +63,28 @@ pub(crate) fn table_text(table: FxHashMap<&str, Vec<Target>>) -> String {
     serde_json::Value::Object(object).to_string()
 }
 
-/// Whether `source` holds `specifier` as a string (in either quotes).
-pub(crate) fn mentions(source: &str, specifier: &str) -> bool {
-    source.contains(&format!("\"{specifier}\"")) || source.contains(&format!("'{specifier}'"))
+/// Every text between quotes in `source` that starts as a relative path does (`./`, `../`),
+/// read in one pass: the paths it could require of its own.
+pub(crate) fn relative_strings(source: &str) -> FxHashSet<&str> {
+    let mut out = FxHashSet::default();
+    let bytes = source.as_bytes();
+    for (at, _) in source.match_indices("./") {
+        // Back over a run of dots to the quote before it.
+        let mut start = at;
+        while start > 0 && bytes[start - 1] == b'.' {
+            start -= 1;
+        }
+        let Some(&quote) = start.checked_sub(1).and_then(|q| bytes.get(q)) else {
+            continue;
+        };
+        if quote != b'"' && quote != b'\'' {
+            continue;
+        }
+        if let Some(len) = source[start..].find(quote as char) {
+            out.insert(&source[start..start + len]);
+        }
+    }
+    out
 }
 
 /// The path of `to` from the folder of `from` (both from the output folder, with `/`), as a

@@ -10,6 +10,7 @@ use oxc_ast_visit::{VisitMut, walk_mut};
 use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::{SPAN, Span};
 use oxc_str::Ident;
+use rustc_hash::FxHashSet;
 
 use super::Link;
 
@@ -21,17 +22,21 @@ pub(crate) fn rewrite<'a>(
     links: &[Link],
     allocator: &'a Allocator,
 ) -> usize {
+    // Its free `require` must be the loader's: nothing of it, not even a parameter, is
+    // called so.
     if links.is_empty() || scoping.symbol_names().any(|n| n == "require") {
         return 0;
     }
     // A name the file binds nowhere (or only as its function's parameter, as the entry's
     // function takes the bundle's names) is the one the bundle passes. Transforms copy nodes
     // without their references, so this is asked of the names.
-    let free = |name: &str| {
-        scoping
-            .symbol_ids()
-            .all(|s| scoping.symbol_name(s) != name || params.contains(&s))
-    };
+    let params: FxHashSet<SymbolId> = params.iter().copied().collect();
+    let bound: FxHashSet<&str> = scoping
+        .symbol_ids()
+        .filter(|s| !params.contains(s))
+        .map(|s| scoping.symbol_name(s))
+        .collect();
+    let free = |name: &str| !bound.contains(name);
     let links: Vec<&Link> = links
         .iter()
         .filter(|l| {

@@ -7,7 +7,7 @@
 //! touched at all. Calls of those modules that a module file can write as `require`s of their
 //! files are planned here too (see `requires.rs`).
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Job;
 use crate::ModuleKind;
@@ -90,10 +90,14 @@ pub(crate) fn requires(jobs: &mut [Job<'_>]) -> String {
         })
         .collect();
     let mut table: FxHashMap<&str, Vec<requires::Target>> = FxHashMap::default();
+    let mut listed: FxHashSet<(&str, &str)> = FxHashSet::default();
     let mut links_of = Vec::with_capacity(jobs.len());
     for job in jobs.iter() {
         let mut links = Vec::new();
         if takes_require(job) {
+            let takes: FxHashSet<&str> = job.takes.iter().map(String::as_str).collect();
+            // The strings of its own it could require by (read once, only when needed).
+            let mut strings = None;
             for name in &job.takes {
                 let Some((target, namespace)) = targets.get(&(job.file, name.clone())) else {
                     continue;
@@ -101,21 +105,25 @@ pub(crate) fn requires(jobs: &mut [Job<'_>]) -> String {
                 let esm = match (namespace, &job.to_common_js) {
                     (None, _) => None,
                     (Some(ns), Some(helper))
-                        if job.takes.contains(ns) && job.takes.contains(helper) =>
+                        if takes.contains(ns.as_str()) && takes.contains(helper.as_str()) =>
                     {
                         Some((helper.clone(), ns.clone()))
                     }
                     (Some(_), _) => continue,
                 };
                 let specifier = requires::relative(&job.path, target);
-                if requires::mentions(&job.source, &specifier) {
+                let strings =
+                    strings.get_or_insert_with(|| requires::relative_strings(&job.source));
+                if strings.contains(specifier.as_str()) {
                     continue;
                 }
-                let mut names = vec![name.clone()];
-                names.extend(esm.iter().flat_map(|(h, n)| [h.clone(), n.clone()]));
-                let entry = table.entry(job.file).or_default();
-                if !entry.iter().any(|(p, _)| p == target) {
-                    entry.push((target.clone(), names));
+                if listed.insert((job.file, target.as_str())) {
+                    let mut names = vec![name.clone()];
+                    names.extend(esm.iter().flat_map(|(h, n)| [h.clone(), n.clone()]));
+                    table
+                        .entry(job.file)
+                        .or_default()
+                        .push((target.clone(), names));
                 }
                 links.push(requires::Link {
                     name: name.clone(),
