@@ -4,7 +4,10 @@
 //! `__toESM(require("../node_modules/ms/index.js"))`, and the loader answers that `require` by
 //! calling the same wrapper (`require_ms()`) the call did: the module still runs once, when
 //! first required, in the bundle's order, and the helper around the call (`__toESM`, the
-//! interop object, its `default`) stays as it was.
+//! interop object, its `default`) stays as it was. An ES module required,
+//! `(init_shapes(), __toCommonJS(shapes_exports))`, becomes `require("./shapes.js")` alike, the
+//! loader calling the initializer and then the helper on the namespace object (see
+//! `rewrite.rs`, and `shape.rs` for how the helper is recognized).
 //!
 //! A call is rewritten only when nothing can tell: it is `NAME()` with no arguments, `NAME` is
 //! a name the bundle passes the file (not one of the file's own, nor a live one, which the
@@ -111,7 +114,19 @@ pub(crate) fn relative(from: &str, to: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::relative;
+    use super::{relative, relative_strings};
+
+    #[test]
+    fn a_module_s_own_relative_strings_are_read_in_either_quotes() {
+        let strings = relative_strings("r('./a.cjs'); x = \"../b/c.js\"; y = 'no'; z = \".../d\"");
+        assert!(strings.contains("./a.cjs"), "{strings:?}");
+        assert!(strings.contains("../b/c.js"), "{strings:?}");
+        assert!(!strings.contains("no"), "{strings:?}");
+        assert!(
+            strings.contains(".../d"),
+            "dots run back to the quote: {strings:?}"
+        );
+    }
 
     #[test]
     fn a_path_is_written_from_the_requiring_file_s_folder() {
