@@ -1,6 +1,6 @@
 //! A webpack bundle nested in a module of another bundle (a package shipped as a webpack
 //! bundle, taken in whole by esbuild), both built by the real bundlers pinned in
-//! `tools/bundlers`: its `(0, x.f)(...)` calls lose their `0,` where its own modules show `f`
+//! `tools/bundlers`: each of its modules becomes a file of its own; its `(0, x.f)(...)` calls lose their `0,` where its own modules show `f`
 //! needs no receiver, and keep it where `f` reads `this` or the module's exports are handed
 //! on (a destructuring of them reads names only, and hands nothing on); the unbundled program
 //! prints what the bundle prints.
@@ -87,9 +87,10 @@ fn build_nested(dir: &Path, outer: &[(&str, &str)]) -> PathBuf {
     dir.join("bundle/outer.js")
 }
 
-/// Unbundles `bundle` into `dir/out`, checks that the output prints what the bundle prints,
-/// and gives the text of the output file holding the nested bundle, and how many calls lost
-/// their `0,`.
+/// Unbundles `bundle` into `dir/out`, checks that the output prints what the bundle prints
+/// and that each module of the nested bundle is a file of its own, beside no other, with no
+/// module function left in the file that held them; gives the text of those files, and how
+/// many calls lost their `0,`.
 fn unbundle_and_run(dir: &Path, bundle: &Path) -> (String, usize) {
     let text = std::fs::read_to_string(bundle).unwrap();
     // The nested bundle is there whole, its calls receiverless.
@@ -113,12 +114,31 @@ fn unbundle_and_run(dir: &Path, bundle: &Path) -> (String, usize) {
     );
     let entry = out.join(&output.manifest.entry);
     assert_eq!(node(dir, &[entry.to_str().unwrap()]), before);
-    let nested = output
+    // webpack's app: its modules but the entry, which webpack writes into its runtime.
+    let nested: Vec<&unbundle::ManifestModule> = output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.kind == unbundle::ModuleKind::NestedWebpack)
+        .collect();
+    assert_eq!(nested.len(), 4, "{:#?}", output.manifest.modules);
+    assert_eq!(output.manifest.wrappers.nested_webpack.split, 4);
+    let texts: Vec<&str> = nested
+        .iter()
+        .map(|m| {
+            let file = output.files.iter().find(|f| f.path == m.path).unwrap();
+            file.text.as_str()
+        })
+        .collect();
+    assert!(texts.iter().any(|t| t.contains("\"hello \"")), "{texts:#?}");
+    // The table that held them now holds the loader's stand-ins.
+    let holder = output
         .files
         .iter()
-        .find(|f| f.text.contains("\"hello \""))
-        .expect("an output file holds the nested bundle");
-    (nested.text.clone(), output.changes.calls)
+        .find(|f| f.text.contains("__pilotfish_load.nested("))
+        .expect("a file holds the nested table");
+    assert!(!holder.text.contains("\"hello \""), "{}", holder.text);
+    (texts.join("\n"), output.changes.calls)
 }
 
 /// Receiver-free exports of a module only read by name are called on their module; `who`

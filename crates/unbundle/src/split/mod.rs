@@ -2,12 +2,14 @@
 //! bundle holds outside its table ([`entry`]), esbuild's CommonJS modules ([`esbuild`]) and
 //! wrapped ES modules ([`esm`]), rollup's lazy CommonJS wrappers ([`rollup`]), Parcel's
 //! registered modules ([`parcel`]), all found
-//! among a body's units ([`units`]).
+//! among a body's units ([`units`]); and the modules of webpack bundles nested in any of
+//! those ([`nested`]).
 
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
 mod links;
+mod nested;
 mod parcel;
 mod paths;
 mod rollup;
@@ -65,7 +67,12 @@ pub(crate) fn split_file<'a>(
         esbuild::find_modules(&program, file.scoping, input.text, &imported, es_module)
     {
         esbuild_modules(&file, found, &mut out, notes)
-    } else if let Some(table) = find_table(&file)? {
+    } else if let Some(table) = find_table(&file)?
+        && !lazy.iter().any(|l| within(table.span, l.function))
+        && !registered.iter().any(|r| within(table.span, r.function))
+    {
+        // A table inside a rollup (or Parcel) wrapper is a bundle nested in that module,
+        // split with it below.
         webpack_modules(&file, &table, &mut out)
     } else if recognize::webpack::find_runtime(&program).is_some() {
         // webpack's runtime alone, its table filled by the chunks that follow: it stays as
@@ -98,6 +105,7 @@ pub(crate) fn split_file<'a>(
     if let Some((entry, require)) = entry {
         entry_module(&file, entry, require, &mut out);
     }
+    nested::modules(&file, &mut out, notes);
     for job in &mut out.jobs {
         job.name_helper.clone_from(&out.name_helper);
     }
@@ -124,7 +132,13 @@ pub(crate) fn split_file<'a>(
         wrappers: out.wrappers,
         jobs: out.jobs,
         plain,
+        nested_escapes: out.nested_escapes,
     })
+}
+
+/// Whether `inner` lies inside `outer`.
+fn within(inner: Span, outer: Span) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
 }
 
 /// What [`split_file`] makes of one bundle file.
@@ -141,6 +155,9 @@ pub(crate) struct FileSplit<'a> {
     pub(crate) wrappers: crate::Wrappers,
     /// A chunk of the bundle that holds no wrapper: a module of its own.
     pub(crate) plain: bool,
+    /// The folder of each nested webpack bundle's module files, and the modules whose
+    /// exports code around them can reach.
+    pub(crate) nested_escapes: Vec<(String, Vec<String>)>,
 }
 
 /// Parses a bundle file as a script (a bundle for node is a CommonJS file, where a top-level
@@ -235,6 +252,9 @@ struct Split<'a> {
     runtime: Option<OutputFile>,
     /// The names of the helpers moved there.
     runtime_names: Vec<String>,
+    /// The folder of each nested webpack bundle's module files, and the modules whose
+    /// exports code around them can reach (see [`nested`]).
+    nested_escapes: Vec<(String, Vec<String>)>,
 }
 
 impl Split<'_> {

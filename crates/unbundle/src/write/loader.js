@@ -15,8 +15,8 @@ const fs = require("fs");
 const path = require("path");
 const vm = require("vm");
 
-const COMMONJS = ["exports", "module", "require", "__node_module", "__node_exports", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import", "__pilotfish_function"];
-const PARAMETERS = ["module", "exports", "require", "__node_module", "__node_exports", "__node_require", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import", "__pilotfish_function"];
+const COMMONJS = ["exports", "module", "require", "__node_module", "__node_exports", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import", "__pilotfish_function", "__pilotfish_load"];
+const PARAMETERS = ["module", "exports", "require", "__node_module", "__node_exports", "__node_require", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import", "__pilotfish_function", "__pilotfish_load"];
 
 // `Function`, called from this file: `new Function(...)` and `Function(...)` build the same
 // function, and `instanceof` and `prototype` are `Function`'s.
@@ -34,7 +34,7 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
         const filename = path.join(__dirname, file);
         factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), PARAMETERS, { filename });
       }
-      return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction);
+      return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, load);
     };
   };
   const load = (table) => {
@@ -59,7 +59,7 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
       if (!factory) {
         factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...COMMONJS, ...names], { filename });
       }
-      return factory.call(this, exports, module, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
+      return factory.call(this, exports, module, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, load, ...values());
     };
   };
   // esbuild's wrapped ES modules: the module file runs where esbuild ran the module's
@@ -78,7 +78,19 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
         const body = asynchronous ? `return (async () => {${text}\n})();` : text;
         factory = vm.compileFunction(body, [...COMMONJS, ...names], { filename });
       }
-      return factory.call(this, namespace, nodeModule, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
+      return factory.call(this, namespace, nodeModule, nodeRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, load, ...values());
+    };
+  };
+  // A module of a webpack bundle nested in another module: as a table's, with the names of
+  // the code around it that it reads (`names`, their values from `values()` when it runs).
+  load.nested = (file, names, values) => {
+    let factory;
+    return function (module, exports, require) {
+      const filename = path.join(__dirname, file);
+      if (!factory) {
+        factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...PARAMETERS, ...names], { filename });
+      }
+      return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, load, ...values());
     };
   };
   // Bun's `__esm(async () => {...})`: the same, returning the initializer's promise.

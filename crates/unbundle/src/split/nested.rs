@@ -1,0 +1,292 @@
+//! webpack bundles nested in a module of another bundle (a package shipped as a webpack
+//! bundle that another bundler took in whole): each module function of the nested table
+//! becomes a module file of its own, under its outer module's folder
+//! (`modules/OUTER/ID.cjs`), and the table keeps its keys with the loader's stand-ins
+//! (`__pilotfish_load.nested(file, names, values)`) as values. The nested runtime stays
+//! where it is, so each module still runs once, when first required, with the `this`,
+//! `module`, `exports` and `require` the runtime gives it.
+//!
+//! A nested table is found by its runtime's shape (see
+//! [`crate::recognize::webpack::runtimes`]), never by name. A module function reads names
+//! of the code around it (a package bundled again: rollup or esbuild replaced its
+//! `require("fs")` with a variable of theirs); the stand-in passes those by value, read when
+//! the module runs. A module stays in its table when that cannot keep its behaviour: it
+//! assigns such a name, one is a name the loader passes, it is an arrow reading `this` or
+//! `arguments` of the code around it, or its text is not found once, unchanged, in the module
+//! file holding the table (another step rewrote names in it).
+
+use std::borrow::Cow;
+
+use oxc_allocator::Allocator;
+use oxc_parser::{ParseOptions, Parser};
+use oxc_semantic::{ScopeId, Scoping, SemanticBuilder, SymbolId};
+use oxc_span::{SourceType, Span};
+
+use super::{File, Job, Split, method_value};
+use crate::recognize::webpack::ModuleSource;
+use crate::write::LOAD;
+
+/// The names a nested module file is given by the loader (`loader.js`, `PARAMETERS`): a
+/// name of the code around the module under one of these could not be passed in.
+const GIVEN: [&str; 12] = [
+    "module",
+    "exports",
+    "require",
+    "__node_module",
+    "__node_exports",
+    "__node_require",
+    "__filename",
+    "__dirname",
+    crate::imports::META,
+    crate::imports::IMPORT,
+    crate::imports::FUNCTION,
+    LOAD,
+];
+
+/// Splits the modules of every webpack table nested in one of `out`'s modules into files of
+/// their own; what stays in its table, and why, goes to `notes`.
+pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, out: &mut Split<'a>, notes: &mut Vec<String>) {
+    // webpack's runtime passes `m.exports` to every module it runs.
+    if !file.input.text.contains(".exports,") {
+        return;
+    }
+    let mut tables = crate::recognize::webpack::runtimes(file.program, file.scoping);
+    tables.sort_by_key(|(t, _)| t.span.start);
+    for (table, require) in &tables {
+        // The file's own table (see `webpack_modules`) is split already.
+        if out.edits.iter().any(|(span, _)| *span == table.span) {
+            continue;
+        }
+        let Some(outer) = holder(&out.jobs, table.span) else {
+            if out.edits.iter().all(|(e, _)| !overlaps(*e, table.span)) {
+                notes.push(format!(
+                    "{}: a webpack bundle of {} module(s) in the file's own code stays whole there",
+                    file.input.name,
+                    table.modules.len()
+                ));
+            }
+            continue;
+        };
+        out.wrappers.nested_webpack.found += table.modules.len();
+        if !out.jobs[outer].source_names.is_empty() {
+            notes.push(format!(
+                "{}: the webpack bundle nested in {} stays whole: the source map's names are placed by offset in its text",
+                file.input.name, out.jobs[outer].path
+            ));
+            continue;
+        }
+        let runtime = file.scoping.symbol_scope_id(*require);
+        let around = (
+            file.scoping.scope_parent_id(runtime).unwrap_or(runtime),
+            runtime,
+        );
+        let mut kept = Vec::new();
+        let folder = nested_folder(&out.jobs[outer].path);
+        for m in &table.modules {
+            match split_module(file, out, outer, m, around) {
+                Ok(job) => {
+                    out.jobs.push(job);
+                    out.wrappers.nested_webpack.split += 1;
+                }
+                Err(why) => kept.push(format!("{} ({why})", m.id)),
+            }
+        }
+        // What the code around the modules does with their exports, for the plan of their
+        // calls (see `lib.rs`): a module kept in the table is code around them too.
+        let escaping = if kept.is_empty() {
+            crate::transform::exports::nested_escaping(
+                file.program,
+                file.scoping,
+                *require,
+                &table.modules,
+                file.input.text,
+            )
+        } else {
+            table.modules.iter().map(|m| m.id.clone()).collect()
+        };
+        out.nested_escapes.push((folder, escaping));
+        if !kept.is_empty() {
+            notes.push(format!(
+                "{}: module(s) {} of the webpack bundle nested in {} stay in its table",
+                file.input.name,
+                super::some_of(&kept),
+                out.jobs[outer].path
+            ));
+        }
+    }
+}
+
+fn overlaps(a: Span, b: Span) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// The job whose function holds `span`, the innermost.
+fn holder(jobs: &[Job<'_>], span: Span) -> Option<usize> {
+    jobs.iter()
+        .enumerate()
+        .filter(|(_, j)| j.span.start <= span.start && span.end <= j.span.end && j.span != span)
+        .min_by_key(|(_, j)| j.span.size())
+        .map(|(i, _)| i)
+}
+
+/// Moves module `m` out of the job `outer` holds it in: the job of its file, or why it stays.
+fn split_module<'a>(
+    file: &File<'_, 'a, '_>,
+    out: &mut Split<'a>,
+    outer: usize,
+    m: &ModuleSource,
+    around: (ScopeId, ScopeId),
+) -> Result<Job<'a>, &'static str> {
+    let text = file.source(m.span);
+    let names = free_names(text, m.method, file.scoping, around)?;
+    let path = nested_path(&out.jobs, outer, &m.id);
+    let listed: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    let call = format!(
+        "{LOAD}.nested({path:?}, [{}], () => [{}])",
+        listed.join(", "),
+        names.join(", ")
+    );
+    let holder = &mut out.jobs[outer];
+    let mut found = holder.source.match_indices(text);
+    let (Some((at, _)), None) = (found.next(), found.next()) else {
+        return Err("its text is not in its outer module's file once, unchanged");
+    };
+    holder
+        .source
+        .to_mut()
+        .replace_range(at..at + text.len(), &method_value(m.method, call));
+    let strict = m.strict || holder.strict || file.es_module;
+    Ok(Job {
+        id: m.id.clone(),
+        path,
+        file: file.input.name,
+        source: if m.method {
+            Cow::Owned(format!("function{text}"))
+        } else {
+            Cow::Borrowed(text)
+        },
+        strict,
+        parameters: &crate::module::WEBPACK,
+        revealed: m.external.clone().or_else(|| file.licensed(m.span)),
+        kind: crate::ModuleKind::NestedWebpack,
+        size: m.span.size() as usize,
+        span: m.span,
+        name_helper: None,
+        source_names: Vec::new(),
+        takes: Vec::new(),
+        header: String::new(),
+    })
+}
+
+/// `modules/OUTER/ID.cjs`: beside nothing else of the output, the outer module's file name
+/// without its extension as the folder.
+fn nested_path(jobs: &[Job<'_>], outer: usize, id: &str) -> String {
+    let folder = nested_folder(&jobs[outer].path);
+    let own = super::paths::module_path(id, None, &crate::Names::default());
+    let own = own.strip_prefix("modules/").unwrap_or(&own);
+    // A module id that is a path (webpack in development) keeps its folders.
+    let mut path = format!("{folder}/{own}");
+    while jobs.iter().any(|j| j.path == path) {
+        path = format!("{folder}/_{}", path.rsplit('/').next().unwrap_or(own));
+    }
+    path
+}
+
+/// The folder of the modules nested in the module written to `outer_path`.
+pub(crate) fn nested_folder(outer_path: &str) -> String {
+    match outer_path.rsplit_once('/') {
+        Some((dir, name)) => match name.rsplit_once('.') {
+            Some((stem, _)) if !stem.is_empty() => format!("{dir}/{stem}"),
+            _ => format!("{dir}/{name}.d"),
+        },
+        None => format!("modules/{outer_path}.d"),
+    }
+}
+
+/// The names module function `text` reads from the code around it (bound where its table
+/// is, `around`, and not by its runtime's function, `runtime`), sorted; an error when it cannot be given them.
+fn free_names(
+    text: &str,
+    method: bool,
+    outer: &Scoping,
+    (around, runtime): (ScopeId, ScopeId),
+) -> Result<Vec<String>, &'static str> {
+    let function = if method { "function" } else { "" };
+    let wrapped = format!("({function}{text});");
+    let allocator = Allocator::default();
+    let parsed = Parser::new(&allocator, &wrapped, SourceType::script())
+        .with_options(ParseOptions {
+            preserve_parens: false,
+            ..ParseOptions::default()
+        })
+        .parse();
+    if parsed.diagnostics.errors().next().is_some() {
+        return Err("it does not parse on its own");
+    }
+    let semantic = SemanticBuilder::new().build(&parsed.program).semantic;
+    let scoping = semantic.scoping();
+    if arrow_reading_its_surroundings(&parsed.program) {
+        return Err("an arrow function reading the `this` or `arguments` around it");
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (name, references) in scoping.root_unresolved_references() {
+        let bound: Option<SymbolId> = outer.find_binding(around, *name);
+        if outer.find_binding(runtime, *name) != bound {
+            return Err("it reads a name its runtime's function declares");
+        }
+        if bound.is_none() {
+            // A global, read where it is.
+            continue;
+        }
+        if GIVEN.contains(&name.as_str()) {
+            return Err("it reads a name of the code around it that the loader gives its file");
+        }
+        if references
+            .iter()
+            .any(|r| scoping.get_reference(*r).is_write())
+        {
+            return Err("it assigns a name of the code around it");
+        }
+        names.push(name.to_string());
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Whether the module function is an arrow whose own code (not a function inside it) reads
+/// `this` or `arguments`, which are the surrounding code's.
+fn arrow_reading_its_surroundings(program: &oxc_ast::ast::Program<'_>) -> bool {
+    use oxc_ast::ast::{Expression, Statement};
+    use oxc_ast_visit::{Visit, walk};
+    let Some(Statement::ExpressionStatement(s)) = program.body.first() else {
+        return false;
+    };
+    let Expression::ArrowFunctionExpression(arrow) = s.expression.without_parentheses() else {
+        return false;
+    };
+    /// Finds `this` and `arguments` outside nested non-arrow functions.
+    struct Reads(bool);
+    impl<'a> Visit<'a> for Reads {
+        fn visit_this_expression(&mut self, _: &oxc_ast::ast::ThisExpression) {
+            self.0 = true;
+        }
+        fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
+            self.0 |= it.name == "arguments";
+        }
+        fn visit_function(
+            &mut self,
+            _: &oxc_ast::ast::Function<'a>,
+            _: oxc_syntax::scope::ScopeFlags,
+        ) {
+        }
+        fn visit_class(&mut self, it: &oxc_ast::ast::Class<'a>) {
+            // A class's field initializers and methods have their own `this`; its heritage
+            // and computed keys do not, so a class counts as reading.
+            let _ = it;
+            self.0 = true;
+        }
+    }
+    let mut reads = Reads(false);
+    walk::walk_arrow_function_expression(&mut reads, arrow);
+    reads.0
+}
