@@ -54,7 +54,7 @@ fn recovered(manifest: &Value, out: &Path, name: &str) -> Counts {
             "commonjs" => found.commonjs += 1,
             "rollup" => found.rollup += 1,
             "esm" | "esm-initializer" => found.esm += 1,
-            "webpack" => found.webpack += 1,
+            "webpack" | "nested-webpack" => found.webpack += 1,
             "parcel" => found.parcel += 1,
             _ => {}
         }
