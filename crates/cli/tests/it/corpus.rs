@@ -54,7 +54,7 @@ fn recovered(manifest: &Value, out: &Path, name: &str) -> Counts {
             "commonjs" => found.commonjs += 1,
             "rollup" => found.rollup += 1,
             "esm" | "esm-initializer" => found.esm += 1,
-            "webpack" | "nested-webpack" => found.webpack += 1,
+            "webpack" => found.webpack += 1,
             "parcel" => found.parcel += 1,
             _ => {}
         }
@@ -147,7 +147,10 @@ fn unbundles_and_behaves_the_same(name: &str) {
         }
         (Ok(()), Ok(manifest)) => {
             let split = recovered(manifest, &out, name);
-            eprintln!("corpus {name}: recovered {split:?}");
+            // Modules of webpack bundles nested in another's module: the counter does not
+            // count those (see `counts.rs`); the figure is the manifest's own.
+            let nested = &manifest["wrappers"]["nested_webpack"];
+            eprintln!("corpus {name}: recovered {split:?}, nested webpack {nested}");
             for (kind, found, split) in [
                 ("commonjs", counted.commonjs, split.commonjs),
                 ("rollup", counted.rollup, split.rollup),

@@ -19,8 +19,7 @@
 //!   chunk's) or as the first variable of a function (`(()=>{var t={975:...}`, the runtime's).
 //!
 //! A bundle inside another's module is kept whole by pilotfish, and not counted here: helper
-//! calls inside another helper call or inside a webpack table. webpack tables are counted
-//! wherever they are (pilotfish splits a webpack bundle nested in another's module).
+//! calls inside another helper call or inside a webpack table, tables inside a helper call.
 
 use std::collections::HashMap;
 
@@ -675,9 +674,8 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
                 }
             }
         }
-        // Wrappers inside a webpack table (a bundle nested in one of its modules) are not
-        // counted.
-
+        // A bundle inside another's module is kept whole: wrappers inside a webpack table,
+        // and tables inside another bundler's wrapper, are not counted.
         let tables = webpack_tables(text, toks);
         let inside_table = |at: usize| tables.iter().any(|t| (t.0..t.1).contains(&at));
         let all_calls = helper_calls(text, toks, &helpers);
@@ -701,9 +699,12 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
         counts.rollup += lazy.len();
         counts.parcel += parcel_registers(text, toks).len();
         counts.esm += esm;
-        // A webpack table inside another bundler's wrapper is a bundle nested there, whose
-        // modules pilotfish splits too.
-        counts.webpack += tables.iter().map(|t| t.2).sum::<usize>();
+        counts.webpack += tables
+            .iter()
+            .filter(|t| !calls.iter().any(|c| (c.0..c.1).contains(&t.0)))
+            .filter(|t| !lazy.iter().any(|l| (l.0..l.1).contains(&t.0)))
+            .map(|t| t.2)
+            .sum::<usize>();
     }
     counts
 }
