@@ -67,12 +67,9 @@ pub(crate) fn split_file<'a>(
         esbuild::find_modules(&program, file.scoping, input.text, &imported, es_module)
     {
         esbuild_modules(&file, found, &mut out, notes)
-    } else if let Some(table) = find_table(&file)?
-        && !lazy.iter().any(|l| within(table.span, l.function))
-        && !registered.iter().any(|r| within(table.span, r.function))
+    } else if let Some(table) =
+        find_table(&file)?.filter(|t| !in_wrapper(t.span, &lazy, &registered))
     {
-        // A table inside a rollup (or Parcel) wrapper is a bundle nested in that module,
-        // split with it below.
         webpack_modules(&file, &table, &mut out)
     } else if recognize::webpack::find_runtime(&program).is_some() {
         // webpack's runtime alone, its table filled by the chunks that follow: it stays as
@@ -136,9 +133,15 @@ pub(crate) fn split_file<'a>(
     })
 }
 
-/// Whether `inner` lies inside `outer`.
-fn within(inner: Span, outer: Span) -> bool {
-    outer.start <= inner.start && inner.end <= outer.end
+/// Whether `span` lies inside a rollup (or Parcel) wrapper: a table there is a bundle nested
+/// in that module (see [`nested`]), not the file's.
+fn in_wrapper(
+    span: Span,
+    lazy: &[recognize::rollup::Lazy],
+    registered: &[recognize::parcel::Registered],
+) -> bool {
+    let within = |outer: Span| outer.start <= span.start && span.end <= outer.end;
+    lazy.iter().any(|l| within(l.function)) || registered.iter().any(|r| within(r.function))
 }
 
 /// What [`split_file`] makes of one bundle file.
