@@ -182,3 +182,102 @@ fn calls_inside_a_webpack_bundle_in_esbuild_s_own_code_lose_their_zero_where_saf
     assert_rewritten(&text);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Builds the `nested-builtin` app with webpack 5 and bundles webpack's output again with
+/// rollup and its CommonJS plugin (which holds it in a lazy `requireX()` wrapper and replaces
+/// its `require("path")` with a variable of rollup's): the outer bundle's path.
+fn build_in_rollup(dir: &Path) -> PathBuf {
+    let ran = Command::new("bash")
+        .arg(bundlers().join("setup.sh"))
+        .output()
+        .expect("bash runs");
+    assert!(ran.status.success(), "tools/bundlers/setup.sh failed");
+    let inner = dir.join("inner");
+    let build = bundlers().join("build.js");
+    let built = node(
+        dir,
+        &[
+            build.to_str().unwrap(),
+            "webpack5",
+            "nested-builtin",
+            inner.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(built.2, Some(0), "webpack failed: {}", built.1);
+    std::fs::write(dir.join("outer.js"), "require(\"./inner/main.js\");\n").unwrap();
+    let modules = bundlers().join("node_modules");
+    let script = format!(
+        "const {{ rollup }} = require({:?}); const commonjs = require({:?}); \
+         rollup({{ input: {:?}, plugins: [commonjs()], onwarn() {{}} }})\
+         .then((b) => b.write({{ file: {:?}, format: 'cjs' }}))\
+         .catch((e) => {{ console.error(e); process.exit(1); }})",
+        modules.join("rollup").to_str().unwrap(),
+        modules.join("@rollup/plugin-commonjs").to_str().unwrap(),
+        dir.join("outer.js").to_str().unwrap(),
+        dir.join("bundle/outer.js").to_str().unwrap(),
+    );
+    let built = node(dir, &["-e", &script]);
+    assert_eq!(built.2, Some(0), "rollup failed: {}", built.1);
+    dir.join("bundle/outer.js")
+}
+
+#[test]
+fn a_webpack_bundle_in_a_rollup_wrapper_is_split_into_module_files_that_read_rollup_s_names() {
+    let dir = scratch("rollup");
+    let bundle = build_in_rollup(&dir);
+    let text = std::fs::read_to_string(&bundle).unwrap();
+    // The nested module that was webpack's external reads rollup's variable for `path`.
+    assert!(
+        text.contains("function require") && text.contains("e.exports=require$$0"),
+        "{text}"
+    );
+    let inputs = [unbundle::Input {
+        name: "outer.js",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    // Both of the nested bundle's modules are files under the wrapper's folder, and every
+    // rollup wrapper is a file too: the one holding webpack's runtime no longer stays whole.
+    let wrappers = output.manifest.wrappers;
+    assert_eq!(wrappers.nested_webpack.split, 2, "{wrappers:?}");
+    assert_eq!(wrappers.rollup.split, wrappers.rollup.found, "{wrappers:?}");
+    assert_eq!(wrappers.webpack.found, 0, "{wrappers:?}");
+    let nested: Vec<&unbundle::ManifestModule> = output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.kind == unbundle::ModuleKind::NestedWebpack)
+        .collect();
+    let holder = output
+        .manifest
+        .modules
+        .iter()
+        .find(|m| {
+            let text = &output.files.iter().find(|f| f.path == m.path).unwrap().text;
+            text.contains("__pilotfish_load.nested(")
+        })
+        .expect("a module file holds the nested table");
+    assert_eq!(holder.kind, unbundle::ModuleKind::Rollup);
+    let folder = holder.path.trim_end_matches(".cjs");
+    for m in &nested {
+        assert!(
+            m.path.starts_with(&format!("{folder}/")),
+            "{m:?} {holder:?}"
+        );
+    }
+    let before = node(&dir, &[bundle.to_str().unwrap()]);
+    assert_eq!(
+        before.0, "c.txt 1 2 once\n",
+        "the bundle runs: {}",
+        before.1
+    );
+    let entry = out.join(&output.manifest.entry);
+    assert_eq!(node(&dir, &[entry.to_str().unwrap()]), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
