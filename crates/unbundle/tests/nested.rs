@@ -75,16 +75,22 @@ fn build_nested(dir: &Path, outer: &[(&str, &str)]) -> PathBuf {
         std::fs::write(dir.join(name), text).unwrap();
     }
     let esbuild = bundlers().join("node_modules/esbuild");
+    // An `.mjs` entry makes an ES module bundle, whose top-level code stays in its file.
+    let (format, file) = if outer[0].0.ends_with(".mjs") {
+        ("esm", "bundle/outer.mjs")
+    } else {
+        ("cjs", "bundle/outer.js")
+    };
     let script = format!(
         "require({:?}).buildSync({{entryPoints: [{:?}], bundle: true, platform: 'node', \
-         minify: true, outfile: {:?}, logLevel: 'error'}})",
+         format: '{format}', minify: true, outfile: {:?}, logLevel: 'error'}})",
         esbuild.to_str().unwrap(),
         dir.join(outer[0].0).to_str().unwrap(),
-        dir.join("bundle/outer.js").to_str().unwrap(),
+        dir.join(file).to_str().unwrap(),
     );
     let built = node(dir, &["-e", &script]);
     assert_eq!(built.2, Some(0), "esbuild failed: {}", built.1);
-    dir.join("bundle/outer.js")
+    dir.join(file)
 }
 
 /// Unbundles `bundle` into `dir/out`, checks that the output prints what the bundle prints
@@ -96,7 +102,7 @@ fn unbundle_and_run(dir: &Path, bundle: &Path) -> (String, usize) {
     // The nested bundle is there whole, its calls receiverless.
     assert!(text.contains("(0,") && text.contains(".exports,"), "{text}");
     let inputs = [unbundle::Input {
-        name: "outer.js",
+        name: bundle.file_name().unwrap().to_str().unwrap(),
         text: &text,
     }];
     let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
@@ -180,6 +186,29 @@ fn calls_inside_a_webpack_bundle_in_esbuild_s_own_code_lose_their_zero_where_saf
     let bundle = build_nested(&dir, &outer);
     let (text, _) = unbundle_and_run(&dir, &bundle);
     assert_rewritten(&text);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_webpack_bundle_in_an_es_module_bundle_s_own_code_is_split_from_that_file() {
+    // esbuild's ES module output keeps its top-level code in the bundle file (as auggie's
+    // holds vscode-uri's webpack bundle): the nested modules are split from the file itself.
+    let dir = scratch("esm-file");
+    let outer = [
+        (
+            "outer.mjs",
+            "import \"./inner.mjs\";\nimport other from \"./other.cjs\";\nconsole.error(other.ok);\n",
+        ),
+        ("other.cjs", "exports.ok = \"other\";\n"),
+    ];
+    let bundle = build_nested(&dir, &outer);
+    let (text, _) = unbundle_and_run(&dir, &bundle);
+    assert_rewritten(&text);
+    let output = std::fs::read_to_string(dir.join("out/outer.mjs")).unwrap();
+    assert!(
+        output.contains("__pilotfish_load.nested(\"modules/outer.mjs.d/"),
+        "{output}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

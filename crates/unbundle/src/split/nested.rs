@@ -58,13 +58,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, out: &mut Split<'a>, notes: &
             continue;
         }
         let Some(outer) = holder(&out.jobs, table.span) else {
-            if out.edits.iter().all(|(e, _)| !overlaps(*e, table.span)) {
-                notes.push(format!(
-                    "{}: a webpack bundle of {} module(s) in the file's own code stays whole there",
-                    file.input.name,
-                    table.modules.len()
-                ));
-            }
+            in_file_code(file, out, (&table.modules, *require), notes);
             continue;
         };
         out.wrappers.nested_webpack.found += table.modules.len();
@@ -116,6 +110,88 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, out: &mut Split<'a>, notes: &
     }
 }
 
+/// A nested table in the bundle file's own code, outside every module (esbuild's top-level
+/// code that stays in the file): its modules are split by edits of the file, where the
+/// loader's `__pilotfish_load` is defined, unless another edit touches the table or the
+/// file's text changes inside a module (a moved name substituted).
+fn in_file_code<'a>(
+    file: &File<'_, 'a, '_>,
+    out: &mut Split<'a>,
+    (modules, require): (&[ModuleSource], SymbolId),
+    notes: &mut Vec<String>,
+) {
+    let span = Span::new(
+        modules.iter().map(|m| m.span.start).min().unwrap_or(0),
+        modules.iter().map(|m| m.span.end).max().unwrap_or(0),
+    );
+    if out.edits.iter().any(|(e, _)| overlaps(*e, span)) {
+        return;
+    }
+    out.wrappers.nested_webpack.found += modules.len();
+    let runtime = file.scoping.symbol_scope_id(require);
+    let around = (
+        file.scoping.scope_parent_id(runtime).unwrap_or(runtime),
+        runtime,
+    );
+    let folder = format!("modules/{}.d", file.input.name.replace('/', "_"));
+    let mut kept = Vec::new();
+    let mut split = Vec::new();
+    for m in modules {
+        let text = file.source(m.span);
+        let names = match free_names(text, m.method, file.scoping, around) {
+            Ok(_) if matches!(out.moved.splice(file.input.text, m.span), Cow::Owned(_)) => {
+                Err("the file's text changes inside it")
+            }
+            other => other,
+        };
+        let names = match names {
+            Ok(names) => names,
+            Err(why) => {
+                kept.push(format!("{} ({why})", m.id));
+                continue;
+            }
+        };
+        let own = super::paths::module_path(&m.id, None, &crate::Names::default());
+        let path = format!("{folder}/{}", own.strip_prefix("modules/").unwrap_or(&own));
+        out.edits
+            .push((m.span, method_value(m.method, stand_in(&path, &names))));
+        out.jobs
+            .push(nested_job(file, m, path, m.strict || file.es_module));
+        out.wrappers.nested_webpack.split += 1;
+        split.push(m.id.clone());
+    }
+    out.edits.sort_by_key(|(s, _)| (s.start, s.end));
+    let escaping = if kept.is_empty() {
+        crate::transform::exports::nested_escaping(
+            file.program,
+            file.scoping,
+            require,
+            modules,
+            file.input.text,
+        )
+    } else {
+        modules.iter().map(|m| m.id.clone()).collect()
+    };
+    out.nested_escapes.push((folder, escaping));
+    if !kept.is_empty() {
+        notes.push(format!(
+            "{}: module(s) {} of the webpack bundle nested in the file's own code stay in its table",
+            file.input.name,
+            super::some_of(&kept)
+        ));
+    }
+}
+
+/// The loader's stand-in for the nested module written to `path`, given `names`.
+fn stand_in(path: &str, names: &[String]) -> String {
+    let listed: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    format!(
+        "{LOAD}.nested({path:?}, [{}], () => [{}])",
+        listed.join(", "),
+        names.join(", ")
+    )
+}
+
 fn overlaps(a: Span, b: Span) -> bool {
     a.start < b.end && b.start < a.end
 }
@@ -140,12 +216,7 @@ fn split_module<'a>(
     let text = file.source(m.span);
     let names = free_names(text, m.method, file.scoping, around)?;
     let path = nested_path(&out.jobs, outer, &m.id);
-    let listed: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
-    let call = format!(
-        "{LOAD}.nested({path:?}, [{}], () => [{}])",
-        listed.join(", "),
-        names.join(", ")
-    );
+    let call = stand_in(&path, &names);
     let holder = &mut out.jobs[outer];
     let mut found = holder.source.match_indices(text);
     let (Some((at, _)), None) = (found.next(), found.next()) else {
@@ -156,7 +227,18 @@ fn split_module<'a>(
         .to_mut()
         .replace_range(at..at + text.len(), &method_value(m.method, call));
     let strict = m.strict || holder.strict || file.es_module;
-    Ok(Job {
+    Ok(nested_job(file, m, path, strict))
+}
+
+/// The job of nested module `m`, written to `path`.
+fn nested_job<'a>(
+    file: &File<'_, 'a, '_>,
+    m: &ModuleSource,
+    path: String,
+    strict: bool,
+) -> Job<'a> {
+    let text = file.source(m.span);
+    Job {
         id: m.id.clone(),
         path,
         file: file.input.name,
@@ -175,7 +257,7 @@ fn split_module<'a>(
         source_names: Vec::new(),
         takes: Vec::new(),
         header: String::new(),
-    })
+    }
 }
 
 /// `modules/OUTER/ID.cjs`: beside nothing else of the output, the outer module's file name
