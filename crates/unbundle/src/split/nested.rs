@@ -125,6 +125,11 @@ fn in_file_code<'a>(
         modules.iter().map(|m| m.span.end).max().unwrap_or(0),
     );
     if out.edits.iter().any(|(e, _)| overlaps(*e, span)) {
+        notes.push(format!(
+            "{}: a webpack bundle of {} module(s) in the file's own code stays whole: another step edits its table",
+            file.input.name,
+            modules.len()
+        ));
         return;
     }
     out.wrappers.nested_webpack.found += modules.len();
