@@ -10,8 +10,9 @@
 //! [`crate::recognize::webpack::runtimes`]), never by name. A module function reads names
 //! of the code around it (a package bundled again: rollup or esbuild replaced its
 //! `require("fs")` with a variable of theirs); the stand-in passes those by value, read when
-//! the module runs. A module stays in its table when that cannot keep its behaviour: it
-//! assigns such a name, one is a name the loader passes, it is an arrow reading `this` or
+//! the module runs. A module stays in its table when that cannot keep its behaviour: such
+//! a name is assigned anywhere or declared after the module (and not hoisted with its
+//! value), one is a name the loader passes, it is an arrow reading `this` or
 //! `arguments` of the code around it, or its text is not found once, unchanged, in the module
 //! file holding the table (another step rewrote names in it).
 
@@ -19,7 +20,7 @@ use std::borrow::Cow;
 
 use oxc_allocator::Allocator;
 use oxc_parser::{ParseOptions, Parser};
-use oxc_semantic::{ScopeId, Scoping, SemanticBuilder, SymbolId};
+use oxc_semantic::{ScopeId, Scoping, SemanticBuilder, SymbolFlags, SymbolId};
 use oxc_span::{SourceType, Span};
 
 use super::{File, Job, Split, method_value};
@@ -143,7 +144,7 @@ fn in_file_code<'a>(
     let mut split = Vec::new();
     for m in modules {
         let text = file.source(m.span);
-        let names = match free_names(text, m.method, file.scoping, around) {
+        let names = match free_names((text, m.span.start), m.method, file.scoping, around) {
             Ok(_) if matches!(out.moved.splice(file.input.text, m.span), Cow::Owned(_)) => {
                 Err("the file's text changes inside it")
             }
@@ -219,7 +220,7 @@ fn split_module<'a>(
     around: (ScopeId, ScopeId),
 ) -> Result<Job<'a>, &'static str> {
     let text = file.source(m.span);
-    let names = free_names(text, m.method, file.scoping, around)?;
+    let names = free_names((text, m.span.start), m.method, file.scoping, around)?;
     let path = nested_path(&out.jobs, outer, &m.id);
     let call = stand_in(&path, &names);
     let holder = &mut out.jobs[outer];
@@ -290,10 +291,11 @@ pub(crate) fn nested_folder(outer_path: &str) -> String {
     }
 }
 
-/// The names module function `text` reads from the code around it (bound where its table
-/// is, `around`, and not by its runtime's function, `runtime`), sorted; an error when it cannot be given them.
+/// The names module function `text` (at `at` in the bundle file) reads from the code around
+/// it (bound where its table is, `around`, and not by its runtime's function, `runtime`),
+/// sorted; an error when it cannot be given them.
 fn free_names(
-    text: &str,
+    (text, at): (&str, u32),
     method: bool,
     outer: &Scoping,
     (around, runtime): (ScopeId, ScopeId),
@@ -321,9 +323,23 @@ fn free_names(
         if outer.find_binding(runtime, *name) != bound {
             return Err("it reads a name its runtime's function declares");
         }
-        if bound.is_none() {
+        let Some(bound) = bound else {
             // A global, read where it is.
             continue;
+        };
+        // Passed by value, read as the module starts: only a name that holds one value from
+        // then on (never assigned, and declared before the module, or hoisted with its value).
+        let flags = outer.symbol_flags(bound);
+        let hoisted = flags.intersects(SymbolFlags::Function | SymbolFlags::Import);
+        if !hoisted && outer.symbol_span(bound).start > at {
+            return Err("it reads a name of the code around it declared after it");
+        }
+        if outer
+            .get_resolved_reference_ids(bound)
+            .iter()
+            .any(|r| outer.get_reference(*r).is_write())
+        {
+            return Err("it reads a name of the code around it that is assigned");
         }
         if GIVEN.contains(&name.as_str()) {
             return Err("it reads a name of the code around it that the loader gives its file");
