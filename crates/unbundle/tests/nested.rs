@@ -257,7 +257,7 @@ fn a_webpack_bundle_in_a_rollup_wrapper_is_split_into_module_files_that_read_rol
     let text = std::fs::read_to_string(&bundle).unwrap();
     // The nested module that was webpack's external reads rollup's variable for `path`.
     assert!(
-        text.contains("function require") && text.contains("e.exports=require$$0"),
+        text.contains("function require") && text.contains(".exports=require$$0"),
         "{text}"
     );
     let inputs = [unbundle::Input {

@@ -188,7 +188,8 @@ fn in_file_code<'a>(
     }
 }
 
-/// The loader's stand-in for the nested module written to `path`, given `names`.
+/// The loader's stand-in for the nested module written to `path`, given `names` (`this`
+/// first: the `this` the file runs with).
 fn stand_in(path: &str, names: &[String]) -> String {
     let listed: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
     format!(
@@ -314,8 +315,9 @@ fn free_names(
     }
     let semantic = SemanticBuilder::new().build(&parsed.program).semantic;
     let scoping = semantic.scoping();
-    if arrow_reading_its_surroundings(&parsed.program) {
-        return Err("an arrow function reading the `this` or `arguments` around it");
+    let around_code = Surroundings::of(&parsed.program);
+    if around_code.other {
+        return Err("an arrow function reading the `arguments`, `new.target` or `super` around it");
     }
     let mut names: Vec<String> = Vec::new();
     for (name, references) in scoping.root_unresolved_references() {
@@ -353,43 +355,75 @@ fn free_names(
         names.push(name.to_string());
     }
     names.sort();
+    // An arrow's `this` is the code around's: the stand-in reads it there, first.
+    if around_code.this {
+        names.insert(0, "this".to_owned());
+    }
     Ok(names)
 }
 
-/// Whether the module function is an arrow whose own code (not a function inside it) reads
-/// `this` or `arguments`, which are the surrounding code's.
-fn arrow_reading_its_surroundings(program: &oxc_ast::ast::Program<'_>) -> bool {
-    use oxc_ast::ast::{Expression, Statement};
-    use oxc_ast_visit::{Visit, walk};
-    let Some(Statement::ExpressionStatement(s)) = program.body.first() else {
-        return false;
-    };
-    let Expression::ArrowFunctionExpression(arrow) = s.expression.without_parentheses() else {
-        return false;
-    };
-    /// Finds `this` and `arguments` outside nested non-arrow functions.
-    struct Reads(bool);
-    impl<'a> Visit<'a> for Reads {
-        fn visit_this_expression(&mut self, _: &oxc_ast::ast::ThisExpression) {
-            self.0 = true;
+/// What an arrow module function's own code (not a function inside it) reads of the code
+/// around it: its `this` (given to the file as its own), and whether it reads `arguments`,
+/// `new.target` or `super`, which nothing can give it.
+struct Surroundings {
+    this: bool,
+    other: bool,
+}
+
+impl Surroundings {
+    fn of(program: &oxc_ast::ast::Program<'_>) -> Self {
+        use oxc_ast::ast::{Expression, Statement};
+        use oxc_ast_visit::walk;
+        let mut reads = Surroundings {
+            this: false,
+            other: false,
+        };
+        if let Some(Statement::ExpressionStatement(s)) = program.body.first()
+            && let Expression::ArrowFunctionExpression(arrow) = s.expression.without_parentheses()
+        {
+            walk::walk_arrow_function_expression(&mut reads, arrow);
         }
-        fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
-            self.0 |= it.name == "arguments";
+        reads
+    }
+}
+
+impl<'a> oxc_ast_visit::Visit<'a> for Surroundings {
+    fn visit_this_expression(&mut self, _: &oxc_ast::ast::ThisExpression) {
+        self.this = true;
+    }
+
+    fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
+        self.other |= it.name == "arguments";
+    }
+
+    fn visit_new_target(&mut self, _: &oxc_ast::ast::NewTarget) {
+        self.other = true;
+    }
+
+    fn visit_super(&mut self, _: &oxc_ast::ast::Super) {
+        self.other = true;
+    }
+
+    fn visit_function(&mut self, _: &oxc_ast::ast::Function<'a>, _: oxc_syntax::scope::ScopeFlags) {
+    }
+
+    /// A class's methods and field initializers have a `this` of their own; its heritage and
+    /// computed keys are the code around's.
+    fn visit_class(&mut self, it: &oxc_ast::ast::Class<'a>) {
+        use oxc_ast::ast::ClassElement;
+        self.other |= !it.decorators.is_empty();
+        if let Some(heritage) = &it.heritage {
+            self.visit_class_heritage(heritage);
         }
-        fn visit_function(
-            &mut self,
-            _: &oxc_ast::ast::Function<'a>,
-            _: oxc_syntax::scope::ScopeFlags,
-        ) {
-        }
-        fn visit_class(&mut self, it: &oxc_ast::ast::Class<'a>) {
-            // A class's field initializers and methods have their own `this`; its heritage
-            // and computed keys do not, so a class counts as reading.
-            let _ = it;
-            self.0 = true;
+        for element in &it.body.body {
+            match element {
+                ClassElement::MethodDefinition(m) if m.computed => self.visit_property_key(&m.key),
+                ClassElement::PropertyDefinition(p) if p.computed => {
+                    self.visit_property_key(&p.key)
+                }
+                ClassElement::AccessorProperty(p) if p.computed => self.visit_property_key(&p.key),
+                _ => {}
+            }
         }
     }
-    let mut reads = Reads(false);
-    walk::walk_arrow_function_expression(&mut reads, arrow);
-    reads.0
 }

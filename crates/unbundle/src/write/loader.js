@@ -83,14 +83,20 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
   };
   // A module of a webpack bundle nested in another module: as a table's, with the names of
   // the code around it that it reads (`names`, their values from `values()` when it runs).
+  // An arrow module's `this` is the code around the table's: `names` then starts with
+  // `this`, and the file runs with the value read there.
   load.nested = (file, names, values) => {
     let factory;
+    const lexical = names[0] === "this";
+    const own = lexical ? names.slice(1) : names;
     return function (module, exports, require) {
       const filename = path.join(__dirname, file);
       if (!factory) {
-        factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...PARAMETERS, ...names], { filename });
+        factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...PARAMETERS, ...own], { filename });
       }
-      return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, load, ...values());
+      const given = values();
+      const self = lexical ? given.shift() : this;
+      return factory.call(self, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, load, ...given);
     };
   };
   // Bun's `__esm(async () => {...})`: the same, returning the initializer's promise.
