@@ -12,8 +12,9 @@
 //! `require("fs")` with a variable of theirs); the stand-in passes those by value, read when
 //! the module runs. A module stays in its table when that cannot keep its behaviour: such
 //! a name is assigned anywhere or declared after the module (and not hoisted with its
-//! value), one is a name the loader passes, it is an arrow reading `this` or
-//! `arguments` of the code around it, or its text is not found once, unchanged, in the module
+//! value), one is a name the loader passes, it is an arrow reading the `arguments`,
+//! `new.target` or `super` of the code around it (the `this` it reads there is read where
+//! the table is and given to its file), or its text is not found once, unchanged, in the module
 //! file holding the table (another step rewrote names in it).
 
 use std::borrow::Cow;
@@ -76,9 +77,9 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, out: &mut Split<'a>, notes: &
             runtime,
         );
         let mut kept = Vec::new();
-        let folder = nested_folder(&out.jobs[outer].path);
+        let folder = nested_folder(file, &out.jobs[outer].path);
         for m in &table.modules {
-            match split_module(file, out, outer, m, around) {
+            match split_module(file, out, (outer, &folder), m, around) {
                 Ok(job) => {
                     out.jobs.push(job);
                     out.wrappers.nested_webpack.split += 1;
@@ -157,8 +158,7 @@ fn in_file_code<'a>(
                 continue;
             }
         };
-        let own = super::paths::module_path(&m.id, None, &crate::Names::default());
-        let path = format!("{folder}/{}", own.strip_prefix("modules/").unwrap_or(&own));
+        let path = nested_path(&out.jobs, &folder, &m.id);
         out.edits
             .push((m.span, method_value(m.method, stand_in(&path, &names))));
         out.jobs
@@ -216,13 +216,13 @@ fn holder(jobs: &[Job<'_>], span: Span) -> Option<usize> {
 fn split_module<'a>(
     file: &File<'_, 'a, '_>,
     out: &mut Split<'a>,
-    outer: usize,
+    (outer, folder): (usize, &str),
     m: &ModuleSource,
     around: (ScopeId, ScopeId),
 ) -> Result<Job<'a>, &'static str> {
     let text = file.source(m.span);
     let names = free_names((text, m.span.start), m.method, file.scoping, around)?;
-    let path = nested_path(&out.jobs, outer, &m.id);
+    let path = nested_path(&out.jobs, folder, &m.id);
     let call = stand_in(&path, &names);
     let holder = &mut out.jobs[outer];
     let mut found = holder.source.match_indices(text);
@@ -267,13 +267,10 @@ fn nested_job<'a>(
     }
 }
 
-/// `modules/OUTER/ID.cjs`: beside nothing else of the output, the outer module's file name
-/// without its extension as the folder.
-fn nested_path(jobs: &[Job<'_>], outer: usize, id: &str) -> String {
-    let folder = nested_folder(&jobs[outer].path);
+/// `FOLDER/ID.cjs`, a path no module of the file has yet.
+fn nested_path(jobs: &[Job<'_>], folder: &str, id: &str) -> String {
     let own = super::paths::module_path(id, None, &crate::Names::default());
     let own = own.strip_prefix("modules/").unwrap_or(&own);
-    // A module id that is a path (webpack in development) keeps its folders.
     let mut path = format!("{folder}/{own}");
     while jobs.iter().any(|j| j.path == path) {
         path = format!("{folder}/_{}", path.rsplit('/').next().unwrap_or(own));
@@ -281,14 +278,22 @@ fn nested_path(jobs: &[Job<'_>], outer: usize, id: &str) -> String {
     path
 }
 
-/// The folder of the modules nested in the module written to `outer_path`.
-pub(crate) fn nested_folder(outer_path: &str) -> String {
-    match outer_path.rsplit_once('/') {
+/// The folder of the modules nested in the module written to `outer_path`: its file name
+/// without the extension; in a bundle of several files, with the bundle file's name after
+/// it, since two files may each hold a module of that path (each its `entry`), which
+/// `lib.rs` numbers apart after the stand-ins name their files.
+fn nested_folder(file: &File<'_, '_, '_>, outer_path: &str) -> String {
+    let stem = match outer_path.rsplit_once('/') {
         Some((dir, name)) => match name.rsplit_once('.') {
             Some((stem, _)) if !stem.is_empty() => format!("{dir}/{stem}"),
             _ => format!("{dir}/{name}.d"),
         },
         None => format!("modules/{outer_path}.d"),
+    };
+    if file.several_files {
+        format!("{stem}.{}", file.input.name.replace('/', "_"))
+    } else {
+        stem
     }
 }
 
