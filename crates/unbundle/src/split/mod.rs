@@ -61,8 +61,8 @@ pub(crate) fn split_file<'a>(
     let mut plain = false;
     // esbuild's helpers sit at the bundle's top level, so they are looked for first: a
     // webpack bundle inside one of its modules (or any object of functions shaped like a
-    // module table) then stays whole in that module's file, where every name it reads is
-    // still in scope.
+    // module table) is then not taken for the file's table; [`nested`] splits a webpack
+    // bundle there under its module.
     let entry = if let Some(found) =
         esbuild::find_modules(&program, file.scoping, input.text, &imported, es_module)
     {
