@@ -101,6 +101,9 @@ pub enum ModuleKind {
     Rollup,
     /// A module function Parcel registers with its runtime (`register("id", function ...)`).
     Parcel,
+    /// A function of a webpack module table nested in another module (see
+    /// `split/nested.rs`).
+    NestedWebpack,
     /// The entry the bundle held outside its wrappers.
     Entry,
     /// A chunk of a code-split bundle that holds no wrapper: a module of its own, written
@@ -119,6 +122,8 @@ pub struct Wrappers {
     pub rollup: Count,
     /// Parcel's registered modules.
     pub parcel: Count,
+    /// The modules of webpack bundles nested in another module.
+    pub nested_webpack: Count,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -212,6 +217,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut notes = Vec::new();
     let mut roles = Vec::new();
     let mut wrappers = Wrappers::default();
+    let mut nested_escapes = Vec::new();
     // An esbuild bundle inside an arrow called at once is split as if the arrow's body were
     // the file, and put back inside it afterwards.
     let unwrapped: Vec<Option<recognize::iife::Unwrapped>> = inputs
@@ -252,6 +258,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         files.push(file);
         files.extend(split.runtime);
         jobs.extend(split.jobs);
+        nested_escapes.extend(split.nested_escapes);
         roles.push(split.role);
         wrappers += split.wrappers;
     }
@@ -271,7 +278,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     modules.extend(chunks);
     let mut transforms = options.transforms;
     transforms.helpers &= defines_webpack_helpers(inputs);
-    let results = rewrite_twice(&jobs, transforms, &module_names);
+    let results = rewrite_twice(&jobs, transforms, &module_names, &nested_escapes);
     let mut changes = Changes::default();
     for (job, result) in jobs.iter().zip(results) {
         let file = result?;
@@ -349,6 +356,7 @@ impl std::ops::AddAssign for Wrappers {
             (&mut self.esm, other.esm),
             (&mut self.rollup, other.rollup),
             (&mut self.parcel, other.parcel),
+            (&mut self.nested_webpack, other.nested_webpack),
         ] {
             mine.found += theirs.found;
             mine.split += theirs.split;
@@ -458,15 +466,20 @@ fn rewrite_twice(
     jobs: &[split::Job<'_>],
     transforms: Transforms,
     module_names: &name::ModuleNames,
+    nested_escapes: &[(String, Vec<String>)],
 ) -> Vec<Result<module::ModuleFile, ModuleError>> {
     let every: Vec<usize> = (0..jobs.len()).collect();
     let mut results = rewrite_all(jobs, &every, transforms, module_names, None);
     if !(transforms.calls || transforms.plain_exports || transforms.helpers) {
         return results;
     }
+    // A nested webpack bundle's ids are its own (`1` there is not the outer bundle's `1`):
+    // its modules take no part in the plan, and keep their calls as they are.
+    let planned = |job: &split::Job<'_>| job.kind != ModuleKind::NestedWebpack;
     let facts: Vec<(&str, &transform::exports::Facts)> = jobs
         .iter()
         .zip(&results)
+        .filter(|(job, _)| planned(job))
         .filter_map(|(job, r)| r.as_ref().ok().map(|f| (job.id.as_str(), &f.facts)))
         .collect();
     let plan = transform::exports::plan(
@@ -477,16 +490,81 @@ fn rewrite_twice(
     );
     let touched: Vec<usize> = (0..jobs.len())
         .filter(|&i| {
-            results[i]
-                .as_ref()
-                .is_ok_and(|f| plan.touches(&jobs[i].id, &f.facts))
+            planned(&jobs[i])
+                && results[i]
+                    .as_ref()
+                    .is_ok_and(|f| plan.touches(&jobs[i].id, &f.facts))
         })
         .collect();
     let again = rewrite_all(jobs, &touched, transforms, module_names, Some(&plan));
     for (i, result) in touched.into_iter().zip(again) {
         results[i] = result;
     }
+    rewrite_nested(jobs, transforms, module_names, nested_escapes, &mut results);
     results
+}
+
+/// The second pass over the modules of each nested webpack bundle (the files of one folder),
+/// planned among themselves, with what the code around them does with their exports
+/// (`nested_escapes`, by folder; unknown: all escape).
+fn rewrite_nested(
+    jobs: &[split::Job<'_>],
+    transforms: Transforms,
+    module_names: &name::ModuleNames,
+    nested_escapes: &[(String, Vec<String>)],
+    results: &mut [Result<module::ModuleFile, ModuleError>],
+) {
+    if !transforms.calls {
+        return;
+    }
+    let folder = |job: &split::Job<'_>| job.path.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        if job.kind != ModuleKind::NestedWebpack {
+            continue;
+        }
+        match groups.iter_mut().find(|(key, _)| *key == folder(job)) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((folder(job), vec![i])),
+        }
+    }
+    for (dir, members) in groups {
+        let known = nested_escapes
+            .iter()
+            .filter(|(d, _)| *d == dir)
+            .collect::<Vec<_>>();
+        let escapes = match known.as_slice() {
+            [(_, escapes)] if members.iter().all(|&i| results[i].is_ok()) => escapes.clone(),
+            _ => members.iter().map(|&i| jobs[i].id.clone()).collect(),
+        };
+        let outside = transform::exports::Facts {
+            escapes,
+            ..transform::exports::Facts::default()
+        };
+        let facts: Vec<(&str, &transform::exports::Facts)> = members
+            .iter()
+            .filter_map(|&i| {
+                results[i]
+                    .as_ref()
+                    .ok()
+                    .map(|f| (jobs[i].id.as_str(), &f.facts))
+            })
+            .chain([("\u{0}outside", &outside)])
+            .collect();
+        let plan = transform::exports::plan(facts.iter().copied(), true, false, false);
+        let touched: Vec<usize> = members
+            .into_iter()
+            .filter(|&i| {
+                results[i]
+                    .as_ref()
+                    .is_ok_and(|f| plan.touches(&jobs[i].id, &f.facts))
+            })
+            .collect();
+        let again = rewrite_all(jobs, &touched, transforms, module_names, Some(&plan));
+        for (i, result) in touched.into_iter().zip(again) {
+            results[i] = result;
+        }
+    }
 }
 
 /// The file to run: the page for JSONP chunks (added to `files`), else the first input that

@@ -1,6 +1,6 @@
 //! A webpack bundle nested in a module of another bundle (a package shipped as a webpack
 //! bundle, taken in whole by esbuild), both built by the real bundlers pinned in
-//! `tools/bundlers`: its `(0, x.f)(...)` calls lose their `0,` where its own modules show `f`
+//! `tools/bundlers`: each of its modules becomes a file of its own; its `(0, x.f)(...)` calls lose their `0,` where its own modules show `f`
 //! needs no receiver, and keep it where `f` reads `this` or the module's exports are handed
 //! on (a destructuring of them reads names only, and hands nothing on); the unbundled program
 //! prints what the bundle prints.
@@ -75,27 +75,34 @@ fn build_nested(dir: &Path, outer: &[(&str, &str)]) -> PathBuf {
         std::fs::write(dir.join(name), text).unwrap();
     }
     let esbuild = bundlers().join("node_modules/esbuild");
+    // An `.mjs` entry makes an ES module bundle, whose top-level code stays in its file.
+    let (format, file) = if outer[0].0.ends_with(".mjs") {
+        ("esm", "bundle/outer.mjs")
+    } else {
+        ("cjs", "bundle/outer.js")
+    };
     let script = format!(
         "require({:?}).buildSync({{entryPoints: [{:?}], bundle: true, platform: 'node', \
-         minify: true, outfile: {:?}, logLevel: 'error'}})",
+         format: '{format}', minify: true, outfile: {:?}, logLevel: 'error'}})",
         esbuild.to_str().unwrap(),
         dir.join(outer[0].0).to_str().unwrap(),
-        dir.join("bundle/outer.js").to_str().unwrap(),
+        dir.join(file).to_str().unwrap(),
     );
     let built = node(dir, &["-e", &script]);
     assert_eq!(built.2, Some(0), "esbuild failed: {}", built.1);
-    dir.join("bundle/outer.js")
+    dir.join(file)
 }
 
-/// Unbundles `bundle` into `dir/out`, checks that the output prints what the bundle prints,
-/// and gives the text of the output file holding the nested bundle, and how many calls lost
-/// their `0,`.
+/// Unbundles `bundle` into `dir/out`, checks that the output prints what the bundle prints
+/// and that each module of the nested bundle is a file of its own, beside no other, with no
+/// module function left in the file that held them; gives the text of those files, and how
+/// many calls lost their `0,`.
 fn unbundle_and_run(dir: &Path, bundle: &Path) -> (String, usize) {
     let text = std::fs::read_to_string(bundle).unwrap();
     // The nested bundle is there whole, its calls receiverless.
     assert!(text.contains("(0,") && text.contains(".exports,"), "{text}");
     let inputs = [unbundle::Input {
-        name: "outer.js",
+        name: bundle.file_name().unwrap().to_str().unwrap(),
         text: &text,
     }];
     let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
@@ -113,12 +120,31 @@ fn unbundle_and_run(dir: &Path, bundle: &Path) -> (String, usize) {
     );
     let entry = out.join(&output.manifest.entry);
     assert_eq!(node(dir, &[entry.to_str().unwrap()]), before);
-    let nested = output
+    // webpack's app: its modules but the entry, which webpack writes into its runtime.
+    let nested: Vec<&unbundle::ManifestModule> = output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.kind == unbundle::ModuleKind::NestedWebpack)
+        .collect();
+    assert_eq!(nested.len(), 4, "{:#?}", output.manifest.modules);
+    assert_eq!(output.manifest.wrappers.nested_webpack.split, 4);
+    let texts: Vec<&str> = nested
+        .iter()
+        .map(|m| {
+            let file = output.files.iter().find(|f| f.path == m.path).unwrap();
+            file.text.as_str()
+        })
+        .collect();
+    assert!(texts.iter().any(|t| t.contains("\"hello \"")), "{texts:#?}");
+    // The table that held them now holds the loader's stand-ins.
+    let holder = output
         .files
         .iter()
-        .find(|f| f.text.contains("\"hello \""))
-        .expect("an output file holds the nested bundle");
-    (nested.text.clone(), output.changes.calls)
+        .find(|f| f.text.contains("__pilotfish_load.nested("))
+        .expect("a file holds the nested table");
+    assert!(!holder.text.contains("\"hello \""), "{}", holder.text);
+    (texts.join("\n"), output.changes.calls)
 }
 
 /// Receiver-free exports of a module only read by name are called on their module; `who`
@@ -160,5 +186,127 @@ fn calls_inside_a_webpack_bundle_in_esbuild_s_own_code_lose_their_zero_where_saf
     let bundle = build_nested(&dir, &outer);
     let (text, _) = unbundle_and_run(&dir, &bundle);
     assert_rewritten(&text);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_webpack_bundle_in_an_es_module_bundle_s_own_code_is_split_from_that_file() {
+    // esbuild's ES module output keeps its top-level code in the bundle file (as auggie's
+    // holds vscode-uri's webpack bundle): the nested modules are split from the file itself.
+    let dir = scratch("esm-file");
+    let outer = [
+        (
+            "outer.mjs",
+            "import \"./inner.mjs\";\nimport other from \"./other.cjs\";\nconsole.error(other.ok);\n",
+        ),
+        ("other.cjs", "exports.ok = \"other\";\n"),
+    ];
+    let bundle = build_nested(&dir, &outer);
+    let (text, _) = unbundle_and_run(&dir, &bundle);
+    assert_rewritten(&text);
+    let output = std::fs::read_to_string(dir.join("out/outer.mjs")).unwrap();
+    assert!(
+        output.contains("__pilotfish_load.nested(\"modules/outer.mjs.d/"),
+        "{output}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Builds the `nested-builtin` app with webpack 5 and bundles webpack's output again with
+/// rollup and its CommonJS plugin (which holds it in a lazy `requireX()` wrapper and replaces
+/// its `require("path")` with a variable of rollup's): the outer bundle's path.
+fn build_in_rollup(dir: &Path) -> PathBuf {
+    let ran = Command::new("bash")
+        .arg(bundlers().join("setup.sh"))
+        .output()
+        .expect("bash runs");
+    assert!(ran.status.success(), "tools/bundlers/setup.sh failed");
+    let inner = dir.join("inner");
+    let build = bundlers().join("build.js");
+    let built = node(
+        dir,
+        &[
+            build.to_str().unwrap(),
+            "webpack5",
+            "nested-builtin",
+            inner.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(built.2, Some(0), "webpack failed: {}", built.1);
+    std::fs::write(dir.join("outer.js"), "require(\"./inner/main.js\");\n").unwrap();
+    let modules = bundlers().join("node_modules");
+    let script = format!(
+        "const {{ rollup }} = require({:?}); const commonjs = require({:?}); \
+         rollup({{ input: {:?}, plugins: [commonjs()], onwarn() {{}} }})\
+         .then((b) => b.write({{ file: {:?}, format: 'cjs' }}))\
+         .catch((e) => {{ console.error(e); process.exit(1); }})",
+        modules.join("rollup").to_str().unwrap(),
+        modules.join("@rollup/plugin-commonjs").to_str().unwrap(),
+        dir.join("outer.js").to_str().unwrap(),
+        dir.join("bundle/outer.js").to_str().unwrap(),
+    );
+    let built = node(dir, &["-e", &script]);
+    assert_eq!(built.2, Some(0), "rollup failed: {}", built.1);
+    dir.join("bundle/outer.js")
+}
+
+#[test]
+fn a_webpack_bundle_in_a_rollup_wrapper_is_split_into_module_files_that_read_rollup_s_names() {
+    let dir = scratch("rollup");
+    let bundle = build_in_rollup(&dir);
+    let text = std::fs::read_to_string(&bundle).unwrap();
+    // The nested module that was webpack's external reads rollup's variable for `path`.
+    assert!(
+        text.contains("function require") && text.contains(".exports=require$$0"),
+        "{text}"
+    );
+    let inputs = [unbundle::Input {
+        name: "outer.js",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    // Both of the nested bundle's modules are files under the wrapper's folder, and every
+    // rollup wrapper is a file too: the one holding webpack's runtime no longer stays whole.
+    let wrappers = output.manifest.wrappers;
+    assert_eq!(wrappers.nested_webpack.split, 2, "{wrappers:?}");
+    assert_eq!(wrappers.rollup.split, wrappers.rollup.found, "{wrappers:?}");
+    assert_eq!(wrappers.webpack.found, 0, "{wrappers:?}");
+    let nested: Vec<&unbundle::ManifestModule> = output
+        .manifest
+        .modules
+        .iter()
+        .filter(|m| m.kind == unbundle::ModuleKind::NestedWebpack)
+        .collect();
+    let holder = output
+        .manifest
+        .modules
+        .iter()
+        .find(|m| {
+            let text = &output.files.iter().find(|f| f.path == m.path).unwrap().text;
+            text.contains("__pilotfish_load.nested(")
+        })
+        .expect("a module file holds the nested table");
+    assert_eq!(holder.kind, unbundle::ModuleKind::Rollup);
+    let folder = holder.path.trim_end_matches(".cjs");
+    for m in &nested {
+        assert!(
+            m.path.starts_with(&format!("{folder}/")),
+            "{m:?} {holder:?}"
+        );
+    }
+    let before = node(&dir, &[bundle.to_str().unwrap()]);
+    assert_eq!(
+        before.0, "c.txt 1 2 once\n",
+        "the bundle runs: {}",
+        before.1
+    );
+    let entry = out.join(&output.manifest.entry);
+    assert_eq!(node(&dir, &[entry.to_str().unwrap()]), before);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -201,10 +201,13 @@ fn unbundle_runs_like_the(bundler: &str, app: &str) -> Vec<(String, String)> {
     // Every module the bundler emitted has a file. The entry module webpack 5 and esbuild
     // inline (webpack knows its id, the bundle does not) is the manifest's `entry`. esbuild
     // names modules by their paths, webpack by numbers.
+    // The modules of a webpack bundle nested in one of the app's (esprima's, in `yaml`) are
+    // files too, but not modules of webpack's stats.
     let ids: Vec<&str> = manifest["modules"]
         .as_array()
         .unwrap()
         .iter()
+        .filter(|m| m["kind"] != "nested-webpack")
         .map(|m| m["id"].as_str().unwrap())
         .collect();
     let emitted: Vec<&str> = stats["modules"]

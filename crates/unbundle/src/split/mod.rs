@@ -2,12 +2,14 @@
 //! bundle holds outside its table ([`entry`]), esbuild's CommonJS modules ([`esbuild`]) and
 //! wrapped ES modules ([`esm`]), rollup's lazy CommonJS wrappers ([`rollup`]), Parcel's
 //! registered modules ([`parcel`]), all found
-//! among a body's units ([`units`]).
+//! among a body's units ([`units`]); and the modules of webpack bundles nested in any of
+//! those ([`nested`]).
 
 pub(crate) mod entry;
 pub(crate) mod esbuild;
 pub(crate) mod esm;
 pub(crate) mod links;
+mod nested;
 mod parcel;
 mod paths;
 mod rollup;
@@ -59,13 +61,15 @@ pub(crate) fn split_file<'a>(
     let mut plain = false;
     // esbuild's helpers sit at the bundle's top level, so they are looked for first: a
     // webpack bundle inside one of its modules (or any object of functions shaped like a
-    // module table) then stays whole in that module's file, where every name it reads is
-    // still in scope.
+    // module table) is then not taken for the file's table; [`nested`] splits a webpack
+    // bundle there under its module.
     let entry = if let Some(found) =
         esbuild::find_modules(&program, file.scoping, input.text, &imported, es_module)
     {
         esbuild_modules(&file, found, &mut out, notes)
-    } else if let Some(table) = find_table(&file)? {
+    } else if let Some(table) =
+        find_table(&file)?.filter(|t| !in_wrapper(t.span, &lazy, &registered))
+    {
         webpack_modules(&file, &table, &mut out)
     } else if recognize::webpack::find_runtime(&program).is_some() {
         // webpack's runtime alone, its table filled by the chunks that follow: it stays as
@@ -98,6 +102,7 @@ pub(crate) fn split_file<'a>(
     if let Some((entry, require)) = entry {
         entry_module(&file, entry, require, &mut out);
     }
+    nested::modules(&file, &mut out, notes);
     let to_common_js = crate::requires::to_common_js(&program, file.scoping);
     for job in &mut out.jobs {
         job.name_helper.clone_from(&out.name_helper);
@@ -126,7 +131,19 @@ pub(crate) fn split_file<'a>(
         wrappers: out.wrappers,
         jobs: out.jobs,
         plain,
+        nested_escapes: out.nested_escapes,
     })
+}
+
+/// Whether `span` lies inside a rollup (or Parcel) wrapper: a table there is a bundle nested
+/// in that module (see [`nested`]), not the file's.
+fn in_wrapper(
+    span: Span,
+    lazy: &[recognize::rollup::Lazy],
+    registered: &[recognize::parcel::Registered],
+) -> bool {
+    let within = |outer: Span| outer.start <= span.start && span.end <= outer.end;
+    lazy.iter().any(|l| within(l.function)) || registered.iter().any(|r| within(r.function))
 }
 
 /// What [`split_file`] makes of one bundle file.
@@ -143,6 +160,9 @@ pub(crate) struct FileSplit<'a> {
     pub(crate) wrappers: crate::Wrappers,
     /// A chunk of the bundle that holds no wrapper: a module of its own.
     pub(crate) plain: bool,
+    /// The folder of each nested webpack bundle's module files, and the modules whose
+    /// exports code around them can reach.
+    pub(crate) nested_escapes: Vec<(String, Vec<String>)>,
 }
 
 /// Parses a bundle file as a script (a bundle for node is a CommonJS file, where a top-level
@@ -237,6 +257,9 @@ struct Split<'a> {
     runtime: Option<OutputFile>,
     /// The names of the helpers moved there.
     runtime_names: Vec<String>,
+    /// The folder of each nested webpack bundle's module files, and the modules whose
+    /// exports code around them can reach (see [`nested`]).
+    nested_escapes: Vec<(String, Vec<String>)>,
 }
 
 impl Split<'_> {

@@ -15,8 +15,8 @@ const fs = require("fs");
 const path = require("path");
 const vm = require("vm");
 
-const COMMONJS = ["exports", "module", "require", "__node_module", "__node_exports", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import", "__pilotfish_function"];
-const PARAMETERS = ["module", "exports", "require", "__node_module", "__node_exports", "__node_require", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import", "__pilotfish_function"];
+const COMMONJS = ["exports", "module", "require", "__node_module", "__node_exports", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import", "__pilotfish_function", "__pilotfish_load"];
+const PARAMETERS = ["module", "exports", "require", "__node_module", "__node_exports", "__node_require", "__filename", "__dirname", "__pilotfish_import_meta", "__pilotfish_import", "__pilotfish_function", "__pilotfish_load"];
 
 // `Function`, called from this file: `new Function(...)` and `Function(...)` build the same
 // function, and `instanceof` and `prototype` are `Function`'s.
@@ -70,7 +70,7 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
         const filename = path.join(__dirname, file);
         factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), PARAMETERS, { filename });
       }
-      return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction);
+      return factory.call(this, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, load);
     };
   };
   const load = (table) => {
@@ -97,7 +97,7 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
         factory = vm.compileFunction(text, [...COMMONJS, ...names], { filename });
         fileRequire = requireOf(nodeRequire, bundle, filename, text, names, values);
       }
-      return factory.call(this, exports, module, fileRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
+      return factory.call(this, exports, module, fileRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, load, ...values());
     };
   };
   // esbuild's wrapped ES modules: the module file runs where esbuild ran the module's
@@ -117,7 +117,25 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
         factory = vm.compileFunction(body, [...COMMONJS, ...names], { filename });
         fileRequire = requireOf(nodeRequire, bundle, filename, text, names, values);
       }
-      return factory.call(this, namespace, nodeModule, fileRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, ...values());
+      return factory.call(this, namespace, nodeModule, fileRequire, nodeModule, nodeModule.exports, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, load, ...values());
+    };
+  };
+  // A module of a webpack bundle nested in another module: as a table's, with the names of
+  // the code around it that it reads (`names`, their values from `values()` when it runs).
+  // An arrow module's `this` is the code around the table's: `names` then starts with
+  // `this`, and the file runs with the value read there.
+  load.nested = (file, names, values) => {
+    let factory;
+    const lexical = names[0] === "this";
+    const own = lexical ? names.slice(1) : names;
+    return function (module, exports, require) {
+      const filename = path.join(__dirname, file);
+      if (!factory) {
+        factory = vm.compileFunction(fs.readFileSync(filename, "utf8"), [...PARAMETERS, ...own], { filename });
+      }
+      const given = values();
+      const self = lexical ? given.shift() : this;
+      return factory.call(self, module, exports, require, nodeModule, nodeModule.exports, nodeRequire, nodeModule.filename, path.dirname(nodeModule.filename), entry.meta, entry.load, PilotfishFunction, load, ...given);
     };
   };
   // Bun's `__esm(async () => {...})`: the same, returning the initializer's promise.

@@ -15,7 +15,7 @@ pub(crate) const LOAD: &str = "__pilotfish_load";
 /// The parameters `loader.js` gives an esbuild module file (or entry) before the bundle's
 /// top-level names passed in (`COMMONJS` there): a bundle name passed in under one of these
 /// would clash with it.
-pub(crate) const LOADER_PARAMETERS: [&str; 10] = [
+pub(crate) const LOADER_PARAMETERS: [&str; 11] = [
     "exports",
     "module",
     "require",
@@ -26,6 +26,7 @@ pub(crate) const LOADER_PARAMETERS: [&str; 10] = [
     crate::imports::META,
     crate::imports::IMPORT,
     crate::imports::FUNCTION,
+    LOAD,
 ];
 
 /// The names under which the loader passes the bundle file's own `module`, `exports` and

@@ -47,12 +47,12 @@ fn a_webpack_5_bundle_with_a_webpack_bundle_inside_a_module_keeps_its_own_runtim
 }
 
 #[test]
-fn an_esbuild_bundle_with_a_webpack_bundle_inside_a_module_keeps_it_whole_there() {
+fn an_esbuild_bundle_with_a_webpack_bundle_inside_a_module_splits_it_under_that_module() {
     // The `big` app bundled by webpack 5, then that bundle required by an entry and bundled
     // again by esbuild (minified): webpack's runtime and table sit inside one of esbuild's
-    // CommonJS wrappers. It stays whole in that module's file, where every name its code
-    // reads is in scope; no module is made of its table; the program prints the same (no
-    // `ReferenceError` of a name left behind).
+    // CommonJS wrappers. The runtime stays in that module's file and each module of the
+    // table becomes a nested file; it is not taken for the bundle's own table; the program
+    // prints the same (no `ReferenceError` of a name left behind).
     let dir = scratch("nested");
     let inner = dir.join("inner");
     let stats = build("webpack5", "big", &inner);
@@ -84,6 +84,9 @@ fn an_esbuild_bundle_with_a_webpack_bundle_inside_a_module_keeps_it_whole_there(
     assert_eq!(manifest["wrappers"]["commonjs"]["found"], 1, "{manifest}");
     assert_eq!(manifest["wrappers"]["commonjs"]["split"], 1, "{manifest}");
     assert_eq!(manifest["wrappers"]["webpack"]["found"], 0, "{manifest}");
+    let nested = &manifest["wrappers"]["nested_webpack"];
+    assert!(nested["found"].as_u64().unwrap() > 1, "{manifest}");
+    assert_eq!(nested["split"], nested["found"], "{manifest}");
     let original = super::run_node(&outer);
     assert!(original.0.contains("outer object"), "{original:?}");
     assert_eq!(

@@ -27,7 +27,7 @@ mod tsc;
 
 pub(crate) use facts::{facts, function_declarations};
 pub(crate) use helpers::rewrite as rewrite_helpers;
-pub(crate) use nested::rewrite_calls as rewrite_nested_calls;
+pub(crate) use nested::{escaping as nested_escaping, rewrite_calls as rewrite_nested_calls};
 pub(crate) use rewrite::{plain_exports, rewrite_calls};
 
 use rustc_hash::{FxHashMap, FxHashSet};

@@ -64,6 +64,31 @@ pub(crate) fn rewrite_calls<'a>(
     drop.dropped
 }
 
+/// The modules of a nested table (`modules`, run by `require`) whose exports code other than
+/// the modules' own can reach, by the rule of this module: those the code outside requires,
+/// or all of them when anything reaches them by other ways (or a module does not parse on
+/// its own). For the modules split into files of their own (`split/nested.rs`).
+pub(crate) fn escaping(
+    program: &Program<'_>,
+    scoping: &Scoping,
+    require: SymbolId,
+    modules: &[ModuleSource],
+    text: &str,
+) -> Vec<String> {
+    let (entries, mut open) = outside_uses(program, scoping, require);
+    for m in modules {
+        let closed = with_module(m, text, |program, scoping, wrapper, _| {
+            reaches_only_by_literal_ids(program, scoping, wrapper)
+        });
+        open |= closed != Some(true);
+    }
+    if open {
+        modules.iter().map(|m| m.id.clone()).collect()
+    } else {
+        entries
+    }
+}
+
 /// Where the calls to rewrite start in `text`, among the modules of one table.
 fn table_calls(modules: &[ModuleSource], text: &str, outside: (Vec<String>, bool)) -> Vec<u32> {
     let (entries, mut open) = outside;
