@@ -264,6 +264,9 @@ fn nested_job<'a>(
         source_names: Vec::new(),
         takes: Vec::new(),
         header: String::new(),
+        links: Vec::new(),
+        namespace: None,
+        to_common_js: None,
     }
 }
 
