@@ -17,6 +17,10 @@
 //!   declaration ran holds nothing callable: the same throw);
 //! - the module never names `exports` and its body has no `this` of its own (webpack's
 //!   `this` is the first exports object), so nothing gives that object an `__esModule`;
+//!   `module.exports.NAME = G` sets properties of F that are neither `__esModule` nor
+//!   `default` (G an arrow or a function as F: it cannot hand F on), or `default` to F itself;
+//!   no function of the module reads `arguments` but `arguments.length` and `arguments[N]`
+//!   (a sloppy function's `arguments.callee` is itself);
 //! - no module hands the function on where code could give it an `__esModule` and a
 //!   `default` that uses `this`: the module's exports do not escape (in `plan`), and no module
 //!   reads a wrapper's `default` but to call it.
@@ -64,6 +68,7 @@ pub(super) fn by_receiver_free(
             .exports
             .is_some_and(|e| !scoping.get_resolved_reference_ids(e).is_empty())
         || module_uses_this(program)
+        || !arguments_only_read(program)
     {
         return false;
     }
@@ -162,6 +167,44 @@ fn module_uses_this(program: &Program<'_>) -> bool {
             _ => false,
         },
         _ => true,
+    }
+}
+
+/// Whether every `arguments` of the module is `arguments.length` or `arguments[N]`: no
+/// function hands itself on as `arguments.callee` (sloppy functions have it).
+fn arguments_only_read(program: &Program<'_>) -> bool {
+    let mut arguments = Arguments { all: 0, read: 0 };
+    arguments.visit_program(program);
+    arguments.all == arguments.read
+}
+
+struct Arguments {
+    all: usize,
+    read: usize,
+}
+
+fn is_arguments(e: &Expression<'_>) -> bool {
+    matches!(e, Expression::Identifier(i) if i.name == "arguments")
+}
+
+impl<'a> Visit<'a> for Arguments {
+    fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+        self.all += usize::from(it.name == "arguments");
+    }
+
+    fn visit_static_member_expression(&mut self, it: &oxc_ast::ast::StaticMemberExpression<'a>) {
+        self.read += usize::from(is_arguments(&it.object) && it.property.name == "length");
+        walk::walk_static_member_expression(self, it);
+    }
+
+    fn visit_computed_member_expression(
+        &mut self,
+        it: &oxc_ast::ast::ComputedMemberExpression<'a>,
+    ) {
+        self.read += usize::from(
+            is_arguments(&it.object) && matches!(it.expression, Expression::NumericLiteral(_)),
+        );
+        walk::walk_computed_member_expression(self, it);
     }
 }
 
