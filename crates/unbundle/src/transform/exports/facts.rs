@@ -297,6 +297,22 @@ impl Uses<'_> {
         }
     }
 
+    /// `_export(exports, {name: function () { return value; }, ...})`: swc's getters.
+    fn swc_export(&mut self, it: &CallExpression<'_>) {
+        if let Expression::Identifier(callee) = &it.callee
+            && self
+                .reference_symbol(callee)
+                .is_some_and(|s| self.exporters.contains(&s))
+            && let [Argument::Identifier(target), Argument::ObjectExpression(o)] =
+                it.arguments.as_slice()
+            && let Some(symbol) = self.reference_symbol(target)
+            && Some(symbol) == self.wrapper.exports
+        {
+            self.good_use(symbol);
+            self.swc_getters(o);
+        }
+    }
+
     /// The getters swc's `_export` defines from `o`; a property it cannot name (computed,
     /// spread, an accessor) makes nothing known of the module's exports.
     fn swc_getters(&mut self, o: &ObjectExpression<'_>) {
@@ -667,19 +683,7 @@ impl<'a> Visit<'a> for Uses<'_> {
             }
             self.getter(name, getter, false);
         }
-        // `_export(exports, {name: function () { return value; }, ...})`: swc's getters.
-        if let Expression::Identifier(callee) = &it.callee
-            && self
-                .reference_symbol(callee)
-                .is_some_and(|s| self.exporters.contains(&s))
-            && let [Argument::Identifier(target), Argument::ObjectExpression(o)] =
-                it.arguments.as_slice()
-            && let Some(symbol) = self.reference_symbol(target)
-            && Some(symbol) == self.wrapper.exports
-        {
-            self.good_use(symbol);
-            self.swc_getters(o);
-        }
+        self.swc_export(it);
         // `require.d(exports, {name: () => value, ...})`
         if self.is_require_helper(&it.callee, "d")
             && let [Argument::Identifier(target), Argument::ObjectExpression(o)] =
