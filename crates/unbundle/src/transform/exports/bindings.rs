@@ -26,6 +26,11 @@ pub(super) struct Bindings<'s> {
     /// Variable → the id of the module it holds (or, through tsc's `__importDefault`, that
     /// module or an object whose `default` holds it; see `interop.rs`).
     pub(super) bound: FxHashMap<SymbolId, String>,
+    /// The variables of `bound` bound through an interop helper (`__importDefault(require(ID))`
+    /// or `__importStar(...)`): their `default` is the module's, or the exports object itself.
+    pub(super) wrapped: FxHashSet<SymbolId>,
+    /// swc's `_export` helpers the module declares (see `swc.rs`).
+    pub(super) exporters: FxHashSet<SymbolId>,
     /// tsc's `__importDefault` helpers declared at the module's top.
     interop: FxHashSet<SymbolId>,
     /// Where the module's leading helper declarators start (see `interop.rs`).
@@ -54,6 +59,8 @@ impl<'s> Bindings<'s> {
             scoping,
             wrapper,
             bound: FxHashMap::default(),
+            wrapped: FxHashSet::default(),
+            exporters: super::swc::exporters(program, scoping, wrapper),
             interop: FxHashSet::default(),
             leading: super::interop::leading_helpers(program, scoping, wrapper.exports),
             tsc: super::tsc::TscHelpers::default(),
@@ -75,6 +82,17 @@ impl Bindings<'_> {
     fn is_interop(&self, callee: &Expression<'_>) -> bool {
         matches!(callee, Expression::Identifier(h)
             if refs::symbol_of(self.scoping, h).is_some_and(|s| self.interop.contains(&s)))
+    }
+
+    /// The key of a call of `x.name`, `x` bound to module `id`: `(id, name)`, or for the
+    /// `default` of an interop helper's wrapper, `(id, WRAPPED_DEFAULT)`.
+    pub(super) fn key(&self, symbol: SymbolId, id: &str, name: &str) -> (String, String) {
+        let name = if name == "default" && self.wrapped.contains(&symbol) {
+            super::WRAPPED_DEFAULT
+        } else {
+            name
+        };
+        (id.to_owned(), name.to_owned())
     }
 }
 
@@ -106,9 +124,11 @@ impl<'a> Visit<'a> for Bindings<'_> {
         }
         // `require(ID)`, or `__importDefault(require(ID))`: the call inside; the last of a
         // sequence (`(require(A), require(B))`), the value the variable takes.
+        let mut wrapped = false;
         let call = match it.init.as_ref().map(last_of_sequence) {
             Some(Expression::CallExpression(call)) => match call.arguments.as_slice() {
                 [Argument::CallExpression(inner)] if self.is_interop(&call.callee) => {
+                    wrapped = true;
                     Some(&**inner)
                 }
                 _ => Some(&**call),
@@ -126,6 +146,9 @@ impl<'a> Visit<'a> for Bindings<'_> {
                 .any(|r| r.is_write())
         {
             self.bound.insert(symbol, id);
+            if wrapped {
+                self.wrapped.insert(symbol);
+            }
         }
         if self.depth == 1
             && let Some(binding) = it.id.get_binding_identifier()

@@ -30,6 +30,9 @@ pub(crate) fn facts(
         scoping,
         wrapper,
         bound: &bindings.bound,
+        wrapped: &bindings.wrapped,
+        exporters: &bindings.exporters,
+        defaults: FxHashMap::default(),
         functions: &bindings.functions,
         values: &bindings.values,
         good: FxHashMap::default(),
@@ -47,6 +50,7 @@ pub(crate) fn facts(
     uses.visit_program(program);
     let Uses {
         good,
+        defaults,
         mut escapes,
         assigned,
         mut facts,
@@ -69,6 +73,15 @@ pub(crate) fn facts(
     }
     facts.escapes = escapes.into_iter().collect();
     facts.escapes.sort();
+    // A wrapper's `default` read but not called: the function it may hold is handed on.
+    facts.defaults_handed = defaults
+        .into_iter()
+        .filter(|(_, (read, called))| read > called)
+        .filter_map(|(symbol, _)| bindings.bound.get(&symbol).cloned())
+        .collect();
+    facts.defaults_handed.sort();
+    facts.replaced_by_receiver_free =
+        super::replaced::by_receiver_free(program, scoping, wrapper, &bindings);
     let mut free: Vec<String> = assigned
         .into_iter()
         .filter_map(|(name, (any_free, all_ok))| (any_free && all_ok).then_some(name))
@@ -98,6 +111,12 @@ struct Uses<'s> {
     scoping: &'s Scoping,
     wrapper: Wrapper,
     bound: &'s FxHashMap<SymbolId, String>,
+    /// The variables of `bound` that hold an interop helper's wrapper.
+    wrapped: &'s FxHashSet<SymbolId>,
+    /// swc's `_export` helpers the module declares.
+    exporters: &'s FxHashSet<SymbolId>,
+    /// For each of `wrapped`: how often its `default` is read, and how often as a callee.
+    defaults: FxHashMap<SymbolId, (usize, usize)>,
     functions: &'s FxHashMap<SymbolId, bool>,
     values: &'s FxHashMap<SymbolId, bool>,
     /// References of a bound variable (or of `exports`) that only name an export.
@@ -247,16 +266,92 @@ impl Uses<'_> {
         }
     }
 
-    /// Notes a callee `(0, x.f)` with `x` bound to a module.
+    /// Notes a callee `(0, x.f)` with `x` bound to a module, and a wrapper's `default` called
+    /// (`y.default(...)` or `(0, y.default)(...)`).
     fn receiverless(&mut self, callee: &Expression<'_>) {
-        if let Expression::SequenceExpression(s) = callee.without_parentheses()
-            && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
-            && first.is_number_literal()
-            && let Some(id) = self.bound_module(&m.object)
+        let member = match callee.without_parentheses() {
+            Expression::SequenceExpression(s) => match s.expressions.as_slice() {
+                [first, Expression::StaticMemberExpression(m)] if first.is_number_literal() => {
+                    Some((m, true))
+                }
+                _ => None,
+            },
+            Expression::StaticMemberExpression(m) => Some((m, false)),
+            _ => None,
+        };
+        let Some((m, zero)) = member else {
+            return;
+        };
+        let Some(symbol) = self.symbol(&m.object) else {
+            return;
+        };
+        if m.property.name == "default" && self.wrapped.contains(&symbol) {
+            self.defaults.entry(symbol).or_default().1 += 1;
+        }
+        if zero && let Some(id) = self.bound.get(&symbol) {
+            let key = match (m.property.name == "default", self.wrapped.contains(&symbol)) {
+                (true, true) => super::WRAPPED_DEFAULT.to_owned(),
+                _ => m.property.name.to_string(),
+            };
+            self.facts.calls.push((id.clone(), key));
+        }
+    }
+
+    /// `_export(exports, {name: function () { return value; }, ...})`: swc's getters.
+    fn swc_export(&mut self, it: &CallExpression<'_>) {
+        if let Expression::Identifier(callee) = &it.callee
+            && self
+                .reference_symbol(callee)
+                .is_some_and(|s| self.exporters.contains(&s))
+            && let [Argument::Identifier(target), Argument::ObjectExpression(o)] =
+                it.arguments.as_slice()
+            && let Some(symbol) = self.reference_symbol(target)
+            && Some(symbol) == self.wrapper.exports
         {
-            self.facts
-                .calls
-                .push((id.clone(), m.property.name.to_string()));
+            self.good_use(symbol);
+            self.swc_getters(o);
+        }
+    }
+
+    /// The getters swc's `_export` defines from `o`; a property it cannot name (computed,
+    /// spread, an accessor) makes nothing known of the module's exports.
+    fn swc_getters(&mut self, o: &ObjectExpression<'_>) {
+        for property in &o.properties {
+            let ObjectPropertyKind::ObjectProperty(p) = property else {
+                self.facts.opaque = true;
+                return;
+            };
+            let name = match &p.key {
+                PropertyKey::StaticIdentifier(k) if !p.computed => k.name.as_str(),
+                PropertyKey::StringLiteral(s) if !p.computed => s.value.as_str(),
+                _ => {
+                    self.facts.opaque = true;
+                    return;
+                }
+            };
+            if p.kind != oxc_ast::ast::PropertyKind::Init {
+                self.facts.opaque = true;
+                return;
+            }
+            self.getter(name, &p.value, false);
+        }
+    }
+
+    /// The wrapper `y` when `expr` is `y.default`.
+    fn wrapped_default(&self, expr: &Expression<'_>) -> Option<SymbolId> {
+        match expr.without_parentheses() {
+            Expression::StaticMemberExpression(m) if m.property.name == "default" => {
+                self.symbol(&m.object).filter(|s| self.wrapped.contains(s))
+            }
+            _ => None,
+        }
+    }
+
+    /// Notes a write to a property of `object` (`y.default.f = 1`, `delete y.default.f`):
+    /// when it is a wrapper's `default`, its value is changed, as if handed on.
+    fn writes_default(&mut self, object: &Expression<'_>) {
+        if let Some(symbol) = self.wrapped_default(object) {
+            self.defaults.entry(symbol).or_default().0 += 2;
         }
     }
 
@@ -400,6 +495,13 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_static_member_expression(&mut self, it: &StaticMemberExpression<'a>) {
+        // `y.default.NAME`, `y` a wrapper: a property of what `default` holds, read or called
+        // (a write is judged below).
+        if let Some(symbol) = self.wrapped_default(&it.object)
+            && !matches!(it.property.name.as_str(), "__esModule" | "default")
+        {
+            self.defaults.entry(symbol).or_default().1 += 1;
+        }
         // `require(ID).name`: read or called (a write is judged below).
         self.read_only(&it.object);
         // `x.name` (read, called, or assigned: assignments are judged below).
@@ -407,6 +509,9 @@ impl<'a> Visit<'a> for Uses<'_> {
             && (self.bound.contains_key(&symbol) || Some(symbol) == self.wrapper.exports)
         {
             self.good_use(symbol);
+            if it.property.name == "default" && self.wrapped.contains(&symbol) {
+                self.defaults.entry(symbol).or_default().0 += 1;
+            }
             // Whether a module is an ES module is read from this mark.
             if it.property.name == "__esModule" {
                 match self.bound.get(&symbol) {
@@ -434,6 +539,9 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        if let Some(m) = it.left.as_member_expression() {
+            self.writes_default(m.object());
+        }
         if let AssignmentTarget::StaticMemberExpression(m) = &it.left
             && let Some(id) = self.required(&m.object)
         {
@@ -482,6 +590,9 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_update_expression(&mut self, it: &UpdateExpression<'a>) {
+        if let Some(m) = it.argument.as_member_expression() {
+            self.writes_default(m.object());
+        }
         if let Some(m) = it.argument.as_member_expression()
             && let Some(id) = self
                 .bound_module(m.object())
@@ -494,6 +605,11 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_unary_expression(&mut self, it: &UnaryExpression<'a>) {
+        if it.operator == UnaryOperator::Delete
+            && let Some(m) = it.argument.as_member_expression()
+        {
+            self.writes_default(m.object());
+        }
         if it.operator == UnaryOperator::Delete
             && let Some(m) = it.argument.as_member_expression()
             && let Some(id) = self
@@ -520,6 +636,14 @@ impl<'a> Visit<'a> for Uses<'_> {
             self.escapes.insert(id);
         }
         self.receiverless(&it.callee);
+        // `x(...)`, `x` bound to a module: a module that replaced its exports with a function
+        // is called; that hands nothing on (a plain object throws).
+        if let Expression::Identifier(callee) = it.callee.without_parentheses()
+            && let Some(symbol) = self.reference_symbol(callee)
+            && self.bound.contains_key(&symbol)
+        {
+            self.good_use(symbol);
+        }
         // `require.n(x)` reads `x.default` or `x`; `require.r(exports)` marks it an ES module.
         if (self.is_require_helper(&it.callee, "n") || self.is_require_helper(&it.callee, "r"))
             && let [Argument::Identifier(i)] = it.arguments.as_slice()
@@ -559,6 +683,7 @@ impl<'a> Visit<'a> for Uses<'_> {
             }
             self.getter(name, getter, false);
         }
+        self.swc_export(it);
         // `require.d(exports, {name: () => value, ...})`
         if self.is_require_helper(&it.callee, "d")
             && let [Argument::Identifier(target), Argument::ObjectExpression(o)] =

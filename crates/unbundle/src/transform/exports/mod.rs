@@ -22,7 +22,9 @@ mod facts;
 mod helpers;
 mod interop;
 mod nested;
+mod replaced;
 mod rewrite;
+mod swc;
 mod tsc;
 
 pub(crate) use facts::{facts, function_declarations};
@@ -31,6 +33,11 @@ pub(crate) use nested::{escaping as nested_escaping, rewrite_calls as rewrite_ne
 pub(crate) use rewrite::{plain_exports, rewrite_calls};
 
 use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The name under which calls of an interop helper's `default` are planned: `(0, y.default)()`
+/// with `y = __importDefault(require(ID))` (or `__importStar`), whose `default` is module ID's
+/// `default` or its exports object itself (never a property name, so never a real export's).
+pub(crate) const WRAPPED_DEFAULT: &str = "default through an interop helper";
 
 /// What the first pass learns of one module.
 #[derive(Debug, Clone, Default)]
@@ -61,6 +68,13 @@ pub(crate) struct Facts {
     /// The modules whose exports tsc's `__exportStar` copies onto this module's, in order
     /// (`None`: not a module of the bundle).
     pub(crate) stars: Vec<Option<String>>,
+    /// The module replaces its exports with one function that does not use `this`, and
+    /// nothing in it can give that function (or the exports object it replaces) a property
+    /// (see `replaced.rs`).
+    pub(crate) replaced_by_receiver_free: bool,
+    /// Modules whose exports this module reads as an interop helper's `default` other than to
+    /// call it (`g(y.default)`, `y.default.f = 1`): what the module's exports are is handed on.
+    pub(crate) defaults_handed: Vec<String>,
 }
 
 /// What the second pass may do.
@@ -98,8 +112,19 @@ pub(crate) fn plan<'f>(
         .clone()
         .flat_map(|(_, f)| f.marks_read.iter().map(String::as_str))
         .collect();
+    let handed: FxHashSet<&str> = modules
+        .clone()
+        .flat_map(|(_, f)| f.defaults_handed.iter().map(String::as_str))
+        .collect();
     let mut plan = Plan::default();
     for (id, facts) in modules.clone() {
+        // A wrapper's `default` is then, whenever a call reads it, that function or the
+        // exports object before the replacement (not callable: a call throws either way).
+        if calls && facts.replaced_by_receiver_free && !escaped.contains(id) && !handed.contains(id)
+        {
+            plan.calls
+                .insert((id.to_owned(), WRAPPED_DEFAULT.to_owned()));
+        }
         if facts.opaque {
             continue;
         }
@@ -148,6 +173,15 @@ pub(crate) fn plan<'f>(
             }
             plan.calls.extend(more);
         }
+        // A wrapper's `default` is the module's own `default` whenever the module is not
+        // replaced, and modules with a `default` the plan allows are never replaced.
+        let defaults: Vec<(String, String)> = plan
+            .calls
+            .iter()
+            .filter(|(_, name)| name == "default")
+            .map(|(id, _)| (id.clone(), WRAPPED_DEFAULT.to_owned()))
+            .collect();
+        plan.calls.extend(defaults);
     }
     plan
 }

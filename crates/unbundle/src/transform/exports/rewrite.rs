@@ -9,7 +9,7 @@ use oxc_ast::ast::{
 use oxc_ast::builder::AstBuilder;
 use oxc_ast_visit::{VisitMut, walk_mut};
 use oxc_semantic::{Scoping, SymbolId};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use super::Plan;
 use super::bindings::Bindings;
@@ -28,7 +28,7 @@ pub(crate) fn rewrite_calls<'a>(
     let mut calls = Calls {
         allocator,
         scoping,
-        bound: bindings.bound,
+        bindings,
         plan,
         changed: 0,
     };
@@ -46,7 +46,7 @@ pub(crate) fn receiverless_calls(
     let bindings = Bindings::of(program, scoping, wrapper);
     let mut found = Found {
         scoping,
-        bound: bindings.bound,
+        bindings,
         calls: Vec::new(),
     };
     oxc_ast_visit::Visit::visit_program(&mut found, program);
@@ -55,7 +55,7 @@ pub(crate) fn receiverless_calls(
 
 struct Found<'s> {
     scoping: &'s Scoping,
-    bound: FxHashMap<SymbolId, String>,
+    bindings: Bindings<'s>,
     calls: Vec<(u32, String, String)>,
 }
 
@@ -65,10 +65,10 @@ impl Found<'_> {
             && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
             && first.is_number_literal()
             && let Some(symbol) = refs::expression_symbol(self.scoping, &m.object)
-            && let Some(id) = self.bound.get(&symbol)
+            && let Some(id) = self.bindings.bound.get(&symbol)
         {
-            let call = (s.span.start, id.clone(), m.property.name.to_string());
-            self.calls.push(call);
+            let (id, name) = self.bindings.key(symbol, id, &m.property.name);
+            self.calls.push((s.span.start, id, name));
         }
     }
 }
@@ -91,7 +91,7 @@ impl<'a> oxc_ast_visit::Visit<'a> for Found<'_> {
 struct Calls<'s, 'a> {
     allocator: &'a Allocator,
     scoping: &'s Scoping,
-    bound: FxHashMap<SymbolId, String>,
+    bindings: Bindings<'s>,
     plan: &'s Plan,
     changed: usize,
 }
@@ -107,11 +107,11 @@ impl<'a> Calls<'_, 'a> {
             && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
             && first.is_number_literal()
             && let Some(symbol) = refs::expression_symbol(self.scoping, &m.object)
-            && let Some(id) = self.bound.get(&symbol)
+            && let Some(id) = self.bindings.bound.get(&symbol)
             && self
                 .plan
                 .calls
-                .contains(&(id.clone(), m.property.name.to_string()))
+                .contains(&self.bindings.key(symbol, id, &m.property.name))
         {
             let member = s.expressions[1].take_in(&self.allocator);
             *callee = member;

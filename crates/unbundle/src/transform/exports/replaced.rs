@@ -1,0 +1,244 @@
+//! A module that replaces its exports with one function that does not use `this`
+//! (`module.exports = function (a) {...}`, as most small npm packages and ramda's modules
+//! do), for the `calls` rule of an interop helper's `default`.
+//!
+//! Through `y = __importDefault(require(ID))` (or `__importStar`) the helper hands back the
+//! module's exports when they carry a truthy `__esModule`, else a wrapper whose `default`
+//! is the exports. `(0, y.default)(a)` → `y.default(a)` gives the callee `y` as `this`, which
+//! cannot matter when, whenever the call reads `y.default`, it is either that function (no
+//! `this`), or the exports object before the replacement ran (a module required again while
+//! it runs, in a cycle: a plain object, so the call throws either way). That holds when:
+//!
+//! - `module.exports = F` is a statement of the module's own body (not under a condition, in a
+//!   loop or in a function: it runs once, when the module runs), and the module's only use of
+//!   `module`; F is an arrow, a function expression without `this` (its own name, if any,
+//!   unused), or a function declaration or a `const`/`let`/`var` given one, never assigned,
+//!   without `this`, whose name is used elsewhere only to call it (a variable read before its
+//!   declaration ran holds nothing callable: the same throw);
+//! - the module never names `exports` and its body has no `this` of its own (webpack's
+//!   `this` is the first exports object), so nothing gives that object an `__esModule`;
+//!   `module.exports.NAME = G` sets properties of F that are neither `__esModule` nor
+//!   `default` (G an arrow or a function as F: it cannot hand F on), or `default` to F itself;
+//!   no function of the module reads `arguments` but `arguments.length` and `arguments[N]`
+//!   (a sloppy function's `arguments.callee` is itself);
+//! - no module hands the function on where code could give it an `__esModule` and a
+//!   `default` that uses `this`: the module's exports do not escape (in `plan`), and no module
+//!   reads a wrapper's `default` but to call it.
+
+use oxc_ast::ast::{
+    AssignmentOperator, AssignmentTarget, CallExpression, Expression, IdentifierReference, Program,
+    Statement,
+};
+use oxc_ast_visit::{Visit, walk};
+use oxc_semantic::{Scoping, SymbolId};
+
+use super::bindings::Bindings;
+use crate::refs::{self, Wrapper};
+
+/// Whether the module replaces its exports as the module documentation says.
+pub(super) fn by_receiver_free(
+    program: &Program<'_>,
+    scoping: &Scoping,
+    wrapper: Wrapper,
+    bindings: &Bindings<'_>,
+) -> bool {
+    let Some(module) = wrapper.module else {
+        return false;
+    };
+    let Some(value) = super::interop::module_body(program)
+        .iter()
+        .find_map(|s| replacement(s, scoping, module))
+    else {
+        return false;
+    };
+    let function = match value.without_parentheses() {
+        Expression::Identifier(i) => refs::symbol_of(scoping, i),
+        _ => None,
+    };
+    let mut properties = Properties {
+        scoping,
+        module,
+        function,
+        set: 0,
+        defaults: 0,
+    };
+    properties.visit_program(program);
+    if scoping.get_resolved_reference_ids(module).len() != 1 + properties.set
+        || wrapper
+            .exports
+            .is_some_and(|e| !scoping.get_resolved_reference_ids(e).is_empty())
+        || module_uses_this(program)
+        || !arguments_only_read(program)
+    {
+        return false;
+    }
+    match (value.without_parentheses(), function) {
+        (Expression::Identifier(_), Some(symbol)) => {
+            (bindings.functions.get(&symbol) == Some(&false)
+                || bindings.values.get(&symbol) == Some(&false))
+                && only_called(program, scoping, symbol, 1 + properties.defaults)
+        }
+        (other, _) => hands_nothing_on(other, scoping),
+    }
+}
+
+/// Whether `value` is an arrow, or a function expression without `this` whose own name (if
+/// any) is unused: a function that cannot hand on the function it is a property of.
+fn hands_nothing_on(value: &Expression<'_>, scoping: &Scoping) -> bool {
+    match value.without_parentheses() {
+        Expression::ArrowFunctionExpression(_) => true,
+        Expression::FunctionExpression(f) => {
+            !refs::function_uses_this(f)
+                && f.id
+                    .as_ref()
+                    .and_then(|id| id.symbol_id.get())
+                    .is_none_or(|s| scoping.get_resolved_reference_ids(s).is_empty())
+        }
+        _ => false,
+    }
+}
+
+/// Counts `module.exports.NAME = VALUE` (NAME neither `__esModule` nor `default`, VALUE
+/// [`hands_nothing_on`]), and `module.exports.default = F` with F the function's own name:
+/// properties that give the function no mark and no `default` but itself.
+struct Properties<'s> {
+    scoping: &'s Scoping,
+    module: SymbolId,
+    /// The function's name, when the replacement names it.
+    function: Option<SymbolId>,
+    set: usize,
+    /// How many of `set` are `module.exports.default = F`.
+    defaults: usize,
+}
+
+impl<'a> Visit<'a> for Properties<'_> {
+    fn visit_assignment_expression(&mut self, it: &oxc_ast::ast::AssignmentExpression<'a>) {
+        if let AssignmentTarget::StaticMemberExpression(m) = &it.left
+            && it.operator == AssignmentOperator::Assign
+            && let Expression::StaticMemberExpression(inner) = &m.object
+            && inner.property.name == "exports"
+            && refs::expression_symbol(self.scoping, &inner.object) == Some(self.module)
+        {
+            let itself = self.function.is_some()
+                && refs::expression_symbol(self.scoping, &it.right) == self.function;
+            match m.property.name.as_str() {
+                "default" if itself => {
+                    self.set += 1;
+                    self.defaults += 1;
+                }
+                "__esModule" | "default" => {}
+                _ if hands_nothing_on(&it.right, self.scoping) => self.set += 1,
+                _ => {}
+            }
+        }
+        walk::walk_assignment_expression(self, it);
+    }
+}
+
+/// The value of `module.exports = VALUE;`, when `statement` is that.
+fn replacement<'b, 'a>(
+    statement: &'b Statement<'a>,
+    scoping: &Scoping,
+    module: SymbolId,
+) -> Option<&'b Expression<'a>> {
+    let Statement::ExpressionStatement(s) = statement else {
+        return None;
+    };
+    let Expression::AssignmentExpression(a) = &s.expression else {
+        return None;
+    };
+    match &a.left {
+        AssignmentTarget::StaticMemberExpression(m)
+            if a.operator == AssignmentOperator::Assign
+                && m.property.name == "exports"
+                && refs::expression_symbol(scoping, &m.object) == Some(module) =>
+        {
+            Some(&a.right)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the module function (not an arrow) has a `this` of its own.
+fn module_uses_this(program: &Program<'_>) -> bool {
+    match program.body.first() {
+        Some(Statement::ExpressionStatement(s)) => match s.expression.without_parentheses() {
+            Expression::FunctionExpression(f) => refs::function_uses_this(f),
+            _ => false,
+        },
+        _ => true,
+    }
+}
+
+/// Whether every `arguments` of the module is `arguments.length` or `arguments[N]`: no
+/// function hands itself on as `arguments.callee` (sloppy functions have it).
+fn arguments_only_read(program: &Program<'_>) -> bool {
+    let mut arguments = Arguments { all: 0, read: 0 };
+    arguments.visit_program(program);
+    arguments.all == arguments.read
+}
+
+struct Arguments {
+    all: usize,
+    read: usize,
+}
+
+fn is_arguments(e: &Expression<'_>) -> bool {
+    matches!(e, Expression::Identifier(i) if i.name == "arguments")
+}
+
+impl<'a> Visit<'a> for Arguments {
+    fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+        self.all += usize::from(it.name == "arguments");
+    }
+
+    fn visit_static_member_expression(&mut self, it: &oxc_ast::ast::StaticMemberExpression<'a>) {
+        self.read += usize::from(is_arguments(&it.object) && it.property.name == "length");
+        walk::walk_static_member_expression(self, it);
+    }
+
+    fn visit_computed_member_expression(
+        &mut self,
+        it: &oxc_ast::ast::ComputedMemberExpression<'a>,
+    ) {
+        self.read += usize::from(
+            is_arguments(&it.object) && matches!(it.expression, Expression::NumericLiteral(_)),
+        );
+        walk::walk_computed_member_expression(self, it);
+    }
+}
+
+/// Whether every reference of `symbol` but `others` (the replacement's, and its own
+/// `default`'s) calls it: `f(...)`.
+fn only_called(program: &Program<'_>, scoping: &Scoping, symbol: SymbolId, others: usize) -> bool {
+    let mut callees = Callees {
+        scoping,
+        symbol,
+        called: 0,
+    };
+    callees.visit_program(program);
+    callees.called + others == scoping.get_resolved_reference_ids(symbol).len()
+}
+
+struct Callees<'s> {
+    scoping: &'s Scoping,
+    symbol: SymbolId,
+    called: usize,
+}
+
+impl<'a> Visit<'a> for Callees<'_> {
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        if let Expression::Identifier(i) = &it.callee
+            && self.is(i)
+        {
+            self.called += 1;
+        }
+        walk::walk_call_expression(self, it);
+    }
+}
+
+impl Callees<'_> {
+    fn is(&self, i: &IdentifierReference<'_>) -> bool {
+        refs::symbol_of(self.scoping, i) == Some(self.symbol)
+    }
+}

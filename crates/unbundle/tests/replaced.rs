@@ -1,0 +1,211 @@
+//! Calls through an interop helper's `default` of modules that replace their exports with a
+//! function, and calls of getters defined by swc's `_export` helper, in bundles built by the
+//! esbuild pinned in `tools/bundlers` from sources in tsc's and swc's shapes (as pnpm's and
+//! Tailwind's server are): each `(0, y.default)(...)` whose function needs no receiver loses
+//! its `0,`; look-alikes keep theirs (a function that reads `this`, a module that marks
+//! itself `__esModule` with a `default` that reads `this`, a function handed on to code that
+//! does so, a helper of another body); the unbundled program prints what the bundle prints.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository's `tools/bundlers`.
+fn bundlers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers")
+}
+
+/// A scratch folder of this test process, named after the test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "pilotfish-unbundle-replaced-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `node ARGS` in `dir`; standard output, standard error and the exit status.
+fn node(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
+    let ran = Command::new("node")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
+    (
+        String::from_utf8_lossy(&ran.stdout).into_owned(),
+        String::from_utf8_lossy(&ran.stderr).into_owned(),
+        ran.status.code(),
+    )
+}
+
+/// Writes `files` (name, text) into `dir` beside an entry that requires the first, and
+/// bundles them with the pinned esbuild for node, unminified as pnpm's bundle is (each file a
+/// `__commonJS` module, the entry esbuild's own code): the bundle's path.
+fn build(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
+    let ran = Command::new("bash")
+        .arg(bundlers().join("setup.sh"))
+        .output()
+        .expect("bash runs");
+    assert!(
+        ran.status.success(),
+        "tools/bundlers/setup.sh failed: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let entry = format!("require(\"./{}\");\n", files[0].0);
+    std::fs::write(dir.join("entry.js"), entry).unwrap();
+    let esbuild = bundlers().join("node_modules/esbuild");
+    let script = format!(
+        "require({:?}).buildSync({{entryPoints: [{:?}], bundle: true, platform: 'node', \
+         outfile: {:?}, logLevel: 'error'}})",
+        esbuild.to_str().unwrap(),
+        dir.join("entry.js").to_str().unwrap(),
+        dir.join("bundle/main.js").to_str().unwrap(),
+    );
+    let built = node(dir, &["-e", &script]);
+    assert_eq!(built.2, Some(0), "esbuild failed: {}", built.1);
+    dir.join("bundle/main.js")
+}
+
+/// Unbundles `bundle` into `dir/out`, checks that the bundle prints `expected` and the
+/// output the same, and gives the text of the output file whose text holds `marker`.
+fn unbundle_and_run(dir: &Path, bundle: &Path, expected: &str, marker: &str) -> String {
+    let text = std::fs::read_to_string(bundle).unwrap();
+    let inputs = [unbundle::Input {
+        name: "main.js",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let before = node(dir, &[bundle.to_str().unwrap()]);
+    assert_eq!(before.0, expected, "the bundle runs: {}", before.1);
+    let entry = out.join(&output.manifest.entry);
+    assert_eq!(node(dir, &[entry.to_str().unwrap()]), before);
+    output
+        .files
+        .iter()
+        .find(|f| f.text.contains(marker))
+        .unwrap_or_else(|| panic!("no output file holds {marker}"))
+        .text
+        .clone()
+}
+
+/// tsc's `__importDefault`, as tsc writes it at the top of a CommonJS module.
+const IMPORT_DEFAULT: &str = "\"use strict\";\nvar __importDefault = (this && this.__importDefault) || function (mod) {\n    return (mod && mod.__esModule) ? mod : { \"default\": mod };\n};\nObject.defineProperty(exports, \"__esModule\", { value: true });\n";
+
+/// A function that says whether it was called with a receiver.
+const WHO: &str = "function () { return this === undefined ? \"none\" : \"some\"; }";
+
+#[test]
+fn a_default_through_import_default_of_a_module_replaced_by_a_function_loses_its_zero() {
+    let dir = scratch("replaced");
+    let main = format!(
+        "{IMPORT_DEFAULT}const arrow_1 = __importDefault(require(\"./arrow\"));\nconst decl_1 = __importDefault(require(\"./decl\"));\nconsole.log((0, arrow_1.default)(2), arrow_1.default.sync(2), (0, decl_1.default)(3));\n"
+    );
+    let files = [
+        ("main.js", main.as_str()),
+        // As small npm packages write it: the function, and more functions on it.
+        (
+            "arrow.js",
+            "module.exports = (a) => a * 2;\nmodule.exports.sync = (a) => a * 3;\n",
+        ),
+        // A declaration, also given as its own `default` (string-width, p-filter).
+        (
+            "decl.js",
+            "\"use strict\";\nfunction twice(a) { return a + a; }\nmodule.exports = twice;\nmodule.exports.default = twice;\n",
+        ),
+    ];
+    let bundle = build(&dir, &files);
+    let text = unbundle_and_run(&dir, &bundle, "4 6 6\n", "console.log");
+    assert!(
+        text.contains("arrow_1.default(2)") && text.contains("decl_1.default(3)"),
+        "{text}"
+    );
+    assert!(!text.contains("(0, "), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_default_that_could_get_a_receiver_keeps_its_zero() {
+    // With a receiver, each would print "some":
+    // - `reads-this.js` replaces its exports with a function that reads `this`;
+    // - `marked.js` marks its function `__esModule`, so the helper hands on the function
+    //   itself, whose `default` reads `this`;
+    // - `handed.js`'s function is handed on by `mark.js` (`mark(h.default)`), which gives it
+    //   an `__esModule` and such a `default` before `main.js` requires it.
+    let dir = scratch("look-alikes");
+    let main = format!(
+        "{IMPORT_DEFAULT}const reads_this_1 = __importDefault(require(\"./reads-this\"));\nconst marked_1 = __importDefault(require(\"./marked\"));\nrequire(\"./mark\");\nconst handed_1 = __importDefault(require(\"./handed\"));\nconsole.log((0, reads_this_1.default)(), (0, marked_1.default)(), (0, handed_1.default)());\n"
+    );
+    let reads_this = format!("\"use strict\";\nmodule.exports = {WHO};\n");
+    let marked = format!(
+        "\"use strict\";\nmodule.exports = () => 1;\nmodule.exports.__esModule = true;\nmodule.exports.default = {WHO};\n"
+    );
+    let mark = format!(
+        "{IMPORT_DEFAULT}const handed_1 = __importDefault(require(\"./handed\"));\nfunction mark(f) {{ f.__esModule = true; f.default = {WHO}; }}\nmark(handed_1.default);\n"
+    );
+    let files = [
+        ("main.js", main.as_str()),
+        ("reads-this.js", reads_this.as_str()),
+        ("marked.js", marked.as_str()),
+        ("mark.js", mark.as_str()),
+        ("handed.js", "module.exports = () => \"arrow\";\n"),
+    ];
+    let bundle = build(&dir, &files);
+    let text = unbundle_and_run(&dir, &bundle, "none none none\n", "console.log");
+    for call in [
+        "(0, reads_this_1.default)()",
+        "(0, marked_1.default)()",
+        "(0, handed_1.default)()",
+    ] {
+        assert!(text.contains(call), "{call}: {text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A module in swc's shape whose getters `_export` defines (with `body` as its helper's
+/// body): `greet` needs no receiver, `who` reads `this`.
+fn swc_module(body: &str) -> String {
+    format!(
+        "\"use strict\";\nObject.defineProperty(exports, \"__esModule\", {{ value: true }});\nfunction _export(target, all) {{\n    {body}\n}}\n_export(exports, {{\n    greet: function() {{ return greet; }},\n    who: function() {{ return who; }}\n}});\nfunction greet(a) {{ return \"hi \" + a; }}\nfunction who() {{ return this === undefined ? \"none\" : \"some\"; }}\n"
+    )
+}
+
+/// Bundles `lib` (a module in swc's shape) with a module that calls its `greet` and `who`
+/// receiverless; the output file that calls them.
+fn swc_calls(name: &str, lib: &str, expected: &str) -> String {
+    let dir = scratch(name);
+    let main = "\"use strict\";\nconst _lib = require(\"./lib\");\nconsole.log((0, _lib.greet)(\"x\"), (0, _lib.who)());\n";
+    let bundle = build(&dir, &[("main.js", main), ("lib.js", lib)]);
+    let text = unbundle_and_run(&dir, &bundle, expected, "console.log");
+    let _ = std::fs::remove_dir_all(&dir);
+    text
+}
+
+#[test]
+fn getters_of_swc_s_export_helper_are_known_as_define_property_s_are() {
+    let lib = swc_module(
+        "for(var name in all)Object.defineProperty(target, name, {\n        enumerable: true,\n        get: all[name]\n    });",
+    );
+    let text = swc_calls("swc-export", &lib, "hi x none\n");
+    // esbuild's `_lib` is named after its module.
+    assert!(text.contains("console.log(lib.greet(\"x\")"), "{text}");
+    assert!(text.contains("(0, lib.who)()"), "{text}");
+}
+
+#[test]
+fn a_look_alike_of_swc_s_export_helper_keeps_every_zero() {
+    // It puts a function of its own, which reads `this`, in place of each getter: with a
+    // receiver, `greet` would print "some".
+    let lib = swc_module(&format!("for(var name in all) target[name] = {WHO};"));
+    let text = swc_calls("swc-look-alike", &lib, "none none\n");
+    assert!(text.contains("(0, lib.greet)(\"x\")"), "{text}");
+}
