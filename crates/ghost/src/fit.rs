@@ -184,6 +184,18 @@ impl Fit {
 
     /// Learns from the timings of an answer: the server's speed (where enough was read to
     /// tell) and the last prompt's length in the model's tokens.
+    /// What an answer's timings say of the prompt the server holds, but not of its speed:
+    /// timed while others' requests shared its batches (a contended server), they say how busy
+    /// it was, not how fast it reads, and a speed learned from them would lower every prompt
+    /// (whose start then moves with each keystroke, and the server's cache with it).
+    pub(crate) fn observe_shared(&self, backend: &Backend, timings: &Timings) {
+        self.remember(backend, |l| {
+            if let Some(sent) = &mut l.last_sent {
+                sent.tokens = Some(timings.prompt_n + timings.cache_n.unwrap_or(0));
+            }
+        });
+    }
+
     pub(crate) fn observe(&self, backend: &Backend, timings: &Timings) {
         self.remember(backend, |l| {
             if let Some(per_second) = timings.prompt_per_second() {
