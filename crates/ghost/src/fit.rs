@@ -385,3 +385,31 @@ pub(crate) fn model_text(prompt: &prompt::Prompt, kind: backends::Kind) -> Strin
     text.push_str(&prompt.suffix);
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer timed while others' requests shared the server's batches teaches no speed
+    /// (it would lower every later prompt), though the prompt the server holds is still noted.
+    #[test]
+    fn timings_of_a_contended_server_teach_no_speed() {
+        let backend = Backend::new(
+            backends::Kind::LlamaCppInfill,
+            "http://127.0.0.1:9",
+            std::time::Duration::from_secs(1),
+            std::time::Duration::from_secs(1),
+        )
+        .unwrap();
+        let fit = Fit::default();
+        let slow = Timings {
+            prompt_n: 200,
+            prompt_ms: 20_000.0,
+            ..Timings::default()
+        };
+        fit.observe_shared(&backend, &slow);
+        assert!(fit.speed().is_none(), "learned {:?}", fit.speed());
+        fit.observe(&backend, &slow);
+        assert!(fit.speed().is_some(), "an uncontended answer teaches it");
+    }
+}
