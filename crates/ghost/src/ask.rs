@@ -482,6 +482,7 @@ impl Pipeline {
             cursor.model_prefix().len(),
         );
         self.cancel_earlier(ask.arrived);
+        self.drained().await;
         self.state().stats.network += 1;
         let stops = backend_request.stop.clone();
         // The stream itself waits longer for its first text than the editor does: cut by the
