@@ -564,7 +564,11 @@ fn shared_llama(contended: bool) -> (String, std::sync::Arc<std::sync::Mutex<Vec
                     "/props" => (200, "application/json", props.to_owned()),
                     "/tokenize" => (200, "application/json", r#"{"tokens":[1,2,3]}"#.to_owned()),
                     "/health" => (200, "application/json", r#"{"status":"ok"}"#.to_owned()),
-                    "/slots" => (200, "application/json", serde_json::json!(slots).to_string()),
+                    "/slots" => (
+                        200,
+                        "application/json",
+                        serde_json::json!(slots).to_string(),
+                    ),
                     "/infill" => (501, "application/json", refused.to_owned()),
                     "/completion" => {
                         let request: serde_json::Value =
@@ -600,9 +604,11 @@ fn a_contended_shared_llama_server_is_asked_for_a_short_one_line_answer() {
         let (url, asked) = shared_llama(contended);
         let (answer, _) = lsp_completion(name, "llama-infill", &url, config, text);
         let shown = answer["result"]["items"].as_array().is_some_and(|items| {
-            items
-                .iter()
-                .any(|i| i["insertText"].as_str().is_some_and(|t| t.contains("a + b")))
+            items.iter().any(|i| {
+                i["insertText"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("a + b"))
+            })
         });
         assert!(shown, "the answer is shown either way: {answer}");
         let asked = asked.lock().unwrap().clone();
