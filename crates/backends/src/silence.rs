@@ -125,6 +125,47 @@ impl Backend {
         }
     }
 
+    /// Whether a server several people share is contended now, asked within `limit`: every
+    /// llama.cpp slot is processing (`/slots`), or vLLM queues a request or runs several
+    /// (`/metrics`), and at least one of those requests is someone else's (`mine` are this
+    /// client's own still at the server: one person on a one-slot server is not contended by
+    /// their own request). Then a new request waits behind others', and one the typing soon
+    /// supersedes only takes a slot from someone's last keystroke. `Some` says what the server
+    /// said; `None` when it is not contended or does not say. A llama.cpp whose `/slots` does
+    /// not answer in time while `/health` does is in a long batch, which is someone else's
+    /// when this client has nothing at the server.
+    pub async fn contended(&self, limit: Duration, mine: usize) -> Option<String> {
+        if self.kind == crate::Kind::OpenAiCompletions
+            && let Some((running, waiting)) = self
+                .peek("/metrics", limit)
+                .await
+                .as_ref()
+                .and_then(vllm_requests)
+        {
+            let all = (running + waiting) as usize;
+            return (all > mine && (waiting > 0 || running >= VLLM_CONTENDED)).then(|| {
+                format!("vLLM reports {running} request(s) running and {waiting} waiting")
+            });
+        }
+        let (health, slots) = tokio::join!(self.peek("/health", limit), self.peek("/slots", limit));
+        match slots {
+            Some((200, Value::Array(all)))
+                if !all.is_empty() && all.iter().all(processing) && all.len() > mine =>
+            {
+                Some(format!(
+                    "every one of its {} slot(s) is processing",
+                    all.len()
+                ))
+            }
+            // llama.cpp answers `/slots` between two batches, `/health` at once.
+            None if mine == 0 && matches!(health, Some((200..300, _))) => Some(format!(
+                "its /slots did not answer within {} ms while /health did: a long batch is under way",
+                limit.as_millis()
+            )),
+            _ => None,
+        }
+    }
+
     /// Whether the server says it is still working, asked within `limit`: its `/health`
     /// answers, and it is a vLLM (its `/metrics` says so) or a llama.cpp whose `/slots` shows a
     /// slot processing (this request, or others' it queues behind on a shared server) or does
@@ -190,6 +231,10 @@ impl Backend {
         Some((status, value))
     }
 }
+
+/// The requests vLLM runs at once from which it counts as contended: its steps slow with each
+/// one on a CPU, and several at once are other people's.
+const VLLM_CONTENDED: u64 = 2;
 
 /// Whether one of llama.cpp's `/slots` is working on a request (`is_processing`, or an older
 /// server's non-zero `state`).

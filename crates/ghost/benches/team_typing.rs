@@ -13,6 +13,11 @@
 //! prompt's budget, or the request's failure; else no answer within 10 s); then eight people
 //! against one, and the load average before and after.
 //!
+//! Each size runs twice by default (`PILOTFISH_TEAM_START`, `together,staggered`): everyone
+//! starting at once, so that the same lines typed at the same pace end at the same moment
+//! (lock-step, the hardest case), and each person 0.75 s after the one before, as people who
+//! do not type in step.
+//!
 //! `cargo bench -p ghost --bench team_typing`. The language server is `PILOTFISH_BIN` (several
 //! comma-separated, each typed with in turn at each N, to compare builds in one run), else
 //! `target/release/pilotfish`, else `target/debug/pilotfish` (build one first: `cargo build
@@ -83,17 +88,51 @@ fn row(client: &str, o: &Outcome) {
 /// One client's name in the table and what it came to per N.
 type Rows = Vec<(String, Vec<(usize, Outcome)>)>;
 
+/// How the people start: all at once (lock-step: the same lines at the same pace end at the same
+/// moment), or each [`STAGGER`] after the one before, as people who do not type in step.
+fn starts() -> Vec<(&'static str, Duration)> {
+    env_list("PILOTFISH_TEAM_START", "together,staggered")
+        .iter()
+        .filter_map(|s| match s.as_str() {
+            "together" => Some(("together", Duration::ZERO)),
+            "staggered" => Some(("staggered", STAGGER)),
+            other => {
+                eprintln!("PILOTFISH_TEAM_START: unknown start {other:?} (together, staggered)");
+                None
+            }
+        })
+        .collect()
+}
+
+/// Between two people's starts when staggered: five keystrokes, so that eight people's line
+/// ends spread over about one line's typing.
+const STAGGER: Duration = Duration::from_millis(750);
+
 fn run(shared: &Shared, model: &str, bins: &[PathBuf], sizes: &[usize], lines: usize) {
+    for (start, stagger) in starts() {
+        let workload = Workload {
+            lines,
+            pace: Pace {
+                every: Duration::from_millis(150),
+                answer_limit: Duration::from_secs(10),
+            },
+            stagger,
+            args: Vec::new(),
+        };
+        println!("\nstarting {start}");
+        run_workload(shared, model, bins, sizes, &workload);
+    }
+}
+
+fn run_workload(
+    shared: &Shared,
+    model: &str,
+    bins: &[PathBuf],
+    sizes: &[usize],
+    workload: &Workload,
+) {
     let scratch = std::env::temp_dir().join(format!("pilotfish-team-bench-{}", std::process::id()));
-    let workload = Workload {
-        lines,
-        pace: Pace {
-            every: Duration::from_millis(150),
-            answer_limit: Duration::from_secs(10),
-        },
-        args: Vec::new(),
-    };
-    println!("\n{:?} at {} (load {})", shared.engine, shared.url, load());
+    println!("{:?} at {} (load {})", shared.engine, shared.url, load());
     for (n, bin) in bins.iter().enumerate() {
         println!("pilotfish #{n}: {}", bin.display());
     }
@@ -107,13 +146,13 @@ fn run(shared: &Shared, model: &str, bins: &[PathBuf], sizes: &[usize], lines: u
     }
     for &n in sizes {
         for (k, bin) in bins.iter().enumerate() {
-            let ours = team::type_together(Client::Pilotfish(bin), shared, n, &workload, &scratch);
+            let ours = team::type_together(Client::Pilotfish(bin), shared, n, workload, &scratch);
             row(&rows[k].0, &ours);
             rows[k].1.push((n, ours));
         }
         if anchor {
             let theirs =
-                team::type_together(Client::LlamaVscode(model), shared, n, &workload, &scratch);
+                team::type_together(Client::LlamaVscode(model), shared, n, workload, &scratch);
             row("llama.vscode", &theirs);
             rows[bins.len()].1.push((n, theirs));
         }

@@ -246,8 +246,12 @@ impl Pipeline {
                 trace.max_prompt_tokens = Some(again.tokens);
             }
         }
+        // On a contended server the first text waits for others' requests whatever the
+        // prompt's size, and a prompt lowered to the speed would move its start with each
+        // keystroke and lose the cache that keeps it fast: it keeps its budget.
         if let Some(target) = self.settings.first_token_target
             && speed::reports_timings(shape.kind)
+            && trace.contended.is_none()
         {
             let full = trace.max_prompt_tokens.unwrap_or(budget.tokens);
             let llama_cpp = server.info.as_ref().is_some_and(ServerInfo::is_llama_cpp);
@@ -323,8 +327,10 @@ impl Pipeline {
         answers: &[String],
         trace: &Trace,
     ) {
-        if let Some(t) = &trace.timings {
-            self.fit.observe(backend, t);
+        match &trace.timings {
+            Some(t) if trace.contended.is_some() => self.fit.observe_shared(backend, t),
+            Some(t) => self.fit.observe(backend, t),
+            None => {}
         }
         let answered_fim = match shape.kind {
             backends::Kind::LlamaCppInfill => true,
@@ -383,6 +389,7 @@ impl Pipeline {
     fn too_slow(&self, backend: &Backend, error: &BackendError, trace: &Trace) {
         if let BackendError::FirstTokenTimeout { after, .. } = error
             && self.fit.speed().is_none()
+            && trace.contended.is_none()
             && let Some(uncached) = trace.uncached_tokens
             && uncached as u64 >= backends::MIN_TOKENS_TIMED
         {
@@ -446,11 +453,20 @@ impl Pipeline {
         trace: &mut Trace,
     ) -> Result<(Vec<String>, Option<Arc<BackendError>>), PipelineError> {
         let (cursor, ask) = (at.cursor, at.ask);
+        // On a contended server a one-line answer asks for little more than a line: a slot
+        // freed sooner serves another person's keystroke, and a loop ends sooner.
+        let max_tokens = match &trace.contended {
+            Some(_) if !decision.multiline => self
+                .settings
+                .max_tokens
+                .min(crate::team::CONTENDED_LINE_TOKENS),
+            _ => self.settings.max_tokens,
+        };
         let mut backend_request = sampled_request(
             &prompt,
             shape.fim,
             &cursor.language,
-            self.settings.max_tokens,
+            max_tokens,
             ask.candidates,
         );
         if resampled {

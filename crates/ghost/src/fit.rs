@@ -184,6 +184,18 @@ impl Fit {
 
     /// Learns from the timings of an answer: the server's speed (where enough was read to
     /// tell) and the last prompt's length in the model's tokens.
+    /// What an answer's timings say of the prompt the server holds, but not of its speed:
+    /// timed while others' requests shared its batches (a contended server), they say how busy
+    /// it was, not how fast it reads, and a speed learned from them would lower every prompt
+    /// (whose start then moves with each keystroke, and the server's cache with it).
+    pub(crate) fn observe_shared(&self, backend: &Backend, timings: &Timings) {
+        self.remember(backend, |l| {
+            if let Some(sent) = &mut l.last_sent {
+                sent.tokens = Some(timings.prompt_n + timings.cache_n.unwrap_or(0));
+            }
+        });
+    }
+
     pub(crate) fn observe(&self, backend: &Backend, timings: &Timings) {
         self.remember(backend, |l| {
             if let Some(per_second) = timings.prompt_per_second() {
@@ -372,4 +384,32 @@ pub(crate) fn model_text(prompt: &prompt::Prompt, kind: backends::Kind) -> Strin
     text.push_str(&prompt.prefix);
     text.push_str(&prompt.suffix);
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer timed while others' requests shared the server's batches teaches no speed
+    /// (it would lower every later prompt), though the prompt the server holds is still noted.
+    #[test]
+    fn timings_of_a_contended_server_teach_no_speed() {
+        let backend = Backend::new(
+            backends::Kind::LlamaCppInfill,
+            "http://127.0.0.1:9",
+            std::time::Duration::from_secs(1),
+            std::time::Duration::from_secs(1),
+        )
+        .unwrap();
+        let fit = Fit::default();
+        let slow = Timings {
+            prompt_n: 200,
+            prompt_ms: 20_000.0,
+            ..Timings::default()
+        };
+        fit.observe_shared(&backend, &slow);
+        assert!(fit.speed().is_none(), "learned {:?}", fit.speed());
+        fit.observe(&backend, &slow);
+        assert!(fit.speed().is_some(), "an uncontended answer teaches it");
+    }
 }

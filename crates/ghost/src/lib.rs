@@ -122,6 +122,8 @@ struct State {
     in_flight: Vec<Arc<stream::InFlight>>,
     stats: Stats,
     next_id: u64,
+    /// What the server last said of its load, and when (`team.rs`).
+    contention: Option<(Instant, Option<String>)>,
 }
 
 /// The pipeline for one editor session.
@@ -153,6 +155,7 @@ impl Pipeline {
                 in_flight: Vec::new(),
                 stats: Stats::default(),
                 next_id: 0,
+                contention: None,
             })),
             fit: fit::Fit::default(),
         }
@@ -345,11 +348,24 @@ impl Pipeline {
         if let Some(debounce) = self.settings.debounce {
             let score = self.settings.contextual_filter.then_some(score);
             let limit = debounce_limit_ms(debounce, score);
-            let wait =
-                remaining_debounce_ms(Some(limit), at.ask.arrived.elapsed().as_secs_f64() * 1e3);
-            trace.debounce_ms = wait;
-            if wait > 0.0 {
-                tokio::time::sleep(Duration::from_secs_f64(wait / 1e3)).await;
+            let since = || at.ask.arrived.elapsed().as_secs_f64() * 1e3;
+            let wait = remaining_debounce_ms(Some(limit), since());
+            // The server is asked how busy it is while the debounce runs.
+            let pause = tokio::time::sleep(Duration::from_secs_f64(wait.max(0.0) / 1e3));
+            let (contended, ()) = tokio::join!(self.contention(), pause);
+            trace.debounce_ms = wait.max(0.0);
+            if let Some(said) = contended {
+                let limit = limit.max(team::CONTENDED_DEBOUNCE_MS);
+                let more = remaining_debounce_ms(Some(limit), since());
+                trace.debounce_ms += more.max(0.0);
+                trace.notes.push(format!(
+                    "the server is contended ({said}): the debounce waited {limit:.0} ms and a one-line answer asks for at most {} tokens",
+                    team::CONTENDED_LINE_TOKENS
+                ));
+                trace.contended = Some(said);
+                if more > 0.0 {
+                    tokio::time::sleep(Duration::from_secs_f64(more / 1e3)).await;
+                }
             }
         }
         None

@@ -47,6 +47,11 @@ pub struct Trace {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub filter_score: Option<f64>,
     pub debounce_ms: f64,
+    /// What a server several people share said of its load when it was contended (every slot
+    /// working, or vLLM queueing): the debounce then waited longer and a one-line answer asked
+    /// for fewer tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contended: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assembly_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]

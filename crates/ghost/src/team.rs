@@ -13,6 +13,12 @@
 //!   next request may adopt it within [`ADOPT_WINDOW`]; one nobody adopts is cancelled.
 //! - Before a request is sent, the person's earlier streams are cancelled, in every document
 //!   ([`Pipeline::cancel_earlier`]), and the request waits for what is still at the server.
+//! - While the debounce runs, the server is asked how busy it is ([`Pipeline::contention`]:
+//!   llama.cpp's `/slots`, vLLM's `/metrics`, at most every [`CONTENTION_FRESH`]). When it is
+//!   contended, a keystroke's request waits [`CONTENDED_DEBOUNCE_MS`] (the next keystroke
+//!   supersedes it before it takes a slot from someone's line end), and a one-line answer asks
+//!   for at most [`CONTENDED_LINE_TOKENS`] tokens (a slot is freed sooner, and a looping answer
+//!   ends sooner).
 
 use std::{
     sync::{Arc, atomic::Ordering},
@@ -24,6 +30,25 @@ use backends::BackendError;
 use crate::cursor::Cursor;
 use crate::stream::{InFlight, Progress};
 use crate::{Pipeline, lock};
+
+/// How long what the server said of its load is trusted: a person typing asks at most this
+/// often.
+pub(crate) const CONTENTION_FRESH: Duration = Duration::from_millis(250);
+
+/// How long a contended server is taken to stay so: a slot that frees for a moment is taken by
+/// whichever of the people sharing it asks first, and they would all ask at once.
+const CONTENDED_HOLD: Duration = Duration::from_secs(2);
+
+/// How long the server may take to say how busy it is (llama.cpp answers `/slots` between two
+/// batches); one that says nothing in time counts as not contended.
+const CONTENTION_PROBE: Duration = Duration::from_millis(300);
+
+/// The debounce on a contended server: longer than the time between two keystrokes of someone
+/// typing steadily (about 150 ms), so that only a pause in the typing sends a request.
+pub(crate) const CONTENDED_DEBOUNCE_MS: f64 = 300.0;
+
+/// The tokens a one-line answer asks for at most on a contended server: a line of code's rest.
+pub(crate) const CONTENDED_LINE_TOKENS: u32 = 24;
 
 /// How long a released stream waits for the same document's next request to adopt it.
 pub(crate) const ADOPT_WINDOW: Duration = Duration::from_millis(300);
@@ -68,6 +93,52 @@ impl Drop for Waiting {
 }
 
 impl Pipeline {
+    /// What the server says of its load when it is contended, asked at most every
+    /// [`CONTENTION_FRESH`] (the answer is shared by this person's keystrokes meanwhile), and
+    /// not again for [`CONTENDED_HOLD`] after it said so; a
+    /// server that did not describe itself as llama.cpp or vLLM is never asked.
+    pub(crate) async fn contention(&self) -> Option<String> {
+        let mine = {
+            let state = self.state();
+            if let Some((at, said)) = &state.contention
+                && at.elapsed()
+                    < if said.is_some() {
+                        CONTENDED_HOLD
+                    } else {
+                        CONTENTION_FRESH
+                    }
+            {
+                return said.clone();
+            }
+            state.in_flight.len()
+        };
+        // Only a server that said it is llama.cpp or vLLM is asked: others have no such
+        // endpoints, and a hosted API is not asked for them on every keystroke.
+        let (info, _) = self.fit.info(&self.backend).await;
+        let shared = info.is_some_and(|i| i.is_llama_cpp() || i.server == "vLLM");
+        let said = match shared {
+            true => self.backend.contended(CONTENTION_PROBE, mine).await,
+            false => None,
+        };
+        self.state().contention = Some((Instant::now(), said.clone()));
+        said
+    }
+
+    /// Learns the server's speed from a warming's `timings` unless the server is contended
+    /// now: several people opening documents at once share its batches, and their reading
+    /// then says how busy it is, not how fast it reads (a speed learned so would lower every
+    /// first prompt below what the warming read, and the cache would serve none of it).
+    pub(crate) async fn observe_unless_contended(
+        &self,
+        backend: &backends::Backend,
+        timings: &backends::Timings,
+    ) {
+        match self.contention().await {
+            Some(_) => self.fit.observe_shared(backend, timings),
+            None => self.fit.observe(backend, timings),
+        }
+    }
+
     /// Cancels every stream of this person (every document) started by a keystroke no later
     /// than `arrived`: one request in flight per person. A stream of a later keystroke (tasks
     /// run in any order) is left alone.

@@ -166,7 +166,7 @@ impl Pipeline {
                 anchor.map(|a| (path.as_str(), a)),
             );
             if let Some(t) = &timings {
-                self.fit.observe(&backend, t);
+                self.observe_unless_contended(&backend, t).await;
             }
             characters = piece.len() + sent.extra.iter().map(|c| c.text.len()).sum::<usize>();
         }
@@ -320,7 +320,7 @@ impl Pipeline {
                 anchor.map(|a| (path.as_str(), a)),
             );
             if let Some(t) = &read.1 {
-                self.fit.observe(&backend, t);
+                self.observe_unless_contended(&backend, t).await;
             }
             if end >= body.len() {
                 break;

@@ -540,9 +540,94 @@ fn the_language_servers_default_limit_waits_for_a_shared_llama_server_whose_slot
     }
 }
 
+/// FAKE: one llama-server a team shares, as pilotfish sees it (`/props` with 4 slots, `/health`
+/// ready, `/infill` refused), whose `/slots` shows every slot processing (others' requests)
+/// when `contended`, else every slot idle; `/completion` answers `a + b` at once. Each
+/// completion's `n_predict` is kept, in order.
+fn shared_llama(contended: bool) -> (String, std::sync::Arc<std::sync::Mutex<Vec<u64>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            let Ok(mut socket) = socket else { return };
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let (path, body) = read_request_body(&socket);
+                let props = r#"{"default_generation_settings":{"n_ctx":4096},"total_slots":4,"model_path":"/m/fake.gguf"}"#;
+                let slots: Vec<_> = (0..4)
+                    .map(|id| serde_json::json!({"id": id, "is_processing": contended}))
+                    .collect();
+                let refused = r#"{"error":{"code":501,"message":"Infill is not supported by this model","type":"not_supported_error"}}"#;
+                let (status, kind, body) = match path.as_str() {
+                    "/props" => (200, "application/json", props.to_owned()),
+                    "/tokenize" => (200, "application/json", r#"{"tokens":[1,2,3]}"#.to_owned()),
+                    "/health" => (200, "application/json", r#"{"status":"ok"}"#.to_owned()),
+                    "/slots" => (
+                        200,
+                        "application/json",
+                        serde_json::json!(slots).to_string(),
+                    ),
+                    "/infill" => (501, "application/json", refused.to_owned()),
+                    "/completion" => {
+                        let request: serde_json::Value =
+                            serde_json::from_str(&body).unwrap_or_default();
+                        seen.lock().unwrap().extend(request["n_predict"].as_u64());
+                        let piece = serde_json::json!({"content": "a + b", "stop": false});
+                        let end = serde_json::json!({"content": "", "stop": true});
+                        let events = format!("data: {piece}\n\ndata: {end}\n\n");
+                        (200, "text/event-stream", events)
+                    }
+                    _ => (404, "application/json", "{}".to_owned()),
+                };
+                let _ = write!(
+                    socket,
+                    "HTTP/1.1 {status} Fake\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    (url, asked)
+}
+
+/// On a llama-server whose every slot works on others' requests, a keystroke's one-line
+/// answer asks for at most 24 tokens (a slot is freed sooner for another person's line end,
+/// and a looping answer ends sooner); on one with idle slots it asks for the configured 64.
+/// FAKE llama-server (above): a real one cannot be held with every slot busy.
+#[test]
+fn a_contended_shared_llama_server_is_asked_for_a_short_one_line_answer() {
+    let text = "def add(a, b):\n    return \n\n\ndef mul(a, b):\n    return a * b\n";
+    let config = "[completion]\nwarm = false\nfirst_token_target_ms = 0\n";
+    for (name, contended) in [("lsp-llama-idle", false), ("lsp-llama-contended", true)] {
+        let (url, asked) = shared_llama(contended);
+        let (answer, _) = lsp_completion(name, "llama-infill", &url, config, text);
+        let shown = answer["result"]["items"].as_array().is_some_and(|items| {
+            items.iter().any(|i| {
+                i["insertText"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("a + b"))
+            })
+        });
+        assert!(shown, "the answer is shown either way: {answer}");
+        let asked = asked.lock().unwrap().clone();
+        let most = if contended { 24 } else { 64 };
+        assert!(
+            !asked.is_empty() && asked.iter().all(|&n| n == most),
+            "contended {contended}: asked for {asked:?} tokens, not {most}"
+        );
+    }
+}
+
 /// Reads one HTTP request from a FAKE server's socket, head and body, so that the client is
 /// done writing before the answer; gives its path.
 fn read_request(socket: &std::net::TcpStream) -> String {
+    read_request_body(socket).0
+}
+
+/// [`read_request`], with the request's body.
+fn read_request_body(socket: &std::net::TcpStream) -> (String, String) {
     let mut reader = BufReader::new(socket.try_clone().unwrap());
     let mut first = String::new();
     let _ = reader.read_line(&mut first);
@@ -559,5 +644,5 @@ fn read_request(socket: &std::net::TcpStream) -> String {
     }
     let mut body = vec![0; length];
     let _ = std::io::Read::read_exact(&mut reader, &mut body);
-    path
+    (path, String::from_utf8_lossy(&body).into_owned())
 }

@@ -42,6 +42,7 @@ fn workload(config: &str) -> Workload {
             every: Duration::from_millis(150),
             answer_limit: Duration::from_secs(300),
         },
+        stagger: Duration::ZERO,
         args: vec!["--config".to_owned(), config.to_owned()],
     }
 }

@@ -215,9 +215,11 @@ impl Job {
             outcome = self.ask() => Ok(outcome),
         };
         // A prompt lowered to the server's speed: the whole one is warmed at this cursor after a
-        // pause, so that the next keystroke gets its full budget back.
+        // pause, so that the next keystroke gets its full budget back. Not on a contended
+        // server: reading ahead for one person would delay others' answers.
         let lowered = matches!(&outcome, Ok(Ok(o)) if o.source == Some(ghost::Source::Network)
-            && o.trace.full_prompt_tokens.is_some());
+            && o.trace.full_prompt_tokens.is_some()
+            && o.trace.contended.is_none());
         let (message, recorded) = self.answer(outcome);
         // Kept before the answer goes out: an editor may ask `pilotfish/inspect` for this
         // request as soon as it has the answer.

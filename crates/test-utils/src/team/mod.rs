@@ -24,6 +24,10 @@ pub struct Workload {
     /// Lines each person types (at most [`LINES`]).
     pub lines: usize,
     pub pace: Pace,
+    /// Person `n` starts typing `n` times this after the first. Zero: everyone starts at once
+    /// and, typing the same lines at the same pace, ends each line at the same moment
+    /// (lock-step, the hardest case for a shared server); real people do not.
+    pub stagger: Duration,
     /// `pilotfish lsp`'s arguments after the endpoint (`--config FILE`, …).
     pub args: Vec<String>,
 }
@@ -143,7 +147,9 @@ pub fn type_together(
                 let handles: Vec<_> = (0..people)
                     .map(|n| {
                         let lines = lines_of(n, workload);
+                        let start = workload.stagger * n as u32;
                         s.spawn(move || {
+                            std::thread::sleep(start);
                             let text = document(n);
                             let (engine, pace) = (shared.engine, workload.pace);
                             llama_vscode::type_lines(
@@ -212,8 +218,13 @@ fn pilotfish_together(
         let handles: Vec<_> = team
             .into_iter()
             .zip(&lines)
-            .map(|((mut lsp, mut doc), lines)| {
-                s.spawn(move || (typist::type_lines(&mut lsp, &mut doc, lines, pace), lsp))
+            .enumerate()
+            .map(|(n, ((mut lsp, mut doc), lines))| {
+                let start = workload.stagger * n as u32;
+                s.spawn(move || {
+                    std::thread::sleep(start);
+                    (typist::type_lines(&mut lsp, &mut doc, lines, pace), lsp)
+                })
             })
             .collect();
         handles
