@@ -124,6 +124,8 @@ struct State {
     next_id: u64,
     /// What the server last said of its load, and when (`team.rs`).
     contention: Option<(Instant, Option<String>)>,
+    /// Whether the server is being asked how busy it is now (see [`Pipeline::contention`]).
+    contention_asked: bool,
 }
 
 /// The pipeline for one editor session.
@@ -156,6 +158,7 @@ impl Pipeline {
                 stats: Stats::default(),
                 next_id: 0,
                 contention: None,
+                contention_asked: false,
             })),
             fit: fit::Fit::default(),
         }
@@ -350,9 +353,10 @@ impl Pipeline {
             let limit = debounce_limit_ms(debounce, score);
             let since = || at.ask.arrived.elapsed().as_secs_f64() * 1e3;
             let wait = remaining_debounce_ms(Some(limit), since());
-            // The server is asked how busy it is while the debounce runs.
-            let pause = tokio::time::sleep(Duration::from_secs_f64(wait.max(0.0) / 1e3));
-            let (contended, ()) = tokio::join!(self.contention(), pause);
+            // The server is asked how busy it is while the debounce runs, and waited for no
+            // longer than the debounce.
+            let pause = Duration::from_secs_f64(wait.max(0.0) / 1e3);
+            let (contended, ()) = tokio::join!(self.contention(pause), tokio::time::sleep(pause));
             trace.debounce_ms = wait.max(0.0);
             if let Some(said) = contended {
                 let limit = limit.max(team::CONTENDED_DEBOUNCE_MS);

@@ -97,8 +97,14 @@ impl Pipeline {
     /// [`CONTENTION_FRESH`] (the answer is shared by this person's keystrokes meanwhile), and
     /// not again for [`CONTENDED_HOLD`] after it said so; a
     /// server that did not describe itself as llama.cpp or vLLM is never asked.
-    pub(crate) async fn contention(&self) -> Option<String> {
-        let mine = {
+    ///
+    /// The answer is waited for at most `within`: a keystroke's debounce is never made longer
+    /// by the question (llama.cpp answers `/slots` only between two batches, which take long
+    /// on a loaded machine, even when the batch is this person's own request). The question
+    /// runs on by itself and its answer serves the next keystrokes; until then the last answer
+    /// stands.
+    pub(crate) async fn contention(&self, within: Duration) -> Option<String> {
+        let (mine, last) = {
             let state = self.state();
             if let Some((at, said)) = &state.contention
                 && at.elapsed()
@@ -110,18 +116,35 @@ impl Pipeline {
             {
                 return said.clone();
             }
-            state.in_flight.len()
+            let last = state.contention.as_ref().and_then(|(_, said)| said.clone());
+            if state.contention_asked {
+                return last;
+            }
+            (state.in_flight.len(), last)
         };
         // Only a server that said it is llama.cpp or vLLM is asked: others have no such
         // endpoints, and a hosted API is not asked for them on every keystroke.
         let (info, _) = self.fit.info(&self.backend).await;
-        let shared = info.is_some_and(|i| i.is_llama_cpp() || i.server == "vLLM");
-        let said = match shared {
-            true => self.backend.contended(CONTENTION_PROBE, mine).await,
-            false => None,
-        };
-        self.state().contention = Some((Instant::now(), said.clone()));
-        said
+        if !info.is_some_and(|i| i.is_llama_cpp() || i.server == "vLLM") {
+            self.state().contention = Some((Instant::now(), None));
+            return None;
+        }
+        self.state().contention_asked = true;
+        let backend = self.backend.clone();
+        let state = self.state.clone();
+        let question = tokio::spawn(async move {
+            let said = backend.contended(CONTENTION_PROBE, mine).await;
+            let mut state = lock(&state);
+            state.contention = Some((Instant::now(), said.clone()));
+            state.contention_asked = false;
+            said
+        });
+        match tokio::time::timeout(within, question).await {
+            Ok(Ok(said)) => said,
+            // Not answered within the debounce (it goes on and serves the next keystrokes),
+            // or the task ended without an answer (the runtime shutting down).
+            Ok(Err(_)) | Err(_) => last,
+        }
     }
 
     /// Learns the server's speed from a warming's `timings` unless the server is contended
@@ -133,7 +156,7 @@ impl Pipeline {
         backend: &backends::Backend,
         timings: &backends::Timings,
     ) {
-        match self.contention().await {
+        match self.contention(CONTENTION_PROBE).await {
             Some(_) => self.fit.observe_shared(backend, timings),
             None => self.fit.observe(backend, timings),
         }
