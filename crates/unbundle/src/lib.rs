@@ -279,16 +279,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut transforms = options.transforms;
     transforms.helpers &= defines_webpack_helpers(inputs);
     let results = rewrite_twice(&jobs, transforms, &module_names, &nested_escapes);
-    let mut changes = Changes::default();
-    for (job, result) in jobs.iter().zip(results) {
-        let file = result?;
-        changes += file.changes;
-        notes.extend(kept_names_note(&job.id, &file));
-        files.push(OutputFile {
-            path: job.path.clone(),
-            text: format!("{}{}", job.header, file.text),
-        });
-    }
+    let changes = module_files(&jobs, results, &mut files, &mut notes)?;
     files.push(OutputFile {
         path: LOADER_FILE.to_owned(),
         text: LOADER.replacen(requires::TABLE_MARK, &links, 1),
@@ -309,6 +300,27 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         notes,
         changes,
     })
+}
+
+/// Writes each job's rewritten module file, headed by its job's header, and says what the
+/// rewrites changed over them all.
+fn module_files(
+    jobs: &[split::Job<'_>],
+    results: Vec<Result<module::ModuleFile, ModuleError>>,
+    files: &mut Vec<OutputFile>,
+    notes: &mut Vec<String>,
+) -> Result<Changes, UnbundleError> {
+    let mut changes = Changes::default();
+    for (job, result) in jobs.iter().zip(results) {
+        let file = result?;
+        changes += file.changes;
+        notes.extend(kept_names_note(&job.id, &file));
+        files.push(OutputFile {
+            path: job.path.clone(),
+            text: format!("{}{}", job.header, file.text),
+        });
+    }
+    Ok(changes)
 }
 
 /// A chunk of the set that holds no wrapper, as the manifest lists it.

@@ -103,7 +103,28 @@ pub(crate) fn split_file<'a>(
         entry_module(&file, entry, require, &mut out);
     }
     nested::modules(&file, &mut out, notes);
-    let to_common_js = crate::requires::to_common_js(&program, file.scoping);
+    head_jobs(&file, &mut out);
+    let text = assemble(&file, &out);
+    let file = OutputFile {
+        path: input.name.to_owned(),
+        text: transform::clean_file(&text, transforms),
+    };
+    Ok(FileSplit {
+        file,
+        role: out.role(),
+        runtime: out.runtime,
+        wrappers: out.wrappers,
+        jobs: out.jobs,
+        plain,
+        nested_escapes: out.nested_escapes,
+    })
+}
+
+/// Gives every job of the file, once all are found, what the file tells it: the name helper,
+/// esbuild's `__toCommonJS` helper, and the header naming the files that hold the modules and
+/// helpers it is given.
+fn head_jobs(file: &File<'_, '_, '_>, out: &mut Split<'_>) {
+    let to_common_js = crate::requires::to_common_js(file.program, file.scoping);
     for job in &mut out.jobs {
         job.name_helper.clone_from(&out.name_helper);
         job.to_common_js.clone_from(&to_common_js);
@@ -119,20 +140,6 @@ pub(crate) fn split_file<'a>(
         .map(|m| (m.namespace.as_str(), m.id.as_str()))
         .collect();
     links::headers(&mut out.jobs, runtime, &namespaces);
-    let text = assemble(&file, &out);
-    let file = OutputFile {
-        path: input.name.to_owned(),
-        text: transform::clean_file(&text, transforms),
-    };
-    Ok(FileSplit {
-        file,
-        role: out.role(),
-        runtime: out.runtime,
-        wrappers: out.wrappers,
-        jobs: out.jobs,
-        plain,
-        nested_escapes: out.nested_escapes,
-    })
 }
 
 /// Whether `span` lies inside a rollup (or Parcel) wrapper: a table there is a bundle nested
