@@ -5,56 +5,21 @@
 //! on (a destructuring of them reads names only, and hands nothing on); the unbundled program
 //! prints what the bundle prints.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// The repository's `tools/bundlers`.
-fn bundlers() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers")
-}
-
-/// A scratch folder of this test process, named after the test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "pilotfish-unbundle-nested-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs `node ARGS` in `dir`; standard output, standard error and the exit status.
-fn node(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
-    let ran = Command::new("node")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
-    (
-        String::from_utf8_lossy(&ran.stdout).into_owned(),
-        String::from_utf8_lossy(&ran.stderr).into_owned(),
-        ran.status.code(),
-    )
-}
+use common::{bundlers, install_bundlers, node_in, scratch};
 
 /// Builds the `nested` app with webpack 5 (`inner/main.js`, and the same as an ES module,
 /// `inner.mjs`), writes the files `outer` gives (name, text; the first is the entry) beside
 /// it, and bundles them with
 /// esbuild (minified, for node): the outer bundle's path.
 fn build_nested(dir: &Path, outer: &[(&str, &str)]) -> PathBuf {
-    let ran = Command::new("bash")
-        .arg(bundlers().join("setup.sh"))
-        .output()
-        .expect("bash runs");
-    assert!(
-        ran.status.success(),
-        "tools/bundlers/setup.sh failed: {}",
-        String::from_utf8_lossy(&ran.stderr)
-    );
+    install_bundlers();
     let build = bundlers().join("build.js");
     let inner = dir.join("inner");
-    let built = node(
+    let built = node_in(
         dir,
         &[
             build.to_str().unwrap(),
@@ -88,7 +53,7 @@ fn build_nested(dir: &Path, outer: &[(&str, &str)]) -> PathBuf {
         dir.join(outer[0].0).to_str().unwrap(),
         dir.join(file).to_str().unwrap(),
     );
-    let built = node(dir, &["-e", &script]);
+    let built = node_in(dir, &["-e", &script]);
     assert_eq!(built.2, Some(0), "esbuild failed: {}", built.1);
     dir.join(file)
 }
@@ -112,14 +77,14 @@ fn unbundle_and_run(dir: &Path, bundle: &Path) -> (String, usize) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, &file.text).unwrap();
     }
-    let before = node(dir, &[bundle.to_str().unwrap()]);
+    let before = node_in(dir, &[bundle.to_str().unwrap()]);
     assert_eq!(
         before.0, "hello world QUIET! NAMED!\nwho: no receiver\nrun: no receiver\n",
         "the bundle runs: {}",
         before.1
     );
     let entry = out.join(&output.manifest.entry);
-    assert_eq!(node(dir, &[entry.to_str().unwrap()]), before);
+    assert_eq!(node_in(dir, &[entry.to_str().unwrap()]), before);
     // webpack's app: its modules but the entry, which webpack writes into its runtime.
     let nested: Vec<&unbundle::ManifestModule> = output
         .manifest
@@ -161,7 +126,7 @@ fn assert_rewritten(text: &str) {
 
 #[test]
 fn calls_inside_a_webpack_bundle_nested_in_an_esbuild_module_lose_their_zero_where_safe() {
-    let dir = scratch("module");
+    let dir = scratch("nested", "module");
     let outer = [("outer.js", "require(\"./inner/main.js\");\n")];
     let bundle = build_nested(&dir, &outer);
     let (text, calls) = unbundle_and_run(&dir, &bundle);
@@ -175,7 +140,7 @@ fn calls_inside_a_webpack_bundle_in_esbuild_s_own_code_lose_their_zero_where_saf
     // An ES module file that is webpack's output: esbuild joins it into its own top-level
     // code (as vscode-uri's is in devcontainers and auggie), which pilotfish writes as the
     // entry's module file; a CommonJS module beside it makes the bundle one to split.
-    let dir = scratch("own-code");
+    let dir = scratch("nested", "own-code");
     let outer = [
         (
             "outer.js",
@@ -193,7 +158,7 @@ fn calls_inside_a_webpack_bundle_in_esbuild_s_own_code_lose_their_zero_where_saf
 fn a_webpack_bundle_in_an_es_module_bundle_s_own_code_is_split_from_that_file() {
     // esbuild's ES module output keeps its top-level code in the bundle file (as auggie's
     // holds vscode-uri's webpack bundle): the nested modules are split from the file itself.
-    let dir = scratch("esm-file");
+    let dir = scratch("nested", "esm-file");
     let outer = [
         (
             "outer.mjs",
@@ -216,14 +181,10 @@ fn a_webpack_bundle_in_an_es_module_bundle_s_own_code_is_split_from_that_file() 
 /// rollup and its CommonJS plugin (which holds it in a lazy `requireX()` wrapper and replaces
 /// its `require("path")` with a variable of rollup's): the outer bundle's path.
 fn build_in_rollup(dir: &Path) -> PathBuf {
-    let ran = Command::new("bash")
-        .arg(bundlers().join("setup.sh"))
-        .output()
-        .expect("bash runs");
-    assert!(ran.status.success(), "tools/bundlers/setup.sh failed");
+    install_bundlers();
     let inner = dir.join("inner");
     let build = bundlers().join("build.js");
-    let built = node(
+    let built = node_in(
         dir,
         &[
             build.to_str().unwrap(),
@@ -245,14 +206,14 @@ fn build_in_rollup(dir: &Path) -> PathBuf {
         dir.join("outer.js").to_str().unwrap(),
         dir.join("bundle/outer.js").to_str().unwrap(),
     );
-    let built = node(dir, &["-e", &script]);
+    let built = node_in(dir, &["-e", &script]);
     assert_eq!(built.2, Some(0), "rollup failed: {}", built.1);
     dir.join("bundle/outer.js")
 }
 
 #[test]
 fn a_webpack_bundle_in_a_rollup_wrapper_is_split_into_module_files_that_read_rollup_s_names() {
-    let dir = scratch("rollup");
+    let dir = scratch("nested", "rollup");
     let bundle = build_in_rollup(&dir);
     let text = std::fs::read_to_string(&bundle).unwrap();
     // The nested module that was webpack's external reads rollup's variable for `path`.
@@ -300,13 +261,13 @@ fn a_webpack_bundle_in_a_rollup_wrapper_is_split_into_module_files_that_read_rol
             "{m:?} {holder:?}"
         );
     }
-    let before = node(&dir, &[bundle.to_str().unwrap()]);
+    let before = node_in(&dir, &[bundle.to_str().unwrap()]);
     assert_eq!(
         before.0, "c.txt 1 2 once\n",
         "the bundle runs: {}",
         before.1
     );
     let entry = out.join(&output.manifest.entry);
-    assert_eq!(node(&dir, &[entry.to_str().unwrap()]), before);
+    assert_eq!(node_in(&dir, &[entry.to_str().unwrap()]), before);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,52 +6,17 @@
 //! itself `__esModule` with a `default` that reads `this`, a function handed on to code that
 //! does so, a helper of another body); the unbundled program prints what the bundle prints.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// The repository's `tools/bundlers`.
-fn bundlers() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers")
-}
-
-/// A scratch folder of this test process, named after the test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "pilotfish-unbundle-replaced-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs `node ARGS` in `dir`; standard output, standard error and the exit status.
-fn node(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
-    let ran = Command::new("node")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
-    (
-        String::from_utf8_lossy(&ran.stdout).into_owned(),
-        String::from_utf8_lossy(&ran.stderr).into_owned(),
-        ran.status.code(),
-    )
-}
+use common::{bundlers, install_bundlers, node_in, scratch};
 
 /// Writes `files` (name, text) into `dir` beside an entry that requires the first, and
 /// bundles them with the pinned esbuild for node, unminified as pnpm's bundle is (each file a
 /// `__commonJS` module, the entry esbuild's own code): the bundle's path.
 fn build(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
-    let ran = Command::new("bash")
-        .arg(bundlers().join("setup.sh"))
-        .output()
-        .expect("bash runs");
-    assert!(
-        ran.status.success(),
-        "tools/bundlers/setup.sh failed: {}",
-        String::from_utf8_lossy(&ran.stderr)
-    );
+    install_bundlers();
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
     }
@@ -65,7 +30,7 @@ fn build(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
         dir.join("entry.js").to_str().unwrap(),
         dir.join("bundle/main.js").to_str().unwrap(),
     );
-    let built = node(dir, &["-e", &script]);
+    let built = node_in(dir, &["-e", &script]);
     assert_eq!(built.2, Some(0), "esbuild failed: {}", built.1);
     dir.join("bundle/main.js")
 }
@@ -85,10 +50,10 @@ fn unbundle_and_run(dir: &Path, bundle: &Path, expected: &str, marker: &str) -> 
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, &file.text).unwrap();
     }
-    let before = node(dir, &[bundle.to_str().unwrap()]);
+    let before = node_in(dir, &[bundle.to_str().unwrap()]);
     assert_eq!(before.0, expected, "the bundle runs: {}", before.1);
     let entry = out.join(&output.manifest.entry);
-    assert_eq!(node(dir, &[entry.to_str().unwrap()]), before);
+    assert_eq!(node_in(dir, &[entry.to_str().unwrap()]), before);
     output
         .files
         .iter()
@@ -106,7 +71,7 @@ const WHO: &str = "function () { return this === undefined ? \"none\" : \"some\"
 
 #[test]
 fn a_default_through_import_default_of_a_module_replaced_by_a_function_loses_its_zero() {
-    let dir = scratch("replaced");
+    let dir = scratch("replaced", "replaced");
     let main = format!(
         "{IMPORT_DEFAULT}const arrow_1 = __importDefault(require(\"./arrow\"));\nconst decl_1 = __importDefault(require(\"./decl\"));\nconsole.log((0, arrow_1.default)(2), arrow_1.default.sync(2), (0, decl_1.default)(3));\n"
     );
@@ -141,7 +106,7 @@ fn a_default_that_could_get_a_receiver_keeps_its_zero() {
     //   itself, whose `default` reads `this`;
     // - `handed.js`'s function is handed on by `mark.js` (`mark(h.default)`), which gives it
     //   an `__esModule` and such a `default` before `main.js` requires it.
-    let dir = scratch("look-alikes");
+    let dir = scratch("replaced", "look-alikes");
     let main = format!(
         "{IMPORT_DEFAULT}const reads_this_1 = __importDefault(require(\"./reads-this\"));\nconst marked_1 = __importDefault(require(\"./marked\"));\nrequire(\"./mark\");\nconst handed_1 = __importDefault(require(\"./handed\"));\nconsole.log((0, reads_this_1.default)(), (0, marked_1.default)(), (0, handed_1.default)());\n"
     );
@@ -182,7 +147,7 @@ fn swc_module(body: &str) -> String {
 /// Bundles `lib` (a module in swc's shape) with a module that calls its `greet` and `who`
 /// receiverless; the output file that calls them.
 fn swc_calls(name: &str, lib: &str, expected: &str) -> String {
-    let dir = scratch(name);
+    let dir = scratch("replaced", name);
     let main = "\"use strict\";\nconst _lib = require(\"./lib\");\nconsole.log((0, _lib.greet)(\"x\"), (0, _lib.who)());\n";
     let bundle = build(&dir, &[("main.js", main), ("lib.js", lib)]);
     let text = unbundle_and_run(&dir, &bundle, expected, "console.log");

@@ -6,13 +6,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The repository's `tools/bundlers`.
-fn bundlers() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers")
-}
+use common::{bundlers, install_bundlers};
 
 /// The text of `app` built by `bundler` (one file, `main.js`), after installing the pinned
 /// bundlers once.
@@ -22,18 +18,7 @@ fn build(bundler: &str, app: &str) -> String {
 
 /// The text of `file`, of `app` built by `bundler`.
 fn build_file(bundler: &str, app: &str, file: &str) -> String {
-    static INSTALLED: std::sync::Once = std::sync::Once::new();
-    INSTALLED.call_once(|| {
-        let ran = Command::new("bash")
-            .arg(bundlers().join("setup.sh"))
-            .output()
-            .expect("bash runs");
-        assert!(
-            ran.status.success(),
-            "tools/bundlers/setup.sh failed: {}",
-            String::from_utf8_lossy(&ran.stderr)
-        );
-    });
+    install_bundlers();
     let out = std::env::temp_dir().join(format!(
         "pilotfish-unbundle-requires-{}-{bundler}-{app}",
         std::process::id()

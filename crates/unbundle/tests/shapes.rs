@@ -3,40 +3,17 @@
 //! and the unbundled program prints what the bundle prints and exits as it does. One test
 //! per shape; each fails without the feature it names.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The repository's `tools/bundlers`.
-fn bundlers() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers")
-}
-
-/// A scratch folder of this test process, named after the test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "pilotfish-unbundle-shapes-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{bundlers, install_bundlers, scratch};
 
 /// Builds `app` with `bundler` (`node build.js BUNDLER APP OUT`) into `dir/bundle`, after
 /// installing the pinned bundlers once; the files it wrote, in load order.
 fn build(bundler: &str, app: &str, dir: &Path) -> Vec<PathBuf> {
-    static INSTALLED: std::sync::Once = std::sync::Once::new();
-    INSTALLED.call_once(|| {
-        let ran = Command::new("bash")
-            .arg(bundlers().join("setup.sh"))
-            .output()
-            .expect("bash runs");
-        assert!(
-            ran.status.success(),
-            "tools/bundlers/setup.sh failed: {}",
-            String::from_utf8_lossy(&ran.stderr)
-        );
-    });
+    install_bundlers();
     let out = dir.join("bundle");
     let ran = Command::new("node")
         .arg(bundlers().join("build.js"))
@@ -104,7 +81,7 @@ fn unbundle_into(files: &[PathBuf], out: &Path) -> unbundle::Output {
 /// Builds `app` with `bundler`, unbundles it and checks that the output runs as the bundle
 /// does and that every wrapper found became a file; the output and its folder.
 fn runs_the_same(name: &str, bundler: &str, app: &str) -> (unbundle::Output, PathBuf) {
-    let dir = scratch(name);
+    let dir = scratch("shapes", name);
     let files = build(bundler, app, &dir);
     let out = dir.join("out");
     let output = unbundle_into(&files, &out);
@@ -191,7 +168,7 @@ fn a_package_json_saying_type_module_above_the_output_changes_nothing() {
     // The output is written under a folder whose package.json declares ES modules: the
     // loader, the runtime and the module files are `.cjs`, so node still runs them as
     // CommonJS.
-    let dir = scratch("type-module");
+    let dir = scratch("shapes", "type-module");
     let files = build("esbuild-esm-meta", "meta", &dir);
     let before = run(&files[0], &dir);
     let under = dir.join("esm-package");
@@ -400,7 +377,7 @@ fn an_es_module_chunk_set_named_js_in_a_type_module_package_splits_and_runs() {
     // rolldown's ES module chunks named `.js`, in a package whose package.json says
     // `"type": "module"`: a `.js` file with `import` and `export` declarations is an ES
     // module, so its exports stay where its importers find them.
-    let dir = scratch("rolldown-js");
+    let dir = scratch("shapes", "rolldown-js");
     std::fs::write(dir.join("package.json"), "{\"type\": \"module\"}\n").unwrap();
     let files = build("rolldown-js", "cjs", &dir);
     let out = dir.join("out");

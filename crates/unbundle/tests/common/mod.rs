@@ -1,7 +1,59 @@
-//! Runs a bundle and its unbundled output with node, for the tests that check behaviour.
+//! Runs a bundle and its unbundled output with node, for the tests that check behaviour, and
+//! what those tests share: the pinned bundlers, a scratch folder, node run in a folder.
 
-use std::path::Path;
+// Each test file includes this module and uses part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The repository's `tools/bundlers`.
+pub(crate) fn bundlers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers")
+}
+
+/// Installs the bundlers pinned in `tools/bundlers` (and node when missing), once per test
+/// process.
+pub(crate) fn install_bundlers() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let ran = Command::new("bash")
+            .arg(bundlers().join("setup.sh"))
+            .output()
+            .expect("bash runs");
+        assert!(
+            ran.status.success(),
+            "tools/bundlers/setup.sh failed: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+    });
+}
+
+/// An empty scratch folder of this test process, named after the test file (`suite`) and
+/// the test.
+pub(crate) fn scratch(suite: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "pilotfish-unbundle-{suite}-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `node ARGS` in `dir`; standard output, standard error and the exit status.
+pub(crate) fn node_in(dir: &Path, args: &[&str]) -> Run {
+    let ran = Command::new("node")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
+    (
+        String::from_utf8_lossy(&ran.stdout).into_owned(),
+        String::from_utf8_lossy(&ran.stderr).into_owned(),
+        ran.status.code(),
+    )
+}
 
 /// Standard output, standard error (without the scratch folder's paths) and exit status.
 pub(crate) type Run = (String, String, Option<i32>);
@@ -30,20 +82,7 @@ pub(crate) fn run_both(name: &str, text: &str, out: &unbundle::Output) -> (Run, 
 /// What node prints running `file`, and how it exits. Node comes from the machine, or from
 /// the project's own installer (which the bundler tests use too), run once.
 pub(crate) fn node(file: &Path) -> Run {
-    static INSTALLED: std::sync::Once = std::sync::Once::new();
-    INSTALLED.call_once(|| {
-        let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/bundlers/setup.sh");
-        let ran = Command::new("bash")
-            .arg(&setup)
-            .output()
-            .expect("bash runs");
-        assert!(
-            ran.status.success(),
-            "{} failed: {}",
-            setup.display(),
-            String::from_utf8_lossy(&ran.stderr)
-        );
-    });
+    install_bundlers();
     let out = Command::new("node")
         .arg(file)
         .output()
