@@ -142,6 +142,41 @@ fn head_jobs(file: &File<'_, '_, '_>, out: &mut Split<'_>) {
     links::headers(&mut out.jobs, runtime, &namespaces);
 }
 
+/// The job of module `m` of a webpack table (the file's own, or one nested in a module:
+/// `kind` says which), written to `path`.
+fn table_job<'a>(
+    file: &File<'_, 'a, '_>,
+    m: &crate::recognize::webpack::ModuleSource,
+    path: String,
+    strict: bool,
+    kind: crate::ModuleKind,
+) -> Job<'a> {
+    let text = file.source(m.span);
+    Job {
+        id: m.id.clone(),
+        path,
+        file: file.input.name,
+        source: if m.method {
+            Cow::Owned(format!("function{text}"))
+        } else {
+            Cow::Borrowed(text)
+        },
+        strict,
+        parameters: &module::WEBPACK,
+        revealed: m.external.clone().or_else(|| file.licensed(m.span)),
+        kind,
+        size: m.span.size() as usize,
+        span: m.span,
+        name_helper: None,
+        source_names: Vec::new(),
+        takes: Vec::new(),
+        header: String::new(),
+        links: Vec::new(),
+        namespace: None,
+        to_common_js: None,
+    }
+}
+
 /// Whether `span` lies inside a rollup (or Parcel) wrapper: a table there is a bundle nested
 /// in that module (see [`nested`]), not the file's.
 fn in_wrapper(
@@ -318,29 +353,13 @@ fn webpack_modules<'a>(
         split: table.modules.len(),
     };
     for m in &table.modules {
-        out.jobs.push(Job {
-            id: m.id.clone(),
-            path: path_of(&m.id),
-            file: file.input.name,
-            source: if m.method {
-                Cow::Owned(format!("function{}", file.source(m.span)))
-            } else {
-                Cow::Borrowed(file.source(m.span))
-            },
-            strict: m.strict,
-            parameters: &module::WEBPACK,
-            revealed: m.external.clone().or_else(|| file.licensed(m.span)),
-            kind: crate::ModuleKind::Webpack,
-            size: m.span.size() as usize,
-            span: m.span,
-            name_helper: None,
-            source_names: Vec::new(),
-            takes: Vec::new(),
-            header: String::new(),
-            links: Vec::new(),
-            namespace: None,
-            to_common_js: None,
-        });
+        out.jobs.push(table_job(
+            file,
+            m,
+            path_of(&m.id),
+            m.strict,
+            crate::ModuleKind::Webpack,
+        ));
     }
     let scoping = file.scoping;
     let require = scoping.get_reference(table.require?).symbol_id()?;

@@ -161,8 +161,13 @@ fn in_file_code<'a>(
         let path = nested_path(&out.jobs, &folder, &m.id);
         out.edits
             .push((m.span, method_value(m.method, stand_in(&path, &names))));
-        out.jobs
-            .push(nested_job(file, m, path, m.strict || file.es_module));
+        out.jobs.push(super::table_job(
+            file,
+            m,
+            path,
+            m.strict || file.es_module,
+            crate::ModuleKind::NestedWebpack,
+        ));
         out.wrappers.nested_webpack.split += 1;
         split.push(m.id.clone());
     }
@@ -234,40 +239,13 @@ fn split_module<'a>(
         .to_mut()
         .replace_range(at..at + text.len(), &method_value(m.method, call));
     let strict = m.strict || holder.strict || file.es_module;
-    Ok(nested_job(file, m, path, strict))
-}
-
-/// The job of nested module `m`, written to `path`.
-fn nested_job<'a>(
-    file: &File<'_, 'a, '_>,
-    m: &ModuleSource,
-    path: String,
-    strict: bool,
-) -> Job<'a> {
-    let text = file.source(m.span);
-    Job {
-        id: m.id.clone(),
+    Ok(super::table_job(
+        file,
+        m,
         path,
-        file: file.input.name,
-        source: if m.method {
-            Cow::Owned(format!("function{text}"))
-        } else {
-            Cow::Borrowed(text)
-        },
         strict,
-        parameters: &crate::module::WEBPACK,
-        revealed: m.external.clone().or_else(|| file.licensed(m.span)),
-        kind: crate::ModuleKind::NestedWebpack,
-        size: m.span.size() as usize,
-        span: m.span,
-        name_helper: None,
-        source_names: Vec::new(),
-        takes: Vec::new(),
-        header: String::new(),
-        links: Vec::new(),
-        namespace: None,
-        to_common_js: None,
-    }
+        crate::ModuleKind::NestedWebpack,
+    ))
 }
 
 /// `FOLDER/ID.cjs`, a path no module of the file has yet.
