@@ -125,11 +125,14 @@ impl Backend {
         }
     }
 
-    /// Whether a server several people share is contended now, asked within `limit`: every
-    /// llama.cpp slot is processing (`/slots`), or vLLM queues a request or runs several
-    /// (`/metrics`), and at least one of those requests is someone else's (`mine` are this
-    /// client's own still at the server: one person on a one-slot server is not contended by
-    /// their own request). Then a new request waits behind others', and one the typing soon
+    /// Whether a server several people share is contended now, asked within `limit`: at least
+    /// half of llama.cpp's slots (every slot of a one-slot server) are processing someone
+    /// else's request (`/slots`; `mine` are this client's own still at the server, which are
+    /// not counted: one person on a one-slot server is not contended by their own request), or
+    /// vLLM queues a request or runs several (`/metrics`), at least one of them someone else's.
+    /// Half, not every slot: eight people typing on four slots left a slot free now and then,
+    /// and each such moment counted as not contended sent a burst of mid-word requests that
+    /// the next keystrokes superseded (three quarters of the slots' time went to those). Then a new request waits behind others', and one the typing soon
     /// supersedes only takes a slot from someone's last keystroke. `Some` says what the server
     /// said; `None` when it is not contended or does not say. A llama.cpp whose `/slots` does
     /// not answer in time while `/health` does is in a long batch, which is someone else's
@@ -149,14 +152,11 @@ impl Backend {
         }
         let (health, slots) = tokio::join!(self.peek("/health", limit), self.peek("/slots", limit));
         match slots {
-            Some((200, Value::Array(all)))
-                if !all.is_empty() && all.iter().all(processing) && all.len() > mine =>
-            {
-                Some(format!(
-                    "every one of its {} slot(s) is processing",
-                    all.len()
-                ))
-            }
+            Some((200, Value::Array(all))) if others_hold_half(&all, mine) => Some(format!(
+                "{} of its {} slot(s) are processing",
+                all.iter().filter(|s| processing(s)).count(),
+                all.len()
+            )),
             // llama.cpp answers `/slots` between two batches, `/health` at once.
             None if mine == 0 && matches!(health, Some((200..300, _))) => Some(format!(
                 "its /slots did not answer within {} ms while /health did: a long batch is under way",
@@ -243,6 +243,13 @@ fn processing(slot: &Value) -> bool {
         || slot["state"].as_u64().is_some_and(|state| state != 0)
 }
 
+/// Whether others' requests (those processing beyond this client's `mine`) hold at least half
+/// of llama.cpp's slots (rounded up: the one slot of a one-slot server).
+fn others_hold_half(slots: &[Value], mine: usize) -> bool {
+    let busy = slots.iter().filter(|s| processing(s)).count();
+    !slots.is_empty() && busy.saturating_sub(mine) >= slots.len().div_ceil(2)
+}
+
 /// Whether llama.cpp's `/slots` answer shows any slot working on a request.
 fn any_slot_processing((status, body): &(u16, Value)) -> bool {
     *status == 200
@@ -282,6 +289,25 @@ fn message(body: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn others_holding_half_the_slots_contend_a_llama_server() {
+        let slots = |busy: usize| -> Vec<Value> {
+            (0..4)
+                .map(|i| serde_json::json!({"id": i, "is_processing": i < busy}))
+                .collect()
+        };
+        assert!(!others_hold_half(&slots(1), 0));
+        assert!(others_hold_half(&slots(2), 0));
+        assert!(
+            !others_hold_half(&slots(2), 1),
+            "one of the two is this client's own"
+        );
+        assert!(others_hold_half(&slots(4), 2));
+        let one = vec![serde_json::json!({"id": 0, "is_processing": true})];
+        assert!(others_hold_half(&one, 0) && !others_hold_half(&one, 1));
+        assert!(!others_hold_half(&[], 0));
+    }
 
     #[test]
     fn vllms_metrics_say_how_many_requests_it_runs_and_queues() {

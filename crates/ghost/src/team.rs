@@ -15,8 +15,9 @@
 //!   ([`Pipeline::cancel_earlier`]), and the request waits for what is still at the server.
 //! - While the debounce runs, the server is asked how busy it is ([`Pipeline::contention`]:
 //!   llama.cpp's `/slots`, vLLM's `/metrics`, at most every [`CONTENTION_FRESH`]). When it is
-//!   contended, a keystroke's request waits [`CONTENDED_DEBOUNCE_MS`] (the next keystroke
-//!   supersedes it before it takes a slot from someone's line end), and a one-line answer asks
+//!   contended, a mid-word keystroke's request waits [`CONTENDED_DEBOUNCE_MS`] (the next
+//!   keystroke supersedes it before it takes a slot from someone's line end), one after a word
+//!   [`CONTENDED_WORD_END_DEBOUNCE_MS`] ([`contended_debounce_ms`]), and a one-line answer asks
 //!   for at most [`CONTENDED_LINE_TOKENS`] tokens (a slot is freed sooner, and a looping answer
 //!   ends sooner).
 
@@ -47,8 +48,34 @@ const CONTENTION_PROBE: Duration = Duration::from_millis(300);
 /// typing steadily (about 150 ms), so that only a pause in the typing sends a request.
 pub(crate) const CONTENDED_DEBOUNCE_MS: f64 = 300.0;
 
+/// The debounce on a contended server after a word (a space, a bracket, an operator): still
+/// longer than the time between two keystrokes of someone typing steadily, so that no request
+/// goes out mid-line, but shorter than [`CONTENDED_DEBOUNCE_MS`], since that is where a line
+/// ends and people pause: a line's last keystroke waits 100 ms less for its answer.
+pub(crate) const CONTENDED_WORD_END_DEBOUNCE_MS: f64 = 200.0;
+
+/// The debounce on a contended server for a keystroke that leaves `prefix`:
+/// [`CONTENDED_DEBOUNCE_MS`] mid-word (the character before the cursor is a letter, a digit or
+/// `_`) and in a line's indentation, where the next keystroke almost always follows at once;
+/// [`CONTENDED_WORD_END_DEBOUNCE_MS`] after a word.
+pub(crate) fn contended_debounce_ms(prefix: &str) -> f64 {
+    let line = prefix.rsplit('\n').next().unwrap_or(prefix);
+    let mid_word = line
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_');
+    if mid_word || line.trim().is_empty() {
+        CONTENDED_DEBOUNCE_MS
+    } else {
+        CONTENDED_WORD_END_DEBOUNCE_MS
+    }
+}
+
 /// The tokens a one-line answer asks for at most on a contended server: a line of code's rest.
-pub(crate) const CONTENDED_LINE_TOKENS: u32 = 24;
+/// Sixteen (it was 24): the rest of a line is a few tokens (three in the team benchmark), and
+/// the eight people's slowest line ends were answers that looped to the limit, each holding a
+/// slot for 1 to 2.5 s.
+pub(crate) const CONTENDED_LINE_TOKENS: u32 = 16;
 
 /// How long a released stream waits for the same document's next request to adopt it.
 pub(crate) const ADOPT_WINDOW: Duration = Duration::from_millis(300);
@@ -268,5 +295,34 @@ impl Pipeline {
             }
         }
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_keystroke_after_a_word_waits_less_than_one_mid_word() {
+        for mid in [
+            "def f():\n    ret",
+            "    x = order_total_0",
+            "    n = 1",
+            "    ",
+            "",
+        ] {
+            assert_eq!(contended_debounce_ms(mid), CONTENDED_DEBOUNCE_MS, "{mid:?}");
+        }
+        for after in [
+            "    return ",
+            "    total = f(",
+            "    a = b * ",
+            "x.",
+            "    s = \"",
+        ] {
+            let ms = contended_debounce_ms(after);
+            assert_eq!(ms, CONTENDED_WORD_END_DEBOUNCE_MS, "{after:?}");
+        }
+        assert!(CONTENDED_WORD_END_DEBOUNCE_MS < CONTENDED_DEBOUNCE_MS);
     }
 }

@@ -541,10 +541,10 @@ fn the_language_servers_default_limit_waits_for_a_shared_llama_server_whose_slot
 }
 
 /// FAKE: one llama-server a team shares, as pilotfish sees it (`/props` with 4 slots, `/health`
-/// ready, `/infill` refused), whose `/slots` shows every slot processing (others' requests)
-/// when `contended`, else every slot idle; `/completion` answers `a + b` at once. Each
+/// ready, `/infill` refused), whose `/slots` shows slots processing (others' requests)
+/// (`busy` of them, the others idle); `/completion` answers `a + b` at once. Each
 /// completion's `n_predict` is kept, in order.
-fn shared_llama(contended: bool) -> (String, std::sync::Arc<std::sync::Mutex<Vec<u64>>>) {
+fn shared_llama(busy: usize) -> (String, std::sync::Arc<std::sync::Mutex<Vec<u64>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -557,7 +557,7 @@ fn shared_llama(contended: bool) -> (String, std::sync::Arc<std::sync::Mutex<Vec
                 let (path, body) = read_request_body(&socket);
                 let props = r#"{"default_generation_settings":{"n_ctx":4096},"total_slots":4,"model_path":"/m/fake.gguf"}"#;
                 let slots: Vec<_> = (0..4)
-                    .map(|id| serde_json::json!({"id": id, "is_processing": contended}))
+                    .map(|id| serde_json::json!({"id": id, "is_processing": id < busy}))
                     .collect();
                 let refused = r#"{"error":{"code":501,"message":"Infill is not supported by this model","type":"not_supported_error"}}"#;
                 let (status, kind, body) = match path.as_str() {
@@ -592,16 +592,23 @@ fn shared_llama(contended: bool) -> (String, std::sync::Arc<std::sync::Mutex<Vec
     (url, asked)
 }
 
-/// On a llama-server whose every slot works on others' requests, a keystroke's one-line
-/// answer asks for at most 24 tokens (a slot is freed sooner for another person's line end,
-/// and a looping answer ends sooner); on one with idle slots it asks for the configured 64.
-/// FAKE llama-server (above): a real one cannot be held with every slot busy.
+/// On a llama-server whose slots work on others' requests, half of them or more, a keystroke's
+/// one-line answer asks for at most 16 tokens (a slot is freed sooner for another person's
+/// line end, and a looping answer ends sooner); on one with idle slots, or one of four busy,
+/// it asks for the configured 64. FAKE llama-server (above): a real one cannot be held with
+/// its slots busy.
 #[test]
 fn a_contended_shared_llama_server_is_asked_for_a_short_one_line_answer() {
     let text = "def add(a, b):\n    return \n\n\ndef mul(a, b):\n    return a * b\n";
     let config = "[completion]\nwarm = false\nfirst_token_target_ms = 0\n";
-    for (name, contended) in [("lsp-llama-idle", false), ("lsp-llama-contended", true)] {
-        let (url, asked) = shared_llama(contended);
+    for (name, busy) in [
+        ("lsp-llama-idle", 0),
+        ("lsp-llama-one-busy", 1),
+        ("lsp-llama-half-busy", 2),
+        ("lsp-llama-contended", 4),
+    ] {
+        let contended = busy >= 2;
+        let (url, asked) = shared_llama(busy);
         let (answer, _) = lsp_completion(name, "llama-infill", &url, config, text);
         let shown = answer["result"]["items"].as_array().is_some_and(|items| {
             items.iter().any(|i| {
@@ -612,12 +619,94 @@ fn a_contended_shared_llama_server_is_asked_for_a_short_one_line_answer() {
         });
         assert!(shown, "the answer is shown either way: {answer}");
         let asked = asked.lock().unwrap().clone();
-        let most = if contended { 24 } else { 64 };
+        let most = if contended { 16 } else { 64 };
         assert!(
             !asked.is_empty() && asked.iter().all(|&n| n == most),
-            "contended {contended}: asked for {asked:?} tokens, not {most}"
+            "{busy} of 4 slots busy: asked for {asked:?} tokens, not {most}"
         );
     }
+}
+
+/// On a contended shared llama-server, a mid-word keystroke's request waits the long debounce
+/// (300 ms: the next keystroke follows at once), one after a word (here a space, where a line
+/// may end) 200 ms: a line's last keystroke is kept waiting less.
+/// Checked in what the request's trace says it waited (`pilotfish/inspect`), not in time taken.
+/// FAKE llama-server (above): a real one cannot be held with every slot busy.
+#[test]
+fn a_contended_server_keeps_the_long_debounce_for_mid_word_keystrokes_only() {
+    use serde_json::json;
+    let (url, _) = shared_llama(4);
+    let home = crate::fresh_home("answers", "lsp-llama-contended-debounce");
+    let file = home.join("lsp.toml");
+    std::fs::write(
+        &file,
+        "[completion]\nwarm = false\nfirst_token_target_ms = 0\n",
+    )
+    .unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pilotfish"));
+    command
+        .args([
+            "lsp",
+            "--backend",
+            "llama-infill",
+            "--endpoint",
+            &url,
+            "--config",
+        ])
+        .arg(&file)
+        .current_dir(&home)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"));
+    let mut lsp = crate::servers::Lsp::spawn(command);
+    lsp.watchdog(Duration::from_secs(180));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
+    lsp.answer(1);
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let uri = "file:///tmp/pilotfish-lsp-test/orders.py";
+    let mut id = 1;
+    // Types `line` as the function's body and asks at its end; gives what the trace noted.
+    let mut ask = |lsp: &mut crate::servers::Lsp, line: &str| {
+        id += 2;
+        let text = format!("def add(a, b):\n{line}\n\n\ndef mul(a, b):\n    return a * b\n");
+        let open = json!({"uri": uri, "languageId": "python", "version": id, "text": text});
+        lsp.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": open}}));
+        lsp.send(json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/inlineCompletion", "params": {
+            "textDocument": {"uri": uri}, "position": {"line": 1, "character": line.len()},
+            "context": {"triggerKind": 2}}}));
+        lsp.answer(id);
+        lsp.send(
+            json!({"jsonrpc": "2.0", "id": id + 1, "method": "pilotfish/inspect", "params": {}}),
+        );
+        let (page, _) = lsp.answer(id + 1);
+        page["result"]["html"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // The first keystrokes may come before the server was asked how busy it is.
+    let contended = "the server is contended";
+    let mut mid_word = String::new();
+    for k in 0..20 {
+        mid_word = ask(&mut lsp, &format!("    return a{k}"));
+        if mid_word.contains(contended) {
+            break;
+        }
+    }
+    assert!(
+        mid_word.contains(contended) && mid_word.contains("the debounce waited 300 ms"),
+        "a mid-word keystroke on a contended server waits 300 ms: {mid_word}"
+    );
+    let after_word = ask(&mut lsp, "    return a * ");
+    assert!(
+        after_word.contains(contended) && after_word.contains("the debounce waited 200 ms"),
+        "a keystroke after a word waits 200 ms: {after_word}"
+    );
+    drop(lsp);
+    let _ = std::fs::remove_dir_all(&home);
 }
 
 /// Reads one HTTP request from a FAKE server's socket, head and body, so that the client is
