@@ -23,8 +23,9 @@
 //! `target/release/pilotfish`, else `target/debug/pilotfish` (build one first: `cargo build
 //! --release -p cli`). `PILOTFISH_TEAM_SIZES` (default `1,2,4,8`) and `PILOTFISH_TEAM_LINES`
 //! (default 4, at most 6) shape the run; `PILOTFISH_TEAM_LLAMA_URL` names a llama-server
-//! started by hand (4 slots, `--metrics`, SmolLM2), to read its log; `PILOTFISH_TEAM_ANCHOR=0`
-//! leaves llama.vscode's shape out.
+//! started by hand (4 slots, `--metrics`, SmolLM2), to read its log, and
+//! `PILOTFISH_TEAM_VLLM_URL` a vLLM (`PILOTFISH_TEAM_VLLM_MODEL` its model, for llama.vscode's
+//! shape), to try its settings; `PILOTFISH_TEAM_ANCHOR=0` leaves llama.vscode's shape out.
 
 use std::{
     path::{Path, PathBuf},
@@ -213,6 +214,16 @@ fn main() {
                 run(&shared, "", &bins, &sizes, lines);
             }
             "vllm" => {
+                // A vLLM started by hand (other settings, its log), else one of our own.
+                if let Ok(url) = std::env::var("PILOTFISH_TEAM_VLLM_URL") {
+                    let model = std::env::var("PILOTFISH_TEAM_VLLM_MODEL").unwrap_or_default();
+                    let shared = Shared {
+                        engine: Engine::Vllm,
+                        url,
+                    };
+                    run(&shared, &model, &bins, &sizes, lines);
+                    continue;
+                }
                 let vllm = VllmServer::shared();
                 let shared = Shared {
                     engine: Engine::Vllm,

@@ -53,6 +53,7 @@ pub(crate) const CONTENDED_DEBOUNCE_MS: f64 = 300.0;
 /// goes out mid-line, but shorter than [`CONTENDED_DEBOUNCE_MS`], since that is where a line
 /// ends and people pause: a line's last keystroke waits 100 ms less for its answer.
 pub(crate) const CONTENDED_WORD_END_DEBOUNCE_MS: f64 = 200.0;
+const _: () = assert!(CONTENDED_WORD_END_DEBOUNCE_MS < CONTENDED_DEBOUNCE_MS);
 
 /// The debounce on a contended server for a keystroke that leaves `prefix`:
 /// [`CONTENDED_DEBOUNCE_MS`] mid-word (the character before the cursor is a letter, a digit or
@@ -323,6 +324,5 @@ mod tests {
             let ms = contended_debounce_ms(after);
             assert_eq!(ms, CONTENDED_WORD_END_DEBOUNCE_MS, "{after:?}");
         }
-        assert!(CONTENDED_WORD_END_DEBOUNCE_MS < CONTENDED_DEBOUNCE_MS);
     }
 }
