@@ -132,11 +132,12 @@ impl Backend {
     /// vLLM queues a request or runs several (`/metrics`), at least one of them someone else's.
     /// Half, not every slot: eight people typing on four slots left a slot free now and then,
     /// and each such moment counted as not contended sent a burst of mid-word requests that
-    /// the next keystrokes superseded (three quarters of the slots' time went to those). Then a new request waits behind others', and one the typing soon
-    /// supersedes only takes a slot from someone's last keystroke. `Some` says what the server
-    /// said; `None` when it is not contended or does not say. A llama.cpp whose `/slots` does
-    /// not answer in time while `/health` does is in a long batch, which is someone else's
-    /// when this client has nothing at the server.
+    /// the next keystrokes superseded (three quarters of the slots' time went to those). Then a
+    /// new request waits behind others', and one the typing soon supersedes only takes a slot
+    /// from someone's last keystroke. `Some` says what the server said; `None` when it is not
+    /// contended or does not say. A llama.cpp whose `/slots` does not answer in time while
+    /// `/health` does is in a long batch, which is someone else's when this client has nothing
+    /// at the server.
     pub async fn contended(&self, limit: Duration, mine: usize) -> Option<String> {
         if self.kind == crate::Kind::OpenAiCompletions
             && let Some((running, waiting)) = self
