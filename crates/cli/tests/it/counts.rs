@@ -13,6 +13,10 @@
 //! - **rollup's lazy wrappers** (`@rollup/plugin-commonjs`): a top-level
 //!   `function NAME(){if(FLAG)return X;FLAG=1` (or `if(FLAG=1,`, `return FLAG?X:(FLAG=1,`
 //!   or `return FLAG||(FLAG=1,`);
+//! - **rollup 2's eager wrappers** (`@rollup/plugin-commonjs` before its lazy ones): the
+//!   helper `function NAME(F,...){return M={...exports:{}...},F(M,M.exports),M.exports}`
+//!   defined at the top level, then each `NAME(function` outside every bracket but the
+//!   statement's own;
 //! - **webpack modules**: the entries of the outermost object literals whose entries are all
 //!   functions of at most three parameters keyed by numbers or by quoted paths, at least three
 //!   of them (webpack's module table) or any number after `exports.modules =` (a split
@@ -492,6 +496,52 @@ fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// rollup 2's eager wrappers (`createCommonjsModule(function (module, exports) {...})`): where
+/// each call starts and ends. The helper is found by its text; a call is one at the top level
+/// (depth 0, or 1 inside the call's own parentheses is the function).
+fn eager_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
+    let helpers: Vec<&str> = toks
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| {
+            w[0].depth == 0 && word(text, &w[0]) == "function" && word(text, &w[2]) == "("
+        })
+        .filter_map(|(i, w)| {
+            let f = word(text, &w[3]);
+            let shape = joined(text, &toks[i + 2..], 120);
+            let m = [format!(",{f}("), format!("return{f}(")]
+                .iter()
+                .find_map(|p| shape.split_once(p.as_str()))?
+                .1
+                .split(',')
+                .next()?;
+            let call = format!("{f}({m},{m}.exports),{m}.exports");
+            let object = [format!("return{m}={{"), format!("var{m}={{")];
+            (!m.is_empty()
+                && shape.contains("exports:{}")
+                && shape.contains(&call)
+                && object.iter().any(|o| shape.contains(o.as_str())))
+            .then(|| word(text, &w[1]))
+        })
+        .collect();
+    toks.windows(3)
+        .filter(|w| {
+            w[0].depth == 0
+                && helpers.contains(&word(text, &w[0]))
+                && word(text, &w[1]) == "("
+                && word(text, &w[2]) == "function"
+        })
+        .map(|w| {
+            let end = toks
+                .iter()
+                .skip_while(|t| t.start <= w[1].start)
+                .find(|t| t.depth == 0 && word(text, t) == ")")
+                .map_or(text.len(), |t| t.end);
+            (w[0].start, end)
+        })
+        .collect()
+}
+
 /// Parcel 2's registered modules, `R.register("ID",function(a,b){` or `(function(a,b){`, not
 /// inside another one: where each call's arguments start and end.
 fn parcel_registers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
@@ -681,6 +731,7 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
         let all_calls = helper_calls(text, toks, &helpers);
         let lazy: Vec<(usize, usize)> = lazy_wrappers(text, toks)
             .into_iter()
+            .chain(eager_wrappers(text, toks))
             .filter(|l| !inside_table(l.0))
             .collect();
         // A helper call inside another's module (or a lazy wrapper's) belongs to a bundle
@@ -746,6 +797,8 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&required).commonjs, 1);
     let rollup = "var a;var hasA;function requireA () {\n\tif (hasA) return a;\n\thasA = 1;\n\ta = 1;\n\treturn a;\n}\nfunction r(){return n?t:(n=1,t=2)}\nfunction o(){return n||(n=1,t.a=2),t}\nfunction i(){if(n)return t;if(n=1,!g.D)t=1;return t}\nfunction g(){if(x)return;y=1}";
     assert_eq!(count(&[("r.js".into(), rollup.into())]).rollup, 4);
+    let eager = "function c(fn,basedir,module){return module={path:basedir,exports:{}},fn(module,module.exports),module.exports}\nvar a=c(function(module,exports){exports.a=1});\nvar b=c(function(module){module.exports=function(){return c(function(){})}});\nf(c(function(){}));\nfunction d(fn){var m={exports:{}};return fn(m,m.exports),m.exports}\nvar e=d(function(module,exports){});";
+    assert_eq!(count(&[("e.js".into(), eager.into())]).rollup, 3);
     let webpack = "(()=>{var e={12:(e,t,r)=>{t.a=`${{1:function(){}}}`},34(e){e.exports=require(\"fs\")},\"./src/x.js\":function(e,t,n){var k={1:function(a){},2:function(b){},3:function(c){}}}};})();";
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
     let webpack4 = "!function(e){var t={};function n(r){}}([function(e,t,n){e.exports=1},,function(e,t){},function(e){[function(a){},function(b){},function(c){}].map(String)}]);";
