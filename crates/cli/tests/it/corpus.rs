@@ -299,4 +299,12 @@ corpus_tests!(
     intelephense_1_webpack4,
     intelephense_webpack5,
     html_inliner_parcel,
+    claude_code_router_esbuild_cjs,
+    qwen_code_esbuild_esm,
+    solidity_language_server_esbuild,
+    prisma_7_esbuild_cjs,
+    prisma_4_esbuild_cjs,
+    taze_rolldown,
+    svelte_check_4_rollup,
+    svelte_check_2_rollup_2,
 );

@@ -643,10 +643,11 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
     outermost
 }
 
-/// Whether the array entry starting at `toks[0]` is `function(a,b,c){`: a hole (`,`) is
-/// neither a module nor anything else.
+/// Whether the array entry starting at `toks[0]` is `function(a,b,c){`, or `(function(a,b,c){`
+/// as webpack 4 writes it unminified: a hole (`,`) is neither a module nor anything else.
 fn array_entry(text: &str, toks: &[Token]) -> bool {
-    let shape = joined(text, toks, 10);
+    let shape = joined(text, toks, 11);
+    let shape = shape.strip_prefix('(').unwrap_or(&shape);
     shape.strip_prefix("function(").is_some_and(|rest| {
         rest.split_once("){").is_some_and(|(p, _)| {
             p.split(',').filter(|x| !x.is_empty()).count() <= 3
@@ -748,7 +749,11 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
         let esm = calls.iter().filter(|c| c.2).count();
         counts.commonjs += calls.len() - esm;
         counts.rollup += lazy.len();
-        counts.parcel += parcel_registers(text, toks).len();
+        // Parcel's registers inside another bundler's module belong to a bundle nested there.
+        counts.parcel += parcel_registers(text, toks)
+            .into_iter()
+            .filter(|&(start, end)| !inside_table(start) && !nested(&(start, end, false)))
+            .count();
         counts.esm += esm;
         counts.webpack += tables
             .iter()
@@ -803,8 +808,18 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
     let webpack4 = "!function(e){var t={};function n(r){}}([function(e,t,n){e.exports=1},,function(e,t){},function(e){[function(a){},function(b){},function(c){}].map(String)}]);";
     assert_eq!(count(&[("w4.js".into(), webpack4.into())]).webpack, 3);
+    let webpack4_plain = "(function(modules){})\n/******/ ([\n/* 0 */\n/***/ (function(module, exports, __webpack_require__) {}),\n/* 1 */\n/***/ (function(module) {}),\n/***/ (function() {})\n/******/ ]);";
+    assert_eq!(
+        count(&[("w4p.js".into(), webpack4_plain.into())]).webpack,
+        3
+    );
     let parcel = "var g=v.parcelRequire5de3;null==g&&((g=function(e){}).register=function(e,a){b[e]=a}),g.register(\"3ITin\",(function(e,a){a.x=1;g.register(\"in\",function(m){})})),g.register(\"jpRJy\",function(e,a){});";
     assert_eq!(count(&[("p.js".into(), parcel.into())]).parcel, 2);
+    let parcel_in_esbuild = format!(
+        "var __commonJS=(cb,mod)=>function(){{return mod||(0,cb[Object.keys(cb)[0]])((mod={{exports:{{}}}}).exports,mod),mod.exports}};var require_p=__commonJS({{\"p.js\"(exports,module){{{parcel}}}}});"
+    );
+    let counted = count(&[("pe.js".into(), parcel_in_esbuild)]);
+    assert_eq!((counted.commonjs, counted.parcel), (1, 0));
     let not_webpack =
         "var x = match(args, {3: (a, b, c) => [a, b, c], 2: (a, b) => [a, b, b], 1: a => [a]});";
     assert_eq!(count(&[("m.js".into(), not_webpack.into())]).webpack, 0);
