@@ -604,7 +604,11 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                 let argument = start >= 2
                     && word(text, &toks[start - 1]) == "("
                     && matches!(word(text, &toks[start - 2]), "}" | ")");
-                if argument && modules >= 3 && others == 0 {
+                // ... or, in webpack 5's runtime unminified, `var __webpack_modules__ = ([`.
+                let runtime = start >= 4
+                    && joined(text, &toks[start - 2..start], 2) == "=("
+                    && word(text, &toks[start - 4]) == "var";
+                if (argument || runtime) && modules >= 3 && others == 0 {
                     tables.push((toks[start].start, t.end, modules));
                 }
             }
@@ -643,17 +647,24 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
     outermost
 }
 
-/// Whether the array entry starting at `toks[0]` is `function(a,b,c){`, or `(function(a,b,c){`
-/// as webpack 4 writes it unminified: a hole (`,`) is neither a module nor anything else.
+/// Whether the array entry starting at `toks[0]` is `function(a,b,c){` or `(a,b,c)=>{`, also in
+/// parentheses as webpack writes them unminified: a hole (`,`) is neither a module nor
+/// anything else.
 fn array_entry(text: &str, toks: &[Token]) -> bool {
     let shape = joined(text, toks, 11);
     let shape = shape.strip_prefix('(').unwrap_or(&shape);
-    shape.strip_prefix("function(").is_some_and(|rest| {
-        rest.split_once("){").is_some_and(|(p, _)| {
+    let params = |rest: &str, close: &str| {
+        rest.split_once(close).is_some_and(|(p, _)| {
             p.split(',').filter(|x| !x.is_empty()).count() <= 3
                 && p.bytes().all(|b| is_ident(b) || b == b',')
         })
-    })
+    };
+    shape
+        .strip_prefix("function(")
+        .is_some_and(|rest| params(rest, "){"))
+        || shape
+            .strip_prefix('(')
+            .is_some_and(|rest| params(rest, ")=>{"))
 }
 
 /// Whether the object entry starting at `toks[0]` is `KEY: function(a,b,c){`, `KEY:(a,b)=>{`
