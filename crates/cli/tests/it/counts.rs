@@ -429,7 +429,12 @@ fn helper_calls(
             ),
             _ => (word(text, name).to_owned(), i + 2),
         };
-        let (Some(open), Some(arg)) = (toks.get(next), toks.get(next + 1)) else {
+        // sucrase's rewrite of an imported helper's call (tsup): `= e.m.call(void 0, ...`.
+        let through_call =
+            toks.len() > next + 6 && joined(text, &toks[next..next + 6], 6) == ".call(void0,";
+        let next = if through_call { next + 2 } else { next };
+        let arg_at = if through_call { next + 4 } else { next + 1 };
+        let (Some(open), Some(arg)) = (toks.get(next), toks.get(arg_at)) else {
             continue;
         };
         if word(text, open) != "(" {
@@ -445,7 +450,7 @@ fn helper_calls(
             .split_once("=>")
             .is_some_and(|(p, _)| !p.is_empty() && p.bytes().all(is_ident));
         if a == "(" || a == "{" || a == "function" || a == "async" || arrow_of_one {
-            let close = toks[next + 1..]
+            let close = toks[arg_at..]
                 .iter()
                 .find(|t| t.depth == open.depth && word(text, t) == ")")
                 .map_or(text.len(), |t| t.end);
@@ -815,6 +820,11 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&[("r.js".into(), rollup.into())]).rollup, 4);
     let eager = "function c(fn,basedir,module){return module={path:basedir,exports:{}},fn(module,module.exports),module.exports}\nvar a=c(function(module,exports){exports.a=1});\nvar b=c(function(module){module.exports=function(){return c(function(){})}});\nf(c(function(){}));\nfunction d(fn){var m={exports:{}};return fn(m,m.exports),m.exports}\nvar e=d(function(module,exports){});";
     assert_eq!(count(&[("e.js".into(), eager.into())]).rollup, 3);
+    let tsup = [
+        ("c.js".to_owned(), "var __commonJS = (cb, mod) => function __require() { return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports; };\nexports.__commonJS = __commonJS;".to_owned()),
+        ("m.js".to_owned(), "var _c = require('./c.js');\nvar require_a = _c.__commonJS.call(void 0, { \"a.cjs\"(exports) { exports.a = 1; } });".to_owned()),
+    ];
+    assert_eq!(count(&tsup).commonjs, 1);
     let webpack = "(()=>{var e={12:(e,t,r)=>{t.a=`${{1:function(){}}}`},34(e){e.exports=require(\"fs\")},\"./src/x.js\":function(e,t,n){var k={1:function(a){},2:function(b){},3:function(c){}}}};})();";
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
     let webpack4 = "!function(e){var t={};function n(r){}}([function(e,t,n){e.exports=1},,function(e,t){},function(e){[function(a){},function(b){},function(c){}].map(String)}]);";
