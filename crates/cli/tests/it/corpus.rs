@@ -307,4 +307,7 @@ corpus_tests!(
     taze_rolldown,
     svelte_check_4_rollup,
     svelte_check_2_rollup_2,
+    tsup_esbuild_cjs_split,
+    ccstatusline_bun,
+    drizzle_kit_esbuild_cjs,
 );
