@@ -34,7 +34,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-plain-two|webpack5-methods|esbuild-esm-meta|rolldown|rolldown-minify|rolldown-js|rolldown-cjs|bun|bun-minify|rollup-commonjs|rollup-commonjs-minify|rollup-esbuild-inside|rollup-commonjs-chunks APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-plain-two|webpack5-methods|esbuild-esm-meta|rolldown|rolldown-minify|rolldown-js|rolldown-cjs|bun|bun-minify|rollup-commonjs|rollup-commonjs-minify|rollup-esbuild-inside|rollup-commonjs-chunks|rollup2-commonjs|tsup-cjs-split APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -215,6 +215,44 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     env: { ...process.env, NODE_PATH: path.join(__dirname, 'node_modules') },
   });
   fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.mjs'], initial: ['main.mjs'], modules: [] }, null, 1));
+} else if (bundler === 'tsup-cjs-split') {
+  // tsup (from tsup/, its own install), CommonJS with code splitting: esbuild's ES module
+  // chunks rewritten to CommonJS by sucrase, the app's main.js and other.js as entries.
+  require(path.join(__dirname, 'tsup', 'node_modules', 'tsup'))
+    .build({
+      entry: { main: path.join(appDir, 'main.js'), other: path.join(appDir, 'other.js') },
+      format: ['cjs'],
+      splitting: true,
+      outDir,
+      silent: true,
+      config: false,
+    })
+    .then(() => {
+      const chunks = fs.readdirSync(outDir).filter((n) => n.endsWith('.js') && n !== 'main.js').sort();
+      fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js', ...chunks], initial: ['main.js'], modules: [] }, null, 1));
+    })
+    .catch((e) => {
+      console.error(e);
+      process.exit(1);
+    });
+} else if (bundler === 'rollup2-commonjs') {
+  // rollup 2 with @rollup/plugin-commonjs 17 (from rollup2/, its own install): each CommonJS
+  // module becomes `var x = createCommonjsModule(function (module, exports) {...})`, run
+  // where it is, in the scope-hoisted code: main.js.
+  const from = (name) => require(path.join(__dirname, 'rollup2', 'node_modules', name));
+  const { nodeResolve } = from('@rollup/plugin-node-resolve');
+  from('rollup')
+    .rollup({
+      input: entry,
+      plugins: [nodeResolve({ preferBuiltins: true, modulePaths: [path.join(__dirname, 'node_modules')] }), from('@rollup/plugin-commonjs')()],
+      onwarn() {},
+    })
+    .then((b) => b.write({ file: path.join(outDir, 'main.js'), format: 'cjs', exports: 'auto', inlineDynamicImports: true }))
+    .then(() => fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js'], initial: ['main.js'], modules: [] }, null, 1)))
+    .catch((e) => {
+      console.error(e);
+      process.exit(1);
+    });
 } else if (['rollup-commonjs', 'rollup-commonjs-minify', 'rollup-esbuild-inside', 'rollup-commonjs-chunks'].includes(bundler)) {
   // rollup with @rollup/plugin-commonjs (and node-resolve), one CommonJS file: each
   // CommonJS module becomes a lazy `requireX()` wrapper. rollup-esbuild-inside: the app's
@@ -264,6 +302,6 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
       process.exit(1);
     });
 } else {
-  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-plain-two, webpack5-methods, esbuild-esm-meta, rolldown, rolldown-minify, rolldown-js, rolldown-cjs, bun, bun-minify, rollup-commonjs, rollup-commonjs-minify, rollup-esbuild-inside or rollup-commonjs-chunks`);
+  console.error(`unknown bundler ${bundler}: use webpack5, webpack4, webpack5-web, webpack4-web, webpack4-web-hashed, webpack5-web-inline-runtime, webpack4-web-inline-runtime, webpack5-plain, webpack5-dev, webpack5-licenses, esbuild, esbuild-plain, esbuild-map, esbuild-esm, esbuild-esm-map, esbuild-esm-split, esbuild-comments, esbuild-plain-two, webpack5-methods, esbuild-esm-meta, rolldown, rolldown-minify, rolldown-js, rolldown-cjs, bun, bun-minify, rollup-commonjs, rollup-commonjs-minify, rollup-esbuild-inside, rollup-commonjs-chunks, rollup2-commonjs or tsup-cjs-split`);
   process.exit(2);
 }

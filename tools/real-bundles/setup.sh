@@ -88,11 +88,19 @@ deps() {
     const p = require(process.argv[1]);
     const all = process.argv[3].split(" ").filter(Boolean);
     const fakes = all.filter((name) => name.startsWith("fake:")).map((name) => name.slice(5));
-    const only = all.filter((name) => !name.startsWith("fake:"));
+    // `NAME@VERSION` installs that version instead of the declared range (svelte-check 2
+    // declares typescript "*", which today resolves to one it cannot run with).
+    const pinned = Object.fromEntries(all.filter((name) => name.lastIndexOf("@") > 0)
+      .map((name) => [name.slice(0, name.lastIndexOf("@")), name.slice(name.lastIndexOf("@") + 1)]));
+    const only = all.filter((name) => !name.startsWith("fake:"))
+      .map((name) => (name.lastIndexOf("@") > 0 ? name.slice(0, name.lastIndexOf("@")) : name));
     const pick = (all) => Object.fromEntries(Object.entries(all || {})
       .filter(([name]) => only.length === 0 || only.includes(name)));
     const own = { name: "pilotfish-corpus-deps", version: "0.0.0", private: true,
       dependencies: pick(p.dependencies), optionalDependencies: pick(p.optionalDependencies) };
+    // A peer dependency is installed only when named (svelte-check needs its svelte).
+    if (only.length) Object.assign(own.dependencies, pick(p.peerDependencies));
+    for (const [name, version] of Object.entries(pinned)) if (name in own.dependencies) own.dependencies[name] = version;
     for (const name of fakes) own.dependencies[name] = "file:" + require("path").join(process.argv[4], "fakes", name);
     const missing = only.filter((name) => !(name in own.dependencies || name in own.optionalDependencies));
     if (missing.length) throw new Error(`${process.argv[1]} declares no ${missing.join(", ")}`);

@@ -97,7 +97,8 @@ pub enum ModuleKind {
     /// The initializer of an ES module wrapped by esbuild's `__esm` helper, whose hoisted
     /// declarations stay in the bundle (the file reaches them live).
     EsmInitializer,
-    /// The code of a lazy `requireX()` wrapper of rollup's CommonJS plugin.
+    /// The code of a lazy `requireX()` wrapper of rollup's CommonJS plugin, or the function
+    /// of rollup 2's eager `createCommonjsModule(function (module, exports) {...})`.
     Rollup,
     /// A module function Parcel registers with its runtime (`register("id", function ...)`).
     Parcel,
@@ -118,7 +119,8 @@ pub struct Wrappers {
     pub webpack: Count,
     pub commonjs: Count,
     pub esm: Count,
-    /// rollup's lazy `requireX()` wrappers (`@rollup/plugin-commonjs`).
+    /// rollup's lazy `requireX()` wrappers (`@rollup/plugin-commonjs`) and rollup 2's eager
+    /// `createCommonjsModule` calls.
     pub rollup: Count,
     /// Parcel's registered modules.
     pub parcel: Count,
@@ -155,7 +157,7 @@ pub enum UnbundleError {
     #[error("{file}: not JavaScript that parses: {message}")]
     Parse { file: String, message: String },
     #[error(
-        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, no esbuild or Bun __commonJS or __esm wrappers, no rollup requireX wrappers, and no modules registered with a Parcel-shaped runtime)"
+        "{file}: not a bundle pilotfish recognizes (no webpack module table, an object or array of module functions, no esbuild or Bun __commonJS or __esm wrappers, no rollup requireX wrappers or createCommonjsModule calls, and no modules registered with a Parcel-shaped runtime)"
     )]
     NotABundle { file: String },
     #[error(

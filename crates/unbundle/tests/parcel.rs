@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/parcel")
@@ -92,6 +94,48 @@ fn parcel_s_unminified_runtime_registering_through_a_variable_splits_too() {
         .find(|f| f.path == output.manifest.entry)
         .unwrap();
     assert!(entry.text.contains("$counter += 1"), "{}", entry.text);
+}
+
+#[test]
+fn parcel_s_runtime_named_by_esbuild_s_keep_names_splits_too() {
+    // A package Parcel built, in the top level of an esbuild bundle built with --keep-names
+    // (prisma 4's CLI): esbuild wraps the runtime's functions in its `__name` helper,
+    // `parcelRequire.register = __name(function register(id, init) {...}, "register")`.
+    // Made here by the pinned esbuild's transform of the unminified fixture.
+    common::install_bundlers();
+    let dir = common::scratch("parcel", "keep-names");
+    let fixture = fixture("plain.js");
+    let script = "const fs = require('fs'); const esbuild = require(process.argv[1]); \
+        const code = fs.readFileSync(process.argv[2], 'utf8'); \
+        fs.writeFileSync('keep-names.js', esbuild.transformSync(code, { keepNames: true, format: 'cjs', platform: 'node' }).code);";
+    let esbuild = common::bundlers().join("node_modules/esbuild");
+    let built = common::node_in(
+        &dir,
+        &[
+            "-e",
+            script,
+            &esbuild.display().to_string(),
+            &fixture.display().to_string(),
+        ],
+    );
+    assert_eq!(built.2, Some(0), "esbuild's transform: {built:?}");
+    let text = std::fs::read_to_string(dir.join("keep-names.js")).unwrap();
+    assert!(
+        text.contains("__name(function register(id, init)"),
+        "{text}"
+    );
+    let inputs = [unbundle::Input {
+        name: "main.js",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap();
+    let mut ids = parcel_modules(&output);
+    ids.sort_unstable();
+    assert_eq!(ids, ["aXq2Z", "kfwLk"]);
+    let (before, after) = common::run_both("parcel-keep-names", &text, &output);
+    assert_eq!(before.1, "", "the bundle runs without errors");
+    assert_eq!(after, before, "the unbundled program runs the same");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

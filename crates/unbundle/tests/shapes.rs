@@ -203,6 +203,39 @@ fn rollup_s_lazy_commonjs_wrappers_each_become_a_module_file() {
 }
 
 #[test]
+fn rollup_2_s_eager_commonjs_modules_each_become_a_module_file() {
+    // rollup 2's @rollup/plugin-commonjs 17 runs each CommonJS file where it stands, `var x =
+    // createCommonjsModule(function (module, exports) {...})`, its helper `var module = {
+    // exports: {} }; return fn(module, module.exports), module.exports;`: each module function
+    // is a module file, run once, where the bundle ran it, with the module object it is given.
+    let (output, dir) = runs_the_same("rollup2", "rollup2-commonjs", "eager");
+    let main = std::fs::read_to_string(dir.join("bundle/main.js")).unwrap();
+    assert_eq!(main.matches("createCommonjsModule(function").count(), 2);
+    assert_eq!(output.manifest.wrappers.rollup.found, 2);
+    assert_eq!(count(&output, unbundle::ModuleKind::Rollup), 2);
+    let greet = output.files.iter().find(|f| f.path == "modules/greet.cjs");
+    assert!(
+        greet.is_some_and(|f| f.text.contains("module.exports = function greet(name)")),
+        "{:?}",
+        output.files.iter().map(|f| &f.path).collect::<Vec<_>>()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tsup_s_code_split_commonjs_chunks_call_the_helpers_through_call_void_0() {
+    // tsup's CommonJS with code splitting: esbuild's ES module chunks rewritten by sucrase,
+    // which calls a helper imported from the shared chunk as `chunk.__commonJS.call(void 0,
+    // {...})`. Each wrapper, in the entry and in the shared chunk, is a module file.
+    let (output, dir) = runs_the_same("tsup", "tsup-cjs-split", "tsup-split");
+    let main = std::fs::read_to_string(dir.join("bundle/main.js")).unwrap();
+    assert!(main.contains(".__commonJS.call(void 0, {"), "{main}");
+    assert_eq!(output.manifest.wrappers.commonjs.found, 2);
+    assert_eq!(count(&output, unbundle::ModuleKind::Commonjs), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn rollup_s_wrappers_minified_as_vite_s_library_mode_writes_them_split() {
     // Vite's library mode minifies rollup's output with esbuild, which joins a wrapper's
     // statements: `if(c)return u;c=1,function(t){...}(r||(r={}));class e{...}...`, `return

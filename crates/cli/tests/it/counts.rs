@@ -13,6 +13,10 @@
 //! - **rollup's lazy wrappers** (`@rollup/plugin-commonjs`): a top-level
 //!   `function NAME(){if(FLAG)return X;FLAG=1` (or `if(FLAG=1,`, `return FLAG?X:(FLAG=1,`
 //!   or `return FLAG||(FLAG=1,`);
+//! - **rollup 2's eager wrappers** (`@rollup/plugin-commonjs` before its lazy ones): the
+//!   helper `function NAME(F,...){return M={...exports:{}...},F(M,M.exports),M.exports}`
+//!   defined at the top level, then each `NAME(function` outside every bracket but the
+//!   statement's own;
 //! - **webpack modules**: the entries of the outermost object literals whose entries are all
 //!   functions of at most three parameters keyed by numbers or by quoted paths, at least three
 //!   of them (webpack's module table) or any number after `exports.modules =` (a split
@@ -425,7 +429,12 @@ fn helper_calls(
             ),
             _ => (word(text, name).to_owned(), i + 2),
         };
-        let (Some(open), Some(arg)) = (toks.get(next), toks.get(next + 1)) else {
+        // sucrase's rewrite of an imported helper's call (tsup): `= e.m.call(void 0, ...`.
+        let through_call =
+            toks.len() > next + 6 && joined(text, &toks[next..next + 6], 6) == ".call(void0,";
+        let next = if through_call { next + 2 } else { next };
+        let arg_at = if through_call { next + 4 } else { next + 1 };
+        let (Some(open), Some(arg)) = (toks.get(next), toks.get(arg_at)) else {
             continue;
         };
         if word(text, open) != "(" {
@@ -441,7 +450,7 @@ fn helper_calls(
             .split_once("=>")
             .is_some_and(|(p, _)| !p.is_empty() && p.bytes().all(is_ident));
         if a == "(" || a == "{" || a == "function" || a == "async" || arrow_of_one {
-            let close = toks[next + 1..]
+            let close = toks[arg_at..]
                 .iter()
                 .find(|t| t.depth == open.depth && word(text, t) == ")")
                 .map_or(text.len(), |t| t.end);
@@ -489,6 +498,52 @@ fn lazy_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
             })
         })
         .map(|(i, w)| (w[0].start, end(i)))
+        .collect()
+}
+
+/// rollup 2's eager wrappers (`createCommonjsModule(function (module, exports) {...})`): where
+/// each call starts and ends. The helper is found by its text; a call is one at the top level
+/// (depth 0, or 1 inside the call's own parentheses is the function).
+fn eager_wrappers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
+    let helpers: Vec<&str> = toks
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| {
+            w[0].depth == 0 && word(text, &w[0]) == "function" && word(text, &w[2]) == "("
+        })
+        .filter_map(|(i, w)| {
+            let f = word(text, &w[3]);
+            let shape = joined(text, &toks[i + 2..], 120);
+            let m = [format!(",{f}("), format!("return{f}(")]
+                .iter()
+                .find_map(|p| shape.split_once(p.as_str()))?
+                .1
+                .split(',')
+                .next()?;
+            let call = format!("{f}({m},{m}.exports),{m}.exports");
+            let object = [format!("return{m}={{"), format!("var{m}={{")];
+            (!m.is_empty()
+                && shape.contains("exports:{}")
+                && shape.contains(&call)
+                && object.iter().any(|o| shape.contains(o.as_str())))
+            .then(|| word(text, &w[1]))
+        })
+        .collect();
+    toks.windows(3)
+        .filter(|w| {
+            w[0].depth == 0
+                && helpers.contains(&word(text, &w[0]))
+                && word(text, &w[1]) == "("
+                && word(text, &w[2]) == "function"
+        })
+        .map(|w| {
+            let end = toks
+                .iter()
+                .skip_while(|t| t.start <= w[1].start)
+                .find(|t| t.depth == 0 && word(text, t) == ")")
+                .map_or(text.len(), |t| t.end);
+            (w[0].start, end)
+        })
         .collect()
 }
 
@@ -554,7 +609,11 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                 let argument = start >= 2
                     && word(text, &toks[start - 1]) == "("
                     && matches!(word(text, &toks[start - 2]), "}" | ")");
-                if argument && modules >= 3 && others == 0 {
+                // ... or, in webpack 5's runtime unminified, `var __webpack_modules__ = ([`.
+                let runtime = start >= 4
+                    && joined(text, &toks[start - 2..start], 2) == "=("
+                    && word(text, &toks[start - 4]) == "var";
+                if (argument || runtime) && modules >= 3 && others == 0 {
                     tables.push((toks[start].start, t.end, modules));
                 }
             }
@@ -593,16 +652,24 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
     outermost
 }
 
-/// Whether the array entry starting at `toks[0]` is `function(a,b,c){`: a hole (`,`) is
-/// neither a module nor anything else.
+/// Whether the array entry starting at `toks[0]` is `function(a,b,c){` or `(a,b,c)=>{`, also in
+/// parentheses as webpack writes them unminified: a hole (`,`) is neither a module nor
+/// anything else.
 fn array_entry(text: &str, toks: &[Token]) -> bool {
-    let shape = joined(text, toks, 10);
-    shape.strip_prefix("function(").is_some_and(|rest| {
-        rest.split_once("){").is_some_and(|(p, _)| {
+    let shape = joined(text, toks, 11);
+    let shape = shape.strip_prefix('(').unwrap_or(&shape);
+    let params = |rest: &str, close: &str| {
+        rest.split_once(close).is_some_and(|(p, _)| {
             p.split(',').filter(|x| !x.is_empty()).count() <= 3
                 && p.bytes().all(|b| is_ident(b) || b == b',')
         })
-    })
+    };
+    shape
+        .strip_prefix("function(")
+        .is_some_and(|rest| params(rest, "){"))
+        || shape
+            .strip_prefix('(')
+            .is_some_and(|rest| params(rest, ")=>{"))
 }
 
 /// Whether the object entry starting at `toks[0]` is `KEY: function(a,b,c){`, `KEY:(a,b)=>{`
@@ -681,6 +748,7 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
         let all_calls = helper_calls(text, toks, &helpers);
         let lazy: Vec<(usize, usize)> = lazy_wrappers(text, toks)
             .into_iter()
+            .chain(eager_wrappers(text, toks))
             .filter(|l| !inside_table(l.0))
             .collect();
         // A helper call inside another's module (or a lazy wrapper's) belongs to a bundle
@@ -697,7 +765,11 @@ pub(crate) fn count(files: &[(String, String)]) -> Counts {
         let esm = calls.iter().filter(|c| c.2).count();
         counts.commonjs += calls.len() - esm;
         counts.rollup += lazy.len();
-        counts.parcel += parcel_registers(text, toks).len();
+        // Parcel's registers inside another bundler's module belong to a bundle nested there.
+        counts.parcel += parcel_registers(text, toks)
+            .into_iter()
+            .filter(|&(start, end)| !inside_table(start) && !nested(&(start, end, false)))
+            .count();
         counts.esm += esm;
         counts.webpack += tables
             .iter()
@@ -746,12 +818,29 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&required).commonjs, 1);
     let rollup = "var a;var hasA;function requireA () {\n\tif (hasA) return a;\n\thasA = 1;\n\ta = 1;\n\treturn a;\n}\nfunction r(){return n?t:(n=1,t=2)}\nfunction o(){return n||(n=1,t.a=2),t}\nfunction i(){if(n)return t;if(n=1,!g.D)t=1;return t}\nfunction g(){if(x)return;y=1}";
     assert_eq!(count(&[("r.js".into(), rollup.into())]).rollup, 4);
+    let eager = "function c(fn,basedir,module){return module={path:basedir,exports:{}},fn(module,module.exports),module.exports}\nvar a=c(function(module,exports){exports.a=1});\nvar b=c(function(module){module.exports=function(){return c(function(){})}});\nf(c(function(){}));\nfunction d(fn){var m={exports:{}};return fn(m,m.exports),m.exports}\nvar e=d(function(module,exports){});";
+    assert_eq!(count(&[("e.js".into(), eager.into())]).rollup, 3);
+    let tsup = [
+        ("c.js".to_owned(), "var __commonJS = (cb, mod) => function __require() { return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports; };\nexports.__commonJS = __commonJS;".to_owned()),
+        ("m.js".to_owned(), "var _c = require('./c.js');\nvar require_a = _c.__commonJS.call(void 0, { \"a.cjs\"(exports) { exports.a = 1; } });".to_owned()),
+    ];
+    assert_eq!(count(&tsup).commonjs, 1);
     let webpack = "(()=>{var e={12:(e,t,r)=>{t.a=`${{1:function(){}}}`},34(e){e.exports=require(\"fs\")},\"./src/x.js\":function(e,t,n){var k={1:function(a){},2:function(b){},3:function(c){}}}};})();";
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
     let webpack4 = "!function(e){var t={};function n(r){}}([function(e,t,n){e.exports=1},,function(e,t){},function(e){[function(a){},function(b){},function(c){}].map(String)}]);";
     assert_eq!(count(&[("w4.js".into(), webpack4.into())]).webpack, 3);
+    let webpack4_plain = "(function(modules){})\n/******/ ([\n/* 0 */\n/***/ (function(module, exports, __webpack_require__) {}),\n/* 1 */\n/***/ (function(module) {}),\n/***/ (function() {})\n/******/ ]);";
+    assert_eq!(
+        count(&[("w4p.js".into(), webpack4_plain.into())]).webpack,
+        3
+    );
     let parcel = "var g=v.parcelRequire5de3;null==g&&((g=function(e){}).register=function(e,a){b[e]=a}),g.register(\"3ITin\",(function(e,a){a.x=1;g.register(\"in\",function(m){})})),g.register(\"jpRJy\",function(e,a){});";
     assert_eq!(count(&[("p.js".into(), parcel.into())]).parcel, 2);
+    let parcel_in_esbuild = format!(
+        "var __commonJS=(cb,mod)=>function(){{return mod||(0,cb[Object.keys(cb)[0]])((mod={{exports:{{}}}}).exports,mod),mod.exports}};var require_p=__commonJS({{\"p.js\"(exports,module){{{parcel}}}}});"
+    );
+    let counted = count(&[("pe.js".into(), parcel_in_esbuild)]);
+    assert_eq!((counted.commonjs, counted.parcel), (1, 0));
     let not_webpack =
         "var x = match(args, {3: (a, b, c) => [a, b, c], 2: (a, b) => [a, b, b], 1: a => [a]});";
     assert_eq!(count(&[("m.js".into(), not_webpack.into())]).webpack, 0);

@@ -12,6 +12,7 @@ use oxc_ast::ast::{
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
 use oxc_span::Span;
+use oxc_syntax::operator::UnaryOperator;
 use rustc_hash::FxHashSet;
 
 /// Where a file finds one of esbuild's helpers: its own variables (defined in it, or imported
@@ -41,6 +42,32 @@ impl Helpers {
             other => crate::refs::expression_symbol(scoping, other)
                 .is_some_and(|s| self.symbols.contains(&s)),
         }
+    }
+}
+
+impl Helpers {
+    /// The arguments the helper gets, when `call` calls one of the helpers: the call's own, or
+    /// those after `void 0` in `H.call(void 0, ...)`, as sucrase rewrites the call of a helper
+    /// imported from another chunk (tsup's code-split CommonJS chunks).
+    pub(crate) fn arguments_of<'c, 'a>(
+        &self,
+        scoping: &Scoping,
+        call: &'c CallExpression<'a>,
+    ) -> Option<&'c [Argument<'a>]> {
+        if self.called_by(scoping, &call.callee) {
+            return Some(&call.arguments);
+        }
+        if let Expression::StaticMemberExpression(m) = call.callee.without_parentheses()
+            && m.property.name == "call"
+            && self.called_by(scoping, &m.object)
+            && let Some((first, rest)) = call.arguments.split_first()
+            && let Some(Expression::UnaryExpression(void)) = first.as_expression()
+            && void.operator == UnaryOperator::Void
+            && matches!(&void.argument, Expression::NumericLiteral(n) if n.value == 0.0)
+        {
+            return Some(rest);
+        }
+        None
     }
 }
 
@@ -250,9 +277,7 @@ impl<'a> Visit<'a> for Calls<'_> {
     }
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
-        if self.helpers.called_by(self.scoping, &it.callee)
-            && let [argument] = it.arguments.as_slice()
-        {
+        if let Some([argument]) = self.helpers.arguments_of(self.scoping, it) {
             let bound = self.bound_to.take();
             // rolldown's `__commonJSMin(((exports, module) => {...}))` puts the function in
             // parentheses.

@@ -1,8 +1,9 @@
 //! The first stage: what kind of bundle a file is and where its modules are, by shape rather
 //! than by names a minifier may change: webpack's module tables and chunks ([`webpack`]) and
-//! esbuild's CommonJS wrappers ([`esbuild`]), rollup's lazy CommonJS wrappers ([`rollup`]), Parcel's registered modules ([`parcel`]), also inside an arrow wrapping the whole bundle
+//! esbuild's CommonJS wrappers ([`esbuild`]), rollup's lazy CommonJS wrappers ([`rollup`]) and rollup 2's eager ones ([`eager`]), Parcel's registered modules ([`parcel`]), also inside an arrow wrapping the whole bundle
 //! ([`iife`]); JSONP pushes are told from code shaped like them by [`push`].
 
+pub(crate) mod eager;
 pub(crate) mod esbuild;
 pub(crate) mod iife;
 pub(crate) mod parcel;

@@ -8,7 +8,9 @@
 //! ```
 //!
 //! or, not minified, the method defined in an `if (parcelRequire == null) {...}` and called
-//! through a variable (`var parcelRegister = parcelRequire.register;`)
+//! through a variable (`var parcelRegister = parcelRequire.register;`), its function in a call
+//! of esbuild's `__name` helper when the Parcel-built package sits in a `--keep-names` esbuild
+//! bundle's top level
 //! (names minified or not; only the shape counts: a method that stores its second argument
 //! in a table under its first, calls of a method of that name with a string and a function
 //! of at most two plain parameters, which Parcel runs with the module object and its
@@ -56,7 +58,14 @@ pub(crate) fn registered(program: &Program<'_>) -> Vec<Registered> {
     for expr in exprs {
         flatten(expr, &mut flat);
     }
-    let Some(method) = flat.iter().find_map(|e| registering_method(e)) else {
+    // esbuild's `__name` helper, when a package Parcel built sits in a `--keep-names` esbuild
+    // bundle's top level: `X.register = __name(function register(id, init) {...}, "register")`.
+    let namers: Vec<&str> = inits
+        .iter()
+        .filter(|(_, init)| super::esbuild::names_functions(init))
+        .map(|(name, _)| *name)
+        .collect();
+    let Some(method) = flat.iter().find_map(|e| registering_method(e, &namers)) else {
         return Vec::new();
     };
     let aliases: Vec<&str> = inits
@@ -145,15 +154,26 @@ fn flatten<'b, 'a>(expr: &'b Expression<'a>, out: &mut Vec<&'b Expression<'a>>) 
     }
 }
 
-/// `X.NAME = function (a, b) { T[a] = b; }`: the method's name.
-fn registering_method<'a>(expr: &Expression<'a>) -> Option<&'a str> {
+/// `X.NAME = function (a, b) { T[a] = b; }` (or that function in a call of one of `namers`,
+/// `__name(function ..., "NAME")`, which hands it back): the method's name.
+fn registering_method<'a>(expr: &Expression<'a>, namers: &[&str]) -> Option<&'a str> {
     let Expression::AssignmentExpression(assign) = expr else {
         return None;
     };
     let AssignmentTarget::StaticMemberExpression(target) = &assign.left else {
         return None;
     };
-    let Expression::FunctionExpression(f) = assign.right.without_parentheses() else {
+    let mut right = assign.right.without_parentheses();
+    if let Expression::CallExpression(call) = right
+        && let Expression::Identifier(callee) = &call.callee
+        && namers.contains(&callee.name.as_str())
+        && let [function, name] = call.arguments.as_slice()
+        && matches!(name.as_expression(), Some(Expression::StringLiteral(_)))
+        && let Some(function) = function.as_expression()
+    {
+        right = function.without_parentheses();
+    }
+    let Expression::FunctionExpression(f) = right else {
         return None;
     };
     let [id, module] = plain_params(f)?[..] else {

@@ -56,6 +56,7 @@ pub(crate) fn split_file<'a>(
     };
     let imported = shared.imported(&program, file.scoping, input.name);
     let lazy = recognize::rollup::lazy_wrappers(&program, input.text);
+    let eager = recognize::eager::eager_wrappers(&program);
     let registered = recognize::parcel::registered(&program);
     let mut out = Split::default();
     let mut plain = false;
@@ -68,14 +69,14 @@ pub(crate) fn split_file<'a>(
     {
         esbuild_modules(&file, found, &mut out, notes)
     } else if let Some(table) =
-        find_table(&file)?.filter(|t| !in_wrapper(t.span, &lazy, &registered))
+        find_table(&file)?.filter(|t| !in_wrapper(t.span, &lazy, &eager, &registered))
     {
         webpack_modules(&file, &table, &mut out)
     } else if recognize::webpack::find_runtime(&program).is_some() {
         // webpack's runtime alone, its table filled by the chunks that follow: it stays as
         // it is.
         None
-    } else if !lazy.is_empty() || !registered.is_empty() {
+    } else if !lazy.is_empty() || !eager.is_empty() || !registered.is_empty() {
         // rollup's (or Parcel's) scope-hoisted code around its wrappers is the entry: it stays.
         None
     } else if shared.several_files {
@@ -94,6 +95,7 @@ pub(crate) fn split_file<'a>(
     // rollup's wrappers also where another bundler's modules were found (a package built
     // by esbuild inside a rollup bundle): those that hold none of them.
     rollup::modules(&file, lazy, &mut out);
+    rollup::eager_modules(&file, eager, &mut out);
     parcel::modules(&file, registered, &mut out);
     paths::original_paths(&file, map, &mut out);
     if let Some(map) = map {
@@ -182,10 +184,13 @@ fn table_job<'a>(
 fn in_wrapper(
     span: Span,
     lazy: &[recognize::rollup::Lazy],
+    eager: &[recognize::eager::Eager],
     registered: &[recognize::parcel::Registered],
 ) -> bool {
     let within = |outer: Span| outer.start <= span.start && span.end <= outer.end;
-    lazy.iter().any(|l| within(l.function)) || registered.iter().any(|r| within(r.function))
+    lazy.iter().any(|l| within(l.function))
+        || eager.iter().any(|e| within(e.function))
+        || registered.iter().any(|r| within(r.function))
 }
 
 /// What [`split_file`] makes of one bundle file.

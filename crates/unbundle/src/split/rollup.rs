@@ -16,6 +16,7 @@ use oxc_span::Span;
 
 use super::paths::module_path;
 use super::{File, Job, Split, commonjs_call, esbuild};
+use crate::recognize::eager::Eager;
 use crate::recognize::rollup::Lazy;
 use crate::split::esm::TopLevel;
 
@@ -82,6 +83,66 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
     }
     out.edits.sort_by_key(|(s, _)| (s.start, s.end));
     out.wrappers.rollup = crate::Count { found, split };
+}
+
+/// Moves the function of each of rollup 2's eager modules (`createCommonjsModule(function
+/// (module, exports) {...})`, found by [`crate::recognize::eager`]) that nothing else edits
+/// into a file. The call keeps a function of the same parameters, which runs the file with
+/// the module object and exports it is given, where and when the bundle ran the module.
+pub(super) fn eager_modules<'a>(file: &File<'_, 'a, '_>, eager: Vec<Eager>, out: &mut Split<'a>) {
+    if eager.is_empty() {
+        return;
+    }
+    let overlaps = |a: Span, b: Span| a.start < b.end && b.start < a.end;
+    let uses = TopLevel::collect(file.program, file.scoping);
+    let strict = file.strict();
+    out.wrappers.rollup.found += eager.len();
+    for module in eager {
+        // The module function's own `arguments` would be the loader's.
+        if out.edits.iter().any(|(e, _)| overlaps(*e, module.function)) || module.own_arguments {
+            continue;
+        }
+        let mut id = module.name.clone();
+        while out.jobs.iter().any(|j| j.id == id) {
+            id.push('_');
+        }
+        let path = module_path(&id, None, file.names);
+        let outer =
+            esbuild::outer_names_but(file.scoping, &uses, &out.moved, module.function, None);
+        let body = out
+            .moved
+            .splice_with(file.input.text, module.body, &outer.substitutions);
+        let exports = module.exports.as_deref().unwrap_or(EXPORTS);
+        let code = format!("function ({exports}, {}) {body}", module.module);
+        out.edits.push((
+            module.function,
+            format!(
+                "function ({MODULE}, {EXPORTS}) {{ return {}.call(this, {EXPORTS}, {MODULE}); }}",
+                commonjs_call(&path, &outer)
+            ),
+        ));
+        out.jobs.push(Job {
+            id,
+            path,
+            file: file.input.name,
+            source: Cow::Owned(code),
+            strict,
+            parameters: &crate::module::ESBUILD,
+            revealed: file.licensed(module.function),
+            kind: crate::ModuleKind::Rollup,
+            size: module.function.size() as usize,
+            span: module.function,
+            name_helper: None,
+            source_names: Vec::new(),
+            takes: outer.values.iter().chain(&outer.live).cloned().collect(),
+            header: String::new(),
+            links: Vec::new(),
+            namespace: None,
+            to_common_js: None,
+        });
+        out.wrappers.rollup.split += 1;
+    }
+    out.edits.sort_by_key(|(s, _)| (s.start, s.end));
 }
 
 /// What replaces a wrapper's code in the bundle (a call of the loader, an expression), the module

@@ -82,10 +82,7 @@ pub(crate) fn wrapped(
         let Some(init) = id.symbol_id.get() else {
             continue;
         };
-        if !helpers.called_by(scoping, &call.callee) {
-            continue;
-        }
-        let [argument] = call.arguments.as_slice() else {
+        let Some([argument]) = helpers.arguments_of(scoping, call) else {
             continue;
         };
         // rolldown's `__esmMin(((() => {...})))` puts the function in parentheses.
