@@ -14,8 +14,9 @@ use common::{bundlers, install_bundlers, node_in, scratch};
 /// Builds the `nested` app with webpack 5 (`inner/main.js`, and the same as an ES module,
 /// `inner.mjs`), writes the files `outer` gives (name, text; the first is the entry) beside
 /// it, and bundles them with
-/// esbuild (minified, for node): the outer bundle's path.
-fn build_nested(dir: &Path, outer: &[(&str, &str)]) -> PathBuf {
+/// esbuild (minified, for node; with its source map beside it when `map`): the outer
+/// bundle's path.
+fn build_nested(dir: &Path, outer: &[(&str, &str)], map: bool) -> PathBuf {
     install_bundlers();
     let build = bundlers().join("build.js");
     let inner = dir.join("inner");
@@ -48,7 +49,7 @@ fn build_nested(dir: &Path, outer: &[(&str, &str)]) -> PathBuf {
     };
     let script = format!(
         "require({:?}).buildSync({{entryPoints: [{:?}], bundle: true, platform: 'node', \
-         format: '{format}', minify: true, outfile: {:?}, logLevel: 'error'}})",
+         format: '{format}', minify: true, sourcemap: {map}, outfile: {:?}, logLevel: 'error'}})",
         esbuild.to_str().unwrap(),
         dir.join(outer[0].0).to_str().unwrap(),
         dir.join(file).to_str().unwrap(),
@@ -66,11 +67,14 @@ fn unbundle_and_run(dir: &Path, bundle: &Path) -> (String, usize) {
     let text = std::fs::read_to_string(bundle).unwrap();
     // The nested bundle is there whole, its calls receiverless.
     assert!(text.contains("(0,") && text.contains(".exports,"), "{text}");
-    let inputs = [unbundle::Input {
-        name: bundle.file_name().unwrap().to_str().unwrap(),
-        text: &text,
-    }];
-    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let name = bundle.file_name().unwrap().to_str().unwrap();
+    let inputs = [unbundle::Input { name, text: &text }];
+    // The source map beside the bundle, as the command line reads it.
+    let mut options = unbundle::Options::default();
+    if let Ok(json) = std::fs::read_to_string(dir.join(format!("bundle/{name}.map"))) {
+        options.source_maps.insert(name.to_owned(), json);
+    }
+    let output = unbundle::unbundle_with(&inputs, &options).unwrap_or_else(|e| panic!("{e}"));
     let out = dir.join("out");
     for file in &output.files {
         let path = out.join(&file.path);
@@ -128,10 +132,26 @@ fn assert_rewritten(text: &str) {
 fn calls_inside_a_webpack_bundle_nested_in_an_esbuild_module_lose_their_zero_where_safe() {
     let dir = scratch("nested", "module");
     let outer = [("outer.js", "require(\"./inner/main.js\");\n")];
-    let bundle = build_nested(&dir, &outer);
+    let bundle = build_nested(&dir, &outer, false);
     let (text, calls) = unbundle_and_run(&dir, &bundle);
     assert_rewritten(&text);
     assert_eq!(calls, 2, "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_webpack_bundle_in_a_module_the_source_map_names_is_split_too() {
+    // Apps ship their source map (datadog-ci's rolldown bundle holds esprima's webpack
+    // bundle in a module the map names): the map's names inside the module go with the
+    // nested modules moved out of it, and those after them move up.
+    let dir = scratch("nested", "mapped");
+    let outer = [("outer.js", "require(\"./inner/main.js\");\n")];
+    let bundle = build_nested(&dir, &outer, true);
+    let map = std::fs::read_to_string(dir.join("bundle/outer.js.map")).unwrap();
+    // esbuild's minified names are in the map, so the module holding the table has some.
+    assert!(map.contains("\"names\": [\""), "{map}");
+    let (text, _) = unbundle_and_run(&dir, &bundle);
+    assert_rewritten(&text);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -148,7 +168,7 @@ fn calls_inside_a_webpack_bundle_in_esbuild_s_own_code_lose_their_zero_where_saf
         ),
         ("other.cjs", "exports.ok = \"other\";\n"),
     ];
-    let bundle = build_nested(&dir, &outer);
+    let bundle = build_nested(&dir, &outer, false);
     let (text, _) = unbundle_and_run(&dir, &bundle);
     assert_rewritten(&text);
     let _ = std::fs::remove_dir_all(&dir);
@@ -166,7 +186,7 @@ fn a_webpack_bundle_in_an_es_module_bundle_s_own_code_is_split_from_that_file() 
         ),
         ("other.cjs", "exports.ok = \"other\";\n"),
     ];
-    let bundle = build_nested(&dir, &outer);
+    let bundle = build_nested(&dir, &outer, false);
     let (text, _) = unbundle_and_run(&dir, &bundle);
     assert_rewritten(&text);
     let output = std::fs::read_to_string(dir.join("out/outer.mjs")).unwrap();

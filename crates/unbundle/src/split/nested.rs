@@ -64,13 +64,6 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, out: &mut Split<'a>, notes: &
             continue;
         };
         out.wrappers.nested_webpack.found += table.modules.len();
-        if !out.jobs[outer].source_names.is_empty() {
-            notes.push(format!(
-                "{}: the webpack bundle nested in {} stays whole: the source map's names are placed by offset in its text",
-                file.input.name, out.jobs[outer].path
-            ));
-            continue;
-        }
         let runtime = file.scoping.symbol_scope_id(*require);
         let around = (
             file.scoping.scope_parent_id(runtime).unwrap_or(runtime),
@@ -234,18 +227,45 @@ fn split_module<'a>(
     let (Some((at, _)), None) = (found.next(), found.next()) else {
         return Err("its text is not in its outer module's file once, unchanged");
     };
+    let value = method_value(m.method, call);
+    let inside = moved_names(&mut holder.source_names, at..at + text.len(), value.len());
     holder
         .source
         .to_mut()
-        .replace_range(at..at + text.len(), &method_value(m.method, call));
+        .replace_range(at..at + text.len(), &value);
     let strict = m.strict || holder.strict || file.es_module;
-    Ok(super::table_job(
-        file,
-        m,
-        path,
-        strict,
-        crate::ModuleKind::NestedWebpack,
-    ))
+    let mut job = super::table_job(file, m, path, strict, crate::ModuleKind::NestedWebpack);
+    // The module's own text ends its file's (after a `function` prefix for a method).
+    let prefix = job.source.len() - text.len();
+    job.source_names = inside
+        .into_iter()
+        .map(|(offset, name)| (offset + prefix as u32, name))
+        .collect();
+    Ok(job)
+}
+
+/// The source map's names of an outer module (by offset in its text) as they are once
+/// `moved`, its text of a nested module, is replaced by a text `len` bytes long: those after
+/// it shift, and those inside it are taken out and returned, by offset in the moved text.
+fn moved_names(
+    names: &mut Vec<(u32, String)>,
+    moved: std::ops::Range<usize>,
+    len: usize,
+) -> Vec<(u32, String)> {
+    let (start, end) = (moved.start as u32, moved.end as u32);
+    let mut inside = Vec::new();
+    names.retain_mut(|(offset, name)| {
+        if *offset < start {
+            true
+        } else if *offset < end {
+            inside.push((*offset - start, std::mem::take(name)));
+            false
+        } else {
+            *offset = *offset - end + start + len as u32;
+            true
+        }
+    });
+    inside
 }
 
 /// `FOLDER/ID.cjs`, a path no module of the file has yet.
