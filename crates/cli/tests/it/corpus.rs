@@ -299,4 +299,10 @@ corpus_tests!(
     intelephense_1_webpack4,
     intelephense_webpack5,
     html_inliner_parcel,
+    vim_language_server_webpack5,
+    some_sass_language_server_webpack5,
+    snyk_webpack5_chunks,
+    create_next_app_10_ncc_webpack4,
+    vercel_28_ncc_webpack5,
+    datadog_ci_rolldown_webpack4,
 );

@@ -554,7 +554,14 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                 let argument = start >= 2
                     && word(text, &toks[start - 1]) == "("
                     && matches!(word(text, &toks[start - 2]), "}" | ")");
-                if argument && modules >= 3 && others == 0 {
+                // ... or webpack 5's, first in its runtime: `(()=>{var t=([`.
+                let runtime = start >= 2 && {
+                    let from = start.saturating_sub(13);
+                    let before = joined(text, &toks[from..start], start - from);
+                    let head = before.rsplit_once("var").map_or("", |(h, _)| h);
+                    before.ends_with("=(") && head.ends_with("()=>{")
+                };
+                if (argument || runtime) && modules >= 3 && others == 0 {
                     tables.push((toks[start].start, t.end, modules));
                 }
             }
@@ -596,11 +603,17 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
 /// Whether the array entry starting at `toks[0]` is `function(a,b,c){`: a hole (`,`) is
 /// neither a module nor anything else.
 fn array_entry(text: &str, toks: &[Token]) -> bool {
-    let shape = joined(text, toks, 10);
-    shape.strip_prefix("function(").is_some_and(|rest| {
-        rest.split_once("){").is_some_and(|(p, _)| {
+    let shape = joined(text, toks, 12);
+    // webpack 5 writes each in parentheses, `(function(a,b,c){` or `((a,b)=>{`.
+    let rest = shape
+        .strip_prefix("function(")
+        .or_else(|| shape.strip_prefix("(function("))
+        .or_else(|| shape.strip_prefix("(("));
+    rest.is_some_and(|rest| {
+        rest.split_once(')').is_some_and(|(p, body)| {
             p.split(',').filter(|x| !x.is_empty()).count() <= 3
                 && p.bytes().all(|b| is_ident(b) || b == b',')
+                && (body.starts_with('{') || body.starts_with("=>{"))
         })
     })
 }
@@ -750,6 +763,9 @@ fn the_counter_knows_each_shape_by_its_text() {
     assert_eq!(count(&[("w.js".into(), webpack.into())]).webpack, 3);
     let webpack4 = "!function(e){var t={};function n(r){}}([function(e,t,n){e.exports=1},,function(e,t){},function(e){[function(a){},function(b){},function(c){}].map(String)}]);";
     assert_eq!(count(&[("w4.js".into(), webpack4.into())]).webpack, 3);
+    // webpack 5's array, first in its runtime, each module in parentheses.
+    let webpack5 = "(()=>{var __webpack_modules__=([(function(e,t){}),((e)=>{}),,(function(e,t,n){[function(a){},function(b){},function(c){}].map(String)})]);var c={};})();";
+    assert_eq!(count(&[("w5.js".into(), webpack5.into())]).webpack, 3);
     let parcel = "var g=v.parcelRequire5de3;null==g&&((g=function(e){}).register=function(e,a){b[e]=a}),g.register(\"3ITin\",(function(e,a){a.x=1;g.register(\"in\",function(m){})})),g.register(\"jpRJy\",function(e,a){});";
     assert_eq!(count(&[("p.js".into(), parcel.into())]).parcel, 2);
     let not_webpack =
