@@ -291,3 +291,92 @@ fn a_webpack_bundle_in_a_rollup_wrapper_is_split_into_module_files_that_read_rol
     assert_eq!(node_in(&dir, &[entry.to_str().unwrap()]), before);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Builds the `nested-library` app with webpack 5 as a CommonJS library (minified), then an
+/// app that requires it, again with webpack 5, minified (`compress` true) or only its names
+/// shortened: the outer bundle's path.
+fn build_library_in_webpack(dir: &Path, compress: bool) -> PathBuf {
+    install_bundlers();
+    let app = bundlers().join("apps/nested-library/index.js");
+    std::fs::write(
+        dir.join("outer.js"),
+        "const { info } = require(\"./inner/main.js\");\nconsole.log(info(\"/a/b.txt\"), info(\"/c.txt\"));\n",
+    )
+    .unwrap();
+    let script = format!(
+        "const webpack = require({:?}); const Terser = require({:?}); \
+         const run = (c) => new Promise((ok, no) => webpack(c, (e, s) => \
+           e || s.hasErrors() ? no(e || s.toString('errors-only')) : ok())); \
+         run({{ mode: 'production', target: 'node', entry: {:?}, \
+           output: {{ path: {:?}, filename: 'main.js', library: {{ type: 'commonjs2' }} }} }})\
+         .then(() => run({{ mode: 'production', target: 'node', entry: {:?}, \
+           optimization: {{ minimizer: [new Terser({{ extractComments: false, \
+             terserOptions: {{ compress: {compress} }} }})] }}, \
+           output: {{ path: {:?}, filename: 'outer.js' }} }}))\
+         .catch((e) => {{ console.error(e); process.exit(1); }})",
+        bundlers().join("node_modules/webpack").to_str().unwrap(),
+        bundlers()
+            .join("node_modules/terser-webpack-plugin")
+            .to_str()
+            .unwrap(),
+        app.to_str().unwrap(),
+        dir.join("inner").to_str().unwrap(),
+        dir.join("outer.js").to_str().unwrap(),
+        dir.join("bundle").to_str().unwrap(),
+    );
+    let built = node_in(dir, &["-e", &script]);
+    assert_eq!(built.2, Some(0), "webpack failed: {}", built.1);
+    dir.join("bundle/outer.js")
+}
+
+/// Unbundles [`build_library_in_webpack`]'s bundle and checks that it runs the same: the
+/// nested modules found and split.
+fn split_library(name: &str, compress: bool) -> unbundle::Wrappers {
+    let dir = scratch("nested", name);
+    let bundle = build_library_in_webpack(&dir, compress);
+    let text = std::fs::read_to_string(&bundle).unwrap();
+    assert!(text.contains("=function t("), "{text}");
+    let inputs = [unbundle::Input {
+        name: "outer.js",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let before = node_in(&dir, &[bundle.to_str().unwrap()]);
+    assert_eq!(
+        before.0, "base b.txt 1 base c.txt 2\n",
+        "the bundle runs: {}",
+        before.1
+    );
+    let entry = out.join(&output.manifest.entry);
+    assert_eq!(node_in(&dir, &[entry.to_str().unwrap()]), before);
+    let _ = std::fs::remove_dir_all(&dir);
+    output.manifest.wrappers
+}
+
+#[test]
+fn a_library_s_runtime_written_as_a_named_function_expression_is_not_the_code_around() {
+    // The nested runtime `s=function t(e){var s=...}(338)`, in its own arrow, binds its name
+    // in its own scope: its parameter `e` is not the code around the table, whose `e` (the
+    // outer module's require) the nested external reads; that module is split with the
+    // others (as envinfo's modules in expo-env-info, built by ncc).
+    let wrappers = split_library("library", false);
+    assert_eq!(wrappers.nested_webpack.found, 4, "{wrappers:?}");
+    assert_eq!(wrappers.nested_webpack.split, 4, "{wrappers:?}");
+}
+
+#[test]
+fn a_nested_table_assigned_to_a_variable_declared_before_is_found() {
+    // Minified again by the outer build, terser joins the nested runtime's declarations into
+    // the outer module's (`var o,s,n;o={...},s={},n=function t(r){...}(338)`): the table
+    // assigned once to `o` is found. The external, reading the outer module's own parameter
+    // that the runtime's function now is, stays in the table.
+    let wrappers = split_library("library-joined", true);
+    assert_eq!(wrappers.nested_webpack.found, 4, "{wrappers:?}");
+    assert_eq!(wrappers.nested_webpack.split, 3, "{wrappers:?}");
+}

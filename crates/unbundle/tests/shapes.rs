@@ -413,7 +413,10 @@ fn an_es_module_whose_mark_babel_s_interop_helper_reads_keeps_it() {
         let name = format!("interop-default-{bundler}");
         let (output, dir) = runs_the_same(&name, bundler, "interop-default");
         // The ES module is a module file of its own (webpack 4 also keeps the entry's).
-        assert!(count(&output, unbundle::ModuleKind::Webpack) >= 1, "{bundler}");
+        assert!(
+            count(&output, unbundle::ModuleKind::Webpack) >= 1,
+            "{bundler}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -64,11 +64,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, out: &mut Split<'a>, notes: &
             continue;
         };
         out.wrappers.nested_webpack.found += table.modules.len();
-        let runtime = file.scoping.symbol_scope_id(*require);
-        let around = (
-            file.scoping.scope_parent_id(runtime).unwrap_or(runtime),
-            runtime,
-        );
+        let around = scopes(file.scoping, *require);
         let mut kept = Vec::new();
         let folder = nested_folder(file, &out.jobs[outer].path);
         for m in &table.modules {
@@ -128,11 +124,7 @@ fn in_file_code<'a>(
         return;
     }
     out.wrappers.nested_webpack.found += modules.len();
-    let runtime = file.scoping.symbol_scope_id(require);
-    let around = (
-        file.scoping.scope_parent_id(runtime).unwrap_or(runtime),
-        runtime,
-    );
+    let around = scopes(file.scoping, require);
     let folder = format!("modules/{}.d", file.input.name.replace('/', "_"));
     let mut kept = Vec::new();
     let mut split = Vec::new();
@@ -184,6 +176,18 @@ fn in_file_code<'a>(
             super::some_of(&kept)
         ));
     }
+}
+
+/// The scope of the code around a nested table and the scope of its runtime's function (the
+/// one declaring the require function `require`): the require's own scope, or, for a named
+/// function expression (ncc's `F=function n(e){var t=...}(2980)`), whose name is bound in its
+/// own scope, the scope around it.
+fn scopes(scoping: &Scoping, require: SymbolId) -> (ScopeId, ScopeId) {
+    let mut runtime = scoping.symbol_scope_id(require);
+    if scoping.symbol_declaration(require) == scoping.get_node_id(runtime) {
+        runtime = scoping.scope_parent_id(runtime).unwrap_or(runtime);
+    }
+    (scoping.scope_parent_id(runtime).unwrap_or(runtime), runtime)
 }
 
 /// The loader's stand-in for the nested module written to `path`, given `names` (`this`
