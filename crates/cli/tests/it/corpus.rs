@@ -305,4 +305,9 @@ corpus_tests!(
     create_next_app_10_ncc_webpack4,
     vercel_28_ncc_webpack5,
     datadog_ci_rolldown_webpack4,
+    expo_doctor_ncc,
+    expo_env_info_ncc,
+    create_expo_module_ncc,
+    uri_scheme_ncc,
+    main_branch_parcel,
 );
