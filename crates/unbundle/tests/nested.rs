@@ -156,6 +156,50 @@ fn a_webpack_bundle_in_a_module_the_source_map_names_is_split_too() {
 }
 
 #[test]
+fn two_copies_of_one_webpack_bundle_in_a_module_are_each_split() {
+    // A module holding the same package's webpack bundle twice (intelephense's): each module
+    // text is there twice, and each copy's module is taken from where the bundle has it.
+    let dir = scratch("nested", "twice");
+    let outer = [("outer.js", "require(\"./twice.js\");\n")];
+    install_bundlers();
+    let build = bundlers().join("build.js");
+    let inner = dir.join("inner");
+    let built = node_in(
+        &dir,
+        &[
+            build.to_str().unwrap(),
+            "webpack5",
+            "nested",
+            inner.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(built.2, Some(0), "webpack failed: {}", built.1);
+    let webpacked = std::fs::read_to_string(inner.join("main.js")).unwrap();
+    std::fs::write(dir.join("twice.js"), format!("{webpacked}\n{webpacked}\n")).unwrap();
+    let bundle = build_nested(&dir, &outer, false);
+    let text = std::fs::read_to_string(&bundle).unwrap();
+    let inputs = [unbundle::Input {
+        name: "outer.js",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let wrappers = output.manifest.wrappers;
+    assert_eq!(wrappers.nested_webpack.found, 8, "{wrappers:?}");
+    assert_eq!(wrappers.nested_webpack.split, 8, "{wrappers:?}");
+    let before = node_in(&dir, &[bundle.to_str().unwrap()]);
+    assert_eq!(before.0.lines().count(), 6, "the bundle runs: {}", before.1);
+    let entry = out.join(&output.manifest.entry);
+    assert_eq!(node_in(&dir, &[entry.to_str().unwrap()]), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn calls_inside_a_webpack_bundle_in_esbuild_s_own_code_lose_their_zero_where_safe() {
     // An ES module file that is webpack's output: esbuild joins it into its own top-level
     // code (as vscode-uri's is in devcontainers and auggie), which pilotfish writes as the

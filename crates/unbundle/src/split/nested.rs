@@ -14,8 +14,9 @@
 //! a name is assigned anywhere or declared after the module (and not hoisted with its
 //! value), one is a name the loader passes, it is an arrow reading the `arguments`,
 //! `new.target` or `super` of the code around it (the `this` it reads there is read where
-//! the table is and given to its file), or its text is not found once, unchanged, in the module
-//! file holding the table (another step rewrote names in it).
+//! the table is and given to its file), or its text is not found unchanged in the module file
+//! holding the table (another step rewrote names in it): once, or, where it is there more
+//! than once (two copies of one package's bundle), where the bundle has it.
 
 use std::borrow::Cow;
 
@@ -54,6 +55,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, out: &mut Split<'a>, notes: &
     }
     let mut tables = crate::recognize::webpack::runtimes(file.program, file.scoping);
     tables.sort_by_key(|(t, _)| t.span.start);
+    let mut shifts = Shifts::default();
     for (table, require) in &tables {
         // The file's own table (see `webpack_modules`) is split already.
         if out.edits.iter().any(|(span, _)| *span == table.span) {
@@ -68,7 +70,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, out: &mut Split<'a>, notes: &
         let mut kept = Vec::new();
         let folder = nested_folder(file, &out.jobs[outer].path);
         for m in &table.modules {
-            match split_module(file, out, (outer, &folder), m, around) {
+            match split_module(file, out, (outer, &folder), m, (around, &mut shifts)) {
                 Ok(job) => {
                     out.jobs.push(job);
                     out.wrappers.nested_webpack.split += 1;
@@ -220,18 +222,22 @@ fn split_module<'a>(
     out: &mut Split<'a>,
     (outer, folder): (usize, &str),
     m: &ModuleSource,
-    around: (ScopeId, ScopeId),
+    (around, shifts): ((ScopeId, ScopeId), &mut Shifts),
 ) -> Result<Job<'a>, &'static str> {
     let text = file.source(m.span);
     let names = free_names((text, m.span.start), m.method, file.scoping, around)?;
     let path = nested_path(&out.jobs, folder, &m.id);
     let call = stand_in(&path, &names);
     let holder = &mut out.jobs[outer];
-    let mut found = holder.source.match_indices(text);
-    let (Some((at, _)), None) = (found.next(), found.next()) else {
-        return Err("its text is not in its outer module's file once, unchanged");
-    };
+    let shift = shifts
+        .entry(outer)
+        .or_insert_with(|| Shift::of(file.input.text, holder));
+    let at = place(holder, *shift, m.span, text)
+        .ok_or("its text is not in its outer module's file unchanged")?;
     let value = method_value(m.method, call);
+    if let Some(shift) = shift {
+        shift.moved += value.len() as isize - text.len() as isize;
+    }
     let inside = moved_names(&mut holder.source_names, at..at + text.len(), value.len());
     holder
         .source
@@ -246,6 +252,39 @@ fn split_module<'a>(
         .map(|(offset, name)| (offset + prefix as u32, name))
         .collect();
     Ok(job)
+}
+
+/// For each outer module touched (by index in the jobs), its [`Shift`], `None` when its
+/// file's text did not end with the bundle's text of it before any nested module was moved.
+type Shifts = rustc_hash::FxHashMap<usize, Option<Shift>>;
+
+/// Where the bundle's text of an outer module starts in its file's text, and by how many
+/// bytes the nested modules moved out of it so far (in the bundle's order) changed its length.
+#[derive(Clone, Copy)]
+struct Shift {
+    start: usize,
+    moved: isize,
+}
+
+impl Shift {
+    fn of(bundle: &str, holder: &Job<'_>) -> Option<Self> {
+        let own = bundle.get(holder.span.start as usize..holder.span.end as usize)?;
+        let start = holder.source.len().checked_sub(own.len())?;
+        (holder.source.get(start..) == Some(own)).then_some(Shift { start, moved: 0 })
+    }
+}
+
+/// Where module text `text` (at `span` in the bundle) is in `holder`'s file now: where it is
+/// found once, or else, for a text found more than once (two copies of a package's bundle in
+/// one module), where the bundle has it, if it is there unchanged.
+fn place(holder: &Job<'_>, shift: Option<Shift>, span: Span, text: &str) -> Option<usize> {
+    let mut found = holder.source.match_indices(text);
+    if let (Some((at, _)), None) = (found.next(), found.next()) {
+        return Some(at);
+    }
+    let Shift { start, moved } = shift?;
+    let at = (start + (span.start - holder.span.start) as usize).checked_add_signed(moved)?;
+    (holder.source.get(at..at + text.len()) == Some(text)).then_some(at)
 }
 
 /// The source map's names of an outer module (by offset in its text) as they are once
