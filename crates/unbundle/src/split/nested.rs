@@ -181,15 +181,18 @@ fn in_file_code<'a>(
 }
 
 /// The scope of the code around a nested table and the scope of its runtime's function (the
-/// one declaring the require function `require`): the require's own scope, or, for a named
-/// function expression (ncc's `F=function n(e){var t=...}(2980)`), whose name is bound in its
-/// own scope, the scope around it.
+/// one declaring the require function `require`, where the table is too), whose own names a
+/// module cannot be given. A named function expression (ncc's `F=function n(e){var t=...}(2980)`,
+/// or terser's `var o,s,n;o={...},n=function t(r){...}(338)`) binds its name in its own
+/// scope, which the table is outside of: the code around the table is the scope holding the
+/// expression, and nothing between them is the runtime's own.
 fn scopes(scoping: &Scoping, require: SymbolId) -> (ScopeId, ScopeId) {
-    let mut runtime = scoping.symbol_scope_id(require);
+    let runtime = scoping.symbol_scope_id(require);
+    let around = scoping.scope_parent_id(runtime).unwrap_or(runtime);
     if scoping.symbol_declaration(require) == scoping.get_node_id(runtime) {
-        runtime = scoping.scope_parent_id(runtime).unwrap_or(runtime);
+        return (around, around);
     }
-    (scoping.scope_parent_id(runtime).unwrap_or(runtime), runtime)
+    (around, runtime)
 }
 
 /// The loader's stand-in for the nested module written to `path`, given `names` (`this`
