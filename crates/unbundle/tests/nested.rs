@@ -14,8 +14,9 @@ use common::{bundlers, install_bundlers, node_in, scratch};
 /// Builds the `nested` app with webpack 5 (`inner/main.js`, and the same as an ES module,
 /// `inner.mjs`), writes the files `outer` gives (name, text; the first is the entry) beside
 /// it, and bundles them with
-/// esbuild (minified, for node): the outer bundle's path.
-fn build_nested(dir: &Path, outer: &[(&str, &str)]) -> PathBuf {
+/// esbuild (minified, for node; with its source map beside it when `map`): the outer
+/// bundle's path.
+fn build_nested(dir: &Path, outer: &[(&str, &str)], map: bool) -> PathBuf {
     install_bundlers();
     let build = bundlers().join("build.js");
     let inner = dir.join("inner");
@@ -48,7 +49,7 @@ fn build_nested(dir: &Path, outer: &[(&str, &str)]) -> PathBuf {
     };
     let script = format!(
         "require({:?}).buildSync({{entryPoints: [{:?}], bundle: true, platform: 'node', \
-         format: '{format}', minify: true, outfile: {:?}, logLevel: 'error'}})",
+         format: '{format}', minify: true, sourcemap: {map}, outfile: {:?}, logLevel: 'error'}})",
         esbuild.to_str().unwrap(),
         dir.join(outer[0].0).to_str().unwrap(),
         dir.join(file).to_str().unwrap(),
@@ -66,11 +67,14 @@ fn unbundle_and_run(dir: &Path, bundle: &Path) -> (String, usize) {
     let text = std::fs::read_to_string(bundle).unwrap();
     // The nested bundle is there whole, its calls receiverless.
     assert!(text.contains("(0,") && text.contains(".exports,"), "{text}");
-    let inputs = [unbundle::Input {
-        name: bundle.file_name().unwrap().to_str().unwrap(),
-        text: &text,
-    }];
-    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let name = bundle.file_name().unwrap().to_str().unwrap();
+    let inputs = [unbundle::Input { name, text: &text }];
+    // The source map beside the bundle, as the command line reads it.
+    let mut options = unbundle::Options::default();
+    if let Ok(json) = std::fs::read_to_string(dir.join(format!("bundle/{name}.map"))) {
+        options.source_maps.insert(name.to_owned(), json);
+    }
+    let output = unbundle::unbundle_with(&inputs, &options).unwrap_or_else(|e| panic!("{e}"));
     let out = dir.join("out");
     for file in &output.files {
         let path = out.join(&file.path);
@@ -128,10 +132,70 @@ fn assert_rewritten(text: &str) {
 fn calls_inside_a_webpack_bundle_nested_in_an_esbuild_module_lose_their_zero_where_safe() {
     let dir = scratch("nested", "module");
     let outer = [("outer.js", "require(\"./inner/main.js\");\n")];
-    let bundle = build_nested(&dir, &outer);
+    let bundle = build_nested(&dir, &outer, false);
     let (text, calls) = unbundle_and_run(&dir, &bundle);
     assert_rewritten(&text);
     assert_eq!(calls, 2, "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_webpack_bundle_in_a_module_the_source_map_names_is_split_too() {
+    // Apps ship their source map (datadog-ci's rolldown bundle holds esprima's webpack
+    // bundle in a module the map names): the map's names inside the module go with the
+    // nested modules moved out of it, and those after them move up.
+    let dir = scratch("nested", "mapped");
+    let outer = [("outer.js", "require(\"./inner/main.js\");\n")];
+    let bundle = build_nested(&dir, &outer, true);
+    let map = std::fs::read_to_string(dir.join("bundle/outer.js.map")).unwrap();
+    // esbuild's minified names are in the map, so the module holding the table has some.
+    assert!(map.contains("\"names\": [\""), "{map}");
+    let (text, _) = unbundle_and_run(&dir, &bundle);
+    assert_rewritten(&text);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_copies_of_one_webpack_bundle_in_a_module_are_each_split() {
+    // A module holding the same package's webpack bundle twice (intelephense's): each module
+    // text is there twice, and each copy's module is taken from where the bundle has it.
+    let dir = scratch("nested", "twice");
+    let outer = [("outer.js", "require(\"./twice.js\");\n")];
+    install_bundlers();
+    let build = bundlers().join("build.js");
+    let inner = dir.join("inner");
+    let built = node_in(
+        &dir,
+        &[
+            build.to_str().unwrap(),
+            "webpack5",
+            "nested",
+            inner.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(built.2, Some(0), "webpack failed: {}", built.1);
+    let webpacked = std::fs::read_to_string(inner.join("main.js")).unwrap();
+    std::fs::write(dir.join("twice.js"), format!("{webpacked}\n{webpacked}\n")).unwrap();
+    let bundle = build_nested(&dir, &outer, false);
+    let text = std::fs::read_to_string(&bundle).unwrap();
+    let inputs = [unbundle::Input {
+        name: "outer.js",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let wrappers = output.manifest.wrappers;
+    assert_eq!(wrappers.nested_webpack.found, 8, "{wrappers:?}");
+    assert_eq!(wrappers.nested_webpack.split, 8, "{wrappers:?}");
+    let before = node_in(&dir, &[bundle.to_str().unwrap()]);
+    assert_eq!(before.0.lines().count(), 6, "the bundle runs: {}", before.1);
+    let entry = out.join(&output.manifest.entry);
+    assert_eq!(node_in(&dir, &[entry.to_str().unwrap()]), before);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -148,7 +212,7 @@ fn calls_inside_a_webpack_bundle_in_esbuild_s_own_code_lose_their_zero_where_saf
         ),
         ("other.cjs", "exports.ok = \"other\";\n"),
     ];
-    let bundle = build_nested(&dir, &outer);
+    let bundle = build_nested(&dir, &outer, false);
     let (text, _) = unbundle_and_run(&dir, &bundle);
     assert_rewritten(&text);
     let _ = std::fs::remove_dir_all(&dir);
@@ -166,7 +230,7 @@ fn a_webpack_bundle_in_an_es_module_bundle_s_own_code_is_split_from_that_file() 
         ),
         ("other.cjs", "exports.ok = \"other\";\n"),
     ];
-    let bundle = build_nested(&dir, &outer);
+    let bundle = build_nested(&dir, &outer, false);
     let (text, _) = unbundle_and_run(&dir, &bundle);
     assert_rewritten(&text);
     let output = std::fs::read_to_string(dir.join("out/outer.mjs")).unwrap();
@@ -270,4 +334,93 @@ fn a_webpack_bundle_in_a_rollup_wrapper_is_split_into_module_files_that_read_rol
     let entry = out.join(&output.manifest.entry);
     assert_eq!(node_in(&dir, &[entry.to_str().unwrap()]), before);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Builds the `nested-library` app with webpack 5 as a CommonJS library (minified), then an
+/// app that requires it, again with webpack 5, minified (`compress` true) or only its names
+/// shortened: the outer bundle's path.
+fn build_library_in_webpack(dir: &Path, compress: bool) -> PathBuf {
+    install_bundlers();
+    let app = bundlers().join("apps/nested-library/index.js");
+    std::fs::write(
+        dir.join("outer.js"),
+        "const { info } = require(\"./inner/main.js\");\nconsole.log(info(\"/a/b.txt\"), info(\"/c.txt\"));\n",
+    )
+    .unwrap();
+    let script = format!(
+        "const webpack = require({:?}); const Terser = require({:?}); \
+         const run = (c) => new Promise((ok, no) => webpack(c, (e, s) => \
+           e || s.hasErrors() ? no(e || s.toString('errors-only')) : ok())); \
+         run({{ mode: 'production', target: 'node', entry: {:?}, \
+           output: {{ path: {:?}, filename: 'main.js', library: {{ type: 'commonjs2' }} }} }})\
+         .then(() => run({{ mode: 'production', target: 'node', entry: {:?}, \
+           optimization: {{ minimizer: [new Terser({{ extractComments: false, \
+             terserOptions: {{ compress: {compress} }} }})] }}, \
+           output: {{ path: {:?}, filename: 'outer.js' }} }}))\
+         .catch((e) => {{ console.error(e); process.exit(1); }})",
+        bundlers().join("node_modules/webpack").to_str().unwrap(),
+        bundlers()
+            .join("node_modules/terser-webpack-plugin")
+            .to_str()
+            .unwrap(),
+        app.to_str().unwrap(),
+        dir.join("inner").to_str().unwrap(),
+        dir.join("outer.js").to_str().unwrap(),
+        dir.join("bundle").to_str().unwrap(),
+    );
+    let built = node_in(dir, &["-e", &script]);
+    assert_eq!(built.2, Some(0), "webpack failed: {}", built.1);
+    dir.join("bundle/outer.js")
+}
+
+/// Unbundles [`build_library_in_webpack`]'s bundle and checks that it runs the same: the
+/// nested modules found and split.
+fn split_library(name: &str, compress: bool) -> unbundle::Wrappers {
+    let dir = scratch("nested", name);
+    let bundle = build_library_in_webpack(&dir, compress);
+    let text = std::fs::read_to_string(&bundle).unwrap();
+    assert!(text.contains("=function t("), "{text}");
+    let inputs = [unbundle::Input {
+        name: "outer.js",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let before = node_in(&dir, &[bundle.to_str().unwrap()]);
+    assert_eq!(
+        before.0, "base b.txt 1 base c.txt 2\n",
+        "the bundle runs: {}",
+        before.1
+    );
+    let entry = out.join(&output.manifest.entry);
+    assert_eq!(node_in(&dir, &[entry.to_str().unwrap()]), before);
+    let _ = std::fs::remove_dir_all(&dir);
+    output.manifest.wrappers
+}
+
+#[test]
+fn a_library_s_runtime_written_as_a_named_function_expression_is_not_the_code_around() {
+    // The nested runtime `s=function t(e){var s=...}(338)`, in its own arrow, binds its name
+    // in its own scope: its parameter `e` is not the code around the table, whose `e` (the
+    // outer module's require) the nested external reads; that module is split with the
+    // others (as envinfo's modules in expo-env-info, built by ncc).
+    let wrappers = split_library("library", false);
+    assert_eq!(wrappers.nested_webpack.found, 4, "{wrappers:?}");
+    assert_eq!(wrappers.nested_webpack.split, 4, "{wrappers:?}");
+}
+
+#[test]
+fn a_nested_table_assigned_to_a_variable_declared_before_is_found() {
+    // Minified again by the outer build, terser joins the nested runtime's declarations into
+    // the outer module's (`var o,s,n;o={...},s={},n=function t(r){...}(338)`): the table
+    // assigned once to `o` is found, and the external, reading the outer module's own
+    // parameter `e` (its require), is given it.
+    let wrappers = split_library("library-joined", true);
+    assert_eq!(wrappers.nested_webpack.found, 4, "{wrappers:?}");
+    assert_eq!(wrappers.nested_webpack.split, 4, "{wrappers:?}");
 }

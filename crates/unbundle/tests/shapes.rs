@@ -436,3 +436,20 @@ fn a_newer_webpack_5_table_of_methods_and_its_chunk_split() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_es_module_whose_mark_babel_s_interop_helper_reads_keeps_it() {
+    // CommonJS as Babel writes it requires an ES module through `_interopRequireDefault`,
+    // which reads the module's `__esModule` mark (snyk's global-agent and es6-error): the
+    // mark stays, so `.default` is still the class, minified by webpack 5 or 4, or not.
+    for bundler in ["webpack5-plain", "webpack5", "webpack4"] {
+        let name = format!("interop-default-{bundler}");
+        let (output, dir) = runs_the_same(&name, bundler, "interop-default");
+        // The ES module is a module file of its own (webpack 4 also keeps the entry's).
+        assert!(
+            count(&output, unbundle::ModuleKind::Webpack) >= 1,
+            "{bundler}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

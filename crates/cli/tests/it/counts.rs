@@ -609,10 +609,17 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                 let argument = start >= 2
                     && word(text, &toks[start - 1]) == "("
                     && matches!(word(text, &toks[start - 2]), "}" | ")");
-                // ... or, in webpack 5's runtime unminified, `var __webpack_modules__ = ([`.
-                let runtime = start >= 4
+                // ... or, in webpack 5's runtime unminified, `var __webpack_modules__ = ([`, or
+                // minified, first in its runtime: `(()=>{var t=([`.
+                let runtime = (start >= 4
                     && joined(text, &toks[start - 2..start], 2) == "=("
-                    && word(text, &toks[start - 4]) == "var";
+                    && word(text, &toks[start - 4]) == "var")
+                    || (start >= 2 && {
+                        let from = start.saturating_sub(13);
+                        let before = joined(text, &toks[from..start], start - from);
+                        let head = before.rsplit_once("var").map_or("", |(h, _)| h);
+                        before.ends_with("=(") && head.ends_with("()=>{")
+                    });
                 if (argument || runtime) && modules >= 3 && others == 0 {
                     tables.push((toks[start].start, t.end, modules));
                 }
@@ -656,7 +663,7 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
 /// parentheses as webpack writes them unminified: a hole (`,`) is neither a module nor
 /// anything else.
 fn array_entry(text: &str, toks: &[Token]) -> bool {
-    let shape = joined(text, toks, 11);
+    let shape = joined(text, toks, 12);
     let shape = shape.strip_prefix('(').unwrap_or(&shape);
     let params = |rest: &str, close: &str| {
         rest.split_once(close).is_some_and(|(p, _)| {
@@ -834,6 +841,9 @@ fn the_counter_knows_each_shape_by_its_text() {
         count(&[("w4p.js".into(), webpack4_plain.into())]).webpack,
         3
     );
+    // webpack 5's array, first in its runtime, each module in parentheses.
+    let webpack5 = "(()=>{var __webpack_modules__=([(function(e,t){}),((e)=>{}),,(function(e,t,n){[function(a){},function(b){},function(c){}].map(String)})]);var c={};})();";
+    assert_eq!(count(&[("w5.js".into(), webpack5.into())]).webpack, 3);
     let parcel = "var g=v.parcelRequire5de3;null==g&&((g=function(e){}).register=function(e,a){b[e]=a}),g.register(\"3ITin\",(function(e,a){a.x=1;g.register(\"in\",function(m){})})),g.register(\"jpRJy\",function(e,a){});";
     assert_eq!(count(&[("p.js".into(), parcel.into())]).parcel, 2);
     let parcel_in_esbuild = format!(

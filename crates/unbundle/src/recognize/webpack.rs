@@ -6,9 +6,9 @@
 
 use oxc_ast::ast::{
     Argument, ArrayExpression, ArrayExpressionElement, ArrowFunctionExpression,
-    AssignmentExpression, AssignmentTarget, BindingPattern, CallExpression, Expression,
-    FormalParameters, Function, FunctionBody, ObjectExpression, ObjectPropertyKind, Program,
-    PropertyKey, PropertyKind, VariableDeclarator,
+    AssignmentExpression, AssignmentOperator, AssignmentTarget, BindingPattern, CallExpression,
+    Expression, FormalParameters, Function, FunctionBody, ObjectExpression, ObjectPropertyKind,
+    Program, PropertyKey, PropertyKind, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolId};
@@ -189,8 +189,21 @@ pub(crate) fn runtimes(program: &Program<'_>, scoping: &Scoping) -> Vec<(Table, 
         else {
             continue;
         };
-        for (bound, span, _) in &finder.bound_tables {
-            if *bound == indexed
+        // A table assigned to a variable written nowhere else is as bound to it as one it
+        // is declared with.
+        let assigned = finder.assigned_tables.iter().filter_map(|(r, span)| {
+            let symbol = symbol_of(Some(*r))?;
+            let writes = scoping
+                .get_resolved_reference_ids(symbol)
+                .iter()
+                .filter(|r| scoping.get_reference(**r).is_write())
+                .count();
+            (writes == 1).then_some((symbol, *span))
+        });
+        let bound = finder.bound_tables.iter().map(|(b, span, _)| (*b, *span));
+        for (bound, span) in bound.chain(assigned).collect::<Vec<_>>() {
+            let span = &span;
+            if bound == indexed
                 && !out.iter().any(|(t, _)| t.span == *span)
                 && let Some(table) = finder.found.iter().find(|t| t.span == *span)
             {
@@ -243,6 +256,9 @@ struct Finder {
     /// Literal tables, the variable or parameter each is bound to, and whether it is empty
     /// (holes aside).
     bound_tables: Vec<(SymbolId, Span, bool)>,
+    /// Literal tables assigned to a variable (`var o,s,n;o={...}`, as terser joins a nested
+    /// runtime's declarations), and the variable's reference there.
+    assigned_tables: Vec<(ReferenceId, Span)>,
 }
 
 impl Finder {
@@ -257,6 +273,7 @@ impl Finder {
             calls: Vec::new(),
             functions: Vec::new(),
             bound_tables: Vec::new(),
+            assigned_tables: Vec::new(),
         }
     }
 
@@ -350,6 +367,14 @@ impl<'a> Visit<'a> for Finder {
             && is_literal_table(&it.right)
         {
             self.chunk_tables.push(it.right.span());
+        }
+        if let AssignmentTarget::AssignmentTargetIdentifier(id) = &it.left
+            && it.operator == AssignmentOperator::Assign
+            && let Some(reference) = id.reference_id.get()
+            && is_literal_table(&it.right)
+        {
+            self.assigned_tables
+                .push((reference, it.right.without_parentheses().span()));
         }
         walk::walk_assignment_expression(self, it);
     }

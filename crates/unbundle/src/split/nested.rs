@@ -14,8 +14,9 @@
 //! a name is assigned anywhere or declared after the module (and not hoisted with its
 //! value), one is a name the loader passes, it is an arrow reading the `arguments`,
 //! `new.target` or `super` of the code around it (the `this` it reads there is read where
-//! the table is and given to its file), or its text is not found once, unchanged, in the module
-//! file holding the table (another step rewrote names in it).
+//! the table is and given to its file), or its text is not found unchanged in the module file
+//! holding the table (another step rewrote names in it): once, or, where it is there more
+//! than once (two copies of one package's bundle), where the bundle has it.
 
 use std::borrow::Cow;
 
@@ -54,6 +55,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, out: &mut Split<'a>, notes: &
     }
     let mut tables = crate::recognize::webpack::runtimes(file.program, file.scoping);
     tables.sort_by_key(|(t, _)| t.span.start);
+    let mut shifts = Shifts::default();
     for (table, require) in &tables {
         // The file's own table (see `webpack_modules`) is split already.
         if out.edits.iter().any(|(span, _)| *span == table.span) {
@@ -64,22 +66,11 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, out: &mut Split<'a>, notes: &
             continue;
         };
         out.wrappers.nested_webpack.found += table.modules.len();
-        if !out.jobs[outer].source_names.is_empty() {
-            notes.push(format!(
-                "{}: the webpack bundle nested in {} stays whole: the source map's names are placed by offset in its text",
-                file.input.name, out.jobs[outer].path
-            ));
-            continue;
-        }
-        let runtime = file.scoping.symbol_scope_id(*require);
-        let around = (
-            file.scoping.scope_parent_id(runtime).unwrap_or(runtime),
-            runtime,
-        );
+        let around = scopes(file.scoping, *require);
         let mut kept = Vec::new();
         let folder = nested_folder(file, &out.jobs[outer].path);
         for m in &table.modules {
-            match split_module(file, out, (outer, &folder), m, around) {
+            match split_module(file, out, (outer, &folder), m, (around, &mut shifts)) {
                 Ok(job) => {
                     out.jobs.push(job);
                     out.wrappers.nested_webpack.split += 1;
@@ -135,11 +126,7 @@ fn in_file_code<'a>(
         return;
     }
     out.wrappers.nested_webpack.found += modules.len();
-    let runtime = file.scoping.symbol_scope_id(require);
-    let around = (
-        file.scoping.scope_parent_id(runtime).unwrap_or(runtime),
-        runtime,
-    );
+    let around = scopes(file.scoping, require);
     let folder = format!("modules/{}.d", file.input.name.replace('/', "_"));
     let mut kept = Vec::new();
     let mut split = Vec::new();
@@ -193,6 +180,21 @@ fn in_file_code<'a>(
     }
 }
 
+/// The scope of the code around a nested table and the scope of its runtime's function (the
+/// one declaring the require function `require`, where the table is too), whose own names a
+/// module cannot be given. A named function expression (ncc's `F=function n(e){var t=...}(2980)`,
+/// or terser's `var o,s,n;o={...},n=function t(r){...}(338)`) binds its name in its own
+/// scope, which the table is outside of: the code around the table is the scope holding the
+/// expression, and nothing between them is the runtime's own.
+fn scopes(scoping: &Scoping, require: SymbolId) -> (ScopeId, ScopeId) {
+    let runtime = scoping.symbol_scope_id(require);
+    let around = scoping.scope_parent_id(runtime).unwrap_or(runtime);
+    if scoping.symbol_declaration(require) == scoping.get_node_id(runtime) {
+        return (around, around);
+    }
+    (around, runtime)
+}
+
 /// The loader's stand-in for the nested module written to `path`, given `names` (`this`
 /// first: the `this` the file runs with).
 fn stand_in(path: &str, names: &[String]) -> String {
@@ -223,29 +225,93 @@ fn split_module<'a>(
     out: &mut Split<'a>,
     (outer, folder): (usize, &str),
     m: &ModuleSource,
-    around: (ScopeId, ScopeId),
+    (around, shifts): ((ScopeId, ScopeId), &mut Shifts),
 ) -> Result<Job<'a>, &'static str> {
     let text = file.source(m.span);
     let names = free_names((text, m.span.start), m.method, file.scoping, around)?;
     let path = nested_path(&out.jobs, folder, &m.id);
     let call = stand_in(&path, &names);
     let holder = &mut out.jobs[outer];
-    let mut found = holder.source.match_indices(text);
-    let (Some((at, _)), None) = (found.next(), found.next()) else {
-        return Err("its text is not in its outer module's file once, unchanged");
-    };
+    let shift = shifts
+        .entry(outer)
+        .or_insert_with(|| Shift::of(file.input.text, holder));
+    let at = place(holder, *shift, m.span, text)
+        .ok_or("its text is not in its outer module's file unchanged")?;
+    let value = method_value(m.method, call);
+    if let Some(shift) = shift {
+        shift.moved += value.len() as isize - text.len() as isize;
+    }
+    let inside = moved_names(&mut holder.source_names, at..at + text.len(), value.len());
     holder
         .source
         .to_mut()
-        .replace_range(at..at + text.len(), &method_value(m.method, call));
+        .replace_range(at..at + text.len(), &value);
     let strict = m.strict || holder.strict || file.es_module;
-    Ok(super::table_job(
-        file,
-        m,
-        path,
-        strict,
-        crate::ModuleKind::NestedWebpack,
-    ))
+    let mut job = super::table_job(file, m, path, strict, crate::ModuleKind::NestedWebpack);
+    // The module's own text ends its file's (after a `function` prefix for a method).
+    let prefix = job.source.len() - text.len();
+    job.source_names = inside
+        .into_iter()
+        .map(|(offset, name)| (offset + prefix as u32, name))
+        .collect();
+    Ok(job)
+}
+
+/// For each outer module touched (by index in the jobs), its [`Shift`], `None` when its
+/// file's text did not end with the bundle's text of it before any nested module was moved.
+type Shifts = rustc_hash::FxHashMap<usize, Option<Shift>>;
+
+/// Where the bundle's text of an outer module starts in its file's text, and by how many
+/// bytes the nested modules moved out of it so far (in the bundle's order) changed its length.
+#[derive(Clone, Copy)]
+struct Shift {
+    start: usize,
+    moved: isize,
+}
+
+impl Shift {
+    fn of(bundle: &str, holder: &Job<'_>) -> Option<Self> {
+        let own = bundle.get(holder.span.start as usize..holder.span.end as usize)?;
+        let start = holder.source.len().checked_sub(own.len())?;
+        (holder.source.get(start..) == Some(own)).then_some(Shift { start, moved: 0 })
+    }
+}
+
+/// Where module text `text` (at `span` in the bundle) is in `holder`'s file now: where it is
+/// found once, or else, for a text found more than once (two copies of a package's bundle in
+/// one module), where the bundle has it, if it is there unchanged.
+fn place(holder: &Job<'_>, shift: Option<Shift>, span: Span, text: &str) -> Option<usize> {
+    let mut found = holder.source.match_indices(text);
+    if let (Some((at, _)), None) = (found.next(), found.next()) {
+        return Some(at);
+    }
+    let Shift { start, moved } = shift?;
+    let at = (start + (span.start - holder.span.start) as usize).checked_add_signed(moved)?;
+    (holder.source.get(at..at + text.len()) == Some(text)).then_some(at)
+}
+
+/// The source map's names of an outer module (by offset in its text) as they are once
+/// `moved`, its text of a nested module, is replaced by a text `len` bytes long: those after
+/// it shift, and those inside it are taken out and returned, by offset in the moved text.
+fn moved_names(
+    names: &mut Vec<(u32, String)>,
+    moved: std::ops::Range<usize>,
+    len: usize,
+) -> Vec<(u32, String)> {
+    let (start, end) = (moved.start as u32, moved.end as u32);
+    let mut inside = Vec::new();
+    names.retain_mut(|(offset, name)| {
+        if *offset < start {
+            true
+        } else if *offset < end {
+            inside.push((*offset - start, std::mem::take(name)));
+            false
+        } else {
+            *offset = *offset - end + start + len as u32;
+            true
+        }
+    });
+    inside
 }
 
 /// `FOLDER/ID.cjs`, a path no module of the file has yet.

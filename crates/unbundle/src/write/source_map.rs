@@ -58,12 +58,7 @@ impl<'m> SourceMap<'m> {
             .into_iter()
             .map(|source| {
                 let source = source.filter(|s| uses[s] == 1)?;
-                let path = self.map.get_source(source)?;
-                let parts: Vec<&str> = path
-                    .split(['/', '\\'])
-                    .skip_while(|p| matches!(*p, "." | ".." | ""))
-                    .collect();
-                (!parts.is_empty()).then(|| parts.join("/"))
+                within_output(self.map.get_source(source)?)
             })
             .collect()
     }
@@ -125,6 +120,46 @@ impl SourceMap<'_> {
             }
         }
         out
+    }
+}
+
+/// A source's path inside the output: a URL's scheme and host dropped (webpack writes
+/// `webpack://NAMESPACE/./src/a.js`, its namespace the package's name, or `webpack:///src/a.js`),
+/// then leading `./` and `../` parts.
+fn within_output(source: &str) -> Option<String> {
+    let scheme = source.split_once("://").filter(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    let path = match scheme {
+        Some((_, rest)) => rest.split_once('/').map_or("", |(_host, path)| path),
+        None => source,
+    };
+    let parts: Vec<&str> = path
+        .split(['/', '\\'])
+        .skip_while(|p| matches!(*p, "." | ".." | ""))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+#[cfg(test)]
+#[test]
+fn a_url_s_scheme_and_host_are_not_folders_of_the_path() {
+    for (source, path) in [
+        (
+            "webpack://snyk/./node_modules/ms/index.js",
+            Some("node_modules/ms/index.js"),
+        ),
+        ("webpack:///./src/a.js", Some("src/a.js")),
+        ("webpack:///src/a.js", Some("src/a.js")),
+        ("file:///home/me/src/a.ts", Some("home/me/src/a.ts")),
+        ("../../src/a.ts", Some("src/a.ts")),
+        ("./src/a:b.js", Some("src/a:b.js")),
+        ("webpack://snyk", None),
+    ] {
+        assert_eq!(within_output(source).as_deref(), path, "{source}");
     }
 }
 

@@ -477,9 +477,12 @@ impl<'a> Visit<'a> for Uses<'_> {
                 self.read_only(init);
                 if let Expression::CallExpression(call) = init.without_parentheses()
                     && let [Argument::CallExpression(inner)] = call.arguments.as_slice()
-                    && self.required_by(inner).is_some()
+                    && let Some(id) = self.required_by(inner)
                 {
                     self.read_only.insert(inner.span.start);
+                    // The helper reads the module's mark (`mod.__esModule`) to choose what it
+                    // hands back (Babel's `_interopRequireDefault`, tsc's `__importDefault`).
+                    self.facts.marks_read.push(id);
                 }
             } else if reads_by_name(&it.id) {
                 self.read_only(init);
