@@ -208,7 +208,14 @@ pub(crate) fn outer_names_but(
         }
         if live.contains(&u.symbol) {
             let name = scoping.symbol_name(u.symbol);
-            substitute(u, name, &format!("{LIVE}.{name}"), &mut outer.substitutions);
+            let member = format!("{LIVE}.{name}");
+            if u.kind == Kind::Callee && uses.receiver_free(u.symbol) {
+                // Every value the name is ever given ignores its receiver (or is not callable,
+                // and the call throws either way): the accessor object as `this` cannot matter.
+                outer.substitutions.push((Span::new(u.at, u.end), member));
+            } else {
+                substitute(u, name, &member, &mut outer.substitutions);
+            }
         }
     }
     outer
