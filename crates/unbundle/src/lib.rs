@@ -634,6 +634,7 @@ fn rewrite_all(
                                     name_helper: job.name_helper.as_deref(),
                                     source_names: &job.source_names,
                                     links: &job.links,
+                                    to_esm: job.to_esm.as_deref(),
                                 },
                                 job.parameters,
                                 transforms,

@@ -125,9 +125,11 @@ pub(crate) fn split_file<'a>(
 /// helpers it is given.
 fn head_jobs(file: &File<'_, '_, '_>, out: &mut Split<'_>) {
     let to_common_js = crate::requires::to_common_js(file.program, file.scoping);
+    let to_esm = crate::requires::to_esm(file.program, file.scoping);
     for job in &mut out.jobs {
         job.name_helper.clone_from(&out.name_helper);
         job.to_common_js.clone_from(&to_common_js);
+        job.to_esm.clone_from(&to_esm);
     }
     let runtime = out
         .runtime
@@ -174,6 +176,7 @@ fn table_job<'a>(
         links: Vec::new(),
         namespace: None,
         to_common_js: None,
+        to_esm: None,
     }
 }
 
@@ -557,6 +560,7 @@ fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>
             links: Vec::new(),
             namespace: Some(m.namespace.clone()),
             to_common_js: None,
+            to_esm: None,
         });
     }
 }
@@ -642,6 +646,7 @@ fn esbuild_job<'a>(
         links: Vec::new(),
         namespace: None,
         to_common_js: None,
+        to_esm: None,
     }
 }
 
@@ -713,6 +718,7 @@ fn entry_module<'a>(
         links: Vec::new(),
         namespace: None,
         to_common_js: None,
+        to_esm: None,
     });
 }
 
@@ -829,6 +835,8 @@ pub(crate) struct Job<'a> {
     pub(crate) namespace: Option<String>,
     /// The bundle file's `__toCommonJS` helper, when it has esbuild's shape.
     pub(crate) to_common_js: Option<String>,
+    /// The bundle file's `__toESM` helper, when it has esbuild's shape.
+    pub(crate) to_esm: Option<String>,
 }
 
 /// Where the loader's line goes: after a hashbang and the directive prologue, which must stay
