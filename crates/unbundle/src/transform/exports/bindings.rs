@@ -51,6 +51,8 @@ pub(super) struct Bindings<'s> {
     /// Variables declared without a value, and those bound by their one assignment.
     uninitialized: FxHashSet<SymbolId>,
     assigned_once: Vec<SymbolId>,
+    /// Variables a `for-in` or `for-of` head declares (and assigns).
+    loop_heads: FxHashSet<SymbolId>,
     /// swc's `_export` helpers the module declares (see `swc.rs`).
     pub(super) exporters: FxHashSet<SymbolId>,
     /// tsc's `__importDefault` helpers declared at the module's top.
@@ -85,6 +87,7 @@ impl<'s> Bindings<'s> {
             to_esm: FxHashSet::default(),
             uninitialized: FxHashSet::default(),
             assigned_once: Vec::new(),
+            loop_heads: FxHashSet::default(),
             exporters: super::swc::exporters(program, scoping, wrapper),
             interop: FxHashSet::default(),
             leading: super::interop::leading_helpers(program, scoping, wrapper.exports),
@@ -101,7 +104,7 @@ impl<'s> Bindings<'s> {
         // Until its one assignment, a variable declared without a value holds `undefined`,
         // whose properties cannot be read (a call throws either way).
         for symbol in std::mem::take(&mut bindings.assigned_once) {
-            if !bindings.uninitialized.contains(&symbol) {
+            if !bindings.uninitialized.contains(&symbol) || bindings.loop_heads.contains(&symbol) {
                 bindings.bound.remove(&symbol);
                 bindings.wrapped.remove(&symbol);
                 bindings.to_esm.remove(&symbol);
@@ -161,6 +164,17 @@ impl Bindings<'_> {
             }
             if to_esm {
                 self.to_esm.insert(symbol);
+            }
+        }
+    }
+
+    /// Notes the variables a loop's head declares: it assigns them on every turn.
+    fn loop_head(&mut self, left: &oxc_ast::ast::ForStatementLeft<'_>) {
+        if let oxc_ast::ast::ForStatementLeft::VariableDeclaration(d) = left {
+            for declarator in &d.declarations {
+                for binding in declarator.id.get_binding_identifiers() {
+                    self.loop_heads.extend(binding.symbol_id.get());
+                }
             }
         }
     }
@@ -267,6 +281,16 @@ impl<'a> Visit<'a> for Bindings<'_> {
             }
         }
         walk::walk_assignment_expression(self, it);
+    }
+
+    fn visit_for_in_statement(&mut self, it: &oxc_ast::ast::ForInStatement<'a>) {
+        self.loop_head(&it.left);
+        walk::walk_for_in_statement(self, it);
+    }
+
+    fn visit_for_of_statement(&mut self, it: &oxc_ast::ast::ForOfStatement<'a>) {
+        self.loop_head(&it.left);
+        walk::walk_for_of_statement(self, it);
     }
 
     fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
