@@ -96,3 +96,64 @@ fn callable_free(expr: &Expression<'_>) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use oxc_allocator::Allocator;
+    use oxc_parser::Parser;
+    use oxc_semantic::SemanticBuilder;
+    use oxc_span::SourceType;
+
+    use crate::split::esm::uses::TopLevel;
+
+    /// The top-level names of `text` whose every value ignores its receiver, sorted.
+    fn receiver_free(text: &str) -> Vec<String> {
+        let allocator = Allocator::default();
+        let program = Parser::new(&allocator, text, SourceType::cjs())
+            .parse()
+            .program;
+        let semantic = SemanticBuilder::new().build(&program).semantic;
+        let scoping = semantic.scoping();
+        let uses = TopLevel::collect(&program, scoping);
+        let mut names: Vec<String> = scoping
+            .symbol_ids()
+            .filter(|&s| uses.receiver_free(s))
+            .map(|s| scoping.symbol_name(s).to_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn values_that_ignore_their_receiver_are_known_and_others_are_not() {
+        let text = "
+            var U = (cb, mod) => () => (mod || cb((mod = {exports: {}}).exports, mod), mod.exports);
+            var F = (f) => function () { return this; };
+            var req = U(() => {});
+            var tagged = F(1);
+            var arrow; arrow = () => this;
+            var plain; plain = function () { return 1; };
+            var later; later = 0; later = null; later = class {};
+            let either = 1 ? () => 1 : function () { return 2; };
+            function decl() { return 1; }
+            decl = () => 2;
+            var reads; reads = function () { return this; };
+            var counted = () => 1; counted += 1;
+            var looped; for (looped of []) {}
+            for (var head of []) {}
+            var alias = decl;
+            var unknown = U;
+            var g; g = F;
+            var computed = req();
+            function own() { return this; }
+        ";
+        // `F` is an arrow, but a factory of functions that read `this`: `tagged` is not
+        // known. `req` is given a factory's result, `computed` a call of a name that is not
+        // a factory. A name given another name (`alias`, `unknown`, `g`), assigned by `+=`
+        // or by a loop's head, or given a function that reads `this`, is not known.
+        assert_eq!(
+            receiver_free(text),
+            ["F", "U", "arrow", "decl", "either", "later", "plain", "req"]
+        );
+    }
+}
