@@ -218,6 +218,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut roles = Vec::new();
     let mut wrappers = Wrappers::default();
     let mut nested_escapes = Vec::new();
+    let mut own_escapes = Vec::new();
     // An esbuild bundle inside an arrow called at once is split as if the arrow's body were
     // the file, and put back inside it afterwards.
     let unwrapped: Vec<Option<recognize::iife::Unwrapped>> = inputs
@@ -259,6 +260,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         files.extend(split.runtime);
         jobs.extend(split.jobs);
         nested_escapes.extend(split.nested_escapes);
+        own_escapes.extend(split.own_escapes);
         roles.push(split.role);
         wrappers += split.wrappers;
     }
@@ -278,7 +280,12 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     modules.extend(chunks);
     let mut transforms = options.transforms;
     transforms.helpers &= defines_webpack_helpers(inputs);
-    let results = rewrite_twice(&jobs, transforms, &module_names, &nested_escapes);
+    let results = rewrite_twice(
+        &jobs,
+        transforms,
+        &module_names,
+        (&nested_escapes, own_escapes),
+    );
     let changes = module_files(&jobs, results, &mut files, &mut notes)?;
     files.push(OutputFile {
         path: LOADER_FILE.to_owned(),
@@ -478,7 +485,7 @@ fn rewrite_twice(
     jobs: &[split::Job<'_>],
     transforms: Transforms,
     module_names: &name::ModuleNames,
-    nested_escapes: &[(String, Vec<String>)],
+    (nested_escapes, own_escapes): (&[(String, Vec<String>)], Vec<String>),
 ) -> Vec<Result<module::ModuleFile, ModuleError>> {
     let every: Vec<usize> = (0..jobs.len()).collect();
     let mut results = rewrite_all(jobs, &every, transforms, module_names, None);
@@ -488,11 +495,17 @@ fn rewrite_twice(
     // A nested webpack bundle's ids are its own (`1` there is not the outer bundle's `1`):
     // its modules take no part in the plan, and keep their calls as they are.
     let planned = |job: &split::Job<'_>| job.kind != ModuleKind::NestedWebpack;
+    // What the code that stays in the bundle files does with the modules' exports.
+    let outside = transform::exports::Facts {
+        escapes: own_escapes,
+        ..transform::exports::Facts::default()
+    };
     let facts: Vec<(&str, &transform::exports::Facts)> = jobs
         .iter()
         .zip(&results)
         .filter(|(job, _)| planned(job))
         .filter_map(|(job, r)| r.as_ref().ok().map(|f| (job.id.as_str(), &f.facts)))
+        .chain([("\u{0}bundle files", &outside)])
         .collect();
     let plan = transform::exports::plan(
         facts.iter().copied(),

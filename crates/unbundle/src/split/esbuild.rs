@@ -246,3 +246,29 @@ pub(crate) fn substitute(u: &Use, name: &str, member: &str, into: &mut Vec<(Span
 fn set_before(scoping: &Scoping, symbol: SymbolId, at: u32) -> bool {
     scoping.symbol_flags(symbol).is_function() || scoping.symbol_span(symbol).end <= at
 }
+
+/// The esbuild modules among a file's `jobs` whose exports the code that stays in the file
+/// (`program`) uses other than by name. A nested webpack bundle's module files take no part
+/// in the plan: their code counts as the file's own.
+pub(crate) fn own_escapes(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &Scoping,
+    jobs: &[super::Job<'_>],
+) -> Vec<String> {
+    use crate::ModuleKind;
+    let ids: Vec<&str> = jobs
+        .iter()
+        .filter(|j| matches!(j.kind, ModuleKind::Commonjs | ModuleKind::EsmInitializer))
+        .map(|j| j.id.as_str())
+        .collect();
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    let moved: Vec<Span> = jobs
+        .iter()
+        .filter(|j| j.kind != ModuleKind::NestedWebpack)
+        .map(|j| j.span)
+        .collect();
+    let to_esm = jobs.iter().find_map(|j| j.to_esm.as_deref());
+    crate::transform::exports::own_escapes(program, scoping, &ids, &moved, to_esm)
+}

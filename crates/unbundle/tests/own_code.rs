@@ -1,0 +1,85 @@
+//! The code that stays in an esbuild bundle file (an ES module bundle's scope-hoisted entry,
+//! outside every module file) takes part in the `calls` plan: when it replaces a module's
+//! export with a function that reads `this` (`a.f = who` through `__toESM`'s `default`, or
+//! `require_d().f = who`), a module file's `(0, a.f)()` keeps its `0,`, while a module the
+//! bundle's own code only reads (`c.default.g()`) still has its calls lose theirs. Built by the
+//! esbuild pinned in `tools/bundlers` and run with node before and after: both print the same.
+
+mod common;
+
+use std::path::Path;
+
+use common::{bundlers, install_bundlers, node_in, scratch};
+
+/// `b.js`, in tsc's shape, calls `a.f`, `c.g` and `d.f` without a receiver; the entry
+/// replaces `a.f` and `d.f` with a function that says whether it got one.
+const SOURCES: [(&str, &str); 5] = [
+    (
+        "entry.mjs",
+        "import a from \"./a.js\";\nimport c from \"./c.js\";\nimport { run } from \"./b.js\";\nconst who = function () { return this === undefined || this === globalThis ? \"none\" : \"some\"; };\na.f = who;\nrequire(\"./d.js\").f = who;\nconsole.log(run(), c.g());\n",
+    ),
+    ("a.js", "exports.f = () => \"plain\";\n"),
+    (
+        "b.js",
+        "\"use strict\";\nconst a_1 = require(\"./a.js\");\nconst c_1 = require(\"./c.js\");\nconst d_1 = require(\"./d.js\");\nexports.run = () => [(0, a_1.f)(), (0, c_1.g)(), (0, d_1.f)()].join(\" \");\n",
+    ),
+    ("c.js", "exports.g = () => \"g\";\n"),
+    ("d.js", "exports.f = () => \"plain\";\n"),
+];
+
+/// Bundles `SOURCES` in `dir` with the pinned esbuild as an ES module for node (its entry's
+/// code stays in the bundle file): the bundle's text.
+fn build(dir: &Path) -> String {
+    install_bundlers();
+    for (name, text) in SOURCES {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let esbuild = bundlers().join("node_modules/esbuild");
+    let script = format!(
+        "require({:?}).buildSync({{entryPoints: [{:?}], bundle: true, platform: 'node', \
+         format: 'esm', outfile: {:?}, logLevel: 'error'}})",
+        esbuild.to_str().unwrap(),
+        dir.join("entry.mjs").to_str().unwrap(),
+        dir.join("bundle/main.mjs").to_str().unwrap(),
+    );
+    let built = node_in(dir, &["-e", &script]);
+    assert_eq!(built.2, Some(0), "esbuild failed: {}", built.1);
+    std::fs::read_to_string(dir.join("bundle/main.mjs")).unwrap()
+}
+
+#[test]
+fn an_export_the_bundle_file_s_own_code_replaces_keeps_its_callers_zero() {
+    let dir = scratch("own-code", "replaced");
+    let text = build(&dir);
+    // The writes are in the bundle's own code, not in a module function.
+    assert!(text.contains("import_a.default.f = who"), "{text}");
+    assert!(text.contains("require_d().f = who"), "{text}");
+    let inputs = [unbundle::Input {
+        name: "main.mjs",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let bundle = dir.join("bundle/main.mjs");
+    let before = node_in(&dir, &[bundle.to_str().unwrap()]);
+    assert_eq!(before.0, "none g none g\n", "the bundle runs: {}", before.1);
+    let entry = out.join(&output.manifest.entry);
+    assert_eq!(node_in(&dir, &[entry.to_str().unwrap()]), before);
+    let b = output
+        .files
+        .iter()
+        .find(|f| f.text.contains("exports.run"))
+        .expect("b.js has a module file")
+        .text
+        .clone();
+    assert!(b.contains("(0, a.f)()"), "{b}");
+    assert!(b.contains("(0, d.f)()"), "{b}");
+    // What the bundle's own code only reads is no obstacle.
+    assert!(b.contains("c.g()") && !b.contains("(0, c.g)"), "{b}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
