@@ -1,5 +1,6 @@
 //! The code that stays in an esbuild bundle file (an ES module bundle's scope-hoisted entry,
-//! outside every module file) takes part in the `calls` plan: when it replaces a module's
+//! outside every module file), and a CommonJS bundle's entry, whose module file receives
+//! `require_x` as a parameter, take part in the `calls` plan: when it replaces a module's
 //! export with a function that reads `this` (`a.f = who` through `__toESM`'s `default`, or
 //! `require_d().f = who`), a module file's `(0, a.f)()` keeps its `0,`, while a module the
 //! bundle's own code only reads (`c.default.g()`) still has its calls lose theirs. Built by the
@@ -27,9 +28,10 @@ const SOURCES: [(&str, &str); 5] = [
     ("d.js", "exports.f = () => \"plain\";\n"),
 ];
 
-/// Bundles `SOURCES` in `dir` with the pinned esbuild as an ES module for node (its entry's
-/// code stays in the bundle file): the bundle's text.
-fn build(dir: &Path) -> String {
+/// Bundles `SOURCES` in `dir` with the pinned esbuild for node as `format` (`esm`: the entry's
+/// code stays in the bundle file; `cjs`: it moves to a module file), into `bundle/NAME`: the
+/// bundle's text.
+fn build(dir: &Path, format: &str, name: &str) -> String {
     install_bundlers();
     for (name, text) in SOURCES {
         std::fs::write(dir.join(name), text).unwrap();
@@ -37,27 +39,34 @@ fn build(dir: &Path) -> String {
     let esbuild = bundlers().join("node_modules/esbuild");
     let script = format!(
         "require({:?}).buildSync({{entryPoints: [{:?}], bundle: true, platform: 'node', \
-         format: 'esm', outfile: {:?}, logLevel: 'error'}})",
+         format: {format:?}, outfile: {:?}, logLevel: 'error'}})",
         esbuild.to_str().unwrap(),
         dir.join("entry.mjs").to_str().unwrap(),
-        dir.join("bundle/main.mjs").to_str().unwrap(),
+        dir.join("bundle").join(name).to_str().unwrap(),
     );
     let built = node_in(dir, &["-e", &script]);
     assert_eq!(built.2, Some(0), "esbuild failed: {}", built.1);
-    std::fs::read_to_string(dir.join("bundle/main.mjs")).unwrap()
+    std::fs::read_to_string(dir.join("bundle").join(name)).unwrap()
 }
 
 #[test]
 fn an_export_the_bundle_file_s_own_code_replaces_keeps_its_callers_zero() {
-    let dir = scratch("own-code", "replaced");
-    let text = build(&dir);
+    check(&scratch("own-code", "esm"), "esm", "main.mjs");
+}
+
+#[test]
+fn an_export_an_esbuild_entry_replaces_keeps_its_callers_zero() {
+    check(&scratch("own-code", "cjs"), "cjs", "main.js");
+}
+
+/// Bundles, unbundles and runs `SOURCES` as `format` in `dir`.
+fn check(dir: &Path, format: &str, name: &str) {
+    let dir = dir.to_path_buf();
+    let text = build(&dir, format, name);
     // The writes are in the bundle's own code, not in a module function.
     assert!(text.contains("import_a.default.f = who"), "{text}");
     assert!(text.contains("require_d().f = who"), "{text}");
-    let inputs = [unbundle::Input {
-        name: "main.mjs",
-        text: &text,
-    }];
+    let inputs = [unbundle::Input { name, text: &text }];
     let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
     let out = dir.join("out");
     for file in &output.files {
@@ -65,7 +74,7 @@ fn an_export_the_bundle_file_s_own_code_replaces_keeps_its_callers_zero() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, &file.text).unwrap();
     }
-    let bundle = dir.join("bundle/main.mjs");
+    let bundle = dir.join("bundle").join(name);
     let before = node_in(&dir, &[bundle.to_str().unwrap()]);
     assert_eq!(before.0, "none g none g\n", "the bundle runs: {}", before.1);
     let entry = out.join(&output.manifest.entry);

@@ -249,7 +249,8 @@ fn set_before(scoping: &Scoping, symbol: SymbolId, at: u32) -> bool {
 
 /// The esbuild modules among a file's `jobs` whose exports the code that stays in the file
 /// (`program`) uses other than by name. A nested webpack bundle's module files take no part
-/// in the plan: their code counts as the file's own.
+/// in the plan, and an esbuild entry's file receives `require_x` and `__toESM` as parameters
+/// (its facts know nothing of them): their code counts as the file's own.
 pub(crate) fn own_escapes(
     program: &oxc_ast::ast::Program<'_>,
     scoping: &Scoping,
@@ -266,7 +267,7 @@ pub(crate) fn own_escapes(
     }
     let moved: Vec<Span> = jobs
         .iter()
-        .filter(|j| j.kind != ModuleKind::NestedWebpack)
+        .filter(|j| !matches!(j.kind, ModuleKind::NestedWebpack | ModuleKind::Entry))
         .map(|j| j.span)
         .collect();
     let to_esm = jobs.iter().find_map(|j| j.to_esm.as_deref());
