@@ -130,7 +130,9 @@ pub(crate) fn plan<'f>(
         if facts.opaque {
             continue;
         }
-        let fixed = !escaped.contains(id);
+        // A wrapper's `default` handed on or written to (`y.default.f = g`) may be the
+        // exports object itself (node's mode, or a module not marked `__esModule`).
+        let fixed = !escaped.contains(id) && !handed.contains(id);
         if calls {
             for name in &facts.receiver_free {
                 if fixed || facts.getters.contains(name) {
