@@ -218,7 +218,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut roles = Vec::new();
     let mut wrappers = Wrappers::default();
     let mut nested_escapes = Vec::new();
-    let mut own_escapes = Vec::new();
+    let mut own = Vec::new();
     // An esbuild bundle inside an arrow called at once is split as if the arrow's body were
     // the file, and put back inside it afterwards.
     let unwrapped: Vec<Option<recognize::iife::Unwrapped>> = inputs
@@ -256,11 +256,13 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         if unwrapped.is_some() {
             file.text = recognize::iife::Unwrapped::wrap(&file.text);
         }
+        let at = files.len();
         files.push(file);
         files.extend(split.runtime);
         jobs.extend(split.jobs);
         nested_escapes.extend(split.nested_escapes);
-        own_escapes.extend(split.own_escapes);
+        // A file put back inside its arrow has another top level: its calls stay.
+        own.push((at, unwrapped.is_none(), split.own));
         roles.push(split.role);
         wrappers += split.wrappers;
     }
@@ -280,13 +282,9 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     modules.extend(chunks);
     let mut transforms = options.transforms;
     transforms.helpers &= defines_webpack_helpers(inputs);
-    let results = rewrite_twice(
-        &jobs,
-        transforms,
-        &module_names,
-        (&nested_escapes, own_escapes),
-    );
-    let changes = module_files(&jobs, results, &mut files, &mut notes)?;
+    let (results, plan) = rewrite_twice(&jobs, transforms, &module_names, &nested_escapes, &own);
+    let mut changes = module_files(&jobs, results, &mut files, &mut notes)?;
+    changes.calls += plan.map_or(0, |p| own_calls_rewritten(&mut files, own, &p));
     files.push(OutputFile {
         path: LOADER_FILE.to_owned(),
         text: LOADER.replacen(requires::TABLE_MARK, &links, 1),
@@ -485,19 +483,23 @@ fn rewrite_twice(
     jobs: &[split::Job<'_>],
     transforms: Transforms,
     module_names: &name::ModuleNames,
-    (nested_escapes, own_escapes): (&[(String, Vec<String>)], Vec<String>),
-) -> Vec<Result<module::ModuleFile, ModuleError>> {
+    nested_escapes: &[(String, Vec<String>)],
+    own: &[(usize, bool, transform::exports::OwnUses)],
+) -> (
+    Vec<Result<module::ModuleFile, ModuleError>>,
+    Option<transform::exports::Plan>,
+) {
     let every: Vec<usize> = (0..jobs.len()).collect();
     let mut results = rewrite_all(jobs, &every, transforms, module_names, None);
     if !(transforms.calls || transforms.plain_exports || transforms.helpers) {
-        return results;
+        return (results, None);
     }
     // A nested webpack bundle's ids are its own (`1` there is not the outer bundle's `1`):
     // its modules take no part in the plan, and keep their calls as they are.
     let planned = |job: &split::Job<'_>| job.kind != ModuleKind::NestedWebpack;
     // What the code that stays in the bundle files does with the modules' exports.
     let outside = transform::exports::Facts {
-        escapes: own_escapes,
+        escapes: own.iter().flat_map(|o| o.2.escapes.clone()).collect(),
         ..transform::exports::Facts::default()
     };
     let facts: Vec<(&str, &transform::exports::Facts)> = jobs
@@ -526,7 +528,34 @@ fn rewrite_twice(
         results[i] = result;
     }
     rewrite_nested(jobs, transforms, module_names, nested_escapes, &mut results);
-    results
+    (results, transforms.calls.then_some(plan))
+}
+
+/// The `(0, y.f)(...)` calls in the bundle files' own code (`own`: the index of each file in
+/// `files`, whether its calls may be rewritten, and what its own code does) that the plan
+/// allows written `y.f(...)`; how many.
+fn own_calls_rewritten(
+    files: &mut [OutputFile],
+    own: Vec<(usize, bool, transform::exports::OwnUses)>,
+    plan: &transform::exports::Plan,
+) -> usize {
+    let mut rewritten = 0;
+    for (index, _, uses) in own.into_iter().filter(|o| o.1) {
+        let allowed: rustc_hash::FxHashSet<(String, String)> = uses
+            .calls
+            .into_iter()
+            .filter(|(_, _, key)| plan.calls.contains(key))
+            .map(|(variable, name, _)| (variable, name))
+            .collect();
+        if allowed.is_empty() {
+            continue;
+        }
+        let file = &mut files[index];
+        let (text, n) = transform::exports::rewrite_own_calls(&file.text, &allowed);
+        file.text = text;
+        rewritten += n;
+    }
+    rewritten
 }
 
 /// The second pass over the modules of each nested webpack bundle (the files of one folder),

@@ -3,7 +3,9 @@
 //! `require_x` as a parameter, take part in the `calls` plan: when it replaces a module's
 //! export with a function that reads `this` (`a.f = who` through `__toESM`'s `default`, or
 //! `require_d().f = who`), a module file's `(0, a.f)()` keeps its `0,`, while a module the
-//! bundle's own code only reads (`c.default.g()`) still has its calls lose theirs. Built by the
+//! bundle's own code only reads (`c.default.g()`) still has its calls lose theirs. The bundle
+//! file's own `(0, y.f)()` calls follow the same rule (`(0, import_b.run)()` of an arrow loses
+//! its `0,`, `(0, import_e.who)()` of a function that reads `this` keeps it). Built by the
 //! esbuild pinned in `tools/bundlers` and run with node before and after: both print the same.
 
 mod common;
@@ -13,11 +15,16 @@ use std::path::Path;
 use common::{bundlers, install_bundlers, node_in, scratch};
 
 /// `b.js`, in tsc's shape, calls `a.f`, `c.g` and `d.f` without a receiver; the entry
-/// replaces `a.f` and `d.f` with a function that says whether it got one.
-const SOURCES: [(&str, &str); 5] = [
+/// replaces `a.f` and `d.f` with a function that says whether it got one, and calls `b.js`'s
+/// `run` (an arrow) and `e.js`'s `who` (which reads `this`) without a receiver too.
+const SOURCES: [(&str, &str); 6] = [
     (
         "entry.mjs",
-        "import a from \"./a.js\";\nimport c from \"./c.js\";\nimport { run } from \"./b.js\";\nconst who = function () { return this === undefined || this === globalThis ? \"none\" : \"some\"; };\na.f = who;\nrequire(\"./d.js\").f = who;\nconsole.log(run(), c.g());\n",
+        "import a from \"./a.js\";\nimport c from \"./c.js\";\nimport { run } from \"./b.js\";\nimport { who as e } from \"./e.js\";\nconst who = function () { return this === undefined || this === globalThis ? \"none\" : \"some\"; };\na.f = who;\nrequire(\"./d.js\").f = who;\nconsole.log(run(), c.g(), e());\n",
+    ),
+    (
+        "e.js",
+        "exports.who = function () { return this === undefined || this === globalThis ? \"none\" : \"some\"; };\n",
     ),
     ("a.js", "exports.f = () => \"plain\";\n"),
     (
@@ -76,7 +83,11 @@ fn check(dir: &Path, format: &str, name: &str) {
     }
     let bundle = dir.join("bundle").join(name);
     let before = node_in(&dir, &[bundle.to_str().unwrap()]);
-    assert_eq!(before.0, "none g none g\n", "the bundle runs: {}", before.1);
+    assert_eq!(
+        before.0, "none g none g none\n",
+        "the bundle runs: {}",
+        before.1
+    );
     let entry = out.join(&output.manifest.entry);
     assert_eq!(node_in(&dir, &[entry.to_str().unwrap()]), before);
     let b = output
@@ -90,5 +101,16 @@ fn check(dir: &Path, format: &str, name: &str) {
     assert!(b.contains("(0, d.f)()"), "{b}");
     // What the bundle's own code only reads is no obstacle.
     assert!(b.contains("c.g()") && !b.contains("(0, c.g)"), "{b}");
+    // The bundle's own calls (in the bundle file, or the entry's module file) by the same
+    // rule: `run` ignores its receiver, `who` does not.
+    let own = output
+        .files
+        .iter()
+        .find(|f| f.text.contains("console.log("))
+        .expect("the entry's code is in a file");
+    if format == "esm" {
+        assert!(own.text.contains("import_b.run()"), "{}", own.text);
+    }
+    assert!(own.text.contains("(0, import_e.who)()"), "{}", own.text);
     let _ = std::fs::remove_dir_all(&dir);
 }

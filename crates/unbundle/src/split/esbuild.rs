@@ -255,7 +255,7 @@ pub(crate) fn own_escapes(
     program: &oxc_ast::ast::Program<'_>,
     scoping: &Scoping,
     jobs: &[super::Job<'_>],
-) -> Vec<String> {
+) -> crate::transform::exports::OwnUses {
     use crate::ModuleKind;
     let ids: Vec<&str> = jobs
         .iter()
@@ -263,7 +263,7 @@ pub(crate) fn own_escapes(
         .map(|j| j.id.as_str())
         .collect();
     if ids.is_empty() {
-        return Vec::new();
+        return crate::transform::exports::OwnUses::default();
     }
     let moved: Vec<Span> = jobs
         .iter()

@@ -104,7 +104,7 @@ pub(crate) fn split_file<'a>(
     }
     nested::modules(&file, &mut out, notes);
     head_jobs(&file, &mut out);
-    let own_escapes = esbuild::own_escapes(file.program, file.scoping, &out.jobs);
+    let own = esbuild::own_escapes(file.program, file.scoping, &out.jobs);
     let text = assemble(&file, &out);
     let file = OutputFile {
         path: input.name.to_owned(),
@@ -118,7 +118,7 @@ pub(crate) fn split_file<'a>(
         jobs: out.jobs,
         plain,
         nested_escapes: out.nested_escapes,
-        own_escapes,
+        own,
     })
 }
 
@@ -210,9 +210,8 @@ pub(crate) struct FileSplit<'a> {
     /// The folder of each nested webpack bundle's module files, and the modules whose
     /// exports code around them can reach.
     pub(crate) nested_escapes: Vec<(String, Vec<String>)>,
-    /// The esbuild modules whose exports the code that stays in the file uses other than by
-    /// reading or calling a named export.
-    pub(crate) own_escapes: Vec<String>,
+    /// What the code that stays in the file does with its esbuild modules.
+    pub(crate) own: transform::exports::OwnUses,
 }
 
 /// Parses a bundle file as a script (a bundle for node is a CommonJS file, where a top-level

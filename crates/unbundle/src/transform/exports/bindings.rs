@@ -195,6 +195,18 @@ impl Bindings<'_> {
     }
 }
 
+/// [`Bindings::key`] for a variable bound through `__toESM` (`to_esm`) or to the module itself.
+pub(super) fn key_of(to_esm: bool, id: &str, name: &str) -> (String, String) {
+    let name = if to_esm && name == "default" {
+        super::WRAPPED_DEFAULT
+    } else if to_esm && OBJECT_PROTOTYPE.contains(&name) {
+        "inherited through __toESM"
+    } else {
+        name
+    };
+    (id.to_owned(), name.to_owned())
+}
+
 impl<'a> Visit<'a> for Bindings<'_> {
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
         if self.depth == 1

@@ -23,6 +23,19 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::tsc::last_of_sequence;
 
+/// A call of the bundle's own code: (`y`, `f`, the plan's key of `(0, y.f)(...)`).
+pub(crate) type OwnCall = (String, String, (String, String));
+
+/// What the bundle's own code does with its modules.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OwnUses {
+    /// The modules whose exports it uses other than by name.
+    pub(crate) escapes: Vec<String>,
+    /// Its `(0, y.f)(...)` calls, `y` a top-level variable bound to a module whose every
+    /// reference is harmless: (`y`, `f`, the plan's key of the call).
+    pub(crate) calls: Vec<OwnCall>,
+}
+
 /// The modules among `ids` (the names esbuild bound them to) whose exports the bundle's own
 /// code, `program` outside the spans `moved` (the code that went into module files), uses
 /// other than by name. `to_esm` is the bundle's `__toESM` helper, when it has esbuild's shape.
@@ -32,13 +45,13 @@ pub(crate) fn escapes(
     ids: &[&str],
     moved: &[Span],
     to_esm: Option<&str>,
-) -> Vec<String> {
+) -> OwnUses {
     let modules: FxHashMap<SymbolId, &str> = ids
         .iter()
         .filter_map(|id| Some((scoping.get_root_binding((*id).into())?, *id)))
         .collect();
     if modules.is_empty() {
-        return Vec::new();
+        return OwnUses::default();
     }
     let to_esm = to_esm.and_then(|name| scoping.get_root_binding(name.into()));
     let mut own = Own {
@@ -54,9 +67,11 @@ pub(crate) fn escapes(
         objects: FxHashSet::default(),
         deleted: FxHashSet::default(),
         discarded: FxHashSet::default(),
+        zero_calls: Vec::new(),
     };
     own.visit_program(program);
     // A variable holding a module is harmless when every reference of it is.
+    let mut harmless = FxHashSet::default();
     for (variable, (module, _, by_assignment)) in &own.bound {
         let all = scoping.get_resolved_reference_ids(*variable).len();
         let writes = usize::from(*by_assignment);
@@ -65,8 +80,19 @@ pub(crate) fn escapes(
         }
         if own.good.get(variable).copied().unwrap_or(0) + writes == all {
             *own.good.entry(*module).or_default() += 1;
+            harmless.insert(*variable);
         }
     }
+    let calls = own
+        .zero_calls
+        .iter()
+        .filter(|(variable, _)| harmless.contains(variable))
+        .filter_map(|(variable, name)| {
+            let (module, wrapped, _) = own.bound.get(variable)?;
+            let key = super::bindings::key_of(*wrapped, modules[module], name);
+            Some((scoping.symbol_name(*variable).to_owned(), name.clone(), key))
+        })
+        .collect();
     let mut out: Vec<String> = modules
         .iter()
         .filter(|(symbol, _)| {
@@ -76,7 +102,10 @@ pub(crate) fn escapes(
         .map(|(_, id)| (*id).to_owned())
         .collect();
     out.sort();
-    out
+    OwnUses {
+        escapes: out,
+        calls,
+    }
 }
 
 /// The walk over the bundle's own code.
@@ -101,6 +130,8 @@ struct Own<'s> {
     deleted: FxHashSet<Span>,
     /// Spans of calls whose value a statement discards.
     discarded: FxHashSet<Span>,
+    /// `(0, y.f)(...)` calls: (`y`, `f`).
+    zero_calls: Vec<(SymbolId, String)>,
 }
 
 impl Own<'_> {
@@ -229,6 +260,11 @@ impl<'a> Visit<'a> for Own<'_> {
         if let Expression::StaticMemberExpression(m) = last_of_sequence(&it.callee) {
             self.callees.insert(m.span);
         }
+        if let Some((object, name)) = zero_callee(&it.callee)
+            && let Some(variable) = self.symbol(object)
+        {
+            self.zero_calls.push((variable, name.to_owned()));
+        }
         walk::walk_call_expression(self, it);
     }
 
@@ -294,5 +330,93 @@ impl<'a> Visit<'a> for Own<'_> {
         {
             *self.seen.entry(symbol).or_default() += 1;
         }
+    }
+}
+
+/// `y` and `f` when `callee` is `(0, y.f)`.
+fn zero_callee<'c, 'a>(
+    callee: &'c Expression<'a>,
+) -> Option<(&'c IdentifierReference<'a>, &'c str)> {
+    let Expression::SequenceExpression(sequence) = callee.without_parentheses() else {
+        return None;
+    };
+    let [
+        Expression::NumericLiteral(zero),
+        Expression::StaticMemberExpression(member),
+    ] = sequence.expressions.as_slice()
+    else {
+        return None;
+    };
+    match &member.object {
+        Expression::Identifier(object) if zero.value == 0.0 => {
+            Some((&**object, member.property.name.as_str()))
+        }
+        _ => None,
+    }
+}
+
+/// The bundle file's text `text` (as written, its top level the bundle's) with each
+/// `(0, y.f)(...)` call whose (`y`, `f`) is in `allowed`, `y` the top-level variable, written
+/// `y.f(...)`; how many. Text that does not parse is left as it is.
+pub(crate) fn rewrite(text: &str, allowed: &FxHashSet<(String, String)>) -> (String, usize) {
+    let allocator = oxc_allocator::Allocator::default();
+    let parse = |source_type: oxc_span::SourceType| {
+        oxc_parser::Parser::new(&allocator, text, source_type)
+            .with_options(oxc_parser::ParseOptions {
+                allow_return_outside_function: source_type.is_script(),
+                ..oxc_parser::ParseOptions::default()
+            })
+            .parse()
+    };
+    let mut parsed = parse(oxc_span::SourceType::script());
+    if parsed.diagnostics.errors().next().is_some() {
+        parsed = parse(oxc_span::SourceType::mjs());
+    }
+    if parsed.diagnostics.errors().next().is_some() {
+        return (text.to_owned(), 0);
+    }
+    let semantic = oxc_semantic::SemanticBuilder::new()
+        .build(&parsed.program)
+        .semantic;
+    let mut calls = ZeroCalls {
+        scoping: semantic.scoping(),
+        allowed,
+        edits: Vec::new(),
+    };
+    calls.visit_program(&parsed.program);
+    let mut edits = calls.edits;
+    edits.sort_by_key(|(span, _)| span.start);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (span, member) in &edits {
+        out.push_str(&text[at..span.start as usize]);
+        out.push_str(member);
+        at = span.end as usize;
+    }
+    out.push_str(&text[at..]);
+    (out, edits.len())
+}
+
+/// Finds the calls [`rewrite`] rewrites: (the callee's span with its parentheses, `y.f`).
+struct ZeroCalls<'s> {
+    scoping: &'s Scoping,
+    allowed: &'s FxHashSet<(String, String)>,
+    edits: Vec<(Span, String)>,
+}
+
+impl<'a> Visit<'a> for ZeroCalls<'_> {
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        if let Expression::ParenthesizedExpression(callee) = &it.callee
+            && let Some((object, name)) = zero_callee(&callee.expression)
+            && let Some(symbol) = crate::refs::symbol_of(self.scoping, object)
+            && self.scoping.symbol_scope_id(symbol) == self.scoping.root_scope_id()
+            && self
+                .allowed
+                .contains(&(object.name.to_string(), name.to_owned()))
+        {
+            self.edits
+                .push((callee.span, format!("{}.{name}", object.name)));
+        }
+        walk::walk_call_expression(self, it);
     }
 }
