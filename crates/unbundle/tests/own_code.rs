@@ -35,12 +35,12 @@ const SOURCES: [(&str, &str); 6] = [
     ("d.js", "exports.f = () => \"plain\";\n"),
 ];
 
-/// Bundles `SOURCES` in `dir` with the pinned esbuild for node as `format` (`esm`: the entry's
+/// Bundles `sources` (the first the entry, `entry.mjs`) in `dir` with the pinned esbuild for node as `format` (`esm`: the entry's
 /// code stays in the bundle file; `cjs`: it moves to a module file), into `bundle/NAME`: the
 /// bundle's text.
-fn build(dir: &Path, format: &str, name: &str) -> String {
+fn build(dir: &Path, sources: &[(&str, &str)], format: &str, name: &str) -> String {
     install_bundlers();
-    for (name, text) in SOURCES {
+    for (name, text) in sources {
         std::fs::write(dir.join(name), text).unwrap();
     }
     let esbuild = bundlers().join("node_modules/esbuild");
@@ -69,7 +69,7 @@ fn an_export_an_esbuild_entry_replaces_keeps_its_callers_zero() {
 /// Bundles, unbundles and runs `SOURCES` as `format` in `dir`.
 fn check(dir: &Path, format: &str, name: &str) {
     let dir = dir.to_path_buf();
-    let text = build(&dir, format, name);
+    let text = build(&dir, &SOURCES, format, name);
     // The writes are in the bundle's own code, not in a module function.
     assert!(text.contains("import_a.default.f = who"), "{text}");
     assert!(text.contains("require_d().f = who"), "{text}");
@@ -112,5 +112,86 @@ fn check(dir: &Path, format: &str, name: &str) {
         assert!(own.text.contains("import_b.run()"), "{}", own.text);
     }
     assert!(own.text.contains("(0, import_e.who)()"), "{}", own.text);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A module that hands on one of two modules' exports by `NODE_ENV`, as React's `index.js`
+/// does, and its callers: a module file in tsc's shape and the bundle file's own code.
+const FORWARDS: [(&str, &str); 5] = [
+    (
+        "entry.mjs",
+        "import { use, who } from \"./fwd.js\";\nimport { run } from \"./user.js\";\nconsole.log(use(), who(), run());\n",
+    ),
+    (
+        "fwd.js",
+        "\"use strict\";\nif (process.env.NODE_ENV === \"production\") module.exports = require(\"./prod.js\");\nelse module.exports = require(\"./dev.js\");\n",
+    ),
+    (
+        "prod.js",
+        "exports.use = () => \"use\";\nexports.who = function () { return this === undefined || this === globalThis ? \"none\" : \"some\"; };\n",
+    ),
+    (
+        "dev.js",
+        "exports.use = () => \"use\";\nexports.who = () => \"none\";\n",
+    ),
+    (
+        "user.js",
+        "\"use strict\";\nconst f_1 = require(\"./fwd.js\");\nexports.run = () => [(0, f_1.use)(), (0, f_1.who)()].join(\" \");\n",
+    ),
+];
+
+#[test]
+fn calls_through_a_module_that_hands_on_another_s_exports_lose_their_zero_when_every_one_s_would() {
+    let dir = scratch("own-code", "forwards");
+    let text = build(&dir, &FORWARDS, "esm", "main.mjs");
+    let inputs = [unbundle::Input {
+        name: "main.mjs",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let bundle = dir.join("bundle/main.mjs");
+    for env in ["production", "development"] {
+        let script = format!(
+            "process.env.NODE_ENV = {env:?}; import({:?});",
+            bundle.to_str().unwrap()
+        );
+        let before = node_in(&dir, &["-e", &script]);
+        assert_eq!(
+            before.0, "use none use none\n",
+            "the bundle runs: {}",
+            before.1
+        );
+        let entry = out.join(&output.manifest.entry);
+        let script = format!(
+            "process.env.NODE_ENV = {env:?}; import({:?});",
+            entry.to_str().unwrap()
+        );
+        assert_eq!(node_in(&dir, &["-e", &script]), before);
+    }
+    let find = |marker: &str| {
+        output
+            .files
+            .iter()
+            .find(|f| f.text.contains(marker))
+            .unwrap_or_else(|| panic!("no output file holds {marker}"))
+            .text
+            .clone()
+    };
+    // `use` needs no receiver in either module; `who` reads `this` in one of them.
+    let user = find("exports.run");
+    assert!(
+        user.contains("fwd.use()") && !user.contains("(0, fwd.use)"),
+        "{user}"
+    );
+    assert!(user.contains(".who)()"), "{user}");
+    let own = find("console.log(");
+    assert!(own.contains("import_fwd.use()"), "{own}");
+    assert!(own.contains("(0, import_fwd.who)()"), "{own}");
     let _ = std::fs::remove_dir_all(&dir);
 }

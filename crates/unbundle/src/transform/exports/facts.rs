@@ -101,6 +101,10 @@ pub(crate) fn facts(
         facts.getters.retain(|n| early.contains(n));
         facts.reexports.retain(|(n, ..)| early.contains(n));
     }
+    // What a module that hands on others' exports does with them is what is done with its
+    // own (see `plan`).
+    facts.forwards = super::forwards::targets(program, scoping, wrapper);
+    facts.escapes.retain(|id| !facts.forwards.contains(id));
     facts.exported = defined.into_iter().collect();
     facts.exported.sort();
     facts

@@ -19,6 +19,7 @@
 
 mod bindings;
 mod facts;
+mod forwards;
 mod helpers;
 mod interop;
 mod nested;
@@ -77,6 +78,9 @@ pub(crate) struct Facts {
     /// Modules whose exports this module reads as an interop helper's `default` other than to
     /// call it (`g(y.default)`, `y.default.f = 1`): what the module's exports are is handed on.
     pub(crate) defaults_handed: Vec<String>,
+    /// The modules whose exports this module hands on as its own (`module.exports =
+    /// require_x()`, see `forwards.rs`), when that is all it does with its exports.
+    pub(crate) forwards: Vec<String>,
 }
 
 /// What the second pass may do.
@@ -118,6 +122,7 @@ pub(crate) fn plan<'f>(
         .clone()
         .flat_map(|(_, f)| f.defaults_handed.iter().map(String::as_str))
         .collect();
+    let escaped = forwarded_escapes(modules.clone(), escaped, &handed);
     let mut plan = Plan::default();
     for (id, facts) in modules.clone() {
         // A wrapper's `default` is then, whenever a call reads it, that function or the
@@ -156,6 +161,10 @@ pub(crate) fn plan<'f>(
         loop {
             let mut more = Vec::new();
             for (id, facts) in modules.clone() {
+                // Its exports are replaced by theirs: it is opaque, but known.
+                if !escaped.contains(id) && !handed.contains(id) {
+                    more.extend(forwarded(id, &facts.forwards, &plan));
+                }
                 if facts.opaque {
                     continue;
                 }
@@ -188,6 +197,46 @@ pub(crate) fn plan<'f>(
         plan.calls.extend(defaults);
     }
     plan
+}
+
+/// `escaped` with the modules whose exports a module that hands them on as its own lets
+/// escape (what is done with its exports is done with theirs), through chains of them.
+fn forwarded_escapes<'f>(
+    modules: impl Iterator<Item = (&'f str, &'f Facts)> + Clone,
+    mut escaped: FxHashSet<&'f str>,
+    handed: &FxHashSet<&str>,
+) -> FxHashSet<&'f str> {
+    loop {
+        let more: Vec<&str> = modules
+            .clone()
+            .filter(|(id, _)| escaped.contains(id) || handed.contains(id))
+            .flat_map(|(_, f)| f.forwards.iter().map(String::as_str))
+            .filter(|t| !escaped.contains(t))
+            .collect();
+        if more.is_empty() {
+            return escaped;
+        }
+        escaped.extend(more);
+    }
+}
+
+/// The names of module `id`, which hands on the exports of the modules `targets` (its own
+/// not escaped), that need no receiver: those every target's need none (`default` left out:
+/// through a wrapper it may be the exports object itself).
+fn forwarded(id: &str, targets: &[String], plan: &Plan) -> Vec<(String, String)> {
+    let Some(first) = targets.first() else {
+        return Vec::new();
+    };
+    plan.calls
+        .iter()
+        .filter(|(from, name)| from == first && name != "default" && !name.contains(' '))
+        .filter(|(_, name)| {
+            targets
+                .iter()
+                .all(|t| plan.calls.contains(&(t.clone(), name.clone())))
+        })
+        .map(|(_, name)| (id.to_owned(), name.clone()))
+        .collect()
 }
 
 /// The names module `id` (its exports fixed) gets from its star re-exports that need no
