@@ -7,6 +7,9 @@
 //! file's own `(0, y.f)()` calls follow the same rule (`(0, import_b.run)()` of an arrow loses
 //! its `0,`, `(0, import_e.who)()` of a function that reads `this` keeps it). Built by the
 //! esbuild pinned in `tools/bundlers` and run with node before and after: both print the same.
+//! A module that hands on another's exports as its own (React's `index.js`) has its calls
+//! lose their `0,` when each module it may hand on has them lose theirs, and a write through
+//! it counts as a write to those modules' exports.
 
 mod common;
 
@@ -193,5 +196,57 @@ fn calls_through_a_module_that_hands_on_another_s_exports_lose_their_zero_when_e
     let own = find("console.log(");
     assert!(own.contains("import_fwd.use()"), "{own}");
     assert!(own.contains("(0, import_fwd.who)()"), "{own}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_export_written_through_a_module_that_hands_on_another_s_keeps_its_callers_zero() {
+    // `writer.js` replaces `use` through `fwd.js`, which is `prod.js`'s exports in production:
+    // `user.js`'s call of `prod.js`'s `use` must keep its `0,`.
+    let dir = scratch("own-code", "forwards-written");
+    let mut sources: Vec<(&str, &str)> = FORWARDS[1..4].to_vec();
+    sources.insert(
+        0,
+        (
+            "entry.mjs",
+            "import \"./writer.js\";\nimport { run } from \"./user.js\";\nconsole.log(run());\n",
+        ),
+    );
+    sources.push((
+        "writer.js",
+        "require(\"./fwd.js\").use = function () { return this === undefined || this === globalThis ? \"none\" : \"some\"; };\n",
+    ));
+    sources.push((
+        "user.js",
+        "\"use strict\";\nconst p_1 = require(\"./prod.js\");\nexports.run = () => (0, p_1.use)();\n",
+    ));
+    let text = build(&dir, &sources, "esm", "main.mjs");
+    let inputs = [unbundle::Input {
+        name: "main.mjs",
+        text: &text,
+    }];
+    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+    let run = |file: &Path| {
+        let script = format!(
+            "process.env.NODE_ENV = \"production\"; import({:?});",
+            file.to_str().unwrap()
+        );
+        node_in(&dir, &["-e", &script])
+    };
+    let before = run(&dir.join("bundle/main.mjs"));
+    assert_eq!(before.0, "none\n", "the bundle runs: {}", before.1);
+    assert_eq!(run(&out.join(&output.manifest.entry)), before);
+    let user = output
+        .files
+        .iter()
+        .find(|f| f.text.contains("exports.run"))
+        .expect("user.js has a module file");
+    assert!(user.text.contains(".use)()"), "{}", user.text);
     let _ = std::fs::remove_dir_all(&dir);
 }
