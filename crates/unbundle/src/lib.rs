@@ -220,6 +220,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let mut roles = Vec::new();
     let mut wrappers = Wrappers::default();
     let mut nested_escapes = Vec::new();
+    let mut own = Vec::new();
     // An esbuild bundle inside an arrow called at once is split as if the arrow's body were
     // the file, and put back inside it afterwards.
     let unwrapped: Vec<Option<recognize::iife::Unwrapped>> = inputs
@@ -257,10 +258,13 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         if unwrapped.is_some() {
             file.text = recognize::iife::Unwrapped::wrap(&file.text);
         }
+        let at = files.len();
         files.push(file);
         files.extend(split.runtime);
         jobs.extend(split.jobs);
         nested_escapes.extend(split.nested_escapes);
+        // A file put back inside its arrow has another top level: its calls stay.
+        own.push((at, unwrapped.is_none(), split.own));
         roles.push(split.role);
         wrappers += split.wrappers;
     }
@@ -280,8 +284,9 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     modules.extend(chunks);
     let mut transforms = options.transforms;
     transforms.helpers &= defines_webpack_helpers(inputs);
-    let results = rewrite_twice(&jobs, transforms, &module_names, &nested_escapes);
-    let changes = module_files(&jobs, results, &mut files, &mut notes)?;
+    let (results, plan) = rewrite_twice(&jobs, transforms, &module_names, &nested_escapes, &own);
+    let mut changes = module_files(&jobs, results, &mut files, &mut notes)?;
+    changes.calls += plan.map_or(0, |p| own_calls_rewritten(&mut files, own, &p));
     files.push(OutputFile {
         path: LOADER_FILE.to_owned(),
         text: LOADER.replacen(requires::TABLE_MARK, &links, 1),
@@ -481,20 +486,30 @@ fn rewrite_twice(
     transforms: Transforms,
     module_names: &name::ModuleNames,
     nested_escapes: &[(String, Vec<String>)],
-) -> Vec<Result<module::ModuleFile, ModuleError>> {
+    own: &[(usize, bool, transform::exports::OwnUses)],
+) -> (
+    Vec<Result<module::ModuleFile, ModuleError>>,
+    Option<transform::exports::Plan>,
+) {
     let every: Vec<usize> = (0..jobs.len()).collect();
     let mut results = rewrite_all(jobs, &every, transforms, module_names, None);
     if !(transforms.calls || transforms.plain_exports || transforms.helpers) {
-        return results;
+        return (results, None);
     }
     // A nested webpack bundle's ids are its own (`1` there is not the outer bundle's `1`):
     // its modules take no part in the plan, and keep their calls as they are.
     let planned = |job: &split::Job<'_>| job.kind != ModuleKind::NestedWebpack;
+    // What the code that stays in the bundle files does with the modules' exports.
+    let outside = transform::exports::Facts {
+        escapes: own.iter().flat_map(|o| o.2.escapes.clone()).collect(),
+        ..transform::exports::Facts::default()
+    };
     let facts: Vec<(&str, &transform::exports::Facts)> = jobs
         .iter()
         .zip(&results)
         .filter(|(job, _)| planned(job))
         .filter_map(|(job, r)| r.as_ref().ok().map(|f| (job.id.as_str(), &f.facts)))
+        .chain([("\u{0}bundle files", &outside)])
         .collect();
     let plan = transform::exports::plan(
         facts.iter().copied(),
@@ -515,7 +530,34 @@ fn rewrite_twice(
         results[i] = result;
     }
     rewrite_nested(jobs, transforms, module_names, nested_escapes, &mut results);
-    results
+    (results, transforms.calls.then_some(plan))
+}
+
+/// The `(0, y.f)(...)` calls in the bundle files' own code (`own`: the index of each file in
+/// `files`, whether its calls may be rewritten, and what its own code does) that the plan
+/// allows written `y.f(...)`; how many.
+fn own_calls_rewritten(
+    files: &mut [OutputFile],
+    own: Vec<(usize, bool, transform::exports::OwnUses)>,
+    plan: &transform::exports::Plan,
+) -> usize {
+    let mut rewritten = 0;
+    for (index, _, uses) in own.into_iter().filter(|o| o.1) {
+        let allowed: rustc_hash::FxHashSet<(String, String)> = uses
+            .calls
+            .into_iter()
+            .filter(|(_, _, key)| plan.calls.contains(key))
+            .map(|(variable, name, _)| (variable, name))
+            .collect();
+        if allowed.is_empty() {
+            continue;
+        }
+        let file = &mut files[index];
+        let (text, n) = transform::exports::rewrite_own_calls(&file.text, &allowed);
+        file.text = text;
+        rewritten += n;
+    }
+    rewritten
 }
 
 /// The second pass over the modules of each nested webpack bundle (the files of one folder),
@@ -636,6 +678,7 @@ fn rewrite_all(
                                     name_helper: job.name_helper.as_deref(),
                                     source_names: &job.source_names,
                                     links: &job.links,
+                                    to_esm: job.to_esm.as_deref(),
                                 },
                                 job.parameters,
                                 transforms,

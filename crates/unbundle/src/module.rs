@@ -55,6 +55,8 @@ pub(crate) struct Given<'j> {
     pub(crate) name_helper: Option<&'j str>,
     pub(crate) source_names: &'j [(u32, String)],
     pub(crate) links: &'j [crate::requires::Link],
+    /// The bundle's `__toESM` helper, when it has esbuild's shape.
+    pub(crate) to_esm: Option<&'j str>,
 }
 
 /// Rewrites the module function `source` (its text in the bundle), whose surroundings were
@@ -90,7 +92,7 @@ pub(crate) fn rewrite(
         usable_names(evals, changed, given.name_helper, given.source_names);
     let outer = free_parameter_names(scoping, parameters);
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
-    let wrapper = wrapper_of(parameters, &params, function_scope);
+    let wrapper = wrapper_of(parameters, &params, function_scope, given.to_esm);
     let facts = first_pass_facts(plan, transforms, &program, scoping, wrapper);
     let plain_functions = plain_functions(plan, id, &program, scoping, wrapper);
     let module_renames = if evals {
@@ -316,6 +318,7 @@ fn wrapper_of(
     parameters: &[&'static str],
     params: &[SymbolId],
     scope: ScopeId,
+    to_esm: Option<&str>,
 ) -> crate::refs::Wrapper {
     let position = |name: &str| {
         parameters
@@ -328,6 +331,7 @@ fn wrapper_of(
         exports: position("exports"),
         module: position("module"),
         scope,
+        to_esm: to_esm.and_then(crate::refs::HelperName::new),
     }
 }
 

@@ -150,6 +150,34 @@ pub(crate) struct Wrapper {
     pub(crate) module: Option<SymbolId>,
     /// The function's own scope: only variables declared there take an export's name.
     pub(crate) scope: ScopeId,
+    /// The bundle's `__toESM` helper as the module reads it, a name from outside (esbuild's
+    /// modules; see `requires/to_esm.rs`).
+    pub(crate) to_esm: Option<HelperName>,
+}
+
+/// A helper's name of up to 23 bytes, kept inline so that [`Wrapper`] stays `Copy`; a longer
+/// name is not kept (what it would allow is then not done).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HelperName {
+    len: u8,
+    bytes: [u8; 23],
+}
+
+impl HelperName {
+    pub(crate) fn new(name: &str) -> Option<HelperName> {
+        let mut bytes = [0; 23];
+        bytes
+            .get_mut(..name.len())?
+            .copy_from_slice(name.as_bytes());
+        Some(HelperName {
+            len: name.len() as u8,
+            bytes,
+        })
+    }
+
+    pub(crate) fn is(&self, name: &str) -> bool {
+        &self.bytes[..usize::from(self.len)] == name.as_bytes()
+    }
 }
 
 /// The module function's scope and its parameters' symbols (each a plain name, else none).

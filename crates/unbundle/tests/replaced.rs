@@ -174,3 +174,30 @@ fn a_look_alike_of_swc_s_export_helper_keeps_every_zero() {
     let text = swc_calls("swc-look-alike", &lib, "none none\n");
     assert!(text.contains("(0, lib.greet)(\"x\")"), "{text}");
 }
+
+#[test]
+fn an_export_written_through_import_default_s_default_keeps_its_callers_zero() {
+    // `a.js` is not marked `__esModule`, so `__importDefault` gives its exports object as
+    // `default`: `c.js` replaces `a.js`'s `f` with a function that reads `this`, and `b.js`'s
+    // `(0, a_1.f)()` must keep its `0,`.
+    let dir = scratch("replaced", "written-default");
+    let c = format!(
+        "{IMPORT_DEFAULT}const a_1 = __importDefault(require(\"./a.js\"));\na_1.default.f = {WHO};\n"
+    );
+    let files = [
+        (
+            "main.js",
+            "require(\"./c.js\");\nconsole.log(require(\"./b.js\").run());\n",
+        ),
+        ("a.js", "exports.f = () => \"plain\";\n"),
+        (
+            "b.js",
+            "\"use strict\";\nconst a_1 = require(\"./a.js\");\nexports.run = () => (0, a_1.f)();\n",
+        ),
+        ("c.js", c.as_str()),
+    ];
+    let bundle = build(&dir, &files);
+    let text = unbundle_and_run(&dir, &bundle, "none\n", "exports.run");
+    assert!(text.contains("(0, a.f)()"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

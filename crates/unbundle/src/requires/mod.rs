@@ -22,9 +22,11 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 mod rewrite;
 mod shape;
+mod to_esm;
 
 pub(crate) use rewrite::rewrite;
 pub(crate) use shape::to_common_js;
+pub(crate) use to_esm::to_esm;
 
 /// The name the loader's table of links is written under in its text.
 pub(crate) const TABLE_MARK: &str = "/* pilotfish: links */ {}";

@@ -13,7 +13,7 @@ use oxc_semantic::Scoping;
 use rustc_hash::FxHashMap;
 
 /// What a top-level name was declared as.
-enum Value<'p, 'a> {
+pub(super) enum Value<'p, 'a> {
     Init(&'p Expression<'a>),
     /// `var { defineProperty: d } = Object`
     ObjectMember(String),
@@ -34,7 +34,7 @@ pub(crate) fn to_common_js(program: &Program<'_>, scoping: &Scoping) -> Option<S
 }
 
 /// The top-level `var`s never assigned again, with what each was declared as.
-fn top_values<'p, 'a>(
+pub(super) fn top_values<'p, 'a>(
     program: &'p Program<'a>,
     scoping: &Scoping,
 ) -> FxHashMap<String, Value<'p, 'a>> {

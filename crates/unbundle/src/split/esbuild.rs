@@ -208,7 +208,14 @@ pub(crate) fn outer_names_but(
         }
         if live.contains(&u.symbol) {
             let name = scoping.symbol_name(u.symbol);
-            substitute(u, name, &format!("{LIVE}.{name}"), &mut outer.substitutions);
+            let member = format!("{LIVE}.{name}");
+            if u.kind == Kind::Callee && uses.receiver_free(u.symbol) {
+                // Every value the name is ever given ignores its receiver (or is not callable,
+                // and the call throws either way): the accessor object as `this` cannot matter.
+                outer.substitutions.push((Span::new(u.at, u.end), member));
+            } else {
+                substitute(u, name, &member, &mut outer.substitutions);
+            }
         }
     }
     outer
@@ -238,4 +245,31 @@ pub(crate) fn substitute(u: &Use, name: &str, member: &str, into: &mut Vec<(Span
 /// ran it before it could reach a module function defined later).
 fn set_before(scoping: &Scoping, symbol: SymbolId, at: u32) -> bool {
     scoping.symbol_flags(symbol).is_function() || scoping.symbol_span(symbol).end <= at
+}
+
+/// The esbuild modules among a file's `jobs` whose exports the code that stays in the file
+/// (`program`) uses other than by name. A nested webpack bundle's module files take no part
+/// in the plan, and an esbuild entry's file receives `require_x` and `__toESM` as parameters
+/// (its facts know nothing of them): their code counts as the file's own.
+pub(crate) fn own_escapes(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &Scoping,
+    jobs: &[super::Job<'_>],
+) -> crate::transform::exports::OwnUses {
+    use crate::ModuleKind;
+    let ids: Vec<&str> = jobs
+        .iter()
+        .filter(|j| matches!(j.kind, ModuleKind::Commonjs | ModuleKind::EsmInitializer))
+        .map(|j| j.id.as_str())
+        .collect();
+    if ids.is_empty() {
+        return crate::transform::exports::OwnUses::default();
+    }
+    let moved: Vec<Span> = jobs
+        .iter()
+        .filter(|j| !matches!(j.kind, ModuleKind::NestedWebpack | ModuleKind::Entry))
+        .map(|j| j.span)
+        .collect();
+    let to_esm = jobs.iter().find_map(|j| j.to_esm.as_deref());
+    crate::transform::exports::own_escapes(program, scoping, &ids, &moved, to_esm)
 }

@@ -106,6 +106,7 @@ pub(crate) fn split_file<'a>(
     }
     nested::modules(&file, &mut out, notes);
     head_jobs(&file, &mut out);
+    let own = esbuild::own_escapes(file.program, file.scoping, &out.jobs);
     let text = assemble(&file, &out);
     let file = OutputFile {
         path: input.name.to_owned(),
@@ -119,6 +120,7 @@ pub(crate) fn split_file<'a>(
         jobs: out.jobs,
         plain,
         nested_escapes: out.nested_escapes,
+        own,
     })
 }
 
@@ -127,9 +129,11 @@ pub(crate) fn split_file<'a>(
 /// helpers it is given.
 fn head_jobs(file: &File<'_, '_, '_>, out: &mut Split<'_>) {
     let to_common_js = crate::requires::to_common_js(file.program, file.scoping);
+    let to_esm = crate::requires::to_esm(file.program, file.scoping);
     for job in &mut out.jobs {
         job.name_helper.clone_from(&out.name_helper);
         job.to_common_js.clone_from(&to_common_js);
+        job.to_esm.clone_from(&to_esm);
     }
     let runtime = out
         .runtime
@@ -176,6 +180,7 @@ fn table_job<'a>(
         links: Vec::new(),
         namespace: None,
         to_common_js: None,
+        to_esm: None,
     }
 }
 
@@ -210,6 +215,8 @@ pub(crate) struct FileSplit<'a> {
     /// The folder of each nested webpack bundle's module files, and the modules whose
     /// exports code around them can reach.
     pub(crate) nested_escapes: Vec<(String, Vec<String>)>,
+    /// What the code that stays in the file does with its esbuild modules.
+    pub(crate) own: transform::exports::OwnUses,
 }
 
 /// Parses a bundle file as a script (a bundle for node is a CommonJS file, where a top-level
@@ -562,6 +569,7 @@ fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>
             links: Vec::new(),
             namespace: Some(m.namespace.clone()),
             to_common_js: None,
+            to_esm: None,
         });
     }
 }
@@ -647,6 +655,7 @@ fn esbuild_job<'a>(
         links: Vec::new(),
         namespace: None,
         to_common_js: None,
+        to_esm: None,
     }
 }
 
@@ -718,6 +727,7 @@ fn entry_module<'a>(
         links: Vec::new(),
         namespace: None,
         to_common_js: None,
+        to_esm: None,
     });
 }
 
@@ -834,6 +844,8 @@ pub(crate) struct Job<'a> {
     pub(crate) namespace: Option<String>,
     /// The bundle file's `__toCommonJS` helper, when it has esbuild's shape.
     pub(crate) to_common_js: Option<String>,
+    /// The bundle file's `__toESM` helper, when it has esbuild's shape.
+    pub(crate) to_esm: Option<String>,
 }
 
 /// Where the loader's line goes: after a hashbang and the directive prologue, which must stay

@@ -75,6 +75,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, modules: Vec<Registered>, out
             links: Vec::new(),
             namespace: None,
             to_common_js: None,
+            to_esm: None,
         });
         split += 1;
     }

@@ -78,6 +78,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
             links: Vec::new(),
             namespace: None,
             to_common_js: None,
+            to_esm: None,
         });
         split += 1;
     }

@@ -31,6 +31,7 @@ mod find;
 mod order;
 mod rewrite;
 pub(crate) mod uses;
+pub(crate) mod values;
 
 use std::borrow::Cow;
 

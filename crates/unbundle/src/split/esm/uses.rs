@@ -5,11 +5,15 @@
 
 use oxc_ast::ast::{
     AssignmentExpression, AssignmentTarget, AssignmentTargetPropertyIdentifier, CallExpression,
-    Expression, IdentifierReference, ObjectProperty, SequenceExpression, TaggedTemplateExpression,
+    Class, Expression, ForInStatement, ForOfStatement, ForStatementLeft, Function,
+    IdentifierReference, ObjectProperty, SequenceExpression, TaggedTemplateExpression,
+    VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
-use oxc_semantic::{Scoping, SymbolId};
+use oxc_semantic::{ScopeFlags, Scoping, SymbolId};
 use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::values::{Value, classify};
 
 /// How a reference uses its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +23,7 @@ pub(crate) enum Kind {
     Callee,
     /// The value of a shorthand property: `{f}`.
     Shorthand,
-    /// `x = ...` with a function that ignores its receiver (an arrow) or a class.
+    /// `x = ...` with a value that ignores its receiver ([`super::values`]).
     SafeWrite,
     /// Any other write.
     Write,
@@ -56,11 +60,14 @@ pub(crate) struct TopLevel {
     by_symbol: FxHashMap<SymbolId, Vec<usize>>,
     /// The names assigned anywhere.
     written: FxHashSet<SymbolId>,
+    /// The names whose every value, from each declaration and each assignment, ignores its
+    /// receiver ([`super::values`]): a call through an object is the same as one without.
+    receiver_free: FxHashSet<SymbolId>,
 }
 
 impl TopLevel {
     pub(crate) fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> TopLevel {
-        let list = collect(program, scoping);
+        let (mut list, (values, declared)) = collect(program, scoping);
         let mut by_symbol: FxHashMap<SymbolId, Vec<usize>> = FxHashMap::default();
         let mut written = FxHashSet::default();
         for (i, u) in list.iter().enumerate() {
@@ -69,11 +76,47 @@ impl TopLevel {
                 written.insert(u.symbol);
             }
         }
+        // A factory is never assigned, and each of its declarations gives it one.
+        let factory = |s: SymbolId| {
+            !written.contains(&s)
+                && declared
+                    .get(&s)
+                    .is_some_and(|all| all.iter().all(|v| *v == Value::Free { factory: true }))
+        };
+        let free = |v: &Value| match v {
+            Value::Free { .. } => true,
+            Value::CallOf(callee) => factory(*callee),
+            Value::Other => false,
+        };
+        for u in list.iter_mut().filter(|u| u.writes()) {
+            u.kind = if values.get(&u.at).is_some_and(free) {
+                Kind::SafeWrite
+            } else {
+                Kind::Write
+            };
+        }
+        let receiver_free = declared
+            .iter()
+            .filter(|(symbol, all)| {
+                all.iter().all(free)
+                    && by_symbol
+                        .get(symbol)
+                        .is_none_or(|uses| uses.iter().all(|&u| list[u].kind != Kind::Write))
+            })
+            .map(|(symbol, _)| *symbol)
+            .collect();
         TopLevel {
             list,
             by_symbol,
             written,
+            receiver_free,
         }
+    }
+
+    /// Whether every value `symbol` is ever given ignores its receiver: calling it through
+    /// an object (`o.f()`) does what calling it alone does.
+    pub(crate) fn receiver_free(&self, symbol: SymbolId) -> bool {
+        self.receiver_free.contains(&symbol)
     }
 
     /// Every use, in source order.
@@ -103,14 +146,19 @@ impl TopLevel {
     }
 }
 
-/// The references to top-level names in `program`, in source order.
-fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> Vec<Use> {
+/// What [`collect`] gathers besides the uses: the value each plain assignment gives (by where
+/// its target starts), and the values each top-level name's declarations give it.
+type Values = (FxHashMap<u32, Value>, FxHashMap<SymbolId, Vec<Value>>);
+
+/// The references to top-level names in `program`, in source order (each write a
+/// [`Kind::Write`] until [`TopLevel::collect`] has looked at its value), and their values.
+fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> (Vec<Use>, Values) {
     let mut uses = Uses {
         scoping,
         out: Vec::new(),
         callee: FxHashSet::default(),
         shorthand: FxHashSet::default(),
-        safe_write: FxHashSet::default(),
+        values: (FxHashMap::default(), FxHashMap::default()),
         pattern_shorthand: FxHashSet::default(),
         names_value: FxHashMap::default(),
         after_calls: Vec::new(),
@@ -118,16 +166,16 @@ fn collect(program: &oxc_ast::ast::Program<'_>, scoping: &Scoping) -> Vec<Use> {
     uses.visit_program(program);
     let mut out = uses.out;
     out.sort_by_key(|u| u.at);
-    out
+    (out, uses.values)
 }
 
 struct Uses<'s> {
     scoping: &'s Scoping,
     out: Vec<Use>,
-    /// Where references that are callees, shorthand values or safe writes start.
+    /// Where references that are callees or shorthand values start.
     callee: FxHashSet<u32>,
     shorthand: FxHashSet<u32>,
-    safe_write: FxHashSet<u32>,
+    values: Values,
     pattern_shorthand: FxHashSet<u32>,
     names_value: FxHashMap<u32, oxc_span::Span>,
     after_calls: Vec<SymbolId>,
@@ -137,6 +185,26 @@ impl Uses<'_> {
     fn top_level(&self, reference: &IdentifierReference<'_>) -> Option<SymbolId> {
         let symbol = crate::refs::symbol_of(self.scoping, reference)?;
         (self.scoping.symbol_scope_id(symbol) == self.scoping.root_scope_id()).then_some(symbol)
+    }
+
+    /// Records that a declaration gives top-level `symbol` (if it is one) `value`.
+    fn declares(&mut self, symbol: Option<SymbolId>, value: Value) {
+        if let Some(symbol) = symbol
+            && self.scoping.symbol_scope_id(symbol) == self.scoping.root_scope_id()
+        {
+            self.values.1.entry(symbol).or_default().push(value);
+        }
+    }
+
+    /// The names a `for-in` or `for-of` head declares are given values nobody can know.
+    fn loop_head(&mut self, left: &ForStatementLeft<'_>) {
+        if let ForStatementLeft::VariableDeclaration(declaration) = left {
+            for declarator in &declaration.declarations {
+                for binding in declarator.id.get_binding_identifiers() {
+                    self.declares(binding.symbol_id.get(), Value::Other);
+                }
+            }
+        }
     }
 }
 
@@ -151,11 +219,7 @@ impl<'a> Visit<'a> for Uses<'_> {
             .is_some_and(|r| self.scoping.get_reference(r).is_write());
         let at = it.span.start;
         let kind = if write {
-            if self.safe_write.contains(&at) {
-                Kind::SafeWrite
-            } else {
-                Kind::Write
-            }
+            Kind::Write
         } else if self.callee.contains(&at) {
             Kind::Callee
         } else if self.shorthand.contains(&at) {
@@ -219,14 +283,53 @@ impl<'a> Visit<'a> for Uses<'_> {
         }
         if it.operator.is_assign()
             && let AssignmentTarget::AssignmentTargetIdentifier(target) = &it.left
-            && matches!(
-                it.right.without_parentheses(),
-                Expression::ArrowFunctionExpression(_) | Expression::ClassExpression(_)
-            )
         {
-            self.safe_write.insert(target.span.start);
+            let value = classify(self.scoping, &it.right);
+            self.values.0.insert(target.span.start, value);
         }
         walk::walk_assignment_expression(self, it);
+    }
+
+    fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
+        let plain = it.id.get_binding_identifier();
+        for binding in it.id.get_binding_identifiers() {
+            let value = match (&it.init, plain.is_some()) {
+                // `var x;` holds `undefined` until assigned.
+                (None, true) => Value::Free { factory: false },
+                (Some(init), true) => classify(self.scoping, init),
+                _ => Value::Other,
+            };
+            self.declares(binding.symbol_id.get(), value);
+        }
+        walk::walk_variable_declarator(self, it);
+    }
+
+    fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
+        if it.is_declaration()
+            && let Some(id) = &it.id
+        {
+            self.declares(id.symbol_id.get(), super::values::free_function(it));
+        }
+        walk::walk_function(self, it, flags);
+    }
+
+    fn visit_class(&mut self, it: &Class<'a>) {
+        if it.is_declaration()
+            && let Some(id) = &it.id
+        {
+            self.declares(id.symbol_id.get(), Value::Free { factory: false });
+        }
+        walk::walk_class(self, it);
+    }
+
+    fn visit_for_in_statement(&mut self, it: &ForInStatement<'a>) {
+        self.loop_head(&it.left);
+        walk::walk_for_in_statement(self, it);
+    }
+
+    fn visit_for_of_statement(&mut self, it: &ForOfStatement<'a>) {
+        self.loop_head(&it.left);
+        walk::walk_for_of_statement(self, it);
     }
 
     fn visit_sequence_expression(&mut self, it: &SequenceExpression<'a>) {

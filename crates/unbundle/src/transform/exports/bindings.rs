@@ -3,7 +3,8 @@
 //! whether each uses `this`, by which `facts.rs` and the rewrite judge calls.
 
 use oxc_ast::ast::{
-    Argument, ArrowFunctionExpression, Expression, Function, Statement, VariableDeclarator,
+    Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,
+    Expression, Function, Statement, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
@@ -12,6 +13,22 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::tsc::last_of_sequence;
 use crate::refs::{self, Wrapper};
+
+/// The properties every object inherits from `Object.prototype` (unless made otherwise).
+const OBJECT_PROTOTYPE: [&str; 12] = [
+    "constructor",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "toLocaleString",
+    "toString",
+    "valueOf",
+    "__proto__",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
 
 /// Whether the module function (the program's one expression) is an arrow function.
 pub(super) fn is_arrow_module(program: &oxc_ast::ast::Program<'_>) -> bool {
@@ -29,6 +46,13 @@ pub(super) struct Bindings<'s> {
     /// The variables of `bound` bound through an interop helper (`__importDefault(require(ID))`
     /// or `__importStar(...)`): their `default` is the module's, or the exports object itself.
     pub(super) wrapped: FxHashSet<SymbolId>,
+    /// The variables of `wrapped` bound through the bundle's `__toESM`.
+    to_esm: FxHashSet<SymbolId>,
+    /// Variables declared without a value, and those bound by their one assignment.
+    uninitialized: FxHashSet<SymbolId>,
+    assigned_once: Vec<SymbolId>,
+    /// Variables a `for-in` or `for-of` head declares (and assigns).
+    loop_heads: FxHashSet<SymbolId>,
     /// swc's `_export` helpers the module declares (see `swc.rs`).
     pub(super) exporters: FxHashSet<SymbolId>,
     /// tsc's `__importDefault` helpers declared at the module's top.
@@ -60,6 +84,10 @@ impl<'s> Bindings<'s> {
             wrapper,
             bound: FxHashMap::default(),
             wrapped: FxHashSet::default(),
+            to_esm: FxHashSet::default(),
+            uninitialized: FxHashSet::default(),
+            assigned_once: Vec::new(),
+            loop_heads: FxHashSet::default(),
             exporters: super::swc::exporters(program, scoping, wrapper),
             interop: FxHashSet::default(),
             leading: super::interop::leading_helpers(program, scoping, wrapper.exports),
@@ -73,15 +101,82 @@ impl<'s> Bindings<'s> {
             .interop
             .extend(super::interop::declared_helpers(program, scoping, wrapper));
         bindings.visit_program(program);
+        // Until its one assignment, a variable declared without a value holds `undefined`,
+        // whose properties cannot be read (a call throws either way).
+        for symbol in std::mem::take(&mut bindings.assigned_once) {
+            if !bindings.uninitialized.contains(&symbol) || bindings.loop_heads.contains(&symbol) {
+                bindings.bound.remove(&symbol);
+                bindings.wrapped.remove(&symbol);
+                bindings.to_esm.remove(&symbol);
+            }
+        }
         bindings
     }
 }
 
 impl Bindings<'_> {
-    /// Whether `callee` is one of the module's `__importDefault` helpers.
+    /// Whether `callee` is one of the module's `__importDefault` helpers, or the bundle's
+    /// `__toESM` (a name from outside the module).
     fn is_interop(&self, callee: &Expression<'_>) -> bool {
         matches!(callee, Expression::Identifier(h)
             if refs::symbol_of(self.scoping, h).is_some_and(|s| self.interop.contains(&s)))
+            || self.is_to_esm(callee)
+    }
+
+    /// Whether `callee` is the bundle's `__toESM`, read from outside the module.
+    fn is_to_esm(&self, callee: &Expression<'_>) -> bool {
+        matches!(callee, Expression::Identifier(h)
+            if refs::symbol_of(self.scoping, h).is_none()
+                && self.wrapper.to_esm.is_some_and(|t| t.is(&h.name)))
+    }
+
+    /// Binds `symbol` to the module `value` requires: `require(ID)`, or
+    /// `__importDefault(require(ID))` (or `__toESM(require_x())`); the last of a sequence
+    /// (`(require(A), require(B))`), the value the variable takes.
+    fn bind(&mut self, symbol: SymbolId, value: &Expression<'_>) {
+        let mut wrapped = false;
+        let call = match last_of_sequence(value) {
+            Expression::CallExpression(call) => match call.arguments.as_slice() {
+                [Argument::CallExpression(inner)] if self.is_interop(&call.callee) => {
+                    wrapped = true;
+                    &**inner
+                }
+                // `__toESM(require_x(), 1)`: node's mode, `default` the module itself.
+                [Argument::CallExpression(inner), Argument::NumericLiteral(_)]
+                    if self.is_to_esm(&call.callee) =>
+                {
+                    wrapped = true;
+                    &**inner
+                }
+                _ => &**call,
+            },
+            _ => return,
+        };
+        let to_esm = matches!(last_of_sequence(value),
+            Expression::CallExpression(call) if self.is_to_esm(&call.callee));
+        if let Expression::Identifier(callee) = &call.callee
+            && let Some(id) =
+                crate::name::module_id(self.scoping, self.wrapper, callee, &call.arguments)
+        {
+            self.bound.insert(symbol, id);
+            if wrapped {
+                self.wrapped.insert(symbol);
+            }
+            if to_esm {
+                self.to_esm.insert(symbol);
+            }
+        }
+    }
+
+    /// Notes the variables a loop's head declares: it assigns them on every turn.
+    fn loop_head(&mut self, left: &oxc_ast::ast::ForStatementLeft<'_>) {
+        if let oxc_ast::ast::ForStatementLeft::VariableDeclaration(d) = left {
+            for declarator in &d.declarations {
+                for binding in declarator.id.get_binding_identifiers() {
+                    self.loop_heads.extend(binding.symbol_id.get());
+                }
+            }
+        }
     }
 
     /// The key of a call of `x.name`, `x` bound to module `id`: `(id, name)`, or for the
@@ -89,11 +184,27 @@ impl Bindings<'_> {
     pub(super) fn key(&self, symbol: SymbolId, id: &str, name: &str) -> (String, String) {
         let name = if name == "default" && self.wrapped.contains(&symbol) {
             super::WRAPPED_DEFAULT
+        } else if self.to_esm.contains(&symbol) && OBJECT_PROTOTYPE.contains(&name) {
+            // `__toESM`'s object inherits from the module's exports' prototype: a name it
+            // did not copy may be `Object.prototype`'s, which reads its receiver.
+            "inherited through __toESM"
         } else {
             name
         };
         (id.to_owned(), name.to_owned())
     }
+}
+
+/// [`Bindings::key`] for a variable bound through `__toESM` (`to_esm`) or to the module itself.
+pub(super) fn key_of(to_esm: bool, id: &str, name: &str) -> (String, String) {
+    let name = if to_esm && name == "default" {
+        super::WRAPPED_DEFAULT
+    } else if to_esm && OBJECT_PROTOTYPE.contains(&name) {
+        "inherited through __toESM"
+    } else {
+        name
+    };
+    (id.to_owned(), name.to_owned())
 }
 
 impl<'a> Visit<'a> for Bindings<'_> {
@@ -122,33 +233,22 @@ impl<'a> Visit<'a> for Bindings<'_> {
                 }
             }
         }
-        // `require(ID)`, or `__importDefault(require(ID))`: the call inside; the last of a
-        // sequence (`(require(A), require(B))`), the value the variable takes.
-        let mut wrapped = false;
-        let call = match it.init.as_ref().map(last_of_sequence) {
-            Some(Expression::CallExpression(call)) => match call.arguments.as_slice() {
-                [Argument::CallExpression(inner)] if self.is_interop(&call.callee) => {
-                    wrapped = true;
-                    Some(&**inner)
-                }
-                _ => Some(&**call),
-            },
-            _ => None,
-        };
-        if let (Some(binding), Some(call)) = (it.id.get_binding_identifier(), call)
+        if let (Some(binding), Some(init)) = (it.id.get_binding_identifier(), &it.init)
             && let Some(symbol) = binding.symbol_id.get()
-            && let Expression::Identifier(callee) = &call.callee
-            && let Some(id) =
-                crate::name::module_id(self.scoping, self.wrapper, callee, &call.arguments)
             && !self
                 .scoping
                 .get_resolved_references(symbol)
                 .any(|r| r.is_write())
         {
-            self.bound.insert(symbol, id);
-            if wrapped {
-                self.wrapped.insert(symbol);
-            }
+            self.bind(symbol, init);
+        }
+        if it.init.is_none()
+            && let Some(symbol) = it
+                .id
+                .get_binding_identifier()
+                .and_then(|b| b.symbol_id.get())
+        {
+            self.uninitialized.insert(symbol);
         }
         if self.depth == 1
             && let Some(binding) = it.id.get_binding_identifier()
@@ -170,6 +270,39 @@ impl<'a> Visit<'a> for Bindings<'_> {
             }
         }
         walk::walk_variable_declarator(self, it);
+    }
+
+    /// `x = __toESM(require_x())` (esbuild's ES module initializer, `x` declared alone
+    /// before): bound when it is `x`'s one write (checked once all is read).
+    fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        if it.operator == AssignmentOperator::Assign
+            && let AssignmentTarget::AssignmentTargetIdentifier(target) = &it.left
+            && let Some(symbol) = refs::symbol_of(self.scoping, target)
+            && self.scoping.symbol_scope_id(symbol) == self.wrapper.scope
+            && self.scoping.symbol_redeclarations(symbol).is_empty()
+            && self
+                .scoping
+                .get_resolved_references(symbol)
+                .filter(|r| r.is_write())
+                .count()
+                == 1
+        {
+            self.bind(symbol, &it.right);
+            if self.bound.contains_key(&symbol) {
+                self.assigned_once.push(symbol);
+            }
+        }
+        walk::walk_assignment_expression(self, it);
+    }
+
+    fn visit_for_in_statement(&mut self, it: &oxc_ast::ast::ForInStatement<'a>) {
+        self.loop_head(&it.left);
+        walk::walk_for_in_statement(self, it);
+    }
+
+    fn visit_for_of_statement(&mut self, it: &oxc_ast::ast::ForOfStatement<'a>) {
+        self.loop_head(&it.left);
+        walk::walk_for_of_statement(self, it);
     }
 
     fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {

@@ -101,6 +101,10 @@ pub(crate) fn facts(
         facts.getters.retain(|n| early.contains(n));
         facts.reexports.retain(|(n, ..)| early.contains(n));
     }
+    // What a module that hands on others' exports does with them is what is done with its
+    // own (see `plan`).
+    facts.forwards = super::forwards::targets(program, scoping, wrapper);
+    facts.escapes.retain(|id| !facts.forwards.contains(id));
     facts.exported = defined.into_iter().collect();
     facts.exported.sort();
     facts
@@ -476,7 +480,9 @@ impl<'a> Visit<'a> for Uses<'_> {
                 let init = last_of_sequence(init);
                 self.read_only(init);
                 if let Expression::CallExpression(call) = init.without_parentheses()
-                    && let [Argument::CallExpression(inner)] = call.arguments.as_slice()
+                    && let [Argument::CallExpression(inner)]
+                    | [Argument::CallExpression(inner), Argument::NumericLiteral(_)] =
+                        call.arguments.as_slice()
                     && let Some(id) = self.required_by(inner)
                 {
                     self.read_only.insert(inner.span.start);
@@ -542,6 +548,22 @@ impl<'a> Visit<'a> for Uses<'_> {
     }
 
     fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        // `x = __toESM(require_x())`, the one write of a bound variable: it only binds.
+        if let AssignmentTarget::AssignmentTargetIdentifier(target) = &it.left
+            && let Some(symbol) = crate::refs::symbol_of(self.scoping, target)
+            && self.bound.contains_key(&symbol)
+        {
+            self.good_use(symbol);
+            self.read_only(&it.right);
+            if let Expression::CallExpression(call) = it.right.without_parentheses()
+                && let [Argument::CallExpression(inner)]
+                | [Argument::CallExpression(inner), Argument::NumericLiteral(_)] =
+                    call.arguments.as_slice()
+                && self.required_by(inner).is_some()
+            {
+                self.read_only.insert(inner.span.start);
+            }
+        }
         if let Some(m) = it.left.as_member_expression() {
             self.writes_default(m.object());
         }

@@ -19,9 +19,11 @@
 
 mod bindings;
 mod facts;
+mod forwards;
 mod helpers;
 mod interop;
 mod nested;
+mod own;
 mod replaced;
 mod rewrite;
 mod swc;
@@ -30,6 +32,7 @@ mod tsc;
 pub(crate) use facts::{facts, function_declarations};
 pub(crate) use helpers::rewrite as rewrite_helpers;
 pub(crate) use nested::{escaping as nested_escaping, rewrite_calls as rewrite_nested_calls};
+pub(crate) use own::{OwnUses, escapes as own_escapes, rewrite as rewrite_own_calls};
 pub(crate) use rewrite::{plain_exports, rewrite_calls};
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -75,6 +78,9 @@ pub(crate) struct Facts {
     /// Modules whose exports this module reads as an interop helper's `default` other than to
     /// call it (`g(y.default)`, `y.default.f = 1`): what the module's exports are is handed on.
     pub(crate) defaults_handed: Vec<String>,
+    /// The modules whose exports this module hands on as its own (`module.exports =
+    /// require_x()`, see `forwards.rs`), when that is all it does with its exports.
+    pub(crate) forwards: Vec<String>,
 }
 
 /// What the second pass may do.
@@ -116,6 +122,7 @@ pub(crate) fn plan<'f>(
         .clone()
         .flat_map(|(_, f)| f.defaults_handed.iter().map(String::as_str))
         .collect();
+    let escaped = forwarded_escapes(modules.clone(), escaped, &handed);
     let mut plan = Plan::default();
     for (id, facts) in modules.clone() {
         // A wrapper's `default` is then, whenever a call reads it, that function or the
@@ -128,7 +135,9 @@ pub(crate) fn plan<'f>(
         if facts.opaque {
             continue;
         }
-        let fixed = !escaped.contains(id);
+        // A wrapper's `default` handed on or written to (`y.default.f = g`) may be the
+        // exports object itself (node's mode, or a module not marked `__esModule`).
+        let fixed = !escaped.contains(id) && !handed.contains(id);
         if calls {
             for name in &facts.receiver_free {
                 if fixed || facts.getters.contains(name) {
@@ -152,6 +161,10 @@ pub(crate) fn plan<'f>(
         loop {
             let mut more = Vec::new();
             for (id, facts) in modules.clone() {
+                // Its exports are replaced by theirs: it is opaque, but known.
+                if !escaped.contains(id) && !handed.contains(id) {
+                    more.extend(forwarded(id, &facts.forwards, &plan));
+                }
                 if facts.opaque {
                     continue;
                 }
@@ -184,6 +197,46 @@ pub(crate) fn plan<'f>(
         plan.calls.extend(defaults);
     }
     plan
+}
+
+/// `escaped` with the modules whose exports a module that hands them on as its own lets
+/// escape (what is done with its exports is done with theirs), through chains of them.
+fn forwarded_escapes<'f>(
+    modules: impl Iterator<Item = (&'f str, &'f Facts)> + Clone,
+    mut escaped: FxHashSet<&'f str>,
+    handed: &FxHashSet<&str>,
+) -> FxHashSet<&'f str> {
+    loop {
+        let more: Vec<&str> = modules
+            .clone()
+            .filter(|(id, _)| escaped.contains(id) || handed.contains(id))
+            .flat_map(|(_, f)| f.forwards.iter().map(String::as_str))
+            .filter(|t| !escaped.contains(t))
+            .collect();
+        if more.is_empty() {
+            return escaped;
+        }
+        escaped.extend(more);
+    }
+}
+
+/// The names of module `id`, which hands on the exports of the modules `targets` (its own
+/// not escaped), that need no receiver: those every target's need none (`default` left out:
+/// through a wrapper it may be the exports object itself).
+fn forwarded(id: &str, targets: &[String], plan: &Plan) -> Vec<(String, String)> {
+    let Some(first) = targets.first() else {
+        return Vec::new();
+    };
+    plan.calls
+        .iter()
+        .filter(|(from, name)| from == first && name != "default" && !name.contains(' '))
+        .filter(|(_, name)| {
+            targets
+                .iter()
+                .all(|t| plan.calls.contains(&(t.clone(), name.clone())))
+        })
+        .map(|(_, name)| (id.to_owned(), name.clone()))
+        .collect()
 }
 
 /// The names module `id` (its exports fixed) gets from its star re-exports that need no

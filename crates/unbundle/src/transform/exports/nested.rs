@@ -166,6 +166,7 @@ fn with_module<T>(
         exports: at(1),
         require: at(2),
         scope,
+        to_esm: None,
     };
     let shift = i64::from(m.span.start) - prefix.len() as i64;
     Some(f(&program, semantic.scoping(), wrapper, shift))
