@@ -140,6 +140,7 @@ pub(super) fn eager_modules<'a>(file: &File<'_, 'a, '_>, eager: Vec<Eager>, out:
             links: Vec::new(),
             namespace: None,
             to_common_js: None,
+            to_esm: None,
         });
         out.wrappers.rollup.split += 1;
     }
