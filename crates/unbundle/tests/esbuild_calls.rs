@@ -17,7 +17,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bundlers, install_bundlers, node_in, scratch};
+use common::{bundlers, install_bundlers, node_in, scratch, write_output};
 
 /// `a.js` and `b.js` require each other, so `require_a` is declared after `b.js`'s module
 /// and `b.js`'s file reaches it live. `m1.mjs` reads `arguments`, which keeps its initializer
@@ -73,11 +73,7 @@ fn unbundle_and_run(dir: &Path, bundle: &Path, text: &str, expected: &str) -> un
     .unwrap_or_else(|e| panic!("{e}"));
     let out = dir.join("out");
     let _ = std::fs::remove_dir_all(&out);
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
+    write_output(&output, &out);
     let before = node_in(dir, &[bundle.to_str().unwrap()]);
     assert_eq!(before.0, expected, "the bundle runs: {}", before.1);
     let entry = out.join(&output.manifest.entry);

@@ -9,7 +9,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bundlers, install_bundlers, node_in, scratch};
+use common::{bundlers, install_bundlers, node_in, scratch, unbundle_into, write_output};
 
 /// Builds the `nested` app with webpack 5 (`inner/main.js`, and the same as an ES module,
 /// `inner.mjs`), writes the files `outer` gives (name, text; the first is the entry) beside
@@ -76,11 +76,7 @@ fn unbundle_and_run(dir: &Path, bundle: &Path) -> (String, usize) {
     }
     let output = unbundle::unbundle_with(&inputs, &options).unwrap_or_else(|e| panic!("{e}"));
     let out = dir.join("out");
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
+    write_output(&output, &out);
     let before = node_in(dir, &[bundle.to_str().unwrap()]);
     assert_eq!(
         before.0, "hello world QUIET! NAMED!\nwho: no receiver\nrun: no receiver\n",
@@ -178,17 +174,8 @@ fn two_copies_of_one_webpack_bundle_in_a_module_are_each_split() {
     std::fs::write(dir.join("twice.js"), format!("{webpacked}\n{webpacked}\n")).unwrap();
     let bundle = build_nested(&dir, &outer, false);
     let text = std::fs::read_to_string(&bundle).unwrap();
-    let inputs = [unbundle::Input {
-        name: "outer.js",
-        text: &text,
-    }];
-    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let output = unbundle_into(&dir, "outer.js", &text);
     let out = dir.join("out");
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
     let wrappers = output.manifest.wrappers;
     assert_eq!(wrappers.nested_webpack.found, 8, "{wrappers:?}");
     assert_eq!(wrappers.nested_webpack.split, 8, "{wrappers:?}");
@@ -285,17 +272,8 @@ fn a_webpack_bundle_in_a_rollup_wrapper_is_split_into_module_files_that_read_rol
         text.contains("function require") && text.contains(".exports=require$$0"),
         "{text}"
     );
-    let inputs = [unbundle::Input {
-        name: "outer.js",
-        text: &text,
-    }];
-    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let output = unbundle_into(&dir, "outer.js", &text);
     let out = dir.join("out");
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
     // Both of the nested bundle's modules are files under the wrapper's folder, and every
     // rollup wrapper is a file too: the one holding webpack's runtime no longer stays whole.
     let wrappers = output.manifest.wrappers;
@@ -380,17 +358,8 @@ fn split_library(name: &str, compress: bool) -> unbundle::Wrappers {
     let bundle = build_library_in_webpack(&dir, compress);
     let text = std::fs::read_to_string(&bundle).unwrap();
     assert!(text.contains("=function t("), "{text}");
-    let inputs = [unbundle::Input {
-        name: "outer.js",
-        text: &text,
-    }];
-    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let output = unbundle_into(&dir, "outer.js", &text);
     let out = dir.join("out");
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
     let before = node_in(&dir, &[bundle.to_str().unwrap()]);
     assert_eq!(
         before.0, "base b.txt 1 base c.txt 2\n",

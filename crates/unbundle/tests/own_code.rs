@@ -15,7 +15,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{bundlers, install_bundlers, node_in, scratch};
+use common::{bundlers, install_bundlers, node_in, scratch, unbundle_into, write_output};
 
 /// `b.js`, in tsc's shape, calls `a.f`, `c.g` and `d.f` without a receiver; the entry
 /// replaces `a.f` and `d.f` with a function that says whether it got one, and calls `b.js`'s
@@ -76,14 +76,8 @@ fn check(dir: &Path, format: &str, name: &str) {
     // The writes are in the bundle's own code, not in a module function.
     assert!(text.contains("import_a.default.f = who"), "{text}");
     assert!(text.contains("require_d().f = who"), "{text}");
-    let inputs = [unbundle::Input { name, text: &text }];
-    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let output = unbundle_into(&dir, name, &text);
     let out = dir.join("out");
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
     let bundle = dir.join("bundle").join(name);
     let before = node_in(&dir, &[bundle.to_str().unwrap()]);
     assert_eq!(
@@ -147,17 +141,8 @@ const FORWARDS: [(&str, &str); 5] = [
 fn calls_through_a_module_that_hands_on_another_s_exports_lose_their_zero_when_every_one_s_would() {
     let dir = scratch("own-code", "forwards");
     let text = build(&dir, &FORWARDS, "esm", "main.mjs");
-    let inputs = [unbundle::Input {
-        name: "main.mjs",
-        text: &text,
-    }];
-    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let output = unbundle_into(&dir, "main.mjs", &text);
     let out = dir.join("out");
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
     let bundle = dir.join("bundle/main.mjs");
     for env in ["production", "development"] {
         let script = format!(
@@ -221,17 +206,8 @@ fn an_export_written_through_a_module_that_hands_on_another_s_keeps_its_callers_
         "\"use strict\";\nconst p_1 = require(\"./prod.js\");\nexports.run = () => (0, p_1.use)();\n",
     ));
     let text = build(&dir, &sources, "esm", "main.mjs");
-    let inputs = [unbundle::Input {
-        name: "main.mjs",
-        text: &text,
-    }];
-    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let output = unbundle_into(&dir, "main.mjs", &text);
     let out = dir.join("out");
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
     let run = |file: &Path| {
         let script = format!(
             "process.env.NODE_ENV = \"production\"; import({:?});",

@@ -40,11 +40,7 @@ fn splits_and_runs_the_same(name: &str) -> unbundle::Output {
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&out);
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
+    common::write_output(&output, &out);
     let before = run(&fixture(name));
     assert_eq!(before.1, "", "{name}: the bundle runs without errors");
     assert!(!before.0.is_empty(), "{name}: the bundle prints");

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bundlers, install_bundlers, node_in, scratch};
+use common::{bundlers, install_bundlers, node_in, scratch, unbundle_into, write_output};
 
 /// Writes `files` (name, text) into `dir` beside an entry that requires the first, and
 /// bundles them with the pinned esbuild for node, unminified as pnpm's bundle is (each file a
@@ -39,17 +39,8 @@ fn build(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
 /// output the same, and gives the text of the output file whose text holds `marker`.
 fn unbundle_and_run(dir: &Path, bundle: &Path, expected: &str, marker: &str) -> String {
     let text = std::fs::read_to_string(bundle).unwrap();
-    let inputs = [unbundle::Input {
-        name: "main.js",
-        text: &text,
-    }];
-    let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    let output = unbundle_into(dir, "main.js", &text);
     let out = dir.join("out");
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
     let before = node_in(dir, &[bundle.to_str().unwrap()]);
     assert_eq!(before.0, expected, "the bundle runs: {}", before.1);
     let entry = out.join(&output.manifest.entry);

@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{bundlers, install_bundlers, scratch};
+use common::{bundlers, install_bundlers, scratch, write_output};
 
 /// Builds `app` with `bundler` (`node build.js BUNDLER APP OUT`) into `dir/bundle`, after
 /// installing the pinned bundlers once; the files it wrote, in load order.
@@ -70,11 +70,7 @@ fn unbundle_into(files: &[PathBuf], out: &Path) -> unbundle::Output {
         .map(|(name, text)| unbundle::Input { name, text })
         .collect();
     let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
-    for file in &output.files {
-        let path = out.join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
+    write_output(&output, &out);
     output
 }
 

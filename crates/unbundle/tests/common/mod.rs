@@ -55,6 +55,24 @@ pub(crate) fn node_in(dir: &Path, args: &[&str]) -> Run {
     )
 }
 
+/// Writes the unbundled `output`'s files under the folder `out`.
+pub(crate) fn write_output(output: &unbundle::Output, out: &Path) {
+    for file in &output.files {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.text).unwrap();
+    }
+}
+
+/// Unbundles the one bundle file `text`, named `name`, and writes the output under
+/// `dir/out`.
+pub(crate) fn unbundle_into(dir: &Path, name: &str, text: &str) -> unbundle::Output {
+    let output = unbundle::unbundle(&[unbundle::Input { name, text }])
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    write_output(&output, &dir.join("out"));
+    output
+}
+
 /// Standard output, standard error (without the scratch folder's paths) and exit status.
 pub(crate) type Run = (String, String, Option<i32>);
 
@@ -66,11 +84,7 @@ pub(crate) fn run_both(name: &str, text: &str, out: &unbundle::Output) -> (Run, 
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("out")).unwrap();
     std::fs::write(dir.join("main.js"), text).unwrap();
-    for file in &out.files {
-        let path = dir.join("out").join(&file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.text).unwrap();
-    }
+    write_output(out, &dir.join("out"));
     let runs = (
         node(&dir.join("main.js")),
         node(&dir.join("out").join(&out.manifest.entry)),
