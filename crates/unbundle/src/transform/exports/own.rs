@@ -54,10 +54,11 @@ pub(crate) fn escapes(
         return OwnUses::default();
     }
     let to_esm = to_esm.and_then(|name| scoping.get_root_binding(name.into()));
+    let moved = outermost(moved);
     let mut own = Own {
         scoping,
         modules: &modules,
-        moved,
+        moved: &moved,
         to_esm,
         seen: FxHashMap::default(),
         good: FxHashMap::default(),
@@ -108,6 +109,27 @@ pub(crate) fn escapes(
     }
 }
 
+/// The outermost of `spans`, sorted by their start: a span inside another is left out, so
+/// that the one before a position is the only one that can hold it.
+fn outermost(spans: &[Span]) -> Vec<Span> {
+    let mut sorted = spans.to_vec();
+    sorted.sort_unstable_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+    let mut kept: Vec<Span> = Vec::with_capacity(sorted.len());
+    for span in sorted {
+        match kept.last_mut() {
+            Some(last) if span.start < last.end => last.end = last.end.max(span.end),
+            _ => kept.push(span),
+        }
+    }
+    kept
+}
+
+/// Whether one of the `outermost` spans holds `span`.
+fn holds(outermost: &[Span], span: Span) -> bool {
+    let after = outermost.partition_point(|m| m.start <= span.start);
+    after > 0 && span.end <= outermost[after - 1].end
+}
+
 /// The walk over the bundle's own code.
 struct Own<'s> {
     scoping: &'s Scoping,
@@ -135,10 +157,11 @@ struct Own<'s> {
 }
 
 impl Own<'_> {
+    /// Whether `span` lies in a moved span: a binary search, since every node of the own code
+    /// asks (a scan of the moved spans per node made Copilot CLI's unbundling take twice as
+    /// long).
     fn in_moved(&self, span: Span) -> bool {
-        self.moved
-            .iter()
-            .any(|m| m.start <= span.start && span.end <= m.end)
+        holds(self.moved, span)
     }
 
     fn symbol(&self, id: &IdentifierReference<'_>) -> Option<SymbolId> {
@@ -418,5 +441,36 @@ impl<'a> Visit<'a> for ZeroCalls<'_> {
                 .push((callee.span, format!("{}.{name}", object.name)));
         }
         walk::walk_call_expression(self, it);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_outermost_spans_hold_what_any_of_the_spans_holds() {
+        // Nested and disjoint, as module functions' spans are, given out of order.
+        let spans = [
+            Span::new(50, 60),
+            Span::new(10, 40),
+            Span::new(12, 20),
+            Span::new(40, 45),
+            Span::new(22, 30),
+        ];
+        let outer = outermost(&spans);
+        assert_eq!(
+            outer,
+            vec![Span::new(10, 40), Span::new(40, 45), Span::new(50, 60)]
+        );
+        for start in 0..65 {
+            for end in start..66 {
+                let span = Span::new(start, end);
+                let scanned = spans
+                    .iter()
+                    .any(|m| m.start <= span.start && span.end <= m.end);
+                assert_eq!(holds(&outer, span), scanned, "{span:?}");
+            }
+        }
     }
 }
