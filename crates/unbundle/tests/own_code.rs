@@ -15,7 +15,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{bundlers, install_bundlers, node_in, scratch, unbundle_into, write_output};
+use common::{bundlers, install_bundlers, node_in, scratch, unbundle_into};
 
 /// `b.js`, in tsc's shape, calls `a.f`, `c.g` and `d.f` without a receiver; the entry
 /// replaces `a.f` and `d.f` with a function that says whether it got one, and calls `b.js`'s

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bundlers, install_bundlers, node_in, scratch, unbundle_into, write_output};
+use common::{bundlers, install_bundlers, node_in, scratch, unbundle_into};
 
 /// Writes `files` (name, text) into `dir` beside an entry that requires the first, and
 /// bundles them with the pinned esbuild for node, unminified as pnpm's bundle is (each file a

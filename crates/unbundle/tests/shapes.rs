@@ -70,7 +70,7 @@ fn unbundle_into(files: &[PathBuf], out: &Path) -> unbundle::Output {
         .map(|(name, text)| unbundle::Input { name, text })
         .collect();
     let output = unbundle::unbundle(&inputs).unwrap_or_else(|e| panic!("{e}"));
-    write_output(&output, &out);
+    write_output(&output, out);
     output
 }
 
