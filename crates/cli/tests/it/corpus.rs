@@ -321,4 +321,6 @@ corpus_tests!(
     create_expo_module_ncc,
     uri_scheme_ncc,
     main_branch_parcel,
+    claude_code_2_bun,
+    vitest_rollup_chunks,
 );
