@@ -25,8 +25,7 @@ mod shape;
 mod to_esm;
 
 pub(crate) use rewrite::rewrite;
-pub(crate) use shape::to_common_js;
-pub(crate) use to_esm::to_esm;
+pub(crate) use shape::interop;
 
 /// The name the loader's table of links is written under in its text.
 pub(crate) const TABLE_MARK: &str = "/* pilotfish: links */ {}";

@@ -19,19 +19,38 @@ pub(super) enum Value<'p, 'a> {
     ObjectMember(String),
 }
 
-/// The name of the bundle's `__toCommonJS` helper, when it has one of esbuild's shape.
-pub(crate) fn to_common_js(program: &Program<'_>, scoping: &Scoping) -> Option<String> {
-    let values = top_values(program, scoping);
-    values.iter().find_map(|(name, value)| {
-        let Value::Init(init) = value else {
-            return None;
-        };
-        let Expression::ArrowFunctionExpression(f) = init.without_parentheses() else {
-            return None;
-        };
-        is_to_common_js(f, &values).then(|| name.clone())
-    })
+/// The bundle's interop helpers, each when it has esbuild's shape.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Interop {
+    /// `__toCommonJS`.
+    pub(crate) to_common_js: Option<String>,
+    /// `__toESM` (see `to_esm.rs`).
+    pub(crate) to_esm: Option<String>,
 }
+
+/// The bundle's `__toCommonJS` and `__toESM`, found by their shapes among the top-level
+/// values, which are read once for both.
+pub(crate) fn interop(program: &Program<'_>, scoping: &Scoping) -> Interop {
+    let values = top_values(program, scoping);
+    let find = |is: fn(&ArrowFunctionExpression<'_>, &Values<'_, '_>) -> bool| {
+        values.iter().find_map(|(name, value)| {
+            let Value::Init(init) = value else {
+                return None;
+            };
+            let Expression::ArrowFunctionExpression(f) = init.without_parentheses() else {
+                return None;
+            };
+            is(f, &values).then(|| name.clone())
+        })
+    };
+    Interop {
+        to_common_js: find(is_to_common_js),
+        to_esm: find(super::to_esm::is_to_esm),
+    }
+}
+
+/// The top-level values [`top_values`] reads, by name.
+pub(super) type Values<'p, 'a> = FxHashMap<String, Value<'p, 'a>>;
 
 /// The top-level `var`s never assigned again, with what each was declared as.
 pub(super) fn top_values<'p, 'a>(

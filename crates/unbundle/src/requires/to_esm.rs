@@ -26,29 +26,13 @@
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,
     BinaryOperator, CallExpression, Expression, ForOfStatement, Function, ObjectPropertyKind,
-    Program, Statement, VariableDeclaration,
+    Statement, VariableDeclaration,
 };
 use oxc_ast_visit::{Visit, walk};
-use oxc_semantic::{ScopeFlags, Scoping};
+use oxc_semantic::ScopeFlags;
 use rustc_hash::FxHashMap;
 
-use super::shape::{Value, top_values};
-
-/// The name of the bundle's `__toESM` helper, when it has esbuild's shape.
-pub(crate) fn to_esm(program: &Program<'_>, scoping: &Scoping) -> Option<String> {
-    let values = top_values(program, scoping);
-    values.iter().find_map(|(name, value)| {
-        let Value::Init(init) = value else {
-            return None;
-        };
-        let Expression::ArrowFunctionExpression(f) = init.without_parentheses() else {
-            return None;
-        };
-        is_to_esm(f, &values).then(|| name.clone())
-    })
-}
-
-type Values<'p, 'a> = FxHashMap<String, Value<'p, 'a>>;
+use super::shape::{Value, Values};
 
 /// The plain names of `f`'s parameters, when it has exactly `n` and no rest.
 fn params<'f>(params: &'f oxc_ast::ast::FormalParameters<'_>, n: usize) -> Option<Vec<&'f str>> {
@@ -62,7 +46,7 @@ fn params<'f>(params: &'f oxc_ast::ast::FormalParameters<'_>, n: usize) -> Optio
         .collect()
 }
 
-fn is_to_esm(f: &ArrowFunctionExpression<'_>, values: &Values<'_, '_>) -> bool {
+pub(super) fn is_to_esm(f: &ArrowFunctionExpression<'_>, values: &Values<'_, '_>) -> bool {
     let Some([m, _, t]) = params(&f.params, 3).as_deref().map(|p| [p[0], p[1], p[2]]) else {
         return false;
     };

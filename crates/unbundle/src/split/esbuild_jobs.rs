@@ -177,24 +177,18 @@ fn moved_esm_jobs<'a>(file: &File<'_, 'a, '_>, strict: bool, out: &mut Split<'a>
             method_value(m.method, esm_call(&path, &m.namespace, &outer, false)),
         ));
         out.jobs.push(Job {
-            id: m.id.clone(),
-            path,
-            file: file.input.name,
-            source: Cow::Owned(m.source.clone()),
             strict,
             parameters: &module::ESM,
             revealed: name::revealed_by_esbuild(&m.id).or_else(|| file.licensed(m.function)),
-            kind: crate::ModuleKind::Esm,
-            size: m.function.size() as usize,
-            span: m.function,
-            name_helper: None,
-            source_names: Vec::new(),
             takes: outer.values.clone(),
-            header: String::new(),
-            links: Vec::new(),
             namespace: Some(m.namespace.clone()),
-            to_common_js: None,
-            to_esm: None,
+            ..Job::new(
+                (m.id.clone(), path),
+                file.input.name,
+                Cow::Owned(m.source.clone()),
+                m.function,
+                crate::ModuleKind::Esm,
+            )
         });
     }
 }
@@ -232,34 +226,17 @@ fn esbuild_job<'a>(
     kind: crate::ModuleKind,
 ) -> Job<'a> {
     let text = moved.splice_with(file.input.text, m.span, &m.outer.substitutions);
+    let source = if m.method {
+        Cow::Owned(format!("function{text}"))
+    } else {
+        text
+    };
+    let takes = m.outer.values.iter().chain(&m.outer.live).cloned();
     Job {
-        id: m.id.clone(),
-        path,
-        file: file.input.name,
-        source: if m.method {
-            Cow::Owned(format!("function{text}"))
-        } else {
-            text
-        },
         strict,
         parameters,
         revealed: name::revealed_by_esbuild(&m.id).or_else(|| file.licensed(m.span)),
-        kind,
-        size: m.span.size() as usize,
-        span: m.span,
-        name_helper: None,
-        source_names: Vec::new(),
-        takes: m
-            .outer
-            .values
-            .iter()
-            .chain(&m.outer.live)
-            .cloned()
-            .collect(),
-        header: String::new(),
-        links: Vec::new(),
-        namespace: None,
-        to_common_js: None,
-        to_esm: None,
+        takes: takes.collect(),
+        ..Job::new((m.id.clone(), path), file.input.name, source, m.span, kind)
     }
 }

@@ -129,12 +129,11 @@ pub(crate) fn split_file<'a>(
 /// esbuild's `__toCommonJS` helper, and the header naming the files that hold the modules and
 /// helpers it is given.
 fn head_jobs(file: &File<'_, '_, '_>, out: &mut Split<'_>) {
-    let to_common_js = crate::requires::to_common_js(file.program, file.scoping);
-    let to_esm = crate::requires::to_esm(file.program, file.scoping);
+    let interop = crate::requires::interop(file.program, file.scoping);
     for job in &mut out.jobs {
         job.name_helper.clone_from(&out.name_helper);
-        job.to_common_js.clone_from(&to_common_js);
-        job.to_esm.clone_from(&to_esm);
+        job.to_common_js.clone_from(&interop.to_common_js);
+        job.to_esm.clone_from(&interop.to_esm);
     }
     let runtime = out
         .runtime
@@ -159,29 +158,16 @@ fn table_job<'a>(
     kind: crate::ModuleKind,
 ) -> Job<'a> {
     let text = file.source(m.span);
+    let source = if m.method {
+        Cow::Owned(format!("function{text}"))
+    } else {
+        Cow::Borrowed(text)
+    };
     Job {
-        id: m.id.clone(),
-        path,
-        file: file.input.name,
-        source: if m.method {
-            Cow::Owned(format!("function{text}"))
-        } else {
-            Cow::Borrowed(text)
-        },
         strict,
         parameters: &module::WEBPACK,
         revealed: m.external.clone().or_else(|| file.licensed(m.span)),
-        kind,
-        size: m.span.size() as usize,
-        span: m.span,
-        name_helper: None,
-        source_names: Vec::new(),
-        takes: Vec::new(),
-        header: String::new(),
-        links: Vec::new(),
-        namespace: None,
-        to_common_js: None,
-        to_esm: None,
+        ..Job::new((m.id.clone(), path), file.input.name, source, m.span, kind)
     }
 }
 
@@ -426,10 +412,7 @@ fn entry_module<'a>(
     if source.contains("Function(") || source.contains("eval(") {
         return;
     }
-    let mut id = "entry".to_owned();
-    while out.jobs.iter().any(|j| j.id == id) {
-        id.push('_');
-    }
+    let id = unique_id(&out.jobs, "entry".to_owned());
     let path = paths::module_path(&id, None, file.names);
     let call = match &require {
         Some(require) => format!("{LOAD}.entry.call(this, {path:?}, {require})"),
@@ -450,33 +433,22 @@ fn entry_module<'a>(
         format!("{call};")
     };
     out.edits.push((entry.span, replacement));
+    let (parameters, takes): (&'static [&'static str], _) = if require.is_some() {
+        (&module::WEBPACK, Vec::new())
+    } else {
+        (&[], entry.outer.clone())
+    };
     out.jobs.push(Job {
-        id,
-        path,
-        file: file.input.name,
-        source: Cow::Owned(entry.source),
         strict: entry.strict,
-        parameters: if require.is_some() {
-            &module::WEBPACK
-        } else {
-            &[]
-        },
-        revealed: None,
-        kind: crate::ModuleKind::Entry,
-        size: entry.span.size() as usize,
-        span: entry.span,
-        name_helper: None,
-        source_names: Vec::new(),
-        takes: if require.is_none() {
-            entry.outer.clone()
-        } else {
-            Vec::new()
-        },
-        header: String::new(),
-        links: Vec::new(),
-        namespace: None,
-        to_common_js: None,
-        to_esm: None,
+        parameters,
+        takes,
+        ..Job::new(
+            (id, path),
+            file.input.name,
+            Cow::Owned(entry.source),
+            entry.span,
+            crate::ModuleKind::Entry,
+        )
     });
 }
 
@@ -595,6 +567,49 @@ pub(crate) struct Job<'a> {
     pub(crate) to_common_js: Option<String>,
     /// The bundle file's `__toESM` helper, when it has esbuild's shape.
     pub(crate) to_esm: Option<String>,
+}
+
+impl<'a> Job<'a> {
+    /// A module of `kind` moved from `span` of bundle `file` into a file at `path`, holding
+    /// `source`: what every job has. The callers set what their bundler adds (strictness, the
+    /// parameters the bundler passes, the names it is given) with `..Job::new(...)`.
+    pub(crate) fn new(
+        (id, path): (String, String),
+        file: &'a str,
+        source: Cow<'a, str>,
+        span: Span,
+        kind: crate::ModuleKind,
+    ) -> Self {
+        Job {
+            id,
+            path,
+            file,
+            source,
+            strict: false,
+            parameters: &[],
+            revealed: None,
+            kind,
+            size: span.size() as usize,
+            span,
+            name_helper: None,
+            source_names: Vec::new(),
+            takes: Vec::new(),
+            header: String::new(),
+            links: Vec::new(),
+            namespace: None,
+            to_common_js: None,
+            to_esm: None,
+        }
+    }
+}
+
+/// A job id no job of `jobs` has yet: `id`, with `_` added until it is free (a bundle may give
+/// two modules one name).
+pub(super) fn unique_id(jobs: &[Job<'_>], mut id: String) -> String {
+    while jobs.iter().any(|j| j.id == id) {
+        id.push('_');
+    }
+    id
 }
 
 /// Where the loader's line goes: after a hashbang and the directive prologue, which must stay

@@ -40,10 +40,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, modules: Vec<Registered>, out
         {
             continue;
         }
-        let mut id = registered.id.clone();
-        while out.jobs.iter().any(|j| j.id == id) {
-            id.push('_');
-        }
+        let id = super::unique_id(&out.jobs, registered.id.clone());
         let path = module_path(&id, None, file.names);
         let outer = esbuild::outer_names(file.scoping, &uses, &out.moved, registered.body);
         let module = registered.params.first().map_or(MODULE, String::as_str);
@@ -58,24 +55,17 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, modules: Vec<Registered>, out
         );
         out.edits.push((registered.function, call));
         out.jobs.push(Job {
-            id,
-            path,
-            file: file.input.name,
-            source: Cow::Owned(format!("function ({exports}, {module}) {body}")),
             strict,
             parameters: &crate::module::ESBUILD,
             revealed: file.licensed(registered.body),
-            kind: crate::ModuleKind::Parcel,
-            size: registered.function.size() as usize,
-            span: registered.function,
-            name_helper: None,
-            source_names: Vec::new(),
             takes: outer.values.iter().chain(&outer.live).cloned().collect(),
-            header: String::new(),
-            links: Vec::new(),
-            namespace: None,
-            to_common_js: None,
-            to_esm: None,
+            ..Job::new(
+                (id, path),
+                file.input.name,
+                Cow::Owned(format!("function ({exports}, {module}) {body}")),
+                registered.function,
+                crate::ModuleKind::Parcel,
+            )
         });
         split += 1;
     }

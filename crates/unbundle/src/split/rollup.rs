@@ -34,10 +34,7 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
         if out.edits.iter().any(|(e, _)| overlaps(*e, lazy.function)) {
             continue;
         }
-        let mut id = lazy.name.clone();
-        while out.jobs.iter().any(|j| j.id == id) {
-            id.push('_');
-        }
+        let id = super::unique_id(&out.jobs, lazy.name.clone());
         let path = module_path(&id, None, file.names);
         let (call, code, takes) = module_code(file, &uses, &out.moved, &lazy, &path);
         // `if (F = 1, !x) ...`: the wrapper keeps `F = 1;` where the `if` started.
@@ -61,24 +58,17 @@ pub(super) fn modules<'a>(file: &File<'_, 'a, '_>, wrappers: Vec<Lazy>, out: &mu
             ));
         }
         out.jobs.push(Job {
-            id,
-            path,
-            file: file.input.name,
-            source: Cow::Owned(code),
             strict,
             parameters: &crate::module::ESBUILD,
             revealed: file.licensed(lazy.code),
-            kind: crate::ModuleKind::Rollup,
-            size: lazy.function.size() as usize,
-            span: lazy.function,
-            name_helper: None,
-            source_names: Vec::new(),
             takes,
-            header: String::new(),
-            links: Vec::new(),
-            namespace: None,
-            to_common_js: None,
-            to_esm: None,
+            ..Job::new(
+                (id, path),
+                file.input.name,
+                Cow::Owned(code),
+                lazy.function,
+                crate::ModuleKind::Rollup,
+            )
         });
         split += 1;
     }
@@ -103,10 +93,7 @@ pub(super) fn eager_modules<'a>(file: &File<'_, 'a, '_>, eager: Vec<Eager>, out:
         if out.edits.iter().any(|(e, _)| overlaps(*e, module.function)) || module.own_arguments {
             continue;
         }
-        let mut id = module.name.clone();
-        while out.jobs.iter().any(|j| j.id == id) {
-            id.push('_');
-        }
+        let id = super::unique_id(&out.jobs, module.name.clone());
         let path = module_path(&id, None, file.names);
         let outer =
             esbuild::outer_names_but(file.scoping, &uses, &out.moved, module.function, None);
@@ -123,24 +110,17 @@ pub(super) fn eager_modules<'a>(file: &File<'_, 'a, '_>, eager: Vec<Eager>, out:
             ),
         ));
         out.jobs.push(Job {
-            id,
-            path,
-            file: file.input.name,
-            source: Cow::Owned(code),
             strict,
             parameters: &crate::module::ESBUILD,
             revealed: file.licensed(module.function),
-            kind: crate::ModuleKind::Rollup,
-            size: module.function.size() as usize,
-            span: module.function,
-            name_helper: None,
-            source_names: Vec::new(),
             takes: outer.values.iter().chain(&outer.live).cloned().collect(),
-            header: String::new(),
-            links: Vec::new(),
-            namespace: None,
-            to_common_js: None,
-            to_esm: None,
+            ..Job::new(
+                (id, path),
+                file.input.name,
+                Cow::Owned(code),
+                module.function,
+                crate::ModuleKind::Rollup,
+            )
         });
         out.wrappers.rollup.split += 1;
     }
