@@ -278,10 +278,7 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     }
     // Not one file holds a wrapper: the chunks of a code-split build of ES modules (each a
     // module of its own, written as it is, made readable), if they are linked.
-    let no_wrapper = chunks.len() == inputs.len();
-    if no_wrapper {
-        unlinked_refused(inputs, &chunks)?;
-    }
+    let no_wrapper = no_wrapper_linked(inputs, &chunks)?;
     distinct_paths(&mut jobs, &mut files, &options.names)?;
     let links = if options.transforms.requires {
         split::links::requires(&mut jobs)
@@ -353,20 +350,23 @@ fn plain_chunk(input: &Input<'_>) -> ManifestModule {
     }
 }
 
-/// Refuses a set of files none of which holds a wrapper (`chunks`: each with the relative
-/// specifiers it imports or requires) unless the files are linked to each other: one file
-/// alone, or files given together that are not one build's chunks.
-fn unlinked_refused(
+/// Whether no file of `inputs` holds a wrapper (each is among `chunks`, with the relative
+/// specifiers it imports or requires). Such a set is refused unless its files are linked to
+/// each other: one file alone, or files given together that are not one build's chunks.
+fn no_wrapper_linked(
     inputs: &[Input<'_>],
     chunks: &[(ManifestModule, Vec<String>)],
-) -> Result<(), UnbundleError> {
+) -> Result<bool, UnbundleError> {
+    if chunks.len() < inputs.len() {
+        return Ok(false);
+    }
     let names: Vec<&str> = inputs.iter().map(|i| i.name).collect();
     let specifiers: Vec<Vec<String>> = chunks.iter().map(|(_, s)| s.clone()).collect();
     match split::plain::unlinked(&names, &specifiers) {
         _ if inputs.len() < 2 => Err(UnbundleError::NotABundle {
             file: inputs[0].name.to_owned(),
         }),
-        None => Ok(()),
+        None => Ok(true),
         Some(file) => Err(UnbundleError::Unlinked {
             file: file.to_owned(),
             first: inputs[0].name.to_owned(),
