@@ -101,10 +101,13 @@ pub(crate) fn run(args: Args) -> Result<()> {
             output.manifest.modules.len(),
             args.files.len(),
         );
-        println!("{}", wrappers_line(&output.manifest.wrappers));
-        println!(
-            "files: pilotfish's CommonJS files are .cjs (the loader, esbuild's runtime, module files named by id), so the output runs the same under a package.json that says \"type\": \"module\""
-        );
+        println!("{}", wrappers_line(&output.manifest));
+        let written = |path: &str| output.files.iter().any(|f| f.path == path);
+        if written("unbundle-loader.cjs") {
+            println!(
+                "files: pilotfish's CommonJS files are .cjs (the loader, esbuild's runtime, module files named by id), so the output runs the same under a package.json that says \"type\": \"module\""
+            );
+        }
         let c = output.changes;
         println!(
             "transforms: {} sequences split, {} logical and {} conditional statements made ifs, {} declarations split, {} booleans, {} void 0, {} variables named after their export, {} after their module, {} (0, x.f) calls given their receiver, {} getters made plain exports, {} webpack helper calls written out, {} calls of esbuild's wrappers written as requires of their files",
@@ -129,8 +132,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
 }
 
 /// How many wrappers of each kind the bundle held and how many became files, so that a
-/// partial recovery shows at once.
-fn wrappers_line(w: &unbundle::Wrappers) -> String {
+/// partial recovery shows at once; or that no file held one, and what was written instead.
+fn wrappers_line(manifest: &unbundle::Manifest) -> String {
+    let w = &manifest.wrappers;
     let kinds = [
         (w.webpack, "webpack modules"),
         (
@@ -146,7 +150,16 @@ fn wrappers_line(w: &unbundle::Wrappers) -> String {
         .filter(|(c, _)| c.found > 0)
         .map(|(c, what)| format!("{} of {} {what}", c.split, c.found))
         .collect();
-    if parts.is_empty() {
+    let chunks = manifest
+        .modules
+        .iter()
+        .filter(|m| m.kind == unbundle::ModuleKind::Chunk)
+        .count();
+    if parts.is_empty() && chunks > 0 && chunks == manifest.modules.len() {
+        format!(
+            "wrappers: none; no file held a module wrapper, so each of the {chunks} chunks (linked by their imports and requires) was written as a module of its own, under its own name, made readable"
+        )
+    } else if parts.is_empty() {
         "wrappers: none found (the bundle file's runtime only)".to_owned()
     } else {
         format!("wrappers split into files: {}", parts.join(", "))

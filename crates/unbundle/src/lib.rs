@@ -161,6 +161,14 @@ pub enum UnbundleError {
     )]
     NotABundle { file: String },
     #[error(
+        "{file}: not a bundle pilotfish recognizes: none of the {count} files given holds a module wrapper, and no chain of relative imports or requires between them links {file} to {first}, so they are not the chunks of one code-split build (give the files of one build, or each program's file alone)"
+    )]
+    Unlinked {
+        file: String,
+        first: String,
+        count: usize,
+    },
+    #[error(
         "{file}:{line}: webpack's runtime runs its modules from this table, but pilotfish does not recognize its shape (module functions of at most three plain parameters, keyed by ids); please report the bundler and its version"
     )]
     UnknownTable { file: String, line: usize },
@@ -252,8 +260,8 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
             &mut notes,
         )?;
         let mut file = split.file;
-        if split.plain {
-            chunks.push(plain_chunk(input));
+        if let Some(specifiers) = split.plain {
+            chunks.push((plain_chunk(input), specifiers));
         }
         if unwrapped.is_some() {
             file.text = recognize::iife::Unwrapped::wrap(&file.text);
@@ -268,12 +276,9 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         roles.push(split.role);
         wrappers += split.wrappers;
     }
-    if chunks.len() == inputs.len() {
-        // Not one file holds a wrapper: these are not a bundle's chunks.
-        return Err(UnbundleError::NotABundle {
-            file: inputs[0].name.to_owned(),
-        });
-    }
+    // Not one file holds a wrapper: the chunks of a code-split build of ES modules (each a
+    // module of its own, written as it is, made readable), if they are linked.
+    let no_wrapper = no_wrapper_linked(inputs, &chunks)?;
     distinct_paths(&mut jobs, &mut files, &options.names)?;
     let links = if options.transforms.requires {
         split::links::requires(&mut jobs)
@@ -281,16 +286,19 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
         "{}".to_owned()
     };
     let (mut modules, module_names) = manifest_modules(&jobs, &options.names);
-    modules.extend(chunks);
+    modules.extend(chunks.into_iter().map(|(module, _)| module));
     let mut transforms = options.transforms;
     transforms.helpers &= defines_webpack_helpers(inputs);
     let (results, plan) = rewrite_twice(&jobs, transforms, &module_names, &nested_escapes, &own);
     let mut changes = module_files(&jobs, results, &mut files, &mut notes)?;
     changes.calls += plan.map_or(0, |p| own_calls_rewritten(&mut files, own, &p));
-    files.push(OutputFile {
-        path: LOADER_FILE.to_owned(),
-        text: LOADER.replacen(requires::TABLE_MARK, &links, 1),
-    });
+    if !no_wrapper {
+        // Nothing loads a module file when no file held a wrapper.
+        files.push(OutputFile {
+            path: LOADER_FILE.to_owned(),
+            text: LOADER.replacen(requires::TABLE_MARK, &links, 1),
+        });
+    }
     let entry = entry_file(inputs, &roles, &mut files);
     let manifest = Manifest {
         entry,
@@ -339,6 +347,31 @@ fn plain_chunk(input: &Input<'_>) -> ManifestModule {
         file: input.name.to_owned(),
         kind: ModuleKind::Chunk,
         size: input.text.len(),
+    }
+}
+
+/// Whether no file of `inputs` holds a wrapper (each is among `chunks`, with the relative
+/// specifiers it imports or requires). Such a set is refused unless its files are linked to
+/// each other: one file alone, or files given together that are not one build's chunks.
+fn no_wrapper_linked(
+    inputs: &[Input<'_>],
+    chunks: &[(ManifestModule, Vec<String>)],
+) -> Result<bool, UnbundleError> {
+    if chunks.len() < inputs.len() {
+        return Ok(false);
+    }
+    let names: Vec<&str> = inputs.iter().map(|i| i.name).collect();
+    let specifiers: Vec<Vec<String>> = chunks.iter().map(|(_, s)| s.clone()).collect();
+    match split::plain::unlinked(&names, &specifiers) {
+        _ if inputs.len() < 2 => Err(UnbundleError::NotABundle {
+            file: inputs[0].name.to_owned(),
+        }),
+        None => Ok(true),
+        Some(file) => Err(UnbundleError::Unlinked {
+            file: file.to_owned(),
+            first: inputs[0].name.to_owned(),
+            count: inputs.len(),
+        }),
     }
 }
 

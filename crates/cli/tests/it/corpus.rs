@@ -134,9 +134,11 @@ fn unbundles_and_behaves_the_same(name: &str) {
         .collect();
     let counted = counts::count(&texts);
     let total = counted.commonjs + counted.rollup + counted.esm + counted.webpack + counted.parcel;
-    // A line that need not unbundle may hold no wrapper at all (a scope-hoisted build).
+    // A line may hold no wrapper at all: a scope-hoisted file, which need not unbundle, or a
+    // chunk set none of whose files holds one, each chunk written as a module of its own
+    // (checked below).
     assert!(
-        total > 0 || line.unbundles.is_err(),
+        total > 0 || line.unbundles.is_err() || files.len() > 1,
         "{name}: the counter found {counted:?} in {files:?}"
     );
     // The figures of docs/unbundle.md's corpus table (`--nocapture` shows them).
@@ -163,6 +165,9 @@ fn unbundles_and_behaves_the_same(name: &str) {
             // count those (see `counts.rs`); the figure is the manifest's own.
             let nested = &manifest["wrappers"]["nested_webpack"];
             eprintln!("corpus {name}: recovered {split:?}, nested webpack {nested}");
+            if total == 0 {
+                every_file_a_chunk(name, manifest, &files);
+            }
             for (kind, found, split) in [
                 ("commonjs", counted.commonjs, split.commonjs),
                 ("rollup", counted.rollup, split.rollup),
@@ -238,6 +243,26 @@ fn unbundles_and_behaves_the_same(name: &str) {
         "{name}: the output behaves differently; bundle {original:?}, output {unbundled:?}"
     );
     eprintln!("corpus {name}: behaves the same");
+}
+
+/// A chunk set with no wrapper in any file: the manifest lists each file given, and nothing
+/// else, as a chunk written under its own name (a module of its own).
+fn every_file_a_chunk(name: &str, manifest: &Value, files: &[String]) {
+    let modules = manifest["modules"].as_array().unwrap();
+    let chunks = modules.iter().filter(|m| m["kind"] == "chunk").count();
+    assert_eq!(
+        (chunks, modules.len()),
+        (files.len(), files.len()),
+        "{name}: each of the {} files is a chunk of its own: {modules:?}",
+        files.len()
+    );
+    for module in modules {
+        let path = module["path"].as_str().unwrap();
+        assert!(
+            files.iter().any(|f| f.ends_with(&format!("/{path}"))),
+            "{name}: {path} is not one of {files:?}"
+        );
+    }
 }
 
 macro_rules! corpus_tests {
@@ -323,4 +348,6 @@ corpus_tests!(
     main_branch_parcel,
     claude_code_2_bun,
     vitest_rollup_chunks,
+    nuxt_cli_rolldown_chunks,
+    giget_rolldown_chunks,
 );

@@ -10,6 +10,7 @@ use std::{
 
 use serde_json::Value;
 
+mod no_wrapper;
 mod shapes;
 
 fn repo() -> PathBuf {

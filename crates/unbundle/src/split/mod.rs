@@ -13,6 +13,7 @@ pub(crate) mod links;
 mod nested;
 mod parcel;
 mod paths;
+pub(crate) mod plain;
 mod rollup;
 mod runtime;
 pub(crate) mod shared;
@@ -60,7 +61,7 @@ pub(crate) fn split_file<'a>(
     let eager = recognize::eager::eager_wrappers(&program);
     let registered = recognize::parcel::registered(&program);
     let mut out = Split::default();
-    let mut plain = false;
+    let mut plain = None;
     // esbuild's helpers sit at the bundle's top level, so they are looked for first: a
     // webpack bundle inside one of its modules (or any object of functions shaped like a
     // module table) is then not taken for the file's table; [`nested`] splits a webpack
@@ -84,9 +85,10 @@ pub(crate) fn split_file<'a>(
         // A chunk of a code-split bundle holding no wrapper (ES modules esbuild or rollup
         // joined into its scope, or rollup's CommonJS chunks): a module of its own, kept
         // under its name so that what imports or requires it still finds it, and made
-        // readable as the module files are. The bundle is refused only if no file of it
-        // holds a wrapper (see `lib.rs`).
-        plain = true;
+        // readable as the module files are. A set none of whose files holds a wrapper is
+        // written so only when its files are linked to each other (see `lib.rs`): what
+        // this one imports and requires tells.
+        plain = Some(plain::specifiers(&program));
         None
     } else {
         return Err(UnbundleError::NotABundle {
@@ -197,8 +199,9 @@ pub(crate) struct FileSplit<'a> {
     pub(crate) role: recognize::Role,
     /// The wrappers found in it, and how many became files.
     pub(crate) wrappers: crate::Wrappers,
-    /// A chunk of the bundle that holds no wrapper: a module of its own.
-    pub(crate) plain: bool,
+    /// A chunk of the bundle that holds no wrapper, a module of its own: the files it
+    /// imports or requires by a relative path ([`plain::specifiers`]).
+    pub(crate) plain: Option<Vec<String>>,
     /// The folder of each nested webpack bundle's module files, and the modules whose
     /// exports code around them can reach.
     pub(crate) nested_escapes: Vec<(String, Vec<String>)>,

@@ -1,0 +1,3 @@
+export function describe(word, n) {
+  return n > 0 ? `${word}#${n}` : word;
+}
