@@ -117,8 +117,12 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
     let table = if indexed.is_empty() {
         found.min_by_key(by_place)
     } else {
+        // The literal the runtime indexes, or one handed to its `add` (rspack's ES module
+        // output fills an empty `{}` so).
         let table = found
-            .filter(|t| indexed.iter().any(|(span, _)| *span == t.span))
+            .filter(|t| {
+                indexed.iter().any(|(span, _)| *span == t.span) || finder.added.contains(&t.span)
+            })
             .min_by_key(by_place);
         if table.is_none()
             && let Some((unknown, _)) = indexed.iter().find(|(_, empty)| !empty)
@@ -259,6 +263,10 @@ struct Finder {
     /// Literal tables assigned to a variable (`var o,s,n;o={...}`, as terser joins a nested
     /// runtime's declarations), and the variable's reference there.
     assigned_tables: Vec<(ReferenceId, Span)>,
+    /// Literal tables handed to a runtime's `add` at the file's top level (among
+    /// `chunk_tables` too): rspack's ES module output, `__webpack_require__.add({...})`, and
+    /// rslib's chunks of a shared runtime, `moduleFactories.add({...})`.
+    added: Vec<Span>,
 }
 
 impl Finder {
@@ -274,6 +282,7 @@ impl Finder {
             functions: Vec::new(),
             bound_tables: Vec::new(),
             assigned_tables: Vec::new(),
+            added: Vec::new(),
         }
     }
 
@@ -384,6 +393,26 @@ impl<'a> Visit<'a> for Finder {
             self.deferred.push((it.span, ids));
         }
         match &it.callee {
+            // `require.add({...})`: rspack's runtime merges the table into its own, which it
+            // indexes (`Object.assign(require.m, modules)`). Only a call at the file's top
+            // level, of one literal, counts: code in a function that adds an object of
+            // functions to a set is the program's own.
+            Expression::StaticMemberExpression(m)
+                if m.property.name == "add"
+                    && self.depth == 0
+                    && matches!(m.object, Expression::Identifier(_))
+                    && it.arguments.len() == 1
+                    && it.arguments[0].as_expression().is_some_and(|a| {
+                        matches!(a.without_parentheses(), Expression::ObjectExpression(_))
+                    }) =>
+            {
+                let span = it.arguments[0].span();
+                let span = it.arguments[0]
+                    .as_expression()
+                    .map_or(span, |a| a.without_parentheses().span());
+                self.chunk_tables.push(span);
+                self.added.push(span);
+            }
             // `(self.webpackChunk = ...).push([[ids], {...}])`: a JSONP chunk, when the push
             // has a chunk's shape (see [`super::push`]).
             Expression::StaticMemberExpression(m) if m.property.name == "push" => {
