@@ -638,7 +638,16 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                                 || head.ends_with("function(){")
                                 || head.ends_with("\"use strict\";"))
                     };
-                    if (modules >= 3 || ((chunk || runtime) && modules > 0)) && others == 0 {
+                    // ... and rspack's, at a file's top level: `var __webpack_modules__ = {`
+                    // (rslib's CommonJS output), or handed to its runtime's `add`
+                    // (`__webpack_require__.add({`, `moduleFactories.add({`).
+                    let top = start >= 3
+                        && ((toks[start].depth == 0
+                            && word(text, &toks[start - 3]) == "var"
+                            && word(text, &toks[start - 1]) == "=")
+                            || (toks[start - 1].depth == 0
+                                && joined(text, &toks[start - 3..start], 3) == ".add("));
+                    if (modules >= 3 || ((chunk || runtime || top) && modules > 0)) && others == 0 {
                         tables.push((toks[start].start, t.end, modules));
                     }
                 }
@@ -851,6 +860,13 @@ fn the_counter_knows_each_shape_by_its_text() {
     );
     let counted = count(&[("pe.js".into(), parcel_in_esbuild)]);
     assert_eq!((counted.commonjs, counted.parcel), (1, 0));
+    // rspack's tables of methods keyed by path, at a file's top level: bound to a variable
+    // (CommonJS), or handed to the runtime's `add` (ES modules); not inside a function.
+    let rspack = [
+        ("i.cjs".to_owned(), "const u = 1;\nvar __webpack_modules__ = {\n\"../a/b.js\" (module) {\nmodule.exports = 1;\n}\n};".to_owned()),
+        ("i.js".to_owned(), "import x from \"y\";\nvar m = {};\nr.add({\n\"./c.js\" (module, exports, r) {\n},\n\"./d.js\"(module) {}\n});\nfunction f() { s.add({\"./e.js\"(m) {}}); var t = {\"./g.js\"(m) {}}; }\nexport {};".to_owned()),
+    ];
+    assert_eq!(count(&rspack).webpack, 3);
     let not_webpack =
         "var x = match(args, {3: (a, b, c) => [a, b, c], 2: (a, b) => [a, b, b], 1: a => [a]});";
     assert_eq!(count(&[("m.js".into(), not_webpack.into())]).webpack, 0);
