@@ -121,7 +121,8 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
         // output fills an empty `{}` so).
         let table = found
             .filter(|t| {
-                indexed.iter().any(|(span, _)| *span == t.span) || finder.added.contains(&t.span)
+                indexed.iter().any(|(span, _)| *span == t.span)
+                    || finder.added.iter().any(|(span, _)| *span == t.span)
             })
             .min_by_key(by_place);
         if table.is_none()
@@ -145,11 +146,22 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
                         .any(|(s, span, _)| *s == symbol && *span == table.span)
                 })
         };
-        table.require = calls
+        let symbol_of = |r: ReferenceId| scoping.get_reference(r).symbol_id();
+        let requires: Vec<SymbolId> = calls
             .iter()
-            .filter(bound_to)
-            .find_map(|c| c.require)
-            .or(require);
+            .filter_map(|c| c.require.and_then(symbol_of))
+            .collect();
+        table.require = match finder.added.iter().find(|(span, _)| *span == table.span) {
+            // Handed to a runtime's `add`: that runtime's require when it is this file's, else
+            // none here (rslib's chunks import the runtime from another file; a runtime of
+            // the file's own code, a package rspack built, has other modules).
+            Some((_, on)) => on.filter(|r| symbol_of(*r).is_some_and(|s| requires.contains(&s))),
+            None => calls
+                .iter()
+                .filter(bound_to)
+                .find_map(|c| c.require)
+                .or(require),
+        };
         table.chunk = finder
             .jsonp
             .iter()
@@ -205,7 +217,13 @@ pub(crate) fn runtimes(program: &Program<'_>, scoping: &Scoping) -> Vec<(Table, 
             (writes == 1).then_some((symbol, *span))
         });
         let bound = finder.bound_tables.iter().map(|(b, span, _)| (*b, *span));
-        for (bound, span) in bound.chain(assigned).collect::<Vec<_>>() {
+        // A table handed to the require function's `add` (rspack) is the runtime's too.
+        let added = finder
+            .added
+            .iter()
+            .filter(|(_, on)| symbol_of(*on) == Some(require))
+            .map(|(span, _)| (indexed, *span));
+        for (bound, span) in bound.chain(assigned).chain(added).collect::<Vec<_>>() {
             let span = &span;
             if bound == indexed
                 && !out.iter().any(|(t, _)| t.span == *span)
@@ -264,9 +282,10 @@ struct Finder {
     /// runtime's declarations), and the variable's reference there.
     assigned_tables: Vec<(ReferenceId, Span)>,
     /// Literal tables handed to a runtime's `add` at the file's top level (among
-    /// `chunk_tables` too): rspack's ES module output, `__webpack_require__.add({...})`, and
-    /// rslib's chunks of a shared runtime, `moduleFactories.add({...})`.
-    added: Vec<Span>,
+    /// `chunk_tables` too), and the reference to what `add` is called on: rspack's ES module
+    /// output, `__webpack_require__.add({...})`, and rslib's chunks of a shared runtime,
+    /// `moduleFactories.add({...})`.
+    added: Vec<(Span, Option<ReferenceId>)>,
 }
 
 impl Finder {
@@ -410,8 +429,12 @@ impl<'a> Visit<'a> for Finder {
                 let span = it.arguments[0]
                     .as_expression()
                     .map_or(span, |a| a.without_parentheses().span());
+                let on = match &m.object {
+                    Expression::Identifier(i) => i.reference_id.get(),
+                    _ => None,
+                };
                 self.chunk_tables.push(span);
-                self.added.push(span);
+                self.added.push((span, on));
             }
             // `(self.webpackChunk = ...).push([[ids], {...}])`: a JSONP chunk, when the push
             // has a chunk's shape (see [`super::push`]).
