@@ -323,4 +323,12 @@ corpus_tests!(
     main_branch_parcel,
     claude_code_2_bun,
     vitest_rollup_chunks,
+    pod_install_ncc,
+    expo_optimize_ncc,
+    install_expo_modules_ncc,
+    now_16_ncc_webpack4,
+    rsbuild_rslib_esm,
+    rsdoctor_cli_rslib_esm,
+    yarn_2_webpack5,
+    tailwindcss_language_server_0_0_5_ncc,
 );
