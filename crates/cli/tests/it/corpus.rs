@@ -331,4 +331,6 @@ corpus_tests!(
     rsdoctor_cli_rslib_esm,
     yarn_2_webpack5,
     tailwindcss_language_server_0_0_5_ncc,
+    bitwarden_cli_webpack5_chunks,
+    rslib_core_rslib_esm,
 );
