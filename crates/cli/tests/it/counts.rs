@@ -578,9 +578,9 @@ fn parcel_registers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
 /// The outermost webpack module tables (see the module's comment): where each starts and
 /// ends, and its modules.
 fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
-    // Open objects and arrays: (index of `{` or `[`, modules, others, entry expected, at
-    // rspack's top level, see `rspack_top`).
-    let mut open: Vec<(usize, usize, usize, bool, bool)> = Vec::new();
+    // Open objects and arrays: (index of `{` or `[`, modules, others, entry expected, where
+    // rspack puts a table at a file's top level, see `rspack_top`).
+    let mut open: Vec<(usize, usize, usize, bool, Option<Top>)> = Vec::new();
     let mut tables: Vec<(usize, usize, usize)> = Vec::new();
     for (i, t) in toks.iter().enumerate() {
         let w = word(text, t);
@@ -589,7 +589,7 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                 top.3 = false;
                 let array = word(text, &toks[top.0]) == "[";
                 if (array && array_entry(text, &toks[i..]))
-                    || (!array && module_entry(text, &toks[i..], top.4))
+                    || (!array && module_entry(text, &toks[i..], top.4 == Some(Top::Added)))
                 {
                     top.1 += 1;
                 } else {
@@ -601,9 +601,13 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
             }
         }
         match w {
-            "{" | "[" if t.kind == Tok::Punct => {
-                open.push((i, 0, 0, true, w == "{" && rspack_top(text, toks, i)))
-            }
+            "{" | "[" if t.kind == Tok::Punct => open.push((
+                i,
+                0,
+                0,
+                true,
+                (w == "{").then(|| rspack_top(text, toks, i)).flatten(),
+            )),
             "]" if t.kind == Tok::Punct => {
                 // webpack 4's table is an array handed to its runtime: `}([` or `)([`.
                 let Some((start, modules, others, ..)) = open.pop() else {
@@ -642,6 +646,7 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                                 || head.ends_with("\"use strict\";"))
                     };
                     // ... and rspack's, at a file's top level (see `rspack_top`).
+                    let top = top.is_some();
                     if (modules >= 3 || ((chunk || runtime || top) && modules > 0)) && others == 0 {
                         tables.push((toks[start].start, t.end, modules));
                     }
@@ -663,15 +668,30 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
     outermost
 }
 
+/// Where rspack puts a table at a file's top level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Top {
+    /// `var __webpack_modules__ = {` (rslib's CommonJS output).
+    Bound,
+    /// Handed to its runtime's `add` (`__webpack_require__.add({`, `moduleFactories.add({`),
+    /// where an external module is a method named by the module's name.
+    Added,
+}
+
 /// Whether the object opened at `toks[start]` is where rspack puts a table at a file's top
-/// level: `var __webpack_modules__ = {` (rslib's CommonJS output), or handed to its runtime's
-/// `add` (`__webpack_require__.add({`, `moduleFactories.add({`).
-fn rspack_top(text: &str, toks: &[Token], start: usize) -> bool {
-    start >= 3
-        && ((toks[start].depth == 0
-            && word(text, &toks[start - 3]) == "var"
-            && word(text, &toks[start - 1]) == "=")
-            || (toks[start - 1].depth == 0 && joined(text, &toks[start - 3..start], 3) == ".add("))
+/// level, and which of those places.
+fn rspack_top(text: &str, toks: &[Token], start: usize) -> Option<Top> {
+    if start < 3 {
+        return None;
+    }
+    if toks[start].depth == 0
+        && word(text, &toks[start - 3]) == "var"
+        && word(text, &toks[start - 1]) == "="
+    {
+        return Some(Top::Bound);
+    }
+    (toks[start - 1].depth == 0 && joined(text, &toks[start - 3..start], 3) == ".add(")
+        .then_some(Top::Added)
 }
 
 /// Whether the array entry starting at `toks[0]` is `function(a,b,c){` or `(a,b,c)=>{`, also in
@@ -695,8 +715,8 @@ fn array_entry(text: &str, toks: &[Token]) -> bool {
 }
 
 /// Whether the object entry starting at `toks[0]` is `KEY: function(a,b,c){`, `KEY:(a,b)=>{`
-/// or `KEY(a,b,c){`, its key a number or a quoted path; in rspack's tables at a file's top
-/// level (`rspack`), also a method named by an external module's name (`"supports-color"(module)
+/// or `KEY(a,b,c){`, its key a number or a quoted path; in a table handed to rspack's `add`
+/// at a file's top level (`rspack`), also a method named by an external module's name (`"supports-color"(module)
 /// {` or `process(module) {`).
 fn module_entry(text: &str, toks: &[Token], rspack: bool) -> bool {
     let key = &toks[0];
