@@ -22,7 +22,9 @@
 // `requireX()` wrappers: main.js; rollup-commonjs-minify the same minified by esbuild's
 // transform, as Vite's library mode does) and rollup-esbuild-inside (the same, importing a package
 // esbuild built first) and rollup-commonjs-chunks (main.js and the `chunk-*.js` files its
-// dynamic imports load, some holding wrappers and some not).
+// dynamic imports load, some holding wrappers and some not), and rslib-esm (rslib on rspack,
+// an ES module library: main.js, the runtime's chunk with its modules handed to
+// `__webpack_require__.add({...})`, and a chunk loaded by a dynamic import).
 // Writes the bundle's files into OUT and OUT/stats.json: {"files": [...load order...],
 // "initial": [...the files to load...], "modules": [{"id": "...", "name": "..."}]} from the
 // bundler's own account of what it emitted; the files a page would load come first, in
@@ -34,7 +36,7 @@ const fs = require('node:fs');
 
 const [bundler, app, out] = process.argv.slice(2);
 if (!bundler || !app || !out) {
-  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-plain-two|webpack5-methods|esbuild-esm-meta|rolldown|rolldown-minify|rolldown-js|rolldown-cjs|bun|bun-minify|rollup-commonjs|rollup-commonjs-minify|rollup-esbuild-inside|rollup-commonjs-chunks|rollup2-commonjs|tsup-cjs-split APP OUT');
+  console.error('usage: node build.js webpack5|webpack4|webpack5-web|webpack4-web|webpack4-web-hashed|webpack5-web-inline-runtime|webpack4-web-inline-runtime|webpack5-plain|webpack5-dev|webpack5-licenses|esbuild|esbuild-plain|esbuild-map|esbuild-esm|esbuild-esm-map|esbuild-esm-split|esbuild-comments|esbuild-plain-two|webpack5-methods|esbuild-esm-meta|rolldown|rolldown-minify|rolldown-js|rolldown-cjs|bun|bun-minify|rollup-commonjs|rollup-commonjs-minify|rollup-esbuild-inside|rollup-commonjs-chunks|rollup2-commonjs|tsup-cjs-split|rslib-esm APP OUT');
   process.exit(2);
 }
 const appDir = path.resolve(__dirname, 'apps', app);
@@ -117,6 +119,31 @@ if (['webpack5', 'webpack5-web', 'webpack5-web-inline-runtime', 'webpack5-plain'
     false,
     bundler.endsWith('-inline-runtime'),
   );
+} else if (bundler === 'rslib-esm') {
+  // rslib on rspack (tools/bundlers/rspack, its own install), an ES module library for node,
+  // not minified: main.js imports the runtime's chunk, which hands the CommonJS modules it
+  // keeps to `__webpack_require__.add({"path"(module, exports, require) {...}})`, and the
+  // chunk a dynamic import loads does the same with the runtime imported from it.
+  const work = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'rslib-'));
+  const config = {
+    lib: [{ format: 'esm', bundle: true, syntax: 'es2021', autoExternal: false, dts: false }],
+    source: { entry: { main: entry } },
+    output: { target: 'node', minify: false, distPath: { root: outDir } },
+  };
+  fs.writeFileSync(path.join(work, 'rslib.config.mjs'), `export default ${JSON.stringify(config)};\n`);
+  const rslib = path.join(__dirname, 'rspack', 'node_modules', '.bin', 'rslib');
+  const built = require('node:child_process').spawnSync(rslib, ['build', '-c', 'rslib.config.mjs'], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_PATH: path.join(__dirname, 'node_modules') },
+  });
+  fs.rmSync(work, { recursive: true, force: true });
+  if (built.status !== 0) {
+    console.error(built.stdout, built.stderr);
+    process.exit(1);
+  }
+  const js = fs.readdirSync(outDir).filter(n => n.endsWith('.js') && n !== 'main.js').sort();
+  fs.writeFileSync(path.join(outDir, 'stats.json'), JSON.stringify({ files: ['main.js', ...js], initial: ['main.js'], modules: [] }, null, 1));
 } else if (bundler === 'webpack5-methods') {
   webpackBuild(require('webpack-latest'), false, false, false, false, false, false, true);
 } else if (['webpack4', 'webpack4-web', 'webpack4-web-hashed', 'webpack4-web-inline-runtime'].includes(bundler)) {

@@ -247,9 +247,11 @@ pub fn unbundle_with(inputs: &[Input<'_>], options: &Options) -> Result<Output, 
     let shared = split::shared::exported(inputs);
     let mut chunks = Vec::new();
     for (input, unwrapped) in inputs.iter().zip(&unwrapped) {
-        let map = options
-            .source_maps
-            .get(input.name)
+        let json = options.source_maps.get(input.name);
+        let unquoted = json.and_then(|json| write::source_map::unquoted(json));
+        let map = unquoted
+            .as_deref()
+            .or(json.map(String::as_str))
             .map(|json| write::source_map::SourceMap::read(input.name, json))
             .transpose()?;
         let split = split::split_file(

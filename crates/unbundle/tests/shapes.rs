@@ -232,6 +232,38 @@ fn tsup_s_code_split_commonjs_chunks_call_the_helpers_through_call_void_0() {
 }
 
 #[test]
+fn rslib_s_es_module_chunks_hand_their_modules_to_the_runtime_s_add() {
+    // rslib (rspack) keeps CommonJS modules in an ES module library as methods keyed by
+    // path, handed to the runtime at the top level: `__webpack_require__.add({"./a.js"(module)
+    // {...}})` beside an empty `__webpack_modules__ = {}`, in the runtime's chunk and in the
+    // chunk a dynamic import loads, and ends each file with `export {};`. Each module is a
+    // file; the entry's call stays before that `export {};`.
+    let (output, dir) = runs_the_same("rslib", "rslib-esm", "cjs");
+    let main = std::fs::read_to_string(dir.join("bundle/main.js")).unwrap();
+    assert!(main.starts_with("import \"./"), "{main}");
+    let found = output.manifest.wrappers.webpack.found;
+    assert!(found >= 10, "{:?}", output.manifest.wrappers);
+    assert_eq!(count(&output, unbundle::ModuleKind::Webpack), found);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rslib_s_modules_that_read_the_file_s_own_names_are_given_them() {
+    // rslib writes `require("path")` of a CommonJS module it keeps as a call of a top-level
+    // `const __rspack_createRequire_require = createRequire(import.meta.url)` of the file:
+    // the module's file is given that name, as a nested bundle's modules are given theirs.
+    let (output, dir) = runs_the_same("rslib-builtin", "rslib-esm", "nested-builtin");
+    let main = std::fs::read_to_string(dir.join("bundle/main.js")).unwrap();
+    assert!(
+        main.contains(".add({") && main.contains("= __rspack_createRequire_require(\"path\")"),
+        "{main}"
+    );
+    assert_eq!(output.manifest.wrappers.webpack.found, 2);
+    assert_eq!(count(&output, unbundle::ModuleKind::Webpack), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn rollup_s_wrappers_minified_as_vite_s_library_mode_writes_them_split() {
     // Vite's library mode minifies rollup's output with esbuild, which joins a wrapper's
     // statements: `if(c)return u;c=1,function(t){...}(r||(r={}));class e{...}...`, `return

@@ -578,8 +578,9 @@ fn parcel_registers(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
 /// The outermost webpack module tables (see the module's comment): where each starts and
 /// ends, and its modules.
 fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
-    // Open objects and arrays: (index of `{` or `[`, modules, others, entry expected).
-    let mut open: Vec<(usize, usize, usize, bool)> = Vec::new();
+    // Open objects and arrays: (index of `{` or `[`, modules, others, entry expected, where
+    // rspack puts a table at a file's top level, see `rspack_top`).
+    let mut open: Vec<(usize, usize, usize, bool, Option<Top>)> = Vec::new();
     let mut tables: Vec<(usize, usize, usize)> = Vec::new();
     for (i, t) in toks.iter().enumerate() {
         let w = word(text, t);
@@ -588,7 +589,7 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                 top.3 = false;
                 let array = word(text, &toks[top.0]) == "[";
                 if (array && array_entry(text, &toks[i..]))
-                    || (!array && module_entry(text, &toks[i..]))
+                    || (!array && module_entry(text, &toks[i..], top.4 == Some(Top::Added)))
                 {
                     top.1 += 1;
                 } else {
@@ -600,10 +601,16 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
             }
         }
         match w {
-            "{" | "[" if t.kind == Tok::Punct => open.push((i, 0, 0, true)),
+            "{" | "[" if t.kind == Tok::Punct => open.push((
+                i,
+                0,
+                0,
+                true,
+                (w == "{").then(|| rspack_top(text, toks, i)).flatten(),
+            )),
             "]" if t.kind == Tok::Punct => {
                 // webpack 4's table is an array handed to its runtime: `}([` or `)([`.
-                let Some((start, modules, others, _)) = open.pop() else {
+                let Some((start, modules, others, ..)) = open.pop() else {
                     continue;
                 };
                 let argument = start >= 2
@@ -625,7 +632,7 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                 }
             }
             "}" if t.kind == Tok::Punct => {
-                if let Some((start, modules, others, _)) = open.pop() {
+                if let Some((start, modules, others, _, top)) = open.pop() {
                     // A split chunk's table may hold one module: `exports.modules = {`.
                     let chunk =
                         start >= 3 && joined(text, &toks[start - 3..start], 3) == ".modules=";
@@ -638,7 +645,9 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
                                 || head.ends_with("function(){")
                                 || head.ends_with("\"use strict\";"))
                     };
-                    if (modules >= 3 || ((chunk || runtime) && modules > 0)) && others == 0 {
+                    // ... and rspack's, at a file's top level (see `rspack_top`).
+                    let top = top.is_some();
+                    if (modules >= 3 || ((chunk || runtime || top) && modules > 0)) && others == 0 {
                         tables.push((toks[start].start, t.end, modules));
                     }
                 }
@@ -657,6 +666,32 @@ fn webpack_tables(text: &str, toks: &[Token]) -> Vec<(usize, usize, usize)> {
         }
     }
     outermost
+}
+
+/// Where rspack puts a table at a file's top level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Top {
+    /// `var __webpack_modules__ = {` (rslib's CommonJS output).
+    Bound,
+    /// Handed to its runtime's `add` (`__webpack_require__.add({`, `moduleFactories.add({`),
+    /// where an external module is a method named by the module's name.
+    Added,
+}
+
+/// Whether the object opened at `toks[start]` is where rspack puts a table at a file's top
+/// level, and which of those places.
+fn rspack_top(text: &str, toks: &[Token], start: usize) -> Option<Top> {
+    if start < 3 {
+        return None;
+    }
+    if toks[start].depth == 0
+        && word(text, &toks[start - 3]) == "var"
+        && word(text, &toks[start - 1]) == "="
+    {
+        return Some(Top::Bound);
+    }
+    (toks[start - 1].depth == 0 && joined(text, &toks[start - 3..start], 3) == ".add(")
+        .then_some(Top::Added)
 }
 
 /// Whether the array entry starting at `toks[0]` is `function(a,b,c){` or `(a,b,c)=>{`, also in
@@ -680,10 +715,15 @@ fn array_entry(text: &str, toks: &[Token]) -> bool {
 }
 
 /// Whether the object entry starting at `toks[0]` is `KEY: function(a,b,c){`, `KEY:(a,b)=>{`
-/// or `KEY(a,b,c){`, its key a number or a quoted path.
-fn module_entry(text: &str, toks: &[Token]) -> bool {
+/// or `KEY(a,b,c){`, its key a number or a quoted path; in a table handed to rspack's `add`
+/// at a file's top level (`rspack`), also a method named by an external module's name (`"supports-color"(module)
+/// {` or `process(module) {`).
+fn module_entry(text: &str, toks: &[Token], rspack: bool) -> bool {
     let key = &toks[0];
-    let keyed = key.kind == Tok::Num || (key.kind == Tok::Str && word(text, key).contains('/'));
+    let method = rspack && toks.get(1).is_some_and(|t| word(text, t) == "(");
+    let keyed = key.kind == Tok::Num
+        || (key.kind == Tok::Str && word(text, key).contains('/'))
+        || (method && matches!(key.kind, Tok::Str | Tok::Ident));
     if !keyed {
         return false;
     }
@@ -851,6 +891,13 @@ fn the_counter_knows_each_shape_by_its_text() {
     );
     let counted = count(&[("pe.js".into(), parcel_in_esbuild)]);
     assert_eq!((counted.commonjs, counted.parcel), (1, 0));
+    // rspack's tables of methods keyed by path, at a file's top level: bound to a variable
+    // (CommonJS), or handed to the runtime's `add` (ES modules); not inside a function.
+    let rspack = [
+        ("i.cjs".to_owned(), "const u = 1;\nvar __webpack_modules__ = {\n\"../a/b.js\" (module) {\nmodule.exports = 1;\n}\n};".to_owned()),
+        ("i.js".to_owned(), "import x from \"y\";\nvar m = {};\nr.add({\n\"./c.js\" (module, exports, r) {\n},\n\"./d.js\"(module) {},\n\"supports-color\"(module) {},\nprocess(module) {}\n});\nfunction f() { s.add({\"./e.js\"(m) {}}); var t = {\"./g.js\"(m) {}}; }\nexport {};".to_owned()),
+    ];
+    assert_eq!(count(&rspack).webpack, 5);
     let not_webpack =
         "var x = match(args, {3: (a, b, c) => [a, b, c], 2: (a, b) => [a, b, b], 1: a => [a]});";
     assert_eq!(count(&[("m.js".into(), not_webpack.into())]).webpack, 0);

@@ -591,6 +591,51 @@ fn a_minified_esbuild_bundle_with_its_source_map_gets_its_local_names_back() {
 }
 
 #[test]
+fn a_source_map_written_as_a_json_string_is_read_through_the_string() {
+    // ncc's webpack 4 builds (the `now` CLI 16) published their `.map` file as a JSON string
+    // holding the map's JSON: `"{\"version\":3,...}"`. That map names the modules as the
+    // plain one does; a map that does not parse is refused in a line of a few hundred
+    // characters, not one quoting the megabytes of the map.
+    let dir = scratch("map-quoted");
+    let bundle = dir.join("bundle");
+    let stats = build("esbuild-map", "cjs", &bundle);
+    let file = bundle.join(listed(&stats, "files")[0].as_str());
+    let map = PathBuf::from(format!("{}.map", file.display()));
+    let json = std::fs::read_to_string(&map).unwrap();
+    std::fs::write(&map, serde_json::to_string(&json).unwrap()).unwrap();
+    let out = dir.join("out");
+    let manifest = unbundle_files(std::slice::from_ref(&file), &out);
+    let paths: Vec<&str> = manifest["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths.iter().any(|p| p.ends_with("apps/cjs/lib/text.js")),
+        "{paths:?}"
+    );
+    std::fs::write(
+        &map,
+        format!("{{\"version\":3,\"mappings\":{}", "x".repeat(100_000)),
+    )
+    .unwrap();
+    let refused = dir.join("refused");
+    let ran = unbundle_into(&file, &refused, &[]);
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert!(
+        !ran.status.success() && stderr.contains("source map"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.len() < 1_000,
+        "{} bytes: {stderr:.2000}",
+        stderr.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn what_is_not_a_bundle_is_refused_and_nothing_is_written() {
     let dir = scratch("refused");
     let plain = dir.join("plain.js");

@@ -117,8 +117,13 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
     let table = if indexed.is_empty() {
         found.min_by_key(by_place)
     } else {
+        // The literal the runtime indexes, or one handed to its `add` (rspack's ES module
+        // output fills an empty `{}` so).
         let table = found
-            .filter(|t| indexed.iter().any(|(span, _)| *span == t.span))
+            .filter(|t| {
+                indexed.iter().any(|(span, _)| *span == t.span)
+                    || finder.added.iter().any(|(span, _)| *span == t.span)
+            })
             .min_by_key(by_place);
         if table.is_none()
             && let Some((unknown, _)) = indexed.iter().find(|(_, empty)| !empty)
@@ -141,11 +146,22 @@ pub(crate) fn find_table(program: &Program<'_>, scoping: &Scoping) -> Result<Opt
                         .any(|(s, span, _)| *s == symbol && *span == table.span)
                 })
         };
-        table.require = calls
+        let symbol_of = |r: ReferenceId| scoping.get_reference(r).symbol_id();
+        let requires: Vec<SymbolId> = calls
             .iter()
-            .filter(bound_to)
-            .find_map(|c| c.require)
-            .or(require);
+            .filter_map(|c| c.require.and_then(symbol_of))
+            .collect();
+        table.require = match finder.added.iter().find(|(span, _)| *span == table.span) {
+            // Handed to a runtime's `add`: that runtime's require when it is this file's, else
+            // none here (rslib's chunks import the runtime from another file; a runtime of
+            // the file's own code, a package rspack built, has other modules).
+            Some((_, on)) => on.filter(|r| symbol_of(*r).is_some_and(|s| requires.contains(&s))),
+            None => calls
+                .iter()
+                .filter(bound_to)
+                .find_map(|c| c.require)
+                .or(require),
+        };
         table.chunk = finder
             .jsonp
             .iter()
@@ -201,7 +217,13 @@ pub(crate) fn runtimes(program: &Program<'_>, scoping: &Scoping) -> Vec<(Table, 
             (writes == 1).then_some((symbol, *span))
         });
         let bound = finder.bound_tables.iter().map(|(b, span, _)| (*b, *span));
-        for (bound, span) in bound.chain(assigned).collect::<Vec<_>>() {
+        // A table handed to the require function's `add` (rspack) is the runtime's too.
+        let added = finder
+            .added
+            .iter()
+            .filter(|(_, on)| symbol_of(*on) == Some(require))
+            .map(|(span, _)| (indexed, *span));
+        for (bound, span) in bound.chain(assigned).chain(added).collect::<Vec<_>>() {
             let span = &span;
             if bound == indexed
                 && !out.iter().any(|(t, _)| t.span == *span)
@@ -259,6 +281,11 @@ struct Finder {
     /// Literal tables assigned to a variable (`var o,s,n;o={...}`, as terser joins a nested
     /// runtime's declarations), and the variable's reference there.
     assigned_tables: Vec<(ReferenceId, Span)>,
+    /// Literal tables handed to a runtime's `add` at the file's top level (among
+    /// `chunk_tables` too), and the reference to what `add` is called on: rspack's ES module
+    /// output, `__webpack_require__.add({...})`, and rslib's chunks of a shared runtime,
+    /// `moduleFactories.add({...})`.
+    added: Vec<(Span, Option<ReferenceId>)>,
 }
 
 impl Finder {
@@ -274,6 +301,7 @@ impl Finder {
             functions: Vec::new(),
             bound_tables: Vec::new(),
             assigned_tables: Vec::new(),
+            added: Vec::new(),
         }
     }
 
@@ -384,6 +412,30 @@ impl<'a> Visit<'a> for Finder {
             self.deferred.push((it.span, ids));
         }
         match &it.callee {
+            // `require.add({...})`: rspack's runtime merges the table into its own, which it
+            // indexes (`Object.assign(require.m, modules)`). Only a call at the file's top
+            // level, of one literal, counts: code in a function that adds an object of
+            // functions to a set is the program's own.
+            Expression::StaticMemberExpression(m)
+                if m.property.name == "add"
+                    && self.depth == 0
+                    && matches!(m.object, Expression::Identifier(_))
+                    && it.arguments.len() == 1
+                    && it.arguments[0].as_expression().is_some_and(|a| {
+                        matches!(a.without_parentheses(), Expression::ObjectExpression(_))
+                    }) =>
+            {
+                let span = it.arguments[0].span();
+                let span = it.arguments[0]
+                    .as_expression()
+                    .map_or(span, |a| a.without_parentheses().span());
+                let on = match &m.object {
+                    Expression::Identifier(i) => i.reference_id.get(),
+                    _ => None,
+                };
+                self.chunk_tables.push(span);
+                self.added.push((span, on));
+            }
             // `(self.webpackChunk = ...).push([[ids], {...}])`: a JSONP chunk, when the push
             // has a chunk's shape (see [`super::push`]).
             Expression::StaticMemberExpression(m) if m.property.name == "push" => {

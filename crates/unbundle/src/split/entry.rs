@@ -76,7 +76,15 @@ pub(crate) fn find<'a>(
         Bundler::Esbuild { .. } => scoping.root_scope_id(),
     };
     let (statements, strict) = body_of(program, scope)?;
-    let units = units(statements);
+    let mut units = units(statements);
+    // An ES module bundle's last `export {};` (rspack's and rslib's ES module output) stays in
+    // its file: it makes the file an ES module and reads no name.
+    while units
+        .last()
+        .is_some_and(|u| matches!(u.node, Node::Statement(s) if is_empty_export(s)))
+    {
+        units.pop();
+    }
     if units.is_empty() {
         return None;
     }
@@ -100,8 +108,14 @@ pub(crate) fn find<'a>(
         uses.unit = i;
         unit.node.visit(&mut uses);
     }
-    // The runtime's table and require function, and esbuild's wrappers, stay.
+    // The runtime's table and require function, and esbuild's wrappers, stay; so do an ES
+    // module's imports and exports, which a module file cannot hold.
     mark_kept(&units, &mut uses.bad, &kept_spans(scoping, bundler));
+    for (unit, bad) in units.iter().zip(uses.bad.iter_mut()) {
+        if matches!(unit.node, Node::Statement(s) if s.is_module_declaration()) {
+            *bad = true;
+        }
+    }
     let k = first_valid(&units, &uses, scoping, scope, require)?;
     let suffix = &units[k..];
     if require.is_some()
@@ -138,6 +152,12 @@ pub(crate) fn find<'a>(
         outer,
         strict,
     })
+}
+
+/// `export {};`: no name, no source.
+fn is_empty_export(statement: &Statement<'_>) -> bool {
+    matches!(statement, Statement::ExportNamedDeclaration(e)
+        if e.specifiers.is_empty())
 }
 
 /// What the entry must leave in place: webpack's table and require function, or esbuild's

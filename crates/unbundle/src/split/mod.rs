@@ -346,10 +346,20 @@ fn webpack_modules<'a>(
     out.node_chunk = table.require.is_none() && table.chunk.is_none();
     // webpack in development keys modules by their paths.
     let path_of = |id: &str| paths::module_path(id, paths::is_path(id).then_some(id), file.names);
-    out.edits.push((
-        table.span,
-        format!("{LOAD}({})", table_literal(table, &path_of)),
-    ));
+    let require = table
+        .require
+        .and_then(|r| file.scoping.get_reference(r).symbol_id());
+    match nested::own_table_stand_ins(file, &table.modules, require, &path_of) {
+        // Modules that read the file's names get them, each from a stand-in of its own.
+        Some(stand_ins) => {
+            out.edits.extend(stand_ins);
+            out.edits.sort_by_key(|(s, _)| (s.start, s.end));
+        }
+        None => out.edits.push((
+            table.span,
+            format!("{LOAD}({})", table_literal(table, &path_of)),
+        )),
+    }
     out.wrappers.webpack = crate::Count {
         found: table.modules.len(),
         split: table.modules.len(),

@@ -180,6 +180,43 @@ fn in_file_code<'a>(
     }
 }
 
+/// The stand-ins of the modules of the file's own table when some of them read names of the
+/// file's code (rspack's ES module output: `"path"(module) {... __rspack_createRequire_require
+/// ("node:path") ...}`, a top-level `let` of the file): each module's span and the loader's
+/// `nested` stand-in that gives it those names, as a nested table's module gets them. `None`
+/// when no module reads such a name (the table is replaced whole, see `webpack_modules`) or
+/// one cannot be given its names.
+pub(super) fn own_table_stand_ins(
+    file: &File<'_, '_, '_>,
+    modules: &[ModuleSource],
+    require: Option<SymbolId>,
+    path_of: &dyn Fn(&str) -> String,
+) -> Option<Vec<(Span, String)>> {
+    let root = file.scoping.root_scope_id();
+    let around = require.map_or((root, root), |r| scopes(file.scoping, r));
+    let mut named = Vec::with_capacity(modules.len());
+    for m in modules {
+        let text = file.source(m.span);
+        let names = free_names((text, m.span.start), m.method, file.scoping, around).ok()?;
+        named.push((m, names));
+    }
+    if named
+        .iter()
+        .all(|(_, names)| names.iter().all(|n| n == "this"))
+    {
+        return None;
+    }
+    Some(
+        named
+            .into_iter()
+            .map(|(m, names)| {
+                let call = stand_in(&path_of(&m.id), &names);
+                (m.span, method_value(m.method, call))
+            })
+            .collect(),
+    )
+}
+
 /// The scope of the code around a nested table and the scope of its runtime's function (the
 /// one declaring the require function `require`, where the table is too), whose own names a
 /// module cannot be given. A named function expression (ncc's `F=function n(e){var t=...}(2980)`,

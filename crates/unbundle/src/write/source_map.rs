@@ -24,12 +24,33 @@ pub struct SourceMapError {
     pub message: String,
 }
 
+/// How much of the JSON parser's account of a map that does not parse the error keeps: the
+/// parser quotes the map's text, megabytes of it for a large bundle.
+const MESSAGE: usize = 300;
+
+/// The map's own JSON when `json` is a JSON string holding it (ncc's webpack 4 builds wrote
+/// their `.map` file so, `"{\"version\":3,...}"`), else `None`: the text is the map itself.
+pub(crate) fn unquoted(json: &str) -> Option<String> {
+    if !json.trim_start().starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<String>(json).ok()
+}
+
 impl<'m> SourceMap<'m> {
-    /// Reads `json`, the source map of the bundle file named `file`.
+    /// Reads `json`, the source map of the bundle file named `file` (see [`unquoted`] for a
+    /// map written as a JSON string).
     pub(crate) fn read(file: &str, json: &'m str) -> Result<Self, SourceMapError> {
-        let map = oxc_sourcemap::SourceMap::from_json_string(json).map_err(|e| SourceMapError {
-            file: file.to_owned(),
-            message: format!("{e:?}"),
+        let map = oxc_sourcemap::SourceMap::from_json_string(json).map_err(|e| {
+            let mut message = format!("{e:?}");
+            if let Some((cut, _)) = message.char_indices().nth(MESSAGE) {
+                message.truncate(cut);
+                message.push_str("...");
+            }
+            SourceMapError {
+                file: file.to_owned(),
+                message,
+            }
         })?;
         let mut tokens: Vec<_> = map
             .get_tokens()
