@@ -18,6 +18,7 @@
 //! node's own for every other specifier (a proxy of it: `require.resolve` and the rest read
 //! node's), and is given only to files whose text requires a relative path.
 
+use oxc_ast::ast::{ArrowFunctionExpression, Expression, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 mod rewrite;
@@ -25,10 +26,39 @@ mod shape;
 mod to_esm;
 
 pub(crate) use rewrite::rewrite;
-pub(crate) use shape::interop;
 
 /// The name the loader's table of links is written under in its text.
 pub(crate) const TABLE_MARK: &str = "/* pilotfish: links */ {}";
+
+/// The bundle's interop helpers, each when it has esbuild's shape.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Interop {
+    /// `__toCommonJS`.
+    pub(crate) to_common_js: Option<String>,
+    /// `__toESM` (see `to_esm.rs`).
+    pub(crate) to_esm: Option<String>,
+}
+
+/// The bundle's `__toCommonJS` and `__toESM`, found by their shapes among the top-level
+/// values, which are read once for both.
+pub(crate) fn interop(program: &Program<'_>, scoping: &oxc_semantic::Scoping) -> Interop {
+    let values = shape::top_values(program, scoping);
+    let find = |is: fn(&ArrowFunctionExpression<'_>, &shape::Values<'_, '_>) -> bool| {
+        values.iter().find_map(|(name, value)| {
+            let shape::Value::Init(init) = value else {
+                return None;
+            };
+            let Expression::ArrowFunctionExpression(f) = init.without_parentheses() else {
+                return None;
+            };
+            is(f, &values).then(|| name.clone())
+        })
+    };
+    Interop {
+        to_common_js: find(shape::is_to_common_js),
+        to_esm: find(to_esm::is_to_esm),
+    }
+}
 
 /// A call a module file writes as a `require` of another module's file.
 #[derive(Debug, Clone, PartialEq, Eq)]

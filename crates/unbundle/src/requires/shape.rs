@@ -19,36 +19,6 @@ pub(super) enum Value<'p, 'a> {
     ObjectMember(String),
 }
 
-/// The bundle's interop helpers, each when it has esbuild's shape.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Interop {
-    /// `__toCommonJS`.
-    pub(crate) to_common_js: Option<String>,
-    /// `__toESM` (see `to_esm.rs`).
-    pub(crate) to_esm: Option<String>,
-}
-
-/// The bundle's `__toCommonJS` and `__toESM`, found by their shapes among the top-level
-/// values, which are read once for both.
-pub(crate) fn interop(program: &Program<'_>, scoping: &Scoping) -> Interop {
-    let values = top_values(program, scoping);
-    let find = |is: fn(&ArrowFunctionExpression<'_>, &Values<'_, '_>) -> bool| {
-        values.iter().find_map(|(name, value)| {
-            let Value::Init(init) = value else {
-                return None;
-            };
-            let Expression::ArrowFunctionExpression(f) = init.without_parentheses() else {
-                return None;
-            };
-            is(f, &values).then(|| name.clone())
-        })
-    };
-    Interop {
-        to_common_js: find(is_to_common_js),
-        to_esm: find(super::to_esm::is_to_esm),
-    }
-}
-
 /// The top-level values [`top_values`] reads, by name.
 pub(super) type Values<'p, 'a> = FxHashMap<String, Value<'p, 'a>>;
 
@@ -93,7 +63,7 @@ pub(super) fn top_values<'p, 'a>(
     out
 }
 
-fn is_to_common_js(
+pub(super) fn is_to_common_js(
     f: &ArrowFunctionExpression<'_>,
     values: &FxHashMap<String, Value<'_, '_>>,
 ) -> bool {
