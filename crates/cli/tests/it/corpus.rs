@@ -334,4 +334,6 @@ corpus_tests!(
     vitepress_rollup_chunks,
     windicss_2_rollup_2,
     vite_2_rollup_inline,
+    convex_esbuild_cjs,
+    storybook_esbuild_split,
 );
