@@ -336,4 +336,5 @@ corpus_tests!(
     vite_2_rollup_inline,
     convex_esbuild_cjs,
     storybook_esbuild_split,
+    tsup_5_esbuild_cjs,
 );
