@@ -337,4 +337,5 @@ corpus_tests!(
     convex_esbuild_cjs,
     storybook_esbuild_split,
     tsup_5_esbuild_cjs,
+    mcp_inspector_vite_app,
 );
