@@ -290,7 +290,11 @@ pub fn install_output(out: &Path, package: &Path, files: &[String], entry: &str)
             .is_ok_and(|t| t.contains("import ") || t.contains("export "));
         // The entry's path from the first file's own folder.
         let up = "../".repeat(name.matches('/').count());
-        let entry = if up.is_empty() { format!("./{entry}") } else { format!("{up}{entry}") };
+        let entry = if up.is_empty() {
+            format!("./{entry}")
+        } else {
+            format!("{up}{entry}")
+        };
         let stub = if es_module && !name.ends_with(".cjs") {
             format!("export * from '{entry}';\nimport '{entry}';\n")
         } else {
@@ -303,11 +307,18 @@ pub fn install_output(out: &Path, package: &Path, files: &[String], entry: &str)
 /// The innermost folder (relative, `/`-separated, `""` for the package's own) that holds
 /// every one of `files`.
 fn common_folder(files: &[String]) -> String {
-    let folder = |f: &String| f.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_owned());
+    let folder = |f: &String| {
+        f.rsplit_once('/')
+            .map_or(String::new(), |(d, _)| d.to_owned())
+    };
     let mut common: Vec<String> = folder(&files[0]).split('/').map(str::to_owned).collect();
     for file in &files[1..] {
         let parts: Vec<String> = folder(file).split('/').map(str::to_owned).collect();
-        let same = common.iter().zip(&parts).take_while(|(a, b)| a == b).count();
+        let same = common
+            .iter()
+            .zip(&parts)
+            .take_while(|(a, b)| a == b)
+            .count();
         common.truncate(same);
     }
     common.join("/")
