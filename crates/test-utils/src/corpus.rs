@@ -438,3 +438,28 @@ impl Drop for Sandbox {
         let _ = std::fs::remove_dir_all(&self.root);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::common_folder;
+
+    fn files(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_common_folder_holds_every_file_of_a_set() {
+        // storybook's set: chunks in one folder, the entries in another beside it.
+        let set = files(&["dist/_node-chunks/a.js", "dist/bin/core.js"]);
+        assert_eq!(common_folder(&set), "dist");
+        assert_eq!(common_folder(&files(&["dist/a.js", "dist/b.js"])), "dist");
+        assert_eq!(common_folder(&files(&["dist/a.js", "dist/x/b.js"])), "dist");
+        assert_eq!(common_folder(&files(&["cli.js"])), "");
+        assert_eq!(common_folder(&files(&["lib/a.js", "bin/b.js"])), "");
+        // A folder whose name starts like another's is not common to both.
+        assert_eq!(
+            common_folder(&files(&["dist/ab/a.js", "dist/a/b.js"])),
+            "dist"
+        );
+    }
+}
