@@ -260,16 +260,19 @@ pub fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// Puts an unbundled output in place of the bundle in a copy of its package: the bundle's
-/// files are removed and the output's files written into the folder of its first file, so
-/// that the package runs the output as it ran the bundle. When the output's entry is named
-/// otherwise than the bundle's first file, the first file becomes a stub that loads the entry
-/// (`import`/`export *` or `require`, as the bundle was an ES module or not).
+/// files are removed and the output's files written into the innermost folder that holds
+/// them all (pilotfish writes a set from several folders relative to that folder, as
+/// `_node-chunks/x.js` and `bin/core.js`), so that the package runs the output as it ran the
+/// bundle. When the output's entry is named otherwise than the bundle's first file, the first
+/// file becomes a stub that loads the entry (`import`/`export *` or `require`, as the bundle
+/// was an ES module or not).
 pub fn install_output(out: &Path, package: &Path, files: &[String], entry: &str) {
     for file in files {
         let _ = std::fs::remove_file(package.join(file));
     }
     let first = package.join(&files[0]);
-    let dir = first.parent().unwrap();
+    let common = common_folder(files);
+    let dir = &package.join(&common);
     for item in std::fs::read_dir(out).unwrap().flatten() {
         let target = dir.join(item.file_name());
         if item.path().is_dir() {
@@ -277,17 +280,48 @@ pub fn install_output(out: &Path, package: &Path, files: &[String], entry: &str)
         }
         copy_tree(&item.path(), &target);
     }
-    let name = first.file_name().unwrap().to_string_lossy().into_owned();
+    let name = files[0]
+        .strip_prefix(&common)
+        .unwrap_or(&files[0])
+        .trim_start_matches('/')
+        .to_owned();
     if name != entry {
         let es_module = std::fs::read_to_string(out.join(entry))
             .is_ok_and(|t| t.contains("import ") || t.contains("export "));
-        let stub = if es_module && !name.ends_with(".cjs") {
-            format!("export * from './{entry}';\nimport './{entry}';\n")
+        // The entry's path from the first file's own folder.
+        let up = "../".repeat(name.matches('/').count());
+        let entry = if up.is_empty() {
+            format!("./{entry}")
         } else {
-            format!("module.exports = require('./{entry}');\n")
+            format!("{up}{entry}")
+        };
+        let stub = if es_module && !name.ends_with(".cjs") {
+            format!("export * from '{entry}';\nimport '{entry}';\n")
+        } else {
+            format!("module.exports = require('{entry}');\n")
         };
         std::fs::write(&first, stub).unwrap();
     }
+}
+
+/// The innermost folder (relative, `/`-separated, `""` for the package's own) that holds
+/// every one of `files`.
+fn common_folder(files: &[String]) -> String {
+    let folder = |f: &String| {
+        f.rsplit_once('/')
+            .map_or(String::new(), |(d, _)| d.to_owned())
+    };
+    let mut common: Vec<String> = folder(&files[0]).split('/').map(str::to_owned).collect();
+    for file in &files[1..] {
+        let parts: Vec<String> = folder(file).split('/').map(str::to_owned).collect();
+        let same = common
+            .iter()
+            .zip(&parts)
+            .take_while(|(a, b)| a == b)
+            .count();
+        common.truncate(same);
+    }
+    common.join("/")
 }
 
 /// A folder of its own for one run: the package's copy, an empty home (and XDG folders in
@@ -402,5 +436,30 @@ impl Sandbox {
 impl Drop for Sandbox {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::common_folder;
+
+    fn files(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_common_folder_holds_every_file_of_a_set() {
+        // storybook's set: chunks in one folder, the entries in another beside it.
+        let set = files(&["dist/_node-chunks/a.js", "dist/bin/core.js"]);
+        assert_eq!(common_folder(&set), "dist");
+        assert_eq!(common_folder(&files(&["dist/a.js", "dist/b.js"])), "dist");
+        assert_eq!(common_folder(&files(&["dist/a.js", "dist/x/b.js"])), "dist");
+        assert_eq!(common_folder(&files(&["cli.js"])), "");
+        assert_eq!(common_folder(&files(&["lib/a.js", "bin/b.js"])), "");
+        // A folder whose name starts like another's is not common to both.
+        assert_eq!(
+            common_folder(&files(&["dist/ab/a.js", "dist/a/b.js"])),
+            "dist"
+        );
     }
 }
