@@ -359,9 +359,7 @@ impl Pipeline {
             let (contended, ()) = tokio::join!(self.contention(pause), tokio::time::sleep(pause));
             trace.debounce_ms = wait.max(0.0);
             if let Some(said) = contended {
-                let at_server = !self.state().in_flight.is_empty();
-                let longer = team::contended_debounce_ms(at.cursor.prefix(), at_server);
-                let limit = longer.map_or(limit, |ms| limit.max(ms));
+                let limit = limit.max(team::contended_debounce_ms(at.cursor.prefix()));
                 let more = remaining_debounce_ms(Some(limit), since());
                 trace.debounce_ms += more.max(0.0);
                 trace.notes.push(format!(

@@ -17,8 +17,7 @@
 //!   llama.cpp's `/slots`, vLLM's `/metrics`, at most every [`CONTENTION_FRESH`]). When it is
 //!   contended, a mid-word keystroke's request waits [`CONTENDED_DEBOUNCE_MS`] (the next
 //!   keystroke supersedes it before it takes a slot from someone's line end), one after a word
-//!   the ordinary debounce, or [`CONTENDED_WORD_END_DEBOUNCE_MS`] while a request of this
-//!   person's is still at the server ([`contended_debounce_ms`]), and a one-line answer asks
+//!   [`CONTENDED_WORD_END_DEBOUNCE_MS`] ([`contended_debounce_ms`]), and a one-line answer asks
 //!   for at most [`CONTENDED_LINE_TOKENS`] tokens (a slot is freed sooner, and a looping answer
 //!   ends sooner).
 
@@ -49,33 +48,27 @@ const CONTENTION_PROBE: Duration = Duration::from_millis(300);
 /// typing steadily (about 150 ms), so that only a pause in the typing sends a request.
 pub(crate) const CONTENDED_DEBOUNCE_MS: f64 = 300.0;
 
-/// The debounce on a contended server after a word (a space, a bracket, an operator) while a
-/// request of this person's is still at the server (cancelled, and kept until its first text):
-/// longer than the time between two keystrokes of someone typing steadily, so that a request
-/// does not queue behind that one mid-line, but shorter than [`CONTENDED_DEBOUNCE_MS`], since
-/// that is where a line ends and people pause.
+/// The debounce on a contended server after a word (a space, a bracket, an operator): still
+/// longer than the time between two keystrokes of someone typing steadily, so that no request
+/// goes out mid-line, but shorter than [`CONTENDED_DEBOUNCE_MS`], since that is where a line
+/// ends and people pause: a line's last keystroke waits 100 ms less for its answer.
 pub(crate) const CONTENDED_WORD_END_DEBOUNCE_MS: f64 = 200.0;
 const _: () = assert!(CONTENDED_WORD_END_DEBOUNCE_MS < CONTENDED_DEBOUNCE_MS);
 
-/// The debounce on a contended server for a keystroke that leaves `prefix`, when this person
-/// has a request still at the server (`at_server`) or not: [`CONTENDED_DEBOUNCE_MS`] mid-word
-/// (the character before the cursor is a letter, a digit or `_`) and in a line's indentation,
-/// where the next keystroke almost always follows at once; after a word,
-/// [`CONTENDED_WORD_END_DEBOUNCE_MS`] while a request of this person's is still at the server,
-/// else none beyond the ordinary debounce (`None`). A line ends after a word, and its last
-/// keystroke's request then goes at once; one mid-line reads what was typed since the last, so
-/// that the line end's request reads less, and asks for the line's rest, which the typing may
-/// follow to the line's end, answered from the cache.
-pub(crate) fn contended_debounce_ms(prefix: &str, at_server: bool) -> Option<f64> {
+/// The debounce on a contended server for a keystroke that leaves `prefix`:
+/// [`CONTENDED_DEBOUNCE_MS`] mid-word (the character before the cursor is a letter, a digit or
+/// `_`) and in a line's indentation, where the next keystroke almost always follows at once;
+/// [`CONTENDED_WORD_END_DEBOUNCE_MS`] after a word.
+pub(crate) fn contended_debounce_ms(prefix: &str) -> f64 {
     let line = prefix.rsplit('\n').next().unwrap_or(prefix);
     let mid_word = line
         .chars()
         .next_back()
         .is_some_and(|c| c.is_alphanumeric() || c == '_');
     if mid_word || line.trim().is_empty() {
-        Some(CONTENDED_DEBOUNCE_MS)
+        CONTENDED_DEBOUNCE_MS
     } else {
-        at_server.then_some(CONTENDED_WORD_END_DEBOUNCE_MS)
+        CONTENDED_WORD_END_DEBOUNCE_MS
     }
 }
 
@@ -320,10 +313,7 @@ mod tests {
             "    ",
             "",
         ] {
-            for at_server in [false, true] {
-                let ms = contended_debounce_ms(mid, at_server);
-                assert_eq!(ms, Some(CONTENDED_DEBOUNCE_MS), "{mid:?}");
-            }
+            assert_eq!(contended_debounce_ms(mid), CONTENDED_DEBOUNCE_MS, "{mid:?}");
         }
         for after in [
             "    return ",
@@ -332,9 +322,8 @@ mod tests {
             "x.",
             "    s = \"",
         ] {
-            let ms = contended_debounce_ms(after, true);
-            assert_eq!(ms, Some(CONTENDED_WORD_END_DEBOUNCE_MS), "{after:?}");
-            assert_eq!(contended_debounce_ms(after, false), None, "{after:?}");
+            let ms = contended_debounce_ms(after);
+            assert_eq!(ms, CONTENDED_WORD_END_DEBOUNCE_MS, "{after:?}");
         }
     }
 }
