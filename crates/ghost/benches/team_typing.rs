@@ -25,7 +25,9 @@
 //! (default 4, at most 6) shape the run; `PILOTFISH_TEAM_LLAMA_URL` names a llama-server
 //! started by hand (4 slots, `--metrics`, SmolLM2), to read its log, and
 //! `PILOTFISH_TEAM_VLLM_URL` a vLLM (`PILOTFISH_TEAM_VLLM_MODEL` its model, for llama.vscode's
-//! shape), to try its settings; `PILOTFISH_TEAM_ANCHOR=0` leaves llama.vscode's shape out.
+//! shape), to try its settings; `PILOTFISH_TEAM_ANCHOR=0` leaves llama.vscode's shape out;
+//! `PILOTFISH_TEAM_ORDERS=2` types the builds in turn and then in reverse at each N (the one
+//! typed first has been faster, whichever it was).
 
 use std::{
     path::{Path, PathBuf},
@@ -105,6 +107,19 @@ fn starts() -> Vec<(&'static str, Duration)> {
         .collect()
 }
 
+/// The order the builds type in at each N: each once in turn, or with `PILOTFISH_TEAM_ORDERS=2`
+/// in turn and then in reverse (A B B A). The build typed first at each N was faster in all
+/// eight pairs of one session's runs, whichever it was, so two builds are compared in both
+/// orders.
+fn typing_order(builds: usize) -> Vec<usize> {
+    let both = std::env::var("PILOTFISH_TEAM_ORDERS").is_ok_and(|v| v == "2");
+    let mut order: Vec<usize> = (0..builds).collect();
+    if both {
+        order.extend((0..builds).rev());
+    }
+    order
+}
+
 /// Between two people's starts when staggered: five keystrokes, so that eight people's line
 /// ends spread over about one line's typing.
 const STAGGER: Duration = Duration::from_millis(750);
@@ -146,8 +161,9 @@ fn run_workload(
         rows.push(("llama.vscode".to_owned(), Vec::new()));
     }
     for &n in sizes {
-        for (k, bin) in bins.iter().enumerate() {
-            let ours = team::type_together(Client::Pilotfish(bin), shared, n, workload, &scratch);
+        for k in typing_order(bins.len()) {
+            let ours =
+                team::type_together(Client::Pilotfish(&bins[k]), shared, n, workload, &scratch);
             row(&rows[k].0, &ours);
             rows[k].1.push((n, ours));
         }

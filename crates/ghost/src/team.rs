@@ -73,10 +73,11 @@ pub(crate) fn contended_debounce_ms(prefix: &str) -> f64 {
 }
 
 /// The tokens a one-line answer asks for at most on a contended server: a line of code's rest.
-/// Sixteen (it was 24): the rest of a line is a few tokens (three in the team benchmark), and
-/// the eight people's slowest line ends were answers that looped to the limit, each holding a
-/// slot for 1 to 2.5 s.
-pub(crate) const CONTENDED_LINE_TOKENS: u32 = 16;
+/// Eight (it was 16, and 24 before): the rest of a line is a few tokens (one to six in the team
+/// benchmark), and eight people's slowest line ends were the answers that looped on one line
+/// to the limit, each holding a slot, and slowing every answer sharing its batches, for about
+/// a second at 16.
+pub(crate) const CONTENDED_LINE_TOKENS: u32 = 8;
 
 /// How long a released stream waits for the same document's next request to adopt it.
 pub(crate) const ADOPT_WINDOW: Duration = Duration::from_millis(300);

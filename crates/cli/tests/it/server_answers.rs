@@ -593,7 +593,7 @@ fn shared_llama(busy: usize) -> (String, std::sync::Arc<std::sync::Mutex<Vec<u64
 }
 
 /// On a llama-server whose slots work on others' requests, half of them or more, a keystroke's
-/// one-line answer asks for at most 16 tokens (a slot is freed sooner for another person's
+/// one-line answer asks for at most 8 tokens (a slot is freed sooner for another person's
 /// line end, and a looping answer ends sooner); on one with idle slots, or one of four busy,
 /// it asks for the configured 64. FAKE llama-server (above): a real one cannot be held with
 /// its slots busy.
@@ -619,7 +619,7 @@ fn a_contended_shared_llama_server_is_asked_for_a_short_one_line_answer() {
         });
         assert!(shown, "the answer is shown either way: {answer}");
         let asked = asked.lock().unwrap().clone();
-        let most = if contended { 16 } else { 64 };
+        let most = if contended { 8 } else { 64 };
         assert!(
             !asked.is_empty() && asked.iter().all(|&n| n == most),
             "{busy} of 4 slots busy: asked for {asked:?} tokens, not {most}"
