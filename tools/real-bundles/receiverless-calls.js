@@ -102,6 +102,13 @@ function source(expr, ctx) {
     if (spec.startsWith("node:") || builtinModules.includes(bare)) return { kind: "node built-in module" };
     return { kind: "package outside the bundle" };
   }
+  if (
+    expr.type === "CallExpression" && expr.callee.type === "Identifier" && expr.callee.name === "require" &&
+    expr.arguments.length === 1 && expr.arguments[0].type === "Literal" && typeof expr.arguments[0].value === "number"
+  ) {
+    const target = ctx.ids.get(String(expr.arguments[0].value));
+    if (target) return { target };
+  }
   if (expr.type === "CallExpression" && expr.callee.type === "Identifier") {
     const name = expr.callee.name;
     if (expr.arguments.length === 0 && ctx.passed.has(name)) return { target: ctx.passed.get(name) };
@@ -121,6 +128,16 @@ function source(expr, ctx) {
 function exportForm(file, name, wrapped) {
   const p = parsed(file) || parsed(file + ".js") || parsed(file + ".cjs");
   if (!p) return "target not a file of the output (a nested bundle's loader answers it)";
+  // A function of the module's own top level by the export's name that reads `this`.
+  for (const s of p.ast.body) {
+    const f =
+      s.type === "FunctionDeclaration" && s.id.name === name
+        ? s
+        : s.type === "VariableDeclaration"
+          ? (s.declarations.find((d) => d.id.name === name && d.init && d.init.type === "FunctionExpression") || {}).init
+          : null;
+    if (f && usesThis(f.body)) return "an export whose function reads `this` (must keep)";
+  }
   const isModuleExports = (e) =>
     e.type === "MemberExpression" && !e.computed && e.object.type === "Identifier" && e.object.name === "module" && e.property.name === "exports";
   const isExportsProp = (e, n) =>
@@ -150,7 +167,8 @@ function exportForm(file, name, wrapped) {
       return t ? `a name given ${kind(t, depth + 1)}` : "a name";
     }
     if (e.type === "CallExpression" || e.type === "NewExpression") return "a call's result";
-    if (/Function|Arrow/.test(e.type)) return "a function";
+    if (/Function|Arrow/.test(e.type))
+      return e.type !== "ArrowFunctionExpression" && usesThis(e.body) ? "a function that reads `this` (must keep)" : "a function";
     if (e.type === "Identifier") return "a name";
     if (e.type === "ObjectExpression") return "an object";
     if (e.type === "AssignmentExpression") return kind(e.right);
@@ -164,10 +182,28 @@ function exportForm(file, name, wrapped) {
   return "defined otherwise";
 }
 
+// Whether `node` has a `this` of the function it is the body of (arrows see through).
+function usesThis(node) {
+  let found = false;
+  const visit = (n) => {
+    if (!n || typeof n.type !== "string" || found) return;
+    if (n.type === "ThisExpression") found = true;
+    if (n.type === "FunctionExpression" || n.type === "FunctionDeclaration") return;
+    for (const k in n) {
+      const v = n[k];
+      if (Array.isArray(v)) v.forEach(visit);
+      else if (v && typeof v.type === "string") visit(v);
+    }
+  };
+  visit(node);
+  return found;
+}
+
 function main() {
   const out = path.resolve(process.argv[2]);
   const manifest = JSON.parse(fs.readFileSync(path.join(out, "unbundle.json"), "utf8"));
   const moduleFiles = new Set(manifest.modules.map((m) => path.join(out, m.path)));
+  const ids = new Map(manifest.modules.map((m) => [String(m.id), path.join(out, m.path)]));
   const causes = {};
   const examples = {};
   let total = 0;
@@ -180,8 +216,10 @@ function main() {
       continue;
     }
     if (!p.text.includes("(0, ")) continue;
-    const own = !moduleFiles.has(file);
-    const ctx = { file, passed: passed(p.text, out), wrappers: new Map() };
+    // A file of a nested bundle kept whole: under `modules/X/` beside `modules/X.cjs`.
+    const nested = [".cjs", ".js", ".mjs"].some((e) => fs.existsSync(path.dirname(file) + e));
+    const own = !moduleFiles.has(file) && !nested;
+    const ctx = { file, ids, passed: passed(p.text, out), wrappers: new Map() };
     // The bundle file's `var x = H(__pilotfish_load.commonjs("modules/x.cjs", ...))`.
     for (const m of p.text.matchAll(/var ([\w$]+) = (?:[\w$]+\()?__pilotfish_load\.commonjs\("([^"]+)"/g)) ctx.wrappers.set(m[1], path.join(out, m[2]));
     let manager;
@@ -206,13 +244,19 @@ function main() {
         if (o.type === "MemberExpression" && o.object.type === "Identifier" && o.object.name === "__pilotfish_live")
           cause = "receiver is a bundle name read live (__pilotfish_live.x.f)";
         else if (o.type === "LogicalExpression") cause = "receiver is babel's lazy interop (_x || _load_x()).f";
-        else if (o.type === "CallExpression") cause = "receiver is a call's result (babel's lazy _x().f)";
+        else if (o.type === "CallExpression") {
+          const s = source(o, { file, ids, passed: new Map(), wrappers: new Map() });
+          cause = s.target
+            ? `receiver is require(ID) itself: module: ${exportForm(s.target, name, false)}`
+            : "receiver is a call's result (babel's lazy _x().f)";
+        }
         else cause = `receiver is a ${o.type}`;
       }
       else {
         const r = refs.get(member.object);
         const v = r && value(r.resolved);
-        if (!r || !r.resolved) cause = "receiver is a global";
+        if (member.object.name === "__pilotfish_live") cause = "pilotfish's live accessor (__pilotfish_live.f)";
+        else if (!r || !r.resolved) cause = "receiver is a global";
         else if (v.param) cause = "receiver is a parameter (nested bundle or runtime)";
         else if (v.import) cause = "receiver is an import binding";
         else if (!v.expr) cause = `receiver bound ${v.many} times`;
@@ -226,6 +270,7 @@ function main() {
         }
       }
       if (own) cause = `bundle's own code: ${cause}`;
+      else if (nested) cause = `in a nested bundle kept whole: ${cause}`;
       causes[cause] = (causes[cause] || 0) + 1;
       if (!examples[cause]) examples[cause] = `${path.relative(out, file)}: ${p.text.slice(node.start, Math.min(node.end, node.start + 80))}`;
     });
