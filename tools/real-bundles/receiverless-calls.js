@@ -48,7 +48,7 @@ function files(dir, into) {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) files(p, into);
-    else if (/\.(c|m)?js$/.test(e.name) || !e.name.includes(".")) into.push(p);
+    else if (/\.(c|m)?js$/.test(e.name)) into.push(p);
   }
   return into;
 }
