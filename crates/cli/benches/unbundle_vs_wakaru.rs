@@ -432,8 +432,10 @@ fn main() {
             their_peak as f64 / 1024.0,
             b / a
         );
-        // wakaru writes a minified esbuild bundle back whole (a file or two): no comparison.
-        if theirs_q.modules * 2 < ours_q.wrappers {
+        // wakaru writes a minified esbuild bundle back whole (a file or two): no comparison,
+        // of time or of junk (its junk there is the bundle's, left whole).
+        let wakaru_split = theirs_q.modules * 2 >= ours_q.wrappers;
+        if !wakaru_split {
             println!(
                 "{:<26} wakaru did not split this bundle ({} module files for {} wrappers): not counted in the comparison",
                 "", theirs_q.modules, ours_q.wrappers
@@ -444,7 +446,11 @@ fn main() {
         }
         if (10e6..12e6).contains(&(size as f64)) {
             println!("{:<26} a 10 MB bundle in {:.2} s", "", a / 1e9);
-            assert!(a < 10e9, "{label}: {:.1} s, not under 10 s", a / 1e9);
+            // The limit is a release build's; an unoptimized one (`--profile dev`, run for the
+            // junk figures, which do not depend on the build) only reports its time.
+            if !cfg!(debug_assertions) {
+                assert!(a < 10e9, "{label}: {:.1} s, not under 10 s", a / 1e9);
+            }
         }
         println!(
             "{:<26} CPU (user + system): pilotfish {:.1} ms, wakaru {:.1} ms, {:.1}x",
@@ -461,8 +467,8 @@ fn main() {
         }
         all_ours += ours_q.junk;
         all_theirs += theirs_q.junk;
-        // The bundles wakaru split too: its junk elsewhere is the bundle's, left whole.
-        if theirs_q.modules > 0 {
+        // The bundles wakaru split too, by the same test as the time's.
+        if wakaru_split {
             split_ours += ours_q.junk;
             split_theirs += theirs_q.junk;
         }
