@@ -6,35 +6,22 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{bundlers, install_bundlers, node_in, scratch, write_output};
+use common::{build_app, node_in, scratch, write_output};
 
 /// Builds the `esm-chunks` app with `bundler` into `dir/bundle`: each file's name and text,
 /// in load order (the entry first).
 fn build(bundler: &str, dir: &Path) -> Vec<(String, String)> {
-    install_bundlers();
     let out = dir.join("bundle");
-    let ran = Command::new("node")
-        .arg(bundlers().join("build.js"))
-        .args([bundler, "esm-chunks"])
-        .arg(&out)
-        .output()
-        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
-    assert!(
-        ran.status.success(),
-        "{bundler} failed: {}",
-        String::from_utf8_lossy(&ran.stderr)
-    );
-    let stats: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
-    stats["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let name = f.as_str().unwrap().to_owned();
-            let text = std::fs::read_to_string(out.join(&name)).unwrap();
+    build_app(bundler, "esm-chunks", dir)
+        .into_iter()
+        .map(|file| {
+            let name = file
+                .strip_prefix(&out)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let text = std::fs::read_to_string(&file).unwrap();
             (name, text)
         })
         .collect()

@@ -8,33 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{bundlers, install_bundlers, scratch, write_output};
-
-/// Builds `app` with `bundler` (`node build.js BUNDLER APP OUT`) into `dir/bundle`, after
-/// installing the pinned bundlers once; the files it wrote, in load order.
-fn build(bundler: &str, app: &str, dir: &Path) -> Vec<PathBuf> {
-    install_bundlers();
-    let out = dir.join("bundle");
-    let ran = Command::new("node")
-        .arg(bundlers().join("build.js"))
-        .args([bundler, app])
-        .arg(&out)
-        .output()
-        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
-    assert!(
-        ran.status.success(),
-        "{bundler} failed on {app}: {}",
-        String::from_utf8_lossy(&ran.stderr)
-    );
-    let stats: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
-    stats["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| out.join(f.as_str().unwrap()))
-        .collect()
-}
+use common::{build_app, scratch, write_output};
 
 /// Standard output, standard error with the scratch folder's paths written alike, and the
 /// exit status of `node FILE`.
@@ -78,7 +52,7 @@ fn unbundle_into(files: &[PathBuf], out: &Path) -> unbundle::Output {
 /// does and that every wrapper found became a file; the output and its folder.
 fn runs_the_same(name: &str, bundler: &str, app: &str) -> (unbundle::Output, PathBuf) {
     let dir = scratch("shapes", name);
-    let files = build(bundler, app, &dir);
+    let files = build_app(bundler, app, &dir);
     let out = dir.join("out");
     let output = unbundle_into(&files, &out);
     let before = run(&files[0], &dir);
@@ -165,7 +139,7 @@ fn a_package_json_saying_type_module_above_the_output_changes_nothing() {
     // loader, the runtime and the module files are `.cjs`, so node still runs them as
     // CommonJS.
     let dir = scratch("shapes", "type-module");
-    let files = build("esbuild-esm-meta", "meta", &dir);
+    let files = build_app("esbuild-esm-meta", "meta", &dir);
     let before = run(&files[0], &dir);
     let under = dir.join("esm-package");
     std::fs::create_dir_all(&under).unwrap();
@@ -440,7 +414,7 @@ fn an_es_module_chunk_set_named_js_in_a_type_module_package_splits_and_runs() {
     // module, so its exports stay where its importers find them.
     let dir = scratch("shapes", "rolldown-js");
     std::fs::write(dir.join("package.json"), "{\"type\": \"module\"}\n").unwrap();
-    let files = build("rolldown-js", "cjs", &dir);
+    let files = build_app("rolldown-js", "cjs", &dir);
     let out = dir.join("out");
     let output = unbundle_into(&files, &out);
     assert!(output.manifest.wrappers.commonjs.split >= 40);

@@ -111,3 +111,29 @@ pub(crate) fn node(file: &Path) -> Run {
         out.status.code(),
     )
 }
+
+/// Builds `app` with `bundler` (`node build.js BUNDLER APP OUT`) into `dir/bundle`, after
+/// installing the pinned bundlers once; the files it wrote, in load order.
+pub(crate) fn build_app(bundler: &str, app: &str, dir: &Path) -> Vec<PathBuf> {
+    install_bundlers();
+    let out = dir.join("bundle");
+    let ran = Command::new("node")
+        .arg(bundlers().join("build.js"))
+        .args([bundler, app])
+        .arg(&out)
+        .output()
+        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
+    assert!(
+        ran.status.success(),
+        "{bundler} failed on {app}: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
+    stats["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| out.join(f.as_str().unwrap()))
+        .collect()
+}
