@@ -9,25 +9,9 @@
 const fs = require("fs");
 const path = require("path");
 const here = path.join(__dirname, "..", "bundlers", "node_modules");
-const acorn = require(path.join(here, "acorn"));
 const scope = require(path.join(here, "eslint-scope"));
 
-const OPTIONS = {
-  ecmaVersion: "latest",
-  allowReturnOutsideFunction: true,
-  allowImportExportEverywhere: true,
-  allowAwaitOutsideFunction: true,
-  allowHashBang: true,
-  ranges: true,
-};
-
-function parse(text) {
-  try {
-    return [acorn.parse(text, { ...OPTIONS, sourceType: "module" }), "module"];
-  } catch {
-    return [acorn.parse(text, { ...OPTIONS, sourceType: "script" }), "script"];
-  }
-}
+const parse = (text) => require("./parse").parse(text, "module");
 
 // esbuild's name for a helper's value, by shape (as the helpers of a minified bundle read).
 function shape(init, text) {

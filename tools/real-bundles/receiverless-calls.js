@@ -13,25 +13,9 @@ const fs = require("fs");
 const path = require("path");
 const { builtinModules } = require("module");
 const here = path.join(__dirname, "..", "bundlers", "node_modules");
-const acorn = require(path.join(here, "acorn"));
 const escope = require(path.join(here, "eslint-scope"));
 
-const OPTIONS = {
-  ecmaVersion: "latest",
-  allowReturnOutsideFunction: true,
-  allowImportExportEverywhere: true,
-  allowAwaitOutsideFunction: true,
-  allowHashBang: true,
-  ranges: true,
-};
-
-function parse(text) {
-  try {
-    return [acorn.parse(text, { ...OPTIONS, sourceType: "script" }), "script"];
-  } catch {
-    return [acorn.parse(text, { ...OPTIONS, sourceType: "module" }), "module"];
-  }
-}
+const parse = (text) => require("./parse").parse(text, "script");
 
 function walk(node, visit, parent) {
   if (!node || typeof node.type !== "string") return;
