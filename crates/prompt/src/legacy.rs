@@ -367,7 +367,7 @@ pub fn fulfill_order_list(
         if o.tokens <= budget {
             budget -= o.tokens;
         } else {
-            let cut = tokenizer.take_last_lines_tokens(&o.text, budget);
+            let cut = last_lines_within(tokenizer, &o.text, budget);
             budget = budget.saturating_sub(tokenizer.count(&cut));
             before_text = Some(cut);
         }
@@ -398,6 +398,21 @@ pub fn fulfill_order_list(
     (chosen, before_text)
 }
 
+/// The last lines of `text` that fit in `budget` tokens. A cut through a character decodes to
+/// U+FFFD, which can count as more tokens than the ones it came from, so the cut is taken again
+/// with fewer tokens until its own count fits.
+fn last_lines_within(tokenizer: &Tokenizer, text: &str, budget: usize) -> String {
+    let mut n = budget;
+    loop {
+        let cut = tokenizer.take_last_lines_tokens(text, n);
+        let tokens = tokenizer.count(&cut);
+        if tokens <= budget || n == 0 {
+            return cut;
+        }
+        n -= (tokens - budget).min(n);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,6 +440,20 @@ mod tests {
         );
         assert_eq!(p.between(0.375, 0.40625), Ok(0.390625));
         assert!(p.between(0.0, 1.0).is_err());
+    }
+
+    #[test]
+    fn a_cut_through_characters_still_fits_its_budget() {
+        // Rare characters take several tokens each; a cut through one decodes to U+FFFD, which
+        // alone counted more than the tokens it replaced (CI found this at a 9-token budget).
+        let text = "ૐ aA0\u{113c7}®\u{10a38}  0aવA®®0𑰊&Aῆ𞹟ਪ𑌵𞥐 0\u{dca}0aຆAa  0𐮩0ΣஙԱ🌀Σa\u{11357}";
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let t = Tokenizer::exact(encoding);
+            for budget in 0..=t.count(text) {
+                let cut = last_lines_within(&t, text, budget);
+                assert!(t.count(&cut) <= budget, "{encoding:?} {budget}: {cut:?}");
+            }
+        }
     }
 
     #[test]
