@@ -435,13 +435,70 @@ impl Sandbox {
 
 impl Drop for Sandbox {
     fn drop(&mut self) {
+        // Some programs leave a detached child behind (an update check running `npm config
+        // get registry`, a telemetry signature written later); it would write into the home
+        // after the folder is gone and leave it behind in the system's temporary folder.
+        kill_processes_with_home(&self.root.join("home"));
         let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// Kills every process of this user whose environment names `home` as its `HOME`: only a
+/// sandbox's runs and what they started have it, and they outlive a run only when detached.
+fn kill_processes_with_home(home: &Path) {
+    let wanted = format!("HOME={}", home.display()).into_bytes();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // Unreadable for processes of other users, and gone for those that already ended.
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ
+            .split(|b| *b == 0)
+            .any(|var| var == wanted.as_slice())
+        {
+            // SAFETY: kill(2) with a pid read from /proc and a valid signal touches no memory.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::common_folder;
+
+    #[test]
+    fn a_detached_child_does_not_outlive_its_sandbox() {
+        let sandbox = super::Sandbox::new("detached-child-test");
+        let root = sandbox.root.clone();
+        // The shell ends at once; its child writes into the home a second later, as an update
+        // check left running by a program would.
+        let ran = sandbox.run(
+            std::path::Path::new("/bin/sh"),
+            &[
+                "-c".as_ref(),
+                "(sleep 1; mkdir -p \"$HOME/late\") >/dev/null 2>&1 & exit 0".as_ref(),
+            ],
+            std::time::Duration::from_secs(60),
+        );
+        assert_eq!(ran.status, Some(0));
+        drop(sandbox);
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        assert!(
+            !root.exists(),
+            "{} was written again after the sandbox went",
+            root.display()
+        );
+    }
 
     fn files(names: &[&str]) -> Vec<String> {
         names.iter().map(|n| (*n).to_owned()).collect()
