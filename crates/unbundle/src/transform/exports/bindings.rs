@@ -70,6 +70,9 @@ pub(super) struct Bindings<'s> {
     /// declaration runs they hold nothing callable, and a call throws with or without a
     /// receiver.
     pub(super) values: FxHashMap<SymbolId, bool>,
+    /// Babel's lazy-require functions of the module's scope (see `lazy.rs`) → the variable
+    /// each keeps its module in, itself in `bound`: `F()` is that module's exports.
+    pub(super) lazy: FxHashMap<SymbolId, SymbolId>,
     depth: usize,
 }
 
@@ -95,6 +98,7 @@ impl<'s> Bindings<'s> {
             arrow: is_arrow_module(program),
             functions: FxHashMap::default(),
             values: FxHashMap::default(),
+            lazy: FxHashMap::default(),
             depth: 0,
         };
         bindings
@@ -110,6 +114,8 @@ impl<'s> Bindings<'s> {
                 bindings.to_esm.remove(&symbol);
             }
         }
+        let bound = &bindings.bound;
+        bindings.lazy.retain(|_, data| bound.contains_key(data));
         bindings
     }
 }
@@ -177,6 +183,12 @@ impl Bindings<'_> {
                 }
             }
         }
+    }
+
+    /// The variable bound to a module that `expr` stands for: `x` itself, or for a call
+    /// `F()` of a lazy-require function, the variable `F` keeps its module in.
+    pub(super) fn receiver(&self, expr: &Expression<'_>) -> Option<SymbolId> {
+        super::lazy::receiver(self.scoping, &self.lazy, expr)
     }
 
     /// The key of a call of `x.name`, `x` bound to module `id`: `(id, name)`, or for the
@@ -321,6 +333,13 @@ impl<'a> Visit<'a> for Bindings<'_> {
             && self.scoping.symbol_redeclarations(symbol).is_empty()
         {
             self.functions.insert(symbol, refs::function_uses_this(it));
+        }
+        if self.depth == 1
+            && it.is_declaration()
+            && let Some((function, data)) = super::lazy::of(it, self.scoping)
+            && self.scoping.symbol_scope_id(function) == self.wrapper.scope
+        {
+            self.lazy.insert(function, data);
         }
         // The module function itself is depth 0.
         self.depth += 1;

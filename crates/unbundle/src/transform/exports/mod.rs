@@ -22,6 +22,7 @@ mod facts;
 mod forwards;
 mod helpers;
 mod interop;
+mod lazy;
 mod nested;
 mod own;
 mod replaced;
