@@ -676,6 +676,12 @@ impl<'a> Visit<'a> for Uses<'_> {
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
         self.star(it);
+        // Babel's star re-export of a bound module: its keys and values read, no more.
+        if let Some((symbol, reads)) = super::star_loop::reads(it, self.scoping)
+            && self.bound.contains_key(&symbol)
+        {
+            *self.good.entry(symbol).or_default() += reads;
+        }
         if !self.read_only.contains(&it.span.start)
             && let Some(id) = self.required_by(it)
         {

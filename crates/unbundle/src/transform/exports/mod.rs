@@ -27,6 +27,7 @@ mod nested;
 mod own;
 mod replaced;
 mod rewrite;
+mod star_loop;
 mod swc;
 mod tsc;
 
