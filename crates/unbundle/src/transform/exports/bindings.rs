@@ -4,7 +4,8 @@
 
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,
-    Expression, Function, Statement, VariableDeclarator,
+    Expression, Function, ObjectExpression, ObjectPropertyKind, PropertyKey, Statement,
+    VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
@@ -352,4 +353,32 @@ impl<'a> Visit<'a> for Bindings<'_> {
         walk::walk_arrow_function_expression(self, it);
         self.depth -= 1;
     }
+}
+
+/// The module's function declarations that are never assigned (what `plain_exports` may
+/// export plainly).
+pub(crate) fn function_declarations(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &Scoping,
+    wrapper: Wrapper,
+) -> FxHashSet<SymbolId> {
+    let bindings = Bindings::of(program, scoping, wrapper);
+    bindings.functions.into_keys().collect()
+}
+
+/// The getters of a `require.d` object: each name, and its getter.
+pub(super) fn getters<'o, 'a>(
+    o: &'o ObjectExpression<'a>,
+) -> impl Iterator<Item = (&'o str, &'o Expression<'a>)> {
+    o.properties.iter().filter_map(|p| {
+        let ObjectPropertyKind::ObjectProperty(p) = p else {
+            return None;
+        };
+        let name = match &p.key {
+            PropertyKey::StaticIdentifier(k) => k.name.as_str(),
+            PropertyKey::StringLiteral(s) => s.value.as_str(),
+            _ => return None,
+        };
+        Some((name, &p.value))
+    })
 }

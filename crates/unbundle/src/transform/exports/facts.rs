@@ -744,7 +744,7 @@ impl<'a> Visit<'a> for Uses<'_> {
             && Some(symbol) == self.wrapper.exports
         {
             self.good_use(symbol);
-            for (name, getter) in getters(o) {
+            for (name, getter) in super::bindings::getters(o) {
                 self.getter(name, getter, true);
             }
         }
@@ -794,32 +794,4 @@ fn reads_by_name(pattern: &oxc_ast::ast::BindingPattern<'_>) -> bool {
         }
         _ => false,
     }
-}
-
-/// The getters of a `require.d` object: each name, and its getter.
-fn getters<'o, 'a>(
-    o: &'o ObjectExpression<'a>,
-) -> impl Iterator<Item = (&'o str, &'o Expression<'a>)> {
-    o.properties.iter().filter_map(|p| {
-        let ObjectPropertyKind::ObjectProperty(p) = p else {
-            return None;
-        };
-        let name = match &p.key {
-            PropertyKey::StaticIdentifier(k) => k.name.as_str(),
-            PropertyKey::StringLiteral(s) => s.value.as_str(),
-            _ => return None,
-        };
-        Some((name, &p.value))
-    })
-}
-
-/// The module's function declarations that are never assigned (what `plain_exports` may
-/// export plainly).
-pub(crate) fn function_declarations(
-    program: &oxc_ast::ast::Program<'_>,
-    scoping: &Scoping,
-    wrapper: Wrapper,
-) -> FxHashSet<SymbolId> {
-    let bindings = Bindings::of(program, scoping, wrapper);
-    bindings.functions.into_keys().collect()
 }
