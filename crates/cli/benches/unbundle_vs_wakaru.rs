@@ -27,7 +27,8 @@
 //! (Copilot's server 1.539.0) must unbundle in under 10 s.
 //!
 //! Run with `cargo bench -p cli --bench unbundle_vs_wakaru` (`-- --quick` for one timed run
-//! each and without the 20 MB bundle; `-- --corpus` for every published bundle instead, the
+//! each and without the 20 MB bundle; `-- --only NAME` for the bundles whose label holds NAME;
+//! `-- --corpus` for every published bundle instead, the
 //! corpus of `tools/real-bundles/corpus.tsv` included, each output run in a copy of its
 //! package: see [`published`]).
 
@@ -350,12 +351,21 @@ fn main() {
     let (mut time_ours, mut time_theirs) = (0.0, 0.0);
     let (mut split_time_ours, mut split_time_theirs) = (0.0, 0.0);
     let (mut runs_ours, mut runs_theirs, mut count) = (0, 0, 0);
+    // `-- --only NAME`: only the bundles whose label holds NAME (one bundle's figures).
+    let args: Vec<String> = std::env::args().collect();
+    let only = args
+        .windows(2)
+        .find(|w| w[0] == "--only")
+        .map(|w| w[1].clone());
+    let chosen = |label: &str| only.as_deref().is_none_or(|o| label.contains(o));
     let built = BUNDLES
         .iter()
         .filter(|(_, app)| !quick || *app != "huge")
+        .filter(|(bundler, app)| chosen(&format!("{app}, {bundler}")))
         .map(|&(bundler, app)| (format!("{app}, {bundler}"), app, bundle(bundler, app)));
     let published = REAL
         .iter()
+        .filter(|(folder, ..)| chosen(folder))
         .map(|&(folder, file, node24)| (folder.to_owned(), folder, real(folder, file, node24)));
     for (label, app, bundle) in built.chain(published) {
         let size: u64 = bundle

@@ -4,7 +4,8 @@
 
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,
-    Expression, Function, Statement, VariableDeclarator,
+    Expression, Function, ObjectExpression, ObjectPropertyKind, PropertyKey, Statement,
+    VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SymbolFlags, SymbolId};
@@ -70,6 +71,9 @@ pub(super) struct Bindings<'s> {
     /// declaration runs they hold nothing callable, and a call throws with or without a
     /// receiver.
     pub(super) values: FxHashMap<SymbolId, bool>,
+    /// Babel's lazy-require functions of the module's scope (see `lazy.rs`) → the variable
+    /// each keeps its module in, itself in `bound`: `F()` is that module's exports.
+    pub(super) lazy: FxHashMap<SymbolId, SymbolId>,
     depth: usize,
 }
 
@@ -95,6 +99,7 @@ impl<'s> Bindings<'s> {
             arrow: is_arrow_module(program),
             functions: FxHashMap::default(),
             values: FxHashMap::default(),
+            lazy: FxHashMap::default(),
             depth: 0,
         };
         bindings
@@ -110,6 +115,8 @@ impl<'s> Bindings<'s> {
                 bindings.to_esm.remove(&symbol);
             }
         }
+        let bound = &bindings.bound;
+        bindings.lazy.retain(|_, data| bound.contains_key(data));
         bindings
     }
 }
@@ -177,6 +184,12 @@ impl Bindings<'_> {
                 }
             }
         }
+    }
+
+    /// The variable bound to a module that `expr` stands for: `x` itself, or for a call
+    /// `F()` of a lazy-require function, the variable `F` keeps its module in.
+    pub(super) fn receiver(&self, expr: &Expression<'_>) -> Option<SymbolId> {
+        super::lazy::receiver(self.scoping, &self.lazy, expr)
     }
 
     /// The key of a call of `x.name`, `x` bound to module `id`: `(id, name)`, or for the
@@ -322,6 +335,13 @@ impl<'a> Visit<'a> for Bindings<'_> {
         {
             self.functions.insert(symbol, refs::function_uses_this(it));
         }
+        if self.depth == 1
+            && it.is_declaration()
+            && let Some((function, data)) = super::lazy::of(it, self.scoping)
+            && self.scoping.symbol_scope_id(function) == self.wrapper.scope
+        {
+            self.lazy.insert(function, data);
+        }
         // The module function itself is depth 0.
         self.depth += 1;
         walk::walk_function(self, it, flags);
@@ -333,4 +353,32 @@ impl<'a> Visit<'a> for Bindings<'_> {
         walk::walk_arrow_function_expression(self, it);
         self.depth -= 1;
     }
+}
+
+/// The module's function declarations that are never assigned (what `plain_exports` may
+/// export plainly).
+pub(crate) fn function_declarations(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &Scoping,
+    wrapper: Wrapper,
+) -> FxHashSet<SymbolId> {
+    let bindings = Bindings::of(program, scoping, wrapper);
+    bindings.functions.into_keys().collect()
+}
+
+/// The getters of a `require.d` object: each name, and its getter.
+pub(super) fn getters<'o, 'a>(
+    o: &'o ObjectExpression<'a>,
+) -> impl Iterator<Item = (&'o str, &'o Expression<'a>)> {
+    o.properties.iter().filter_map(|p| {
+        let ObjectPropertyKind::ObjectProperty(p) = p else {
+            return None;
+        };
+        let name = match &p.key {
+            PropertyKey::StaticIdentifier(k) => k.name.as_str(),
+            PropertyKey::StringLiteral(s) => s.value.as_str(),
+            _ => return None,
+        };
+        Some((name, &p.value))
+    })
 }

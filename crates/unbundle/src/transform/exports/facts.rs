@@ -35,6 +35,8 @@ pub(crate) fn facts(
         defaults: FxHashMap::default(),
         functions: &bindings.functions,
         values: &bindings.values,
+        lazy: &bindings.lazy,
+        lazy_good: FxHashMap::default(),
         good: FxHashMap::default(),
         read_only: FxHashSet::default(),
         escapes: FxHashSet::default(),
@@ -49,7 +51,8 @@ pub(crate) fn facts(
     };
     uses.visit_program(program);
     let Uses {
-        good,
+        mut good,
+        lazy_good,
         defaults,
         mut escapes,
         assigned,
@@ -58,6 +61,7 @@ pub(crate) fn facts(
         first_star,
         ..
     } = uses;
+    super::lazy::credit(scoping, &bindings.lazy, &lazy_good, &mut good);
     // A binding used anywhere but by name lets its module's exports escape.
     for (symbol, id) in &bindings.bound {
         let all = scoping.get_resolved_reference_ids(*symbol).len();
@@ -123,6 +127,10 @@ struct Uses<'s> {
     defaults: FxHashMap<SymbolId, (usize, usize)>,
     functions: &'s FxHashMap<SymbolId, bool>,
     values: &'s FxHashMap<SymbolId, bool>,
+    /// Babel's lazy-require functions → the variable of `bound` each keeps its module in.
+    lazy: &'s FxHashMap<SymbolId, SymbolId>,
+    /// For each of `lazy`: how often it is called for a named export (`F().f`).
+    lazy_good: FxHashMap<SymbolId, usize>,
     /// References of a bound variable (or of `exports`) that only name an export.
     good: FxHashMap<SymbolId, usize>,
     /// Where `require(ID)` calls start whose value is only bound (see [`Bindings`]), read
@@ -161,9 +169,14 @@ impl Uses<'_> {
         *self.good.entry(symbol).or_default() += 1;
     }
 
-    /// The module a bound variable holds, when `expr` is one.
+    /// The module a bound variable holds, when `expr` is one (or a lazy-require call).
     fn bound_module(&self, expr: &Expression<'_>) -> Option<&String> {
-        self.symbol(expr).and_then(|s| self.bound.get(&s))
+        self.receiver(expr).and_then(|s| self.bound.get(&s))
+    }
+
+    /// The symbol `expr` names, or for a lazy-require call, the variable holding its module.
+    fn receiver(&self, expr: &Expression<'_>) -> Option<SymbolId> {
+        super::lazy::receiver(self.scoping, self.lazy, expr)
     }
 
     /// The module `expr` requires, when it is a `require(ID)` call (`require_x()` in
@@ -286,7 +299,7 @@ impl Uses<'_> {
         let Some((m, zero)) = member else {
             return;
         };
-        let Some(symbol) = self.symbol(&m.object) else {
+        let Some(symbol) = self.receiver(&m.object) else {
             return;
         };
         if m.property.name == "default" && self.wrapped.contains(&symbol) {
@@ -344,9 +357,9 @@ impl Uses<'_> {
     /// The wrapper `y` when `expr` is `y.default`.
     fn wrapped_default(&self, expr: &Expression<'_>) -> Option<SymbolId> {
         match expr.without_parentheses() {
-            Expression::StaticMemberExpression(m) if m.property.name == "default" => {
-                self.symbol(&m.object).filter(|s| self.wrapped.contains(s))
-            }
+            Expression::StaticMemberExpression(m) if m.property.name == "default" => self
+                .receiver(&m.object)
+                .filter(|s| self.wrapped.contains(s)),
             _ => None,
         }
     }
@@ -513,11 +526,19 @@ impl<'a> Visit<'a> for Uses<'_> {
         }
         // `require(ID).name`: read or called (a write is judged below).
         self.read_only(&it.object);
-        // `x.name` (read, called, or assigned: assignments are judged below).
-        if let Some(symbol) = self.symbol(&it.object)
+        // `x.name` (read, called, or assigned: assignments are judged below), or `F().name`.
+        let lazy = super::lazy::call(self.scoping, self.lazy, &it.object);
+        if let Some((function, _)) = lazy {
+            *self.lazy_good.entry(function).or_default() += 1;
+        }
+        if let Some(symbol) = lazy
+            .map(|(_, data)| data)
+            .or_else(|| self.symbol(&it.object))
             && (self.bound.contains_key(&symbol) || Some(symbol) == self.wrapper.exports)
         {
-            self.good_use(symbol);
+            if lazy.is_none() {
+                self.good_use(symbol);
+            }
             if it.property.name == "default" && self.wrapped.contains(&symbol) {
                 self.defaults.entry(symbol).or_default().0 += 1;
             }
@@ -655,6 +676,12 @@ impl<'a> Visit<'a> for Uses<'_> {
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
         self.star(it);
+        // Babel's star re-export of a bound module: its keys and values read, no more.
+        if let Some((symbol, reads)) = super::star_loop::reads(it, self.scoping)
+            && self.bound.contains_key(&symbol)
+        {
+            *self.good.entry(symbol).or_default() += reads;
+        }
         if !self.read_only.contains(&it.span.start)
             && let Some(id) = self.required_by(it)
         {
@@ -717,7 +744,7 @@ impl<'a> Visit<'a> for Uses<'_> {
             && Some(symbol) == self.wrapper.exports
         {
             self.good_use(symbol);
-            for (name, getter) in getters(o) {
+            for (name, getter) in super::bindings::getters(o) {
                 self.getter(name, getter, true);
             }
         }
@@ -767,32 +794,4 @@ fn reads_by_name(pattern: &oxc_ast::ast::BindingPattern<'_>) -> bool {
         }
         _ => false,
     }
-}
-
-/// The getters of a `require.d` object: each name, and its getter.
-fn getters<'o, 'a>(
-    o: &'o ObjectExpression<'a>,
-) -> impl Iterator<Item = (&'o str, &'o Expression<'a>)> {
-    o.properties.iter().filter_map(|p| {
-        let ObjectPropertyKind::ObjectProperty(p) = p else {
-            return None;
-        };
-        let name = match &p.key {
-            PropertyKey::StaticIdentifier(k) => k.name.as_str(),
-            PropertyKey::StringLiteral(s) => s.value.as_str(),
-            _ => return None,
-        };
-        Some((name, &p.value))
-    })
-}
-
-/// The module's function declarations that are never assigned (what `plain_exports` may
-/// export plainly).
-pub(crate) fn function_declarations(
-    program: &oxc_ast::ast::Program<'_>,
-    scoping: &Scoping,
-    wrapper: Wrapper,
-) -> FxHashSet<SymbolId> {
-    let bindings = Bindings::of(program, scoping, wrapper);
-    bindings.functions.into_keys().collect()
 }

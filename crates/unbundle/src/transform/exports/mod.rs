@@ -22,14 +22,17 @@ mod facts;
 mod forwards;
 mod helpers;
 mod interop;
+mod lazy;
 mod nested;
 mod own;
 mod replaced;
 mod rewrite;
+mod star_loop;
 mod swc;
 mod tsc;
 
-pub(crate) use facts::{facts, function_declarations};
+pub(crate) use bindings::function_declarations;
+pub(crate) use facts::facts;
 pub(crate) use helpers::rewrite as rewrite_helpers;
 pub(crate) use nested::{escaping as nested_escaping, rewrite_calls as rewrite_nested_calls};
 pub(crate) use own::{OwnUses, escapes as own_escapes, rewrite as rewrite_own_calls};

@@ -27,7 +27,6 @@ pub(crate) fn rewrite_calls<'a>(
     let bindings = Bindings::of(program, scoping, wrapper);
     let mut calls = Calls {
         allocator,
-        scoping,
         bindings,
         plan,
         changed: 0,
@@ -45,7 +44,6 @@ pub(crate) fn receiverless_calls(
 ) -> Vec<(u32, String, String)> {
     let bindings = Bindings::of(program, scoping, wrapper);
     let mut found = Found {
-        scoping,
         bindings,
         calls: Vec::new(),
     };
@@ -54,7 +52,6 @@ pub(crate) fn receiverless_calls(
 }
 
 struct Found<'s> {
-    scoping: &'s Scoping,
     bindings: Bindings<'s>,
     calls: Vec<(u32, String, String)>,
 }
@@ -64,7 +61,7 @@ impl Found<'_> {
         if let Expression::SequenceExpression(s) = callee.without_parentheses()
             && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
             && first.is_number_literal()
-            && let Some(symbol) = refs::expression_symbol(self.scoping, &m.object)
+            && let Some(symbol) = self.bindings.receiver(&m.object)
             && let Some(id) = self.bindings.bound.get(&symbol)
         {
             let (id, name) = self.bindings.key(symbol, id, &m.property.name);
@@ -90,7 +87,6 @@ impl<'a> oxc_ast_visit::Visit<'a> for Found<'_> {
 
 struct Calls<'s, 'a> {
     allocator: &'a Allocator,
-    scoping: &'s Scoping,
     bindings: Bindings<'s>,
     plan: &'s Plan,
     changed: usize,
@@ -106,7 +102,7 @@ impl<'a> Calls<'_, 'a> {
         if let Expression::SequenceExpression(s) = callee
             && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
             && first.is_number_literal()
-            && let Some(symbol) = refs::expression_symbol(self.scoping, &m.object)
+            && let Some(symbol) = self.bindings.receiver(&m.object)
             && let Some(id) = self.bindings.bound.get(&symbol)
             && self
                 .plan
