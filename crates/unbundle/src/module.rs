@@ -57,6 +57,10 @@ pub(crate) struct Given<'j> {
     pub(crate) links: &'j [crate::requires::Link],
     /// The bundle's `__toESM` helper, when it has esbuild's shape.
     pub(crate) to_esm: Option<&'j str>,
+    /// The bundle's `__name` helper, when it hands back the function it names.
+    pub(crate) namer: Option<&'j str>,
+    /// The bundle's ES module initializers that run none of its code (`split/quiet.rs`).
+    pub(crate) quiet_inits: &'j [String],
 }
 
 /// Rewrites the module function `source` (its text in the bundle), whose surroundings were
@@ -92,7 +96,9 @@ pub(crate) fn rewrite(
         usable_names(evals, changed, given.name_helper, given.source_names);
     let outer = free_parameter_names(scoping, parameters);
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
-    let wrapper = wrapper_of(parameters, &params, function_scope, given.to_esm);
+    let mut wrapper = wrapper_of(parameters, &params, function_scope, given.to_esm);
+    wrapper.namer = given.namer.and_then(crate::refs::HelperName::new);
+    wrapper.quiet_init = quiet_init(&program, scoping, given.quiet_inits);
     let facts = first_pass_facts(plan, transforms, &program, scoping, wrapper);
     let plain_functions = plain_functions(plan, id, &program, scoping, wrapper);
     let module_renames = if evals {
@@ -332,7 +338,33 @@ fn wrapper_of(
         module: position("module"),
         scope,
         to_esm: to_esm.and_then(crate::refs::HelperName::new),
+        namer: None,
+        quiet_init: None,
     }
+}
+
+/// The quiet initializer (one of `quiet`, a name from outside the module) the module's body
+/// calls in its first statement, `init();`.
+fn quiet_init(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &oxc_semantic::Scoping,
+    quiet: &[String],
+) -> Option<crate::refs::HelperName> {
+    let first = crate::transform::exports::module_body(program).first()?;
+    let Statement::ExpressionStatement(s) = first else {
+        return None;
+    };
+    let Expression::CallExpression(call) = s.expression.without_parentheses() else {
+        return None;
+    };
+    let Expression::Identifier(callee) = &call.callee else {
+        return None;
+    };
+    (call.arguments.is_empty()
+        && crate::refs::symbol_of(scoping, callee).is_none()
+        && quiet.iter().any(|q| q == callee.name.as_str()))
+    .then(|| crate::refs::HelperName::new(&callee.name))
+    .flatten()
 }
 
 /// The variables to rename after their module or their export. Node's own names, which a

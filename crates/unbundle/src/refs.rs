@@ -3,7 +3,7 @@
 //! variable a `require.d` getter returns, whether code uses its function's own `this`, and the
 //! symbols of a module function's parameters ([`Wrapper`]).
 
-use oxc_ast::ast::{Expression, IdentifierReference, Statement};
+use oxc_ast::ast::{Argument, Expression, IdentifierReference, Statement};
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{ScopeId, Scoping, SymbolId};
 use oxc_syntax::scope::ScopeFlags;
@@ -153,6 +153,38 @@ pub(crate) struct Wrapper {
     /// The bundle's `__toESM` helper as the module reads it, a name from outside (esbuild's
     /// modules; see `requires/to_esm.rs`).
     pub(crate) to_esm: Option<HelperName>,
+    /// The bundle's `__name` helper as the module reads it, when it hands back the function it
+    /// names (see `requires/namer.rs`).
+    pub(crate) namer: Option<HelperName>,
+    /// An ES module's initializer the module calls first, which runs no code that could reach
+    /// the module's exports (see `split/quiet.rs`): its leading helpers come after it.
+    pub(crate) quiet_init: Option<HelperName>,
+}
+
+impl Wrapper {
+    /// `expr`, or the function a call of the module's `__name` helper around it hands back:
+    /// `namer(function () {...}, "get")` is that function, its `name` set.
+    pub(crate) fn unnamed<'e, 'a>(
+        &self,
+        scoping: &Scoping,
+        expr: &'e Expression<'a>,
+    ) -> &'e Expression<'a> {
+        if let (Some(namer), Expression::CallExpression(call)) =
+            (self.namer, expr.without_parentheses())
+            && let Expression::Identifier(callee) = &call.callee
+            && namer.is(&callee.name)
+            && symbol_of(scoping, callee).is_none()
+            && let [function, Argument::StringLiteral(_)] = call.arguments.as_slice()
+            && let Some(function) = function.as_expression()
+            && matches!(
+                function.without_parentheses(),
+                Expression::FunctionExpression(_) | Expression::ArrowFunctionExpression(_)
+            )
+        {
+            return function;
+        }
+        expr
+    }
 }
 
 /// A helper's name of up to 23 bytes, kept inline so that [`Wrapper`] stays `Copy`; a longer

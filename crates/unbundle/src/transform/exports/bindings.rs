@@ -90,7 +90,7 @@ impl<'s> Bindings<'s> {
             loop_heads: FxHashSet::default(),
             exporters: super::swc::exporters(program, scoping, wrapper),
             interop: FxHashSet::default(),
-            leading: super::interop::leading_helpers(program, scoping, wrapper.exports),
+            leading: super::interop::leading_helpers(program, scoping, wrapper),
             tsc: super::tsc::TscHelpers::default(),
             arrow: is_arrow_module(program),
             functions: FxHashMap::default(),
@@ -227,7 +227,7 @@ impl<'a> Visit<'a> for Bindings<'_> {
             if super::interop::hands_on_the_module(helper) {
                 self.interop.insert(symbol);
             } else {
-                self.tsc.note(symbol, helper, self.scoping);
+                self.tsc.note(symbol, helper, (self.scoping, self.wrapper));
                 if self.tsc.import_star.contains(&symbol) {
                     self.interop.insert(symbol);
                 }

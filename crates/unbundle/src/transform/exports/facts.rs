@@ -197,7 +197,7 @@ impl Uses<'_> {
     }
 
     /// `Object.defineProperty(exports, "name", {enumerable: true, get: GETTER})` with only
-    /// those two properties: the name and the getter.
+    /// those two properties: the name and the getter (seen through esbuild's `__name`).
     fn defined_getter<'a, 'c>(
         &self,
         it: &'c CallExpression<'a>,
@@ -229,7 +229,9 @@ impl Uses<'_> {
             };
             match p.key.static_name().as_deref() {
                 Some("enumerable") if !p.computed => {}
-                Some("get") if !p.computed && !p.method => getter = Some(&p.value),
+                Some("get") if !p.computed && !p.method => {
+                    getter = Some(self.wrapper.unnamed(self.scoping, &p.value));
+                }
                 _ => return None,
             }
         }
