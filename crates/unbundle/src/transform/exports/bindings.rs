@@ -39,7 +39,7 @@ pub(super) fn is_arrow_module(program: &oxc_ast::ast::Program<'_>) -> bool {
 /// Variables bound once to another module, and the module's function declarations.
 pub(super) struct Bindings<'s> {
     scoping: &'s Scoping,
-    wrapper: Wrapper,
+    pub(super) wrapper: Wrapper,
     /// Variable → the id of the module it holds (or, through tsc's `__importDefault`, that
     /// module or an object whose `default` holds it; see `interop.rs`).
     pub(super) bound: FxHashMap<SymbolId, String>,

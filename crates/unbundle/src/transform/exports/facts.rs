@@ -288,6 +288,11 @@ impl Uses<'_> {
         let Some((m, zero)) = member else {
             return;
         };
+        // `(0, require(ID).f)`: webpack's call of an export of a module it did not bind.
+        if zero && let Some(id) = self.required(&m.object) {
+            self.facts.calls.push((id, m.property.name.to_string()));
+            return;
+        }
         let Some(symbol) = self.symbol(&m.object) else {
             return;
         };
