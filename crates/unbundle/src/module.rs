@@ -98,7 +98,8 @@ pub(crate) fn rewrite(
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
     let mut wrapper = wrapper_of(parameters, &params, function_scope, given.to_esm);
     wrapper.namer = given.namer.and_then(crate::refs::HelperName::new);
-    wrapper.quiet_init = quiet_init(&program, scoping, given.quiet_inits);
+    wrapper.given = given_parameters(&params, parameters.len());
+    wrapper.quiet_init = quiet_init(&program, scoping, wrapper, given.quiet_inits);
     let facts = first_pass_facts(plan, transforms, &program, scoping, wrapper);
     let plain_functions = plain_functions(plan, id, &program, scoping, wrapper);
     let module_renames = if evals {
@@ -340,7 +341,20 @@ fn wrapper_of(
         to_esm: to_esm.and_then(crate::refs::HelperName::new),
         namer: None,
         quiet_init: None,
+        given: None,
     }
+}
+
+/// The parameters after the `positional` ones the bundler passes, which take the bundle's
+/// names (the entry's function), when their symbols are consecutive.
+fn given_parameters(params: &[SymbolId], positional: usize) -> Option<(SymbolId, SymbolId)> {
+    let given = params.get(positional..)?;
+    let (first, last) = (*given.first()?, *given.last()?);
+    let consecutive = given
+        .iter()
+        .enumerate()
+        .all(|(k, s)| s.index() == first.index() + k);
+    consecutive.then_some((first, last))
 }
 
 /// The quiet initializer (one of `quiet`, a name from outside the module) the module's body
@@ -348,6 +362,7 @@ fn wrapper_of(
 fn quiet_init(
     program: &oxc_ast::ast::Program<'_>,
     scoping: &oxc_semantic::Scoping,
+    wrapper: crate::refs::Wrapper,
     quiet: &[String],
 ) -> Option<crate::refs::HelperName> {
     let first = crate::transform::exports::module_body(program).first()?;
@@ -361,7 +376,7 @@ fn quiet_init(
         return None;
     };
     (call.arguments.is_empty()
-        && crate::refs::symbol_of(scoping, callee).is_none()
+        && wrapper.from_outside(scoping, callee)
         && quiet.iter().any(|q| q == callee.name.as_str()))
     .then(|| crate::refs::HelperName::new(&callee.name))
     .flatten()

@@ -159,9 +159,26 @@ pub(crate) struct Wrapper {
     /// An ES module's initializer the module calls first, which runs no code that could reach
     /// the module's exports (see `split/quiet.rs`): its leading helpers come after it.
     pub(crate) quiet_init: Option<HelperName>,
+    /// The function's parameters that take the bundle's names by value (the entry's function
+    /// is given them so, a module's reads them free): the first and the last, whose symbols
+    /// are consecutive.
+    pub(crate) given: Option<(SymbolId, SymbolId)>,
 }
 
 impl Wrapper {
+    /// Whether `i` reads one of the bundle's names: free in the module, or one of the
+    /// parameters the function is given them by, never assigned.
+    pub(crate) fn from_outside(&self, scoping: &Scoping, i: &IdentifierReference<'_>) -> bool {
+        match symbol_of(scoping, i) {
+            None => true,
+            Some(s) => {
+                self.given
+                    .is_some_and(|(first, last)| first <= s && s <= last)
+                    && !scoping.get_resolved_references(s).any(|r| r.is_write())
+            }
+        }
+    }
+
     /// `expr`, or the function a call of the module's `__name` helper around it hands back:
     /// `namer(function () {...}, "get")` is that function, its `name` set.
     pub(crate) fn unnamed<'e, 'a>(
@@ -173,7 +190,7 @@ impl Wrapper {
             (self.namer, expr.without_parentheses())
             && let Expression::Identifier(callee) = &call.callee
             && namer.is(&callee.name)
-            && symbol_of(scoping, callee).is_none()
+            && self.from_outside(scoping, callee)
             && let [function, Argument::StringLiteral(_)] = call.arguments.as_slice()
             && let Some(function) = function.as_expression()
             && matches!(

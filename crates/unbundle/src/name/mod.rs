@@ -246,7 +246,7 @@ pub(crate) fn module_id(
             Some(l.value.to_string())
         }
         // esbuild: `require_ms()`, a name from outside the module.
-        (None, None, []) => Some(callee.name.to_string()),
+        (None, _, []) if wrapper.from_outside(scoping, callee) => Some(callee.name.to_string()),
         _ => None,
     }
 }

@@ -169,6 +169,7 @@ fn with_module<T>(
         to_esm: None,
         namer: None,
         quiet_init: None,
+        given: None,
     };
     let shift = i64::from(m.span.start) - prefix.len() as i64;
     Some(f(&program, semantic.scoping(), wrapper, shift))
