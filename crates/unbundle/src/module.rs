@@ -96,10 +96,7 @@ pub(crate) fn rewrite(
         usable_names(evals, changed, given.name_helper, given.source_names);
     let outer = free_parameter_names(scoping, parameters);
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
-    let mut wrapper = wrapper_of(parameters, &params, function_scope, given.to_esm);
-    wrapper.namer = given.namer.and_then(crate::refs::HelperName::new);
-    wrapper.given = given_parameters(&params, parameters.len());
-    wrapper.quiet_init = quiet_init(&program, scoping, wrapper, given.quiet_inits);
+    let wrapper = wrapper_of(parameters, &given, (&program, scoping));
     let facts = first_pass_facts(plan, transforms, &program, scoping, wrapper);
     let plain_functions = plain_functions(plan, id, &program, scoping, wrapper);
     let module_renames = if evals {
@@ -318,31 +315,37 @@ fn free_parameter_names(
         .collect()
 }
 
-/// Where the module function's parameters are, by the names they take. Variables bound to
-/// named modules take the module's name: webpack's modules call the require parameter;
-/// esbuild's call a top-level function named like the module.
+/// Where the module function's parameters are, by the names they take, and the bundle's
+/// helpers the module is `given`. Variables bound to named modules take the module's name:
+/// webpack's modules call the require parameter; esbuild's call a top-level function named
+/// like the module.
 fn wrapper_of(
     parameters: &[&'static str],
-    params: &[SymbolId],
-    scope: ScopeId,
-    to_esm: Option<&str>,
+    given: &Given<'_>,
+    (program, scoping): (&oxc_ast::ast::Program<'_>, &oxc_semantic::Scoping),
 ) -> crate::refs::Wrapper {
+    // `rewrite` refused a program that is not a function before this.
+    let (scope, params) =
+        crate::refs::function_of(program).unwrap_or_else(|| (scoping.root_scope_id(), Vec::new()));
+    let params = &params[..];
     let position = |name: &str| {
         parameters
             .iter()
             .position(|p| *p == name)
             .and_then(|i| params.get(i).copied())
     };
-    crate::refs::Wrapper {
+    let mut wrapper = crate::refs::Wrapper {
         require: position("require"),
         exports: position("exports"),
         module: position("module"),
         scope,
-        to_esm: to_esm.and_then(crate::refs::HelperName::new),
-        namer: None,
+        to_esm: given.to_esm.and_then(crate::refs::HelperName::new),
+        namer: given.namer.and_then(crate::refs::HelperName::new),
         quiet_init: None,
-        given: None,
-    }
+        given: given_parameters(params, parameters.len()),
+    };
+    wrapper.quiet_init = quiet_init(program, scoping, wrapper, given.quiet_inits);
+    wrapper
 }
 
 /// The parameters after the `positional` ones the bundler passes, which take the bundle's
@@ -376,7 +379,7 @@ fn quiet_init(
         return None;
     };
     (call.arguments.is_empty()
-        && wrapper.from_outside(scoping, callee)
+        && wrapper.reads_bundle_name(scoping, callee)
         && quiet.iter().any(|q| q == callee.name.as_str()))
     .then(|| crate::refs::HelperName::new(&callee.name))
     .flatten()

@@ -168,7 +168,7 @@ pub(crate) struct Wrapper {
 impl Wrapper {
     /// Whether `i` reads one of the bundle's names: free in the module, or one of the
     /// parameters the function is given them by, never assigned.
-    pub(crate) fn from_outside(&self, scoping: &Scoping, i: &IdentifierReference<'_>) -> bool {
+    pub(crate) fn reads_bundle_name(&self, scoping: &Scoping, i: &IdentifierReference<'_>) -> bool {
         match symbol_of(scoping, i) {
             None => true,
             Some(s) => {
@@ -190,7 +190,7 @@ impl Wrapper {
             (self.namer, expr.without_parentheses())
             && let Expression::Identifier(callee) = &call.callee
             && namer.is(&callee.name)
-            && self.from_outside(scoping, callee)
+            && self.reads_bundle_name(scoping, callee)
             && let [function, Argument::StringLiteral(_)] = call.arguments.as_slice()
             && let Some(function) = function.as_expression()
             && matches!(

@@ -79,12 +79,12 @@ impl Calls<'_> {
 
     /// `require("...")`, or a property read from it (`require("url").pathToFileURL`), or from
     /// a call of such a property.
-    fn from_builtin(&self, expr: &Expression<'_>) -> bool {
+    fn reads_builtin(&self, expr: &Expression<'_>) -> bool {
         match expr.without_parentheses() {
             Expression::CallExpression(c) => {
-                self.requires_builtin(c) || self.from_builtin(&c.callee)
+                self.requires_builtin(c) || self.reads_builtin(&c.callee)
             }
-            Expression::StaticMemberExpression(m) => self.from_builtin(&m.object),
+            Expression::StaticMemberExpression(m) => self.reads_builtin(&m.object),
             _ => false,
         }
     }
@@ -94,7 +94,7 @@ impl<'a> Visit<'a> for Calls<'_> {
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
         self.ok &= self.requires_builtin(it)
             || self.defines_namespace(it)
-            || matches!(&it.callee, Expression::StaticMemberExpression(m) if self.from_builtin(&m.object));
+            || matches!(&it.callee, Expression::StaticMemberExpression(m) if self.reads_builtin(&m.object));
         walk::walk_call_expression(self, it);
     }
 

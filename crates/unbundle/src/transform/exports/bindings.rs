@@ -126,7 +126,7 @@ impl Bindings<'_> {
     /// Whether `callee` is the bundle's `__toESM`, read from outside the module.
     fn is_to_esm(&self, callee: &Expression<'_>) -> bool {
         matches!(callee, Expression::Identifier(h)
-            if self.wrapper.from_outside(self.scoping, h)
+            if self.wrapper.reads_bundle_name(self.scoping, h)
                 && self.wrapper.to_esm.is_some_and(|t| t.is(&h.name)))
     }
 
