@@ -714,6 +714,8 @@ fn rewrite_all(
                                     source_names: &job.source_names,
                                     links: &job.links,
                                     to_esm: job.to_esm.as_deref(),
+                                    namer: job.namer.as_deref(),
+                                    quiet_inits: &job.quiet_inits,
                                 },
                                 job.parameters,
                                 transforms,

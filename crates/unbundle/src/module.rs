@@ -57,6 +57,10 @@ pub(crate) struct Given<'j> {
     pub(crate) links: &'j [crate::requires::Link],
     /// The bundle's `__toESM` helper, when it has esbuild's shape.
     pub(crate) to_esm: Option<&'j str>,
+    /// The bundle's `__name` helper, when it hands back the function it names.
+    pub(crate) namer: Option<&'j str>,
+    /// The bundle's ES module initializers that run none of its code (`split/quiet.rs`).
+    pub(crate) quiet_inits: &'j [String],
 }
 
 /// Rewrites the module function `source` (its text in the bundle), whose surroundings were
@@ -92,7 +96,7 @@ pub(crate) fn rewrite(
         usable_names(evals, changed, given.name_helper, given.source_names);
     let outer = free_parameter_names(scoping, parameters);
     let binds_undefined = scoping.symbol_names().any(|n| n == "undefined");
-    let wrapper = wrapper_of(parameters, &params, function_scope, given.to_esm);
+    let wrapper = wrapper_of(parameters, &given, (&program, scoping));
     let facts = first_pass_facts(plan, transforms, &program, scoping, wrapper);
     let plain_functions = plain_functions(plan, id, &program, scoping, wrapper);
     let module_renames = if evals {
@@ -311,28 +315,74 @@ fn free_parameter_names(
         .collect()
 }
 
-/// Where the module function's parameters are, by the names they take. Variables bound to
-/// named modules take the module's name: webpack's modules call the require parameter;
-/// esbuild's call a top-level function named like the module.
+/// Where the module function's parameters are, by the names they take, and the bundle's
+/// helpers the module is `given`. Variables bound to named modules take the module's name:
+/// webpack's modules call the require parameter; esbuild's call a top-level function named
+/// like the module.
 fn wrapper_of(
     parameters: &[&'static str],
-    params: &[SymbolId],
-    scope: ScopeId,
-    to_esm: Option<&str>,
+    given: &Given<'_>,
+    (program, scoping): (&oxc_ast::ast::Program<'_>, &oxc_semantic::Scoping),
 ) -> crate::refs::Wrapper {
+    // `rewrite` refused a program that is not a function before this.
+    let (scope, params) =
+        crate::refs::function_of(program).unwrap_or_else(|| (scoping.root_scope_id(), Vec::new()));
+    let params = &params[..];
     let position = |name: &str| {
         parameters
             .iter()
             .position(|p| *p == name)
             .and_then(|i| params.get(i).copied())
     };
-    crate::refs::Wrapper {
+    let mut wrapper = crate::refs::Wrapper {
         require: position("require"),
         exports: position("exports"),
         module: position("module"),
         scope,
-        to_esm: to_esm.and_then(crate::refs::HelperName::new),
-    }
+        to_esm: given.to_esm.and_then(crate::refs::HelperName::new),
+        namer: given.namer.and_then(crate::refs::HelperName::new),
+        quiet_init: None,
+        given: given_parameters(params, parameters.len()),
+    };
+    wrapper.quiet_init = quiet_init(program, scoping, wrapper, given.quiet_inits);
+    wrapper
+}
+
+/// The parameters after the `positional` ones the bundler passes, which take the bundle's
+/// names (the entry's function), when their symbols are consecutive.
+fn given_parameters(params: &[SymbolId], positional: usize) -> Option<(SymbolId, SymbolId)> {
+    let given = params.get(positional..)?;
+    let (first, last) = (*given.first()?, *given.last()?);
+    let consecutive = given
+        .iter()
+        .enumerate()
+        .all(|(k, s)| s.index() == first.index() + k);
+    consecutive.then_some((first, last))
+}
+
+/// The quiet initializer (one of `quiet`, a name from outside the module) the module's body
+/// calls in its first statement, `init();`.
+fn quiet_init(
+    program: &oxc_ast::ast::Program<'_>,
+    scoping: &oxc_semantic::Scoping,
+    wrapper: crate::refs::Wrapper,
+    quiet: &[String],
+) -> Option<crate::refs::HelperName> {
+    let first = crate::transform::exports::module_body(program).first()?;
+    let Statement::ExpressionStatement(s) = first else {
+        return None;
+    };
+    let Expression::CallExpression(call) = s.expression.without_parentheses() else {
+        return None;
+    };
+    let Expression::Identifier(callee) = &call.callee else {
+        return None;
+    };
+    (call.arguments.is_empty()
+        && wrapper.reads_bundle_name(scoping, callee)
+        && quiet.iter().any(|q| q == callee.name.as_str()))
+    .then(|| crate::refs::HelperName::new(&callee.name))
+    .flatten()
 }
 
 /// The variables to rename after their module or their export. Node's own names, which a

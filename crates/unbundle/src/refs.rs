@@ -3,7 +3,7 @@
 //! variable a `require.d` getter returns, whether code uses its function's own `this`, and the
 //! symbols of a module function's parameters ([`Wrapper`]).
 
-use oxc_ast::ast::{Expression, IdentifierReference, Statement};
+use oxc_ast::ast::{Argument, Expression, IdentifierReference, Statement};
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{ScopeId, Scoping, SymbolId};
 use oxc_syntax::scope::ScopeFlags;
@@ -153,6 +153,55 @@ pub(crate) struct Wrapper {
     /// The bundle's `__toESM` helper as the module reads it, a name from outside (esbuild's
     /// modules; see `requires/to_esm.rs`).
     pub(crate) to_esm: Option<HelperName>,
+    /// The bundle's `__name` helper as the module reads it, when it hands back the function it
+    /// names (see `requires/namer.rs`).
+    pub(crate) namer: Option<HelperName>,
+    /// An ES module's initializer the module calls first, which runs no code that could reach
+    /// the module's exports (see `split/quiet.rs`): its leading helpers come after it.
+    pub(crate) quiet_init: Option<HelperName>,
+    /// The function's parameters that take the bundle's names by value (the entry's function
+    /// is given them so, a module's reads them free): the first and the last, whose symbols
+    /// are consecutive.
+    pub(crate) given: Option<(SymbolId, SymbolId)>,
+}
+
+impl Wrapper {
+    /// Whether `i` reads one of the bundle's names: free in the module, or one of the
+    /// parameters the function is given them by, never assigned.
+    pub(crate) fn reads_bundle_name(&self, scoping: &Scoping, i: &IdentifierReference<'_>) -> bool {
+        match symbol_of(scoping, i) {
+            None => true,
+            Some(s) => {
+                self.given
+                    .is_some_and(|(first, last)| first <= s && s <= last)
+                    && !scoping.get_resolved_references(s).any(|r| r.is_write())
+            }
+        }
+    }
+
+    /// `expr`, or the function a call of the module's `__name` helper around it hands back:
+    /// `namer(function () {...}, "get")` is that function, its `name` set.
+    pub(crate) fn unnamed<'e, 'a>(
+        &self,
+        scoping: &Scoping,
+        expr: &'e Expression<'a>,
+    ) -> &'e Expression<'a> {
+        if let (Some(namer), Expression::CallExpression(call)) =
+            (self.namer, expr.without_parentheses())
+            && let Expression::Identifier(callee) = &call.callee
+            && namer.is(&callee.name)
+            && self.reads_bundle_name(scoping, callee)
+            && let [function, Argument::StringLiteral(_)] = call.arguments.as_slice()
+            && let Some(function) = function.as_expression()
+            && matches!(
+                function.without_parentheses(),
+                Expression::FunctionExpression(_) | Expression::ArrowFunctionExpression(_)
+            )
+        {
+            return function;
+        }
+        expr
+    }
 }
 
 /// A helper's name of up to 23 bytes, kept inline so that [`Wrapper`] stays `Copy`; a longer

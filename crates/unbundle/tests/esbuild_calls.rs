@@ -153,6 +153,39 @@ fn calls_through_esbuild_s_to_esm_lose_their_zero_as_through_require() {
 }
 
 #[test]
+fn the_entry_s_own_calls_through_the_names_it_is_given_lose_their_zero_alike() {
+    // The importer is the entry: its code stays at the bundle's top level, and its file's
+    // function takes the bundle's names (`__toESM`, `require_dep`) as parameters.
+    let mut sources = IMPORTS;
+    sources[0] = (
+        "entry.mjs",
+        "import { useState, who } from \"./dep.js\";\nimport fn from \"./fn.js\";\nconsole.log([useState(), who(), fn(1)].join(\" \"));\n",
+    );
+    for minify in [false, true] {
+        let dir = scratch("esbuild-calls", &format!("entry-{minify}"));
+        let bundle = build(&dir, &sources[..3], minify);
+        let text = std::fs::read_to_string(&bundle).unwrap();
+        let output = unbundle_and_run(&dir, &bundle, &text, "state none fn 1\n");
+        let found = output
+            .files
+            .iter()
+            .find(|f| f.text.contains(".join(\" \")"));
+        let entry = found.expect("the entry's file").text.clone();
+        assert!(
+            entry.contains(".useState(),") && !entry.contains(".useState)("),
+            "minify {minify}: {entry}"
+        );
+        assert!(
+            entry.contains(".default(1)") && !entry.contains(".default)("),
+            "minify {minify}: {entry}"
+        );
+        // It reads `this`: the `0,` stays.
+        assert!(entry.contains(".who)()"), "minify {minify}: {entry}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
 fn a_to_esm_look_alike_keeps_every_zero() {
     // The same bundle, but its `__toESM` starts from an object with a `useState` of its own,
     // which `__copyProps` then leaves: called through the object, it would print "receiver".

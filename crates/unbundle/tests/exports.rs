@@ -80,6 +80,26 @@ fn calls_lose_their_receiverless_zero_only_where_the_receiver_cannot_matter() {
 }
 
 #[test]
+fn calls_of_an_export_read_off_require_itself_are_judged_the_same() {
+    // webpack's `(0, r(1).area)()`, the module not bound to a variable (as for a module only
+    // this call uses).
+    let all = unbundle::Transforms::ALL;
+    let caller =
+        "7:(e,t,r)=>{e.exports=[(0,r(1).area)(),(0,r(1).who)(),(0,r(2).f)(),(0,r(2).h)()]}";
+    let (text, changes) = module_text(&[GETTERS, PLAIN, caller], "7", all);
+    assert!(text.contains("require(1).area()"), "{text}");
+    assert!(text.contains("require(2).f()"), "{text}");
+    assert!(text.contains("(0, require(1).who)()"), "{text}");
+    assert!(text.contains("(0, require(2).h)()"), "{text}");
+    assert_eq!(changes.calls, 2);
+    // Written by another module: module 2's plain properties may change.
+    let writer = "3:(e,t,r)=>{r(2).f=null}";
+    let (text, _) = module_text(&[GETTERS, PLAIN, writer, caller], "7", all);
+    assert!(text.contains("(0, require(2).f)()"), "{text}");
+    assert!(text.contains("require(1).area()"), "{text}");
+}
+
+#[test]
 fn getters_of_functions_become_plain_exports_in_order_where_nothing_can_tell() {
     let all = unbundle::Transforms::ALL;
     let caller = "7:(e,t,r)=>{const a=r(1);e.exports=a.area()}";

@@ -246,7 +246,9 @@ pub(crate) fn module_id(
             Some(l.value.to_string())
         }
         // esbuild: `require_ms()`, a name from outside the module.
-        (None, None, []) => Some(callee.name.to_string()),
+        (None, _, []) if wrapper.reads_bundle_name(scoping, callee) => {
+            Some(callee.name.to_string())
+        }
         _ => None,
     }
 }

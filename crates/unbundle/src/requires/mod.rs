@@ -37,9 +37,11 @@ pub(crate) struct Interop {
     pub(crate) to_common_js: Option<String>,
     /// `__toESM` (see `to_esm.rs`).
     pub(crate) to_esm: Option<String>,
+    /// `__name`, when it hands back the function it names (see [`shape::is_namer`]).
+    pub(crate) namer: Option<String>,
 }
 
-/// The bundle's `__toCommonJS` and `__toESM`, found by their shapes among the top-level
+/// The bundle's `__toCommonJS`, `__toESM` and `__name`, found by their shapes among the top-level
 /// values, which are read once for both.
 pub(crate) fn interop(program: &Program<'_>, scoping: &oxc_semantic::Scoping) -> Interop {
     let values = shape::top_values(program, scoping);
@@ -57,6 +59,7 @@ pub(crate) fn interop(program: &Program<'_>, scoping: &oxc_semantic::Scoping) ->
     Interop {
         to_common_js: find(shape::is_to_common_js),
         to_esm: find(to_esm::is_to_esm),
+        namer: find(shape::is_namer),
     }
 }
 

@@ -4,6 +4,8 @@
 //! `Object.defineProperty` and `C` a top-level function of four parameters (esbuild's
 //! `__copyProps`), both never assigned again. Bun's form (a cache of the objects it made) is
 //! not this shape and keeps its calls.
+//!
+//! Also esbuild's `__name` helper (see [`is_namer`]).
 
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, BindingPattern, Expression, ObjectPropertyKind, Program,
@@ -104,6 +106,74 @@ pub(super) fn is_to_common_js(
     empty.properties.is_empty()
         && mark.value == "__esModule"
         && is_value_true(descriptor)
+        && is_define_property(values.get(d.name.as_str()))
+}
+
+/// esbuild's `__name` helper: an arrow of two plain parameters `(t, v)` whose body is only
+/// `D(t, "name", {value: v, ...})`, `D` a top-level alias of `Object.defineProperty` (never
+/// assigned again) and the descriptor's other properties plain values (no getter, no spread,
+/// no computed key). `Object.defineProperty` hands back its first argument, so a call
+/// `namer(f, "s")` is `f` with its `name` set (or throws).
+pub(super) fn is_namer(
+    f: &ArrowFunctionExpression<'_>,
+    values: &FxHashMap<String, Value<'_, '_>>,
+) -> bool {
+    let [t, v] = &f.params.items[..] else {
+        return false;
+    };
+    let (Some(t), Some(v)) = (
+        t.pattern.get_binding_identifier(),
+        v.pattern.get_binding_identifier(),
+    ) else {
+        return false;
+    };
+    let Some(Expression::CallExpression(define)) =
+        f.get_expression().map(|e| e.without_parentheses())
+    else {
+        return false;
+    };
+    let (
+        Expression::Identifier(d),
+        [
+            Argument::Identifier(target),
+            Argument::StringLiteral(key),
+            Argument::ObjectExpression(descriptor),
+        ],
+    ) = (&define.callee, &define.arguments[..])
+    else {
+        return false;
+    };
+    let plain = |e: &Expression<'_>| {
+        matches!(
+            e.without_parentheses(),
+            Expression::BooleanLiteral(_)
+                | Expression::NumericLiteral(_)
+                | Expression::StringLiteral(_)
+                | Expression::Identifier(_)
+        ) || matches!(e.without_parentheses(), Expression::UnaryExpression(u)
+                if u.operator == UnaryOperator::LogicalNot && u.argument.is_number_literal())
+    };
+    let mut value = false;
+    let properties_ok = descriptor.properties.iter().all(|p| match p {
+        ObjectPropertyKind::ObjectProperty(p) if !p.computed && !p.method => {
+            match p.key.static_name().as_deref() {
+                Some("value") => {
+                    value = matches!(p.value.without_parentheses(), Expression::Identifier(i) if i.name == v.name);
+                    value
+                }
+                Some("get" | "set") => false,
+                Some(_) => plain(&p.value),
+                None => false,
+            }
+        }
+        _ => false,
+    });
+    f.params.rest.is_none()
+        && t.name != v.name
+        && target.name == t.name
+        && key.value == "name"
+        && properties_ok
+        && value
         && is_define_property(values.get(d.name.as_str()))
 }
 

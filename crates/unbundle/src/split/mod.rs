@@ -14,6 +14,7 @@ mod nested;
 mod parcel;
 mod paths;
 pub(crate) mod plain;
+mod quiet;
 mod rollup;
 mod runtime;
 pub(crate) mod shared;
@@ -132,10 +133,13 @@ pub(crate) fn split_file<'a>(
 /// helpers it is given.
 fn head_jobs(file: &File<'_, '_, '_>, out: &mut Split<'_>) {
     let interop = crate::requires::interop(file.program, file.scoping);
+    let quiet = quiet::initializers(&out.moved);
     for job in &mut out.jobs {
         job.name_helper.clone_from(&out.name_helper);
         job.to_common_js.clone_from(&interop.to_common_js);
         job.to_esm.clone_from(&interop.to_esm);
+        job.namer.clone_from(&interop.namer);
+        job.quiet_inits.clone_from(&quiet);
     }
     let runtime = out
         .runtime
@@ -580,6 +584,11 @@ pub(crate) struct Job<'a> {
     pub(crate) to_common_js: Option<String>,
     /// The bundle file's `__toESM` helper, when it has esbuild's shape.
     pub(crate) to_esm: Option<String>,
+    /// The bundle file's `__name` helper, when it hands back the function it names.
+    pub(crate) namer: Option<String>,
+    /// The initializers of the file's ES modules that run none of the bundle's code (see
+    /// `quiet.rs`).
+    pub(crate) quiet_inits: Vec<String>,
 }
 
 impl<'a> Job<'a> {
@@ -612,6 +621,8 @@ impl<'a> Job<'a> {
             namespace: None,
             to_common_js: None,
             to_esm: None,
+            namer: None,
+            quiet_inits: Vec::new(),
         }
     }
 }

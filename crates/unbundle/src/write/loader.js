@@ -89,7 +89,8 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
   // esbuild's CommonJS modules: `(exports, module)`, node's own `require`, and the bundle's
   // top-level names the module uses (`names`, their values from `values()` when it runs).
   load.commonjs = (file, names, values) => {
-    let factory, fileRequire;
+    let factory;
+    let fileRequire;
     return function (exports, module) {
       const filename = path.join(__dirname, file);
       if (!factory) {
@@ -105,7 +106,8 @@ module.exports = (nodeModule, nodeRequire, entry = { meta: undefined, load: (spe
   // code reads its names through), node's own `module` and `require`, and the bundle's
   // top-level names it uses.
   load.esm = (file, namespace, names, values, asynchronous) => {
-    let factory, fileRequire;
+    let factory;
+    let fileRequire;
     return function () {
       const filename = path.join(__dirname, file);
       if (!factory) {

@@ -39,8 +39,8 @@ pub(super) fn is_arrow_module(program: &oxc_ast::ast::Program<'_>) -> bool {
 
 /// Variables bound once to another module, and the module's function declarations.
 pub(super) struct Bindings<'s> {
-    scoping: &'s Scoping,
-    wrapper: Wrapper,
+    pub(super) scoping: &'s Scoping,
+    pub(super) wrapper: Wrapper,
     /// Variable → the id of the module it holds (or, through tsc's `__importDefault`, that
     /// module or an object whose `default` holds it; see `interop.rs`).
     pub(super) bound: FxHashMap<SymbolId, String>,
@@ -94,7 +94,7 @@ impl<'s> Bindings<'s> {
             loop_heads: FxHashSet::default(),
             exporters: super::swc::exporters(program, scoping, wrapper),
             interop: FxHashSet::default(),
-            leading: super::interop::leading_helpers(program, scoping, wrapper.exports),
+            leading: super::interop::leading_helpers(program, scoping, wrapper),
             tsc: super::tsc::TscHelpers::default(),
             arrow: is_arrow_module(program),
             functions: FxHashMap::default(),
@@ -133,7 +133,7 @@ impl Bindings<'_> {
     /// Whether `callee` is the bundle's `__toESM`, read from outside the module.
     fn is_to_esm(&self, callee: &Expression<'_>) -> bool {
         matches!(callee, Expression::Identifier(h)
-            if refs::symbol_of(self.scoping, h).is_none()
+            if self.wrapper.reads_bundle_name(self.scoping, h)
                 && self.wrapper.to_esm.is_some_and(|t| t.is(&h.name)))
     }
 
@@ -240,7 +240,7 @@ impl<'a> Visit<'a> for Bindings<'_> {
             if super::interop::hands_on_the_module(helper) {
                 self.interop.insert(symbol);
             } else {
-                self.tsc.note(symbol, helper, self.scoping);
+                self.tsc.note(symbol, helper, (self.scoping, self.wrapper));
                 if self.tsc.import_star.contains(&symbol) {
                     self.interop.insert(symbol);
                 }

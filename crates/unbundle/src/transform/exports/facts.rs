@@ -210,7 +210,7 @@ impl Uses<'_> {
     }
 
     /// `Object.defineProperty(exports, "name", {enumerable: true, get: GETTER})` with only
-    /// those two properties: the name and the getter.
+    /// those two properties: the name and the getter (seen through esbuild's `__name`).
     fn defined_getter<'a, 'c>(
         &self,
         it: &'c CallExpression<'a>,
@@ -242,7 +242,9 @@ impl Uses<'_> {
             };
             match p.key.static_name().as_deref() {
                 Some("enumerable") if !p.computed => {}
-                Some("get") if !p.computed && !p.method => getter = Some(&p.value),
+                Some("get") if !p.computed && !p.method => {
+                    getter = Some(self.wrapper.unnamed(self.scoping, &p.value));
+                }
                 _ => return None,
             }
         }
@@ -299,6 +301,11 @@ impl Uses<'_> {
         let Some((m, zero)) = member else {
             return;
         };
+        // `(0, require(ID).f)`: webpack's call of an export of a module it did not bind.
+        if zero && let Some(id) = self.required(&m.object) {
+            self.facts.calls.push((id, m.property.name.to_string()));
+            return;
+        }
         let Some(symbol) = self.receiver(&m.object) else {
             return;
         };

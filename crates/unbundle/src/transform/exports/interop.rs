@@ -29,7 +29,9 @@
 //! module's body, each `exports && exports.NAME || HELPER` where HELPER runs no code when
 //! declared (a function, `Object.create ? function : function`, or tsc 5's
 //! `(function () { var f = function ...; return function ...; })()`). Before them nothing
-//! ran, so `exports.NAME` is unset and the variable holds HELPER.
+//! ran, so `exports.NAME` is unset and the variable holds HELPER. Nothing, or only the call of
+//! a quiet ES module initializer (esbuild's `import.meta.url` shim, `p();`), which runs none of
+//! the bundle's code (see `split/quiet.rs`), so nothing could write to the exports object.
 
 use oxc_ast::ast::{
     Expression, LogicalOperator, ObjectPropertyKind, Program, PropertyKey, Statement,
@@ -95,14 +97,20 @@ fn reads_own_helper(expr: &Expression<'_>, object: impl Fn(&Expression<'_>) -> b
 pub(super) fn leading_helpers(
     program: &Program<'_>,
     scoping: &Scoping,
-    exports: Option<SymbolId>,
+    wrapper: Wrapper,
 ) -> FxHashSet<u32> {
     let mut starts = FxHashSet::default();
-    let Some(exports) = exports else {
+    let Some(exports) = wrapper.exports else {
         return starts;
     };
     let object = |e: &Expression<'_>| crate::refs::expression_symbol(scoping, e) == Some(exports);
-    for statement in module_body(program) {
+    let body = module_body(program);
+    // A quiet initializer's call first (`wrapper.quiet_init`) changes nothing they hold.
+    let body = match body.split_first() {
+        Some((Statement::ExpressionStatement(_), rest)) if wrapper.quiet_init.is_some() => rest,
+        _ => body,
+    };
+    for statement in body {
         let Statement::VariableDeclaration(d) = statement else {
             break;
         };
@@ -122,7 +130,7 @@ pub(super) fn leading_helpers(
 }
 
 /// The statements of the module function (the program's one expression).
-pub(super) fn module_body<'b, 'a>(program: &'b Program<'a>) -> &'b [Statement<'a>] {
+pub(crate) fn module_body<'b, 'a>(program: &'b Program<'a>) -> &'b [Statement<'a>] {
     let Some(Statement::ExpressionStatement(s)) = program.body.first() else {
         return &[];
     };

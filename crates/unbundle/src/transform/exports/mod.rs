@@ -34,6 +34,7 @@ mod tsc;
 pub(crate) use bindings::function_declarations;
 pub(crate) use facts::facts;
 pub(crate) use helpers::rewrite as rewrite_helpers;
+pub(crate) use interop::module_body;
 pub(crate) use nested::{escaping as nested_escaping, rewrite_calls as rewrite_nested_calls};
 pub(crate) use own::{OwnUses, escapes as own_escapes, rewrite as rewrite_own_calls};
 pub(crate) use rewrite::{plain_exports, rewrite_calls};

@@ -167,6 +167,9 @@ fn with_module<T>(
         require: at(2),
         scope,
         to_esm: None,
+        namer: None,
+        quiet_init: None,
+        given: None,
     };
     let shift = i64::from(m.span.start) - prefix.len() as i64;
     Some(f(&program, semantic.scoping(), wrapper, shift))

@@ -93,6 +93,25 @@ struct Calls<'s, 'a> {
 }
 
 impl<'a> Calls<'_, 'a> {
+    /// The plan's key of a call of `m`: `x.f` with `x` bound to a module, or `require(ID).f`.
+    fn key(&self, m: &StaticMemberExpression<'_>) -> Option<(String, String)> {
+        // `require(ID).f` itself; any other call (babel's lazy `F().f`) is a receiver below.
+        if let Expression::CallExpression(call) = m.object.without_parentheses()
+            && let Expression::Identifier(callee) = &call.callee
+            && let Some(id) = crate::name::module_id(
+                self.bindings.scoping,
+                self.bindings.wrapper,
+                callee,
+                &call.arguments,
+            )
+        {
+            return Some((id, m.property.name.to_string()));
+        }
+        let symbol = self.bindings.receiver(&m.object)?;
+        let id = self.bindings.bound.get(&symbol)?;
+        Some(self.bindings.key(symbol, id, &m.property.name))
+    }
+
     /// `(0, x.f)` → `x.f` where the plan allows.
     fn drop_zero(&mut self, callee: &mut Expression<'a>) {
         let mut callee = callee;
@@ -102,12 +121,8 @@ impl<'a> Calls<'_, 'a> {
         if let Expression::SequenceExpression(s) = callee
             && let [first, Expression::StaticMemberExpression(m)] = s.expressions.as_slice()
             && first.is_number_literal()
-            && let Some(symbol) = self.bindings.receiver(&m.object)
-            && let Some(id) = self.bindings.bound.get(&symbol)
-            && self
-                .plan
-                .calls
-                .contains(&self.bindings.key(symbol, id, &m.property.name))
+            && let Some(key) = self.key(m)
+            && self.plan.calls.contains(&key)
         {
             let member = s.expressions[1].take_in(&self.allocator);
             *callee = member;

@@ -2,7 +2,9 @@
 //! minifier's form), so that the `calls` transform can see through them:
 //!
 //! - `__createBinding(o, m, k, k2)`: makes `o[k2 ?? k]` read `m[k]` (a getter returning it,
-//!   `m`'s own property descriptor copied, or the value copied). Recognized when it does
+//!   `m`'s own property descriptor copied, or the value copied). esbuild's `__name` around
+//!   the getter (`get: __name(function () {...}, "get")`, with `keepNames`) hands back the
+//!   getter itself, its `name` set, and is seen through. Recognized when it does
 //!   nothing else: its only calls are `Object.getOwnPropertyDescriptor(m, k)` and
 //!   `Object.defineProperty(o, k or k2, D)` (D a descriptor got so, or `{enumerable: ...,
 //!   get: function () { return m[k]; }}`), its only writes `k2 = k`, `D = {...}` as above and
@@ -32,6 +34,8 @@ use oxc_span::GetSpan;
 use oxc_syntax::scope::ScopeFlags;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::refs::Wrapper;
+
 /// The tsc helpers a module declares, by symbol.
 #[derive(Default)]
 pub(super) struct TscHelpers {
@@ -44,13 +48,21 @@ pub(super) struct TscHelpers {
 impl TscHelpers {
     /// Notes `symbol` when `helper` (its value) is one of tsc's helpers; helpers that use
     /// others must come after them, as tsc writes them.
-    pub(super) fn note(&mut self, symbol: SymbolId, helper: &Expression<'_>, scoping: &Scoping) {
+    pub(super) fn note(
+        &mut self,
+        symbol: SymbolId,
+        helper: &Expression<'_>,
+        (scoping, wrapper): (&Scoping, Wrapper),
+    ) {
         let branches: Vec<&Expression<'_>> = match helper.without_parentheses() {
             // `Object.create ? function ... : function ...`
             Expression::ConditionalExpression(c) => vec![&c.consequent, &c.alternate],
             other => vec![other],
         };
-        if branches.iter().all(|f| creates_binding(f, scoping)) {
+        if branches
+            .iter()
+            .all(|f| creates_binding(f, scoping, wrapper))
+        {
             self.create_binding.insert(symbol);
         } else if branches.iter().all(|f| sets_default(f, scoping)) {
             self.set_default.insert(symbol);
@@ -126,9 +138,10 @@ fn reads_key(scoping: &Scoping, expr: &Expression<'_>, m: SymbolId, k: SymbolId)
         if symbol(scoping, &c.object) == Some(m) && symbol(scoping, &c.expression) == Some(k))
 }
 
-/// `{enumerable: ..., get: function () { return m[k]; }}` (or an arrow).
+/// `{enumerable: ..., get: function () { return m[k]; }}` (or an arrow, or either named by
+/// esbuild's `__name`: `get: __name(function () {...}, "get")`).
 fn getter_descriptor(
-    scoping: &Scoping,
+    (scoping, wrapper): (&Scoping, Wrapper),
     o: &ObjectExpression<'_>,
     m: SymbolId,
     k: SymbolId,
@@ -141,7 +154,7 @@ fn getter_descriptor(
                     Expression::BooleanLiteral(_) | Expression::UnaryExpression(_)
                 ),
                 Some("get") => {
-                    let returned = match p.value.without_parentheses() {
+                    let returned = match wrapper.unnamed(scoping, &p.value).without_parentheses() {
                         Expression::ArrowFunctionExpression(f) if f.params.items.is_empty() => {
                             match &f.body {
                                 oxc_ast::ast::ArrowFunctionBody::FunctionBody(b) => {
@@ -172,7 +185,7 @@ fn only_return<'b, 'a>(statements: &'b [Statement<'a>]) -> Option<&'b Expression
 }
 
 /// Whether `f` is `__createBinding` (see the module documentation).
-fn creates_binding(f: &Expression<'_>, scoping: &Scoping) -> bool {
+fn creates_binding(f: &Expression<'_>, scoping: &Scoping, wrapper: Wrapper) -> bool {
     let Some((params, statements)) = parts(f) else {
         return false;
     };
@@ -187,6 +200,7 @@ fn creates_binding(f: &Expression<'_>, scoping: &Scoping) -> bool {
     }
     let mut check = Binding {
         scoping,
+        wrapper,
         o: *o,
         m: *m,
         k: *k,
@@ -202,6 +216,7 @@ fn creates_binding(f: &Expression<'_>, scoping: &Scoping) -> bool {
 
 struct Binding<'s> {
     scoping: &'s Scoping,
+    wrapper: Wrapper,
     o: SymbolId,
     m: SymbolId,
     k: SymbolId,
@@ -222,7 +237,9 @@ impl Binding<'_> {
     fn is_descriptor(&self, expr: &Expression<'_>) -> bool {
         match expr.without_parentheses() {
             Expression::CallExpression(c) => self.reads_descriptor(c),
-            Expression::ObjectExpression(o) => getter_descriptor(self.scoping, o, self.m, self.k),
+            Expression::ObjectExpression(o) => {
+                getter_descriptor((self.scoping, self.wrapper), o, self.m, self.k)
+            }
             e => symbol(self.scoping, e).is_some_and(|s| self.descriptors.contains(&s)),
         }
     }
@@ -282,7 +299,7 @@ impl<'a> Visit<'a> for Binding<'_> {
 
     fn visit_object_expression(&mut self, it: &ObjectExpression<'a>) {
         // Checked where it is used; its getter's body is not a function of the helper's.
-        self.ok &= getter_descriptor(self.scoping, it, self.m, self.k);
+        self.ok &= getter_descriptor((self.scoping, self.wrapper), it, self.m, self.k);
     }
 
     fn visit_function(&mut self, _: &oxc_ast::ast::Function<'a>, _: ScopeFlags) {
