@@ -192,3 +192,43 @@ fn an_export_written_through_import_default_s_default_keeps_its_callers_zero() {
     assert!(text.contains("(0, a.f)()"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// ramda's `_curry2`, as pnpm's bundle holds it: every call returns a fresh function without
+/// `this` (it calls `fn2` without a receiver).
+const CURRY2: &str = "\"use strict\";\nfunction _curry2(fn2) {\n  return function f2(a, b) {\n    switch (arguments.length) {\n      case 0: return f2;\n      case 1: return function (_b) { return fn2(a, _b); };\n      default: return fn2(a, b);\n    }\n  };\n}\nmodule.exports = _curry2;\n";
+
+/// ramda's `_curry1`'s shape: the function it returns hands its `this` on to `fn2`.
+const CURRY1: &str = "\"use strict\";\nfunction _curry1(fn2) {\n  return function f1(a) {\n    return fn2.apply(this, arguments);\n  };\n}\nmodule.exports = _curry1;\n";
+
+#[test]
+fn a_default_of_a_module_replaced_by_what_a_factory_returns_loses_its_zero() {
+    // `pick.js` is written as ramda's modules are: `module.exports` is the result of calling
+    // `_curry2`, whose every return is a function without `this`. `who.js` is the same
+    // through `_curry1`, whose function hands its receiver on: with one it prints "some".
+    let dir = scratch("replaced", "factory");
+    let main = format!(
+        "{IMPORT_DEFAULT}const pick_1 = __importDefault(require(\"./pick\"));\nconst who_1 = __importDefault(require(\"./who\"));\nconsole.log((0, pick_1.default)(\"a\", {{a: 1, b: 2}}), (0, pick_1.default)(\"b\")({{b: 3}}), (0, who_1.default)(1));\n"
+    );
+    let who = format!(
+        "\"use strict\";\nvar curry1 = require(\"./curry1\");\nvar who = curry1({WHO});\nmodule.exports = who;\n"
+    );
+    let files = [
+        ("main.js", main.as_str()),
+        (
+            "pick.js",
+            "var curry2 = require(\"./curry2\");\nvar pick = curry2(function pick2(name, obj) { return obj[name]; });\nmodule.exports = pick;\n",
+        ),
+        ("curry2.js", CURRY2),
+        ("who.js", who.as_str()),
+        ("curry1.js", CURRY1),
+    ];
+    let bundle = build(&dir, &files);
+    let text = unbundle_and_run(&dir, &bundle, "1 3 none\n", "console.log");
+    assert!(
+        text.contains("pick_1.default(\"a\"") && text.contains("pick_1.default(\"b\")"),
+        "{text}"
+    );
+    assert!(!text.contains("(0, pick_1.default)"), "{text}");
+    assert!(text.contains("(0, who_1.default)(1)"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

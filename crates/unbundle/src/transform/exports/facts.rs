@@ -82,6 +82,8 @@ pub(crate) fn facts(
     facts.defaults_handed.sort();
     facts.replaced_by_receiver_free =
         super::replaced::by_receiver_free(program, scoping, wrapper, &bindings);
+    facts.replaced_by_call_of = super::replaced::by_call_of(program, scoping, wrapper, &bindings);
+    facts.factory = super::replaced::factory(program, scoping, wrapper);
     let mut free: Vec<String> = assigned
         .into_iter()
         .filter_map(|(name, (any_free, all_ok))| (any_free && all_ok).then_some(name))

@@ -75,6 +75,13 @@ pub(crate) struct Facts {
     /// nothing in it can give that function (or the exports object it replaces) a property
     /// (see `replaced.rs`).
     pub(crate) replaced_by_receiver_free: bool,
+    /// The module replaces its exports as for `replaced_by_receiver_free`, but with what a
+    /// call of this module's exports returns (ramda's `module.exports = curry2(...)`, through
+    /// a variable): see `replaced::by_call_of`.
+    pub(crate) replaced_by_call_of: Option<String>,
+    /// The module replaces its exports with a function whose every call returns a function
+    /// that ignores its receiver (or nothing callable): see `replaced::factory`.
+    pub(crate) factory: bool,
     /// Modules whose exports this module reads as an interop helper's `default` other than to
     /// call it (`g(y.default)`, `y.default.f = 1`): what the module's exports are is handed on.
     pub(crate) defaults_handed: Vec<String>,
@@ -123,12 +130,20 @@ pub(crate) fn plan<'f>(
         .flat_map(|(_, f)| f.defaults_handed.iter().map(String::as_str))
         .collect();
     let escaped = forwarded_escapes(modules.clone(), escaped, &handed);
+    let factories: FxHashSet<&str> = modules
+        .clone()
+        .filter_map(|(id, f)| f.factory.then_some(id))
+        .collect();
     let mut plan = Plan::default();
     for (id, facts) in modules.clone() {
         // A wrapper's `default` is then, whenever a call reads it, that function or the
         // exports object before the replacement (not callable: a call throws either way).
-        if calls && facts.replaced_by_receiver_free && !escaped.contains(id) && !handed.contains(id)
-        {
+        let replaced = facts.replaced_by_receiver_free
+            || facts
+                .replaced_by_call_of
+                .as_deref()
+                .is_some_and(|f| factories.contains(f));
+        if calls && replaced && !escaped.contains(id) && !handed.contains(id) {
             plan.calls
                 .insert((id.to_owned(), WRAPPED_DEFAULT.to_owned()));
         }

@@ -42,15 +42,32 @@ pub(super) fn by_receiver_free(
     wrapper: Wrapper,
     bindings: &Bindings<'_>,
 ) -> bool {
-    let Some(module) = wrapper.module else {
+    let Some((value, function, defaults)) = replaced(program, scoping, wrapper) else {
         return false;
     };
-    let Some(value) = super::interop::module_body(program)
+    match (value.without_parentheses(), function) {
+        (Expression::Identifier(_), Some(symbol)) => {
+            (bindings.functions.get(&symbol) == Some(&false)
+                || bindings.values.get(&symbol) == Some(&false))
+                && only_called(program, scoping, symbol, 1 + defaults)
+        }
+        (other, _) => hands_nothing_on(other, scoping),
+    }
+}
+
+/// The module's replacement of its exports, when it has the shape the module documentation
+/// says (one unconditional `module.exports = VALUE`, properties that hand nothing on, no
+/// `exports`, no `this`, `arguments` only read): VALUE, the symbol it names, and how many
+/// `module.exports.default = F` the module has.
+fn replaced<'b, 'a>(
+    program: &'b Program<'a>,
+    scoping: &Scoping,
+    wrapper: Wrapper,
+) -> Option<(&'b Expression<'a>, Option<SymbolId>, usize)> {
+    let module = wrapper.module?;
+    let value = super::interop::module_body(program)
         .iter()
-        .find_map(|s| replacement(s, scoping, module))
-    else {
-        return false;
-    };
+        .find_map(|s| replacement(s, scoping, module))?;
     let function = match value.without_parentheses() {
         Expression::Identifier(i) => refs::symbol_of(scoping, i),
         _ => None,
@@ -63,23 +80,127 @@ pub(super) fn by_receiver_free(
         defaults: 0,
     };
     properties.visit_program(program);
-    if scoping.get_resolved_reference_ids(module).len() != 1 + properties.set
-        || wrapper
+    let clean = scoping.get_resolved_reference_ids(module).len() == 1 + properties.set
+        && !wrapper
             .exports
             .is_some_and(|e| !scoping.get_resolved_reference_ids(e).is_empty())
-        || module_uses_this(program)
-        || !arguments_only_read(program)
+        && !module_uses_this(program)
+        && arguments_only_read(program);
+    clean.then_some((value, function, properties.defaults))
+}
+
+/// The module another module's exports are replaced by a call of, as ramda writes its
+/// functions: `var pick = curry2(function (names, obj) {...}); module.exports = pick;` with
+/// `curry2` bound once to `require(ID)`, `pick` never assigned and otherwise only called,
+/// the module otherwise of the shape [`by_receiver_free`] asks. The replacement is whatever
+/// module ID's exports return when called: a function that ignores its receiver when module
+/// ID is a [`factory`] (checked in `plan`), else the call throws (module ID's exports object
+/// before it replaced it is not callable).
+pub(super) fn by_call_of(
+    program: &Program<'_>,
+    scoping: &Scoping,
+    wrapper: Wrapper,
+    bindings: &Bindings<'_>,
+) -> Option<String> {
+    let (value, Some(symbol), defaults) = replaced(program, scoping, wrapper)? else {
+        return None;
+    };
+    if !matches!(value.without_parentheses(), Expression::Identifier(_))
+        || scoping
+            .get_resolved_references(symbol)
+            .any(|r| r.is_write())
+        || !only_called(program, scoping, symbol, 1 + defaults)
     {
+        return None;
+    }
+    let init = super::interop::module_body(program)
+        .iter()
+        .find_map(|s| match s {
+            Statement::VariableDeclaration(d) => d.declarations.iter().find_map(|d| {
+                let id = d.id.get_binding_identifier()?;
+                (id.symbol_id.get() == Some(symbol)).then_some(d.init.as_ref())
+            }),
+            _ => None,
+        })??;
+    let Expression::CallExpression(call) = init.without_parentheses() else {
+        return None;
+    };
+    let Expression::Identifier(callee) = call.callee.without_parentheses() else {
+        return None;
+    };
+    let factory = refs::symbol_of(scoping, callee)?;
+    if bindings.wrapped.contains(&factory) {
+        return None;
+    }
+    bindings.bound.get(&factory).cloned()
+}
+
+/// Whether the module replaces its exports (with the shape [`by_receiver_free`] asks) with a
+/// function F, neither async nor a generator, every `return` of which (outside its inner
+/// functions) gives an arrow (whose `this` is F's call's, never a later caller's), a function
+/// expression without `this` or direct `eval`, or nothing: whatever a call of F returns then
+/// ignores its receiver, or is not callable (a later call throws either way). F is a function
+/// expression, or a function declaration never assigned (ramda's `_curry2` and `_curry3`;
+/// not `_curry1`, whose function hands its `this` on to the function it was given).
+pub(super) fn factory(program: &Program<'_>, scoping: &Scoping, wrapper: Wrapper) -> bool {
+    let Some((value, function, _)) = replaced(program, scoping, wrapper) else {
+        return false;
+    };
+    let f = match (value.without_parentheses(), function) {
+        (Expression::FunctionExpression(f), _) => Some(&**f),
+        (Expression::Identifier(_), Some(symbol))
+            if !scoping
+                .get_resolved_references(symbol)
+                .any(|r| r.is_write()) =>
+        {
+            super::interop::module_body(program)
+                .iter()
+                .find_map(|s| match s {
+                    Statement::FunctionDeclaration(f)
+                        if f.id.as_ref().and_then(|i| i.symbol_id.get()) == Some(symbol) =>
+                    {
+                        Some(&**f)
+                    }
+                    _ => None,
+                })
+        }
+        _ => None,
+    };
+    let Some(f) = f else {
+        return false;
+    };
+    if f.r#async || f.generator {
         return false;
     }
-    match (value.without_parentheses(), function) {
-        (Expression::Identifier(_), Some(symbol)) => {
-            (bindings.functions.get(&symbol) == Some(&false)
-                || bindings.values.get(&symbol) == Some(&false))
-                && only_called(program, scoping, symbol, 1 + properties.defaults)
-        }
-        (other, _) => hands_nothing_on(other, scoping),
+    let Some(body) = &f.body else {
+        return false;
+    };
+    let mut returns = Returns { fresh: true };
+    returns.visit_function_body(body);
+    returns.fresh
+}
+
+/// Whether every `return` met (not entering inner functions) gives nothing, an arrow or a
+/// function expression without `this`.
+struct Returns {
+    fresh: bool,
+}
+
+impl<'a> Visit<'a> for Returns {
+    fn visit_return_statement(&mut self, it: &oxc_ast::ast::ReturnStatement<'a>) {
+        let fresh = match it.argument.as_ref().map(Expression::without_parentheses) {
+            None | Some(Expression::ArrowFunctionExpression(_)) => true,
+            Some(Expression::FunctionExpression(f)) => !refs::function_uses_this(f),
+            Some(_) => false,
+        };
+        self.fresh &= fresh;
+        walk::walk_return_statement(self, it);
     }
+
+    fn visit_function(&mut self, _: &oxc_ast::ast::Function<'a>, _: oxc_syntax::scope::ScopeFlags) {
+    }
+
+    fn visit_arrow_function_expression(&mut self, _: &oxc_ast::ast::ArrowFunctionExpression<'a>) {}
 }
 
 /// Whether `value` is an arrow, or a function expression without `this` whose own name (if
