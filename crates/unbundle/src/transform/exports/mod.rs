@@ -130,20 +130,12 @@ pub(crate) fn plan<'f>(
         .flat_map(|(_, f)| f.defaults_handed.iter().map(String::as_str))
         .collect();
     let escaped = forwarded_escapes(modules.clone(), escaped, &handed);
-    let factories: FxHashSet<&str> = modules
-        .clone()
-        .filter_map(|(id, f)| f.factory.then_some(id))
-        .collect();
+    let factories = factories(modules.clone());
     let mut plan = Plan::default();
     for (id, facts) in modules.clone() {
         // A wrapper's `default` is then, whenever a call reads it, that function or the
         // exports object before the replacement (not callable: a call throws either way).
-        let replaced = facts.replaced_by_receiver_free
-            || facts
-                .replaced_by_call_of
-                .as_deref()
-                .is_some_and(|f| factories.contains(f));
-        if calls && replaced && !escaped.contains(id) && !handed.contains(id) {
+        if calls && replaced(facts, &factories) && !escaped.contains(id) && !handed.contains(id) {
             plan.calls
                 .insert((id.to_owned(), WRAPPED_DEFAULT.to_owned()));
         }
@@ -212,6 +204,24 @@ pub(crate) fn plan<'f>(
         plan.calls.extend(defaults);
     }
     plan
+}
+
+/// The modules that replace their exports with a function every call of which returns a
+/// function that ignores its receiver (`replaced::factory`).
+fn factories<'f>(modules: impl Iterator<Item = (&'f str, &'f Facts)>) -> FxHashSet<&'f str> {
+    modules
+        .filter_map(|(id, f)| f.factory.then_some(id))
+        .collect()
+}
+
+/// Whether the module replaces its exports with a function that ignores its receiver: one
+/// written out, or what a call of one of `factories` returns.
+fn replaced(facts: &Facts, factories: &FxHashSet<&str>) -> bool {
+    facts.replaced_by_receiver_free
+        || facts
+            .replaced_by_call_of
+            .as_deref()
+            .is_some_and(|f| factories.contains(f))
 }
 
 /// `escaped` with the modules whose exports a module that hands them on as its own lets

@@ -81,9 +81,9 @@ fn replaced<'b, 'a>(
     };
     properties.visit_program(program);
     let clean = scoping.get_resolved_reference_ids(module).len() == 1 + properties.set
-        && !wrapper
+        && wrapper
             .exports
-            .is_some_and(|e| !scoping.get_resolved_reference_ids(e).is_empty())
+            .is_none_or(|e| scoping.get_resolved_reference_ids(e).is_empty())
         && !module_uses_this(program)
         && arguments_only_read(program);
     clean.then_some((value, function, properties.defaults))
