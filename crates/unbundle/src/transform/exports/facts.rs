@@ -106,7 +106,12 @@ pub(crate) fn facts(
     // What a module that hands on others' exports does with them is what is done with its
     // own (see `plan`).
     facts.forwards = super::forwards::targets(program, scoping, wrapper);
-    facts.escapes.retain(|id| !facts.forwards.contains(id));
+    facts.collects = super::collects::named(program, scoping, wrapper);
+    facts.named_handed = super::collects::handed(program, scoping, &bindings.bound);
+    let collected = |id: &String| facts.collects.iter().any(|(_, c)| c == id);
+    facts
+        .escapes
+        .retain(|id| !facts.forwards.contains(id) && !collected(id));
     facts.exported = defined.into_iter().collect();
     facts.exported.sort();
     facts
