@@ -29,7 +29,7 @@
 //! Run with `cargo bench -p cli --bench unbundle_vs_wakaru` (`-- --quick` for one timed run
 //! each and without the 20 MB bundle; `-- --corpus` for every published bundle instead, the
 //! corpus of `tools/real-bundles/corpus.tsv` included, each output run in a copy of its
-//! package: see [`published`]).
+//! package: see [`published`]; `-- --only NAME` for the bundles whose label holds NAME).
 
 #[path = "unbundle_vs_wakaru/published.rs"]
 mod published;
@@ -323,8 +323,17 @@ fn main() {
         return;
     }
     let quick = std::env::args().any(|a| a == "--quick");
-    setup("tools/bundlers/setup.sh");
-    if !quick {
+    // `-- --only NAME`: only the bundles whose label holds NAME (`--only pnpm`).
+    let only = std::env::args().skip_while(|a| a != "--only").nth(1);
+    let wanted = |label: &str| only.as_deref().is_none_or(|name| label.contains(name));
+    let builds = BUNDLES
+        .iter()
+        .filter(|(bundler, app)| wanted(&format!("{app}, {bundler}")))
+        .filter(|(_, app)| !quick || *app != "huge");
+    if builds.clone().next().is_some() {
+        setup("tools/bundlers/setup.sh");
+    }
+    if !quick && builds.clone().any(|(_, app)| *app == "huge") {
         setup("tools/bundlers/apps/huge/setup.sh");
     }
     setup("tools/wakaru/setup.sh");
@@ -350,12 +359,11 @@ fn main() {
     let (mut time_ours, mut time_theirs) = (0.0, 0.0);
     let (mut split_time_ours, mut split_time_theirs) = (0.0, 0.0);
     let (mut runs_ours, mut runs_theirs, mut count) = (0, 0, 0);
-    let built = BUNDLES
-        .iter()
-        .filter(|(_, app)| !quick || *app != "huge")
-        .map(|&(bundler, app)| (format!("{app}, {bundler}"), app, bundle(bundler, app)));
+    let built =
+        builds.map(|&(bundler, app)| (format!("{app}, {bundler}"), app, bundle(bundler, app)));
     let published = REAL
         .iter()
+        .filter(|(folder, ..)| wanted(folder))
         .map(|&(folder, file, node24)| (folder.to_owned(), folder, real(folder, file, node24)));
     for (label, app, bundle) in built.chain(published) {
         let size: u64 = bundle
