@@ -20,15 +20,29 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::refs::{self, Wrapper};
 
+/// Notes in `facts` what the module collects ([`named`]; the modules it collects no longer
+/// count as escaping for that, see `plan`) and the named exports it reads other than as a
+/// callee ([`handed`]).
+pub(super) fn note(
+    facts: &mut super::Facts,
+    program: &Program<'_>,
+    scoping: &Scoping,
+    wrapper: Wrapper,
+    bound: &FxHashMap<SymbolId, String>,
+) {
+    facts.collects = named(program, scoping, wrapper);
+    facts.named_handed = handed(program, scoping, bound);
+    let collects = &facts.collects;
+    facts
+        .escapes
+        .retain(|id| !collects.iter().any(|(_, target)| target == id));
+}
+
 /// The (name, module id) pairs of a module whose body is only, besides `"use strict"`, an
 /// optional first `module.exports = {}` and `module.exports.NAME = require_x()` statements,
 /// with `module` used nowhere else and `exports` nowhere: its exports are a plain object
 /// holding those modules' exports under those names, and nothing else. Empty otherwise.
-pub(super) fn named(
-    program: &Program<'_>,
-    scoping: &Scoping,
-    wrapper: Wrapper,
-) -> Vec<(String, String)> {
+fn named(program: &Program<'_>, scoping: &Scoping, wrapper: Wrapper) -> Vec<(String, String)> {
     let Some(module) = wrapper.module else {
         return Vec::new();
     };
@@ -117,7 +131,7 @@ fn collected(
 /// The (module id, name) pairs of the named exports that the module reads, through a
 /// variable `bound` to their module, other than as a callee (`x.f`, `(0, x.f)` and `x.f` as a
 /// template's tag are callees): `g(x.f)`, `x.f.g`, `const {f} = x`.
-pub(super) fn handed(
+fn handed(
     program: &Program<'_>,
     scoping: &Scoping,
     bound: &FxHashMap<SymbolId, String>,

@@ -106,12 +106,8 @@ pub(crate) fn facts(
     // What a module that hands on others' exports does with them is what is done with its
     // own (see `plan`).
     facts.forwards = super::forwards::targets(program, scoping, wrapper);
-    facts.collects = super::collects::named(program, scoping, wrapper);
-    facts.named_handed = super::collects::handed(program, scoping, &bindings.bound);
-    let collected = |id: &String| facts.collects.iter().any(|(_, c)| c == id);
-    facts
-        .escapes
-        .retain(|id| !facts.forwards.contains(id) && !collected(id));
+    super::collects::note(&mut facts, program, scoping, wrapper, &bindings.bound);
+    facts.escapes.retain(|id| !facts.forwards.contains(id));
     facts.exported = defined.into_iter().collect();
     facts.exported.sort();
     facts

@@ -137,11 +137,7 @@ pub(crate) fn plan<'f>(
         .clone()
         .flat_map(|(_, f)| f.defaults_handed.iter().map(String::as_str))
         .collect();
-    let named_handed: FxHashSet<(&str, &str)> = modules
-        .clone()
-        .flat_map(|(_, f)| f.named_handed.iter().map(|(m, n)| (m.as_str(), n.as_str())))
-        .collect();
-    let escaped = forwarded_escapes(modules.clone(), escaped, &handed, &named_handed);
+    let escaped = forwarded_escapes(modules.clone(), escaped, &handed);
     let factories = factories(modules.clone());
     let mut plan = Plan::default();
     for (id, facts) in modules.clone() {
@@ -255,8 +251,11 @@ fn forwarded_escapes<'f>(
     modules: impl Iterator<Item = (&'f str, &'f Facts)> + Clone,
     mut escaped: FxHashSet<&'f str>,
     handed: &FxHashSet<&str>,
-    named_handed: &FxHashSet<(&str, &str)>,
 ) -> FxHashSet<&'f str> {
+    let named_handed: FxHashSet<(&str, &str)> = modules
+        .clone()
+        .flat_map(|(_, f)| f.named_handed.iter().map(|(m, n)| (m.as_str(), n.as_str())))
+        .collect();
     for (id, facts) in modules.clone() {
         escaped.extend(
             facts
