@@ -278,9 +278,10 @@ fn an_index_s_names_read_only_as_callees_keep_the_zero_off_its_modules_calls() {
     // are only called, so both keep their function to themselves. `index2.js`'s `pick` is
     // read by `mark.js`, which gives it an `__esModule` and a `default` that reads `this`
     // before `main.js` requires `pick2.js` itself: with a receiver, that call prints "some".
+    // `mark2.js` does the same to `index3.js`'s `pick`, read off a `require` call.
     let dir = scratch("replaced", "index");
     let main = format!(
-        "{IMPORT_DEFAULT}const lib = require(\"./index\");\nconst pick_1 = __importDefault(require(\"./pick\"));\nrequire(\"./mark\");\nconst pick2_1 = __importDefault(require(\"./pick2\"));\nconsole.log((0, lib.pick)(\"a\", {{a: 1}}), (0, lib.clone)(2), (0, pick_1.default)(\"b\", {{b: 3}}), (0, pick2_1.default)());\n"
+        "{IMPORT_DEFAULT}const lib = require(\"./index\");\nconst pick_1 = __importDefault(require(\"./pick\"));\nrequire(\"./mark\");\nrequire(\"./mark2\");\nconst pick2_1 = __importDefault(require(\"./pick2\"));\nconst pick3_1 = __importDefault(require(\"./pick3\"));\nconsole.log((0, lib.pick)(\"a\", {{a: 1}}), (0, lib.clone)(2), (0, pick_1.default)(\"b\", {{b: 3}}), (0, pick2_1.default)(), (0, pick3_1.default)());\n"
     );
     let mark = format!(
         "\"use strict\";\nconst lib2 = require(\"./index2\");\nconst f = lib2.pick;\nf.__esModule = true;\nf.default = {WHO};\n"
@@ -290,7 +291,10 @@ fn an_index_s_names_read_only_as_callees_keep_the_zero_off_its_modules_calls() {
             "var curry2 = require(\"./{factory}\");\nvar pick = curry2(function pick2(name, obj) {{ return obj[name]; }});\nmodule.exports = pick;\n"
         )
     };
-    let (pick1, pick2) = (pick("curry2"), pick("curry2"));
+    let mark2 = format!(
+        "\"use strict\";\nconst f = require(\"./index3\").pick;\nf.__esModule = true;\nf.default = {WHO};\n"
+    );
+    let pick1 = pick("curry2");
     let files = [
         ("main.js", main.as_str()),
         (
@@ -309,16 +313,23 @@ fn an_index_s_names_read_only_as_callees_keep_the_zero_off_its_modules_calls() {
             "index2.js",
             "module.exports = {};\nmodule.exports.pick = require(\"./pick2\");\n",
         ),
-        ("pick2.js", pick2.as_str()),
+        ("pick2.js", pick1.as_str()),
+        ("mark2.js", mark2.as_str()),
+        (
+            "index3.js",
+            "module.exports = {};\nmodule.exports.pick = require(\"./pick3\");\n",
+        ),
+        ("pick3.js", pick1.as_str()),
     ];
     let bundle = build(&dir, &files);
-    let text = unbundle_and_run(&dir, &bundle, "1 c2 3 none\n", "console.log");
+    let text = unbundle_and_run(&dir, &bundle, "1 c2 3 none none\n", "console.log");
     for call in [
         // Named after its module.
         "index.pick(\"a\"",
         "index.clone(2)",
         "pick_1.default(\"b\"",
         "(0, pick2_1.default)()",
+        "(0, pick3_1.default)()",
     ] {
         assert!(text.contains(call), "{call}: {text}");
     }

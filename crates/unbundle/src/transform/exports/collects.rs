@@ -29,9 +29,10 @@ pub(super) fn note(
     scoping: &Scoping,
     wrapper: Wrapper,
     bound: &FxHashMap<SymbolId, String>,
+    wrapped: &FxHashSet<SymbolId>,
 ) {
     facts.collects = named(program, scoping, wrapper);
-    facts.named_handed = handed(program, scoping, bound);
+    facts.named_handed = handed(program, scoping, wrapper, bound, wrapped);
     let collects = &facts.collects;
     facts
         .escapes
@@ -129,19 +130,21 @@ fn collected(
 }
 
 /// The (module id, name) pairs of the named exports that the module reads, through a
-/// variable `bound` to their module, other than as a callee (`x.f`, `(0, x.f)` and `x.f` as a
-/// template's tag are callees): `g(x.f)`, `x.f.g`, `const {f} = x`.
+/// variable `bound` to their module (or, for one of `wrapped`, through its `default`, which
+/// may be the exports object itself) or a `require(ID)` call, other than as a callee (`x.f`,
+/// `(0, x.f)` and `x.f` as a template's tag are callees): `g(x.f)`, `x.f.g`, `const {f} = x`.
 fn handed(
     program: &Program<'_>,
     scoping: &Scoping,
+    wrapper: Wrapper,
     bound: &FxHashMap<SymbolId, String>,
+    wrapped: &FxHashSet<SymbolId>,
 ) -> Vec<(String, String)> {
-    if bound.is_empty() {
-        return Vec::new();
-    }
     let mut reads = Reads {
         scoping,
+        wrapper,
         bound,
+        wrapped,
         read: FxHashMap::default(),
         called: FxHashMap::default(),
         destructured: FxHashSet::default(),
@@ -166,7 +169,9 @@ fn handed(
 /// Counts, per (module id, name), reads of `x.name` and those of them that are callees.
 struct Reads<'s> {
     scoping: &'s Scoping,
+    wrapper: Wrapper,
     bound: &'s FxHashMap<SymbolId, String>,
+    wrapped: &'s FxHashSet<SymbolId>,
     read: FxHashMap<(String, String), usize>,
     called: FxHashMap<(String, String), usize>,
     /// Names bound by a pattern from a module's exports (`const {f} = x`): handed on.
@@ -174,12 +179,33 @@ struct Reads<'s> {
 }
 
 impl Reads<'_> {
-    /// The (module id, name) `m` reads, when its object is a bound variable.
+    /// The (module id, name) `m` reads, when its object is a bound variable, a wrapper's
+    /// `default` or a `require(ID)` call.
     fn key(&self, m: &StaticMemberExpression<'_>) -> Option<(String, String)> {
-        let id = self
-            .bound
-            .get(&refs::expression_symbol(self.scoping, &m.object)?)?;
-        Some((id.clone(), m.property.name.to_string()))
+        let id = self.module(&m.object)?;
+        Some((id, m.property.name.to_string()))
+    }
+
+    /// The module `object` holds the exports of (or may, as a wrapper's `default`).
+    fn module(&self, object: &Expression<'_>) -> Option<String> {
+        match object.without_parentheses() {
+            Expression::StaticMemberExpression(inner) if inner.property.name == "default" => {
+                let symbol = refs::expression_symbol(self.scoping, &inner.object)?;
+                self.wrapped
+                    .contains(&symbol)
+                    .then(|| self.bound.get(&symbol).cloned())?
+            }
+            Expression::CallExpression(call) => match &call.callee {
+                Expression::Identifier(callee) => {
+                    crate::name::module_id(self.scoping, self.wrapper, callee, &call.arguments)
+                }
+                _ => None,
+            },
+            other => self
+                .bound
+                .get(&refs::expression_symbol(self.scoping, other)?)
+                .cloned(),
+        }
     }
 
     /// Notes `callee` (`x.f`, or `(0, x.f)`) as a call of a named export.
@@ -218,8 +244,7 @@ impl<'a> Visit<'a> for Reads<'_> {
 
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
         if let (BindingPattern::ObjectPattern(o), Some(init)) = (&it.id, &it.init)
-            && let Some(id) = refs::expression_symbol(self.scoping, init.without_parentheses())
-                .and_then(|s| self.bound.get(&s))
+            && let Some(id) = self.module(init)
         {
             for p in &o.properties {
                 if let Some(name) = p.key.static_name() {

@@ -106,7 +106,8 @@ pub(crate) fn facts(
     // What a module that hands on others' exports does with them is what is done with its
     // own (see `plan`).
     facts.forwards = super::forwards::targets(program, scoping, wrapper);
-    super::collects::note(&mut facts, program, scoping, wrapper, &bindings.bound);
+    let (bound, wrapped) = (&bindings.bound, &bindings.wrapped);
+    super::collects::note(&mut facts, program, scoping, wrapper, bound, wrapped);
     facts.escapes.retain(|id| !facts.forwards.contains(id));
     facts.exported = defined.into_iter().collect();
     facts.exported.sort();
