@@ -537,6 +537,7 @@ fn rewrite_twice(
     // What the code that stays in the bundle files does with the modules' exports.
     let outside = transform::exports::Facts {
         escapes: own.iter().flat_map(|o| o.2.escapes.clone()).collect(),
+        named_handed: own.iter().flat_map(|o| o.2.named_handed.clone()).collect(),
         ..transform::exports::Facts::default()
     };
     let facts: Vec<(&str, &transform::exports::Facts)> = jobs

@@ -192,3 +192,148 @@ fn an_export_written_through_import_default_s_default_keeps_its_callers_zero() {
     assert!(text.contains("(0, a.f)()"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// ramda's `_curry2`, as pnpm's bundle holds it: every call returns a fresh function without
+/// `this` (it calls `fn2` without a receiver).
+const CURRY2: &str = "\"use strict\";\nfunction _curry2(fn2) {\n  return function f2(a, b) {\n    switch (arguments.length) {\n      case 0: return f2;\n      case 1: return function (_b) { return fn2(a, _b); };\n      default: return fn2(a, b);\n    }\n  };\n}\nmodule.exports = _curry2;\n";
+
+/// ramda's `_curry1`'s shape: the function it returns hands its `this` on to `fn2`.
+const CURRY1: &str = "\"use strict\";\nfunction _curry1(fn2) {\n  return function f1(a) {\n    return fn2.apply(this, arguments);\n  };\n}\nmodule.exports = _curry1;\n";
+
+#[test]
+fn a_default_of_a_module_replaced_by_what_a_factory_returns_loses_its_zero() {
+    // `pick.js` is written as ramda's modules are: `module.exports` is the result of calling
+    // `_curry2`, whose every return is a function without `this`. `who.js` is the same
+    // through `_curry1`, whose function hands its receiver on: with one it prints "some".
+    let dir = scratch("replaced", "factory");
+    let main = format!(
+        "{IMPORT_DEFAULT}const pick_1 = __importDefault(require(\"./pick\"));\nconst who_1 = __importDefault(require(\"./who\"));\nconsole.log((0, pick_1.default)(\"a\", {{a: 1, b: 2}}), (0, pick_1.default)(\"b\")({{b: 3}}), (0, who_1.default)(1));\n"
+    );
+    let who = format!(
+        "\"use strict\";\nvar curry1 = require(\"./curry1\");\nvar who = curry1({WHO});\nmodule.exports = who;\n"
+    );
+    let files = [
+        ("main.js", main.as_str()),
+        (
+            "pick.js",
+            "var curry2 = require(\"./curry2\");\nvar pick = curry2(function pick2(name, obj) { return obj[name]; });\nmodule.exports = pick;\n",
+        ),
+        ("curry2.js", CURRY2),
+        ("who.js", who.as_str()),
+        ("curry1.js", CURRY1),
+    ];
+    let bundle = build(&dir, &files);
+    let text = unbundle_and_run(&dir, &bundle, "1 3 none\n", "console.log");
+    assert!(
+        text.contains("pick_1.default(\"a\"") && text.contains("pick_1.default(\"b\")"),
+        "{text}"
+    );
+    assert!(!text.contains("(0, pick_1.default)"), "{text}");
+    assert!(text.contains("(0, who_1.default)(1)"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What `_curry1`'s shape gives a call, over `fn2`: its own `this` read, not only passed on.
+const CURRY1_READS_THIS: &str = "\"use strict\";\nfunction _curry1(fn2) {\n  return function f1(a) {\n    return this === undefined ? fn2.apply(this, arguments) : \"some\";\n  };\n}\nmodule.exports = _curry1;\n";
+
+#[test]
+fn a_default_of_a_module_replaced_by_what_a_forwarding_factory_returns_loses_its_zero() {
+    // `_curry1`'s function passes its `this` on to the function it was given: given one
+    // without `this` (`clone.js`), a receiver changes nothing. `who.js` gives it one that
+    // reads `this`, and `reads.js`'s factory reads `this` itself: with a receiver, each
+    // would print "some".
+    let dir = scratch("replaced", "forwarding");
+    let main = format!(
+        "{IMPORT_DEFAULT}const clone_1 = __importDefault(require(\"./clone\"));\nconst who_1 = __importDefault(require(\"./who\"));\nconst reads_1 = __importDefault(require(\"./reads\"));\nconsole.log((0, clone_1.default)(1), (0, who_1.default)(2), (0, reads_1.default)(3));\n"
+    );
+    let who = format!(
+        "\"use strict\";\nvar curry1 = require(\"./curry1\");\nvar who = curry1({WHO});\nmodule.exports = who;\n"
+    );
+    let files = [
+        ("main.js", main.as_str()),
+        (
+            "clone.js",
+            "var curry1 = require(\"./curry1\");\nvar clone = curry1(function clone2(x) { return \"c\" + x; });\nmodule.exports = clone;\n",
+        ),
+        ("curry1.js", CURRY1),
+        ("who.js", who.as_str()),
+        (
+            "reads.js",
+            "var curry1 = require(\"./reads-curry1\");\nvar reads = curry1(function reads2(x) { return \"r\" + x; });\nmodule.exports = reads;\n",
+        ),
+        ("reads-curry1.js", CURRY1_READS_THIS),
+    ];
+    let bundle = build(&dir, &files);
+    let text = unbundle_and_run(&dir, &bundle, "c1 none r3\n", "console.log");
+    assert!(text.contains("clone_1.default(1)"), "{text}");
+    assert!(!text.contains("(0, clone_1.default)"), "{text}");
+    assert!(text.contains("(0, who_1.default)(2)"), "{text}");
+    assert!(text.contains("(0, reads_1.default)(3)"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_index_s_names_read_only_as_callees_keep_the_zero_off_its_modules_calls() {
+    // `index.js` collects `pick.js` and `clone.js` as ramda's `src/index.js` does; its names
+    // are only called, so both keep their function to themselves. `index2.js`'s `pick` is
+    // read by `mark.js`, which gives it an `__esModule` and a `default` that reads `this`
+    // before `main.js` requires `pick2.js` itself: with a receiver, that call prints "some".
+    // `mark2.js` does the same to `index3.js`'s `pick`, read off a `require` call.
+    let dir = scratch("replaced", "index");
+    let main = format!(
+        "{IMPORT_DEFAULT}const lib = require(\"./index\");\nconst pick_1 = __importDefault(require(\"./pick\"));\nrequire(\"./mark\");\nrequire(\"./mark2\");\nconst pick2_1 = __importDefault(require(\"./pick2\"));\nconst pick3_1 = __importDefault(require(\"./pick3\"));\nconsole.log((0, lib.pick)(\"a\", {{a: 1}}), (0, lib.clone)(2), (0, pick_1.default)(\"b\", {{b: 3}}), (0, pick2_1.default)(), (0, pick3_1.default)());\n"
+    );
+    let mark = format!(
+        "\"use strict\";\nconst lib2 = require(\"./index2\");\nconst f = lib2.pick;\nf.__esModule = true;\nf.default = {WHO};\n"
+    );
+    let pick = |factory: &str| {
+        format!(
+            "var curry2 = require(\"./{factory}\");\nvar pick = curry2(function pick2(name, obj) {{ return obj[name]; }});\nmodule.exports = pick;\n"
+        )
+    };
+    let mark2 = format!(
+        "\"use strict\";\nconst f = require(\"./index3\").pick;\nf.__esModule = true;\nf.default = {WHO};\n"
+    );
+    let pick1 = pick("curry2");
+    let files = [
+        ("main.js", main.as_str()),
+        (
+            "index.js",
+            "module.exports = {};\nmodule.exports.pick = require(\"./pick\");\nmodule.exports.clone = require(\"./clone\");\n",
+        ),
+        ("pick.js", pick1.as_str()),
+        (
+            "clone.js",
+            "var curry1 = require(\"./curry1\");\nvar clone = curry1(function clone2(x) { return \"c\" + x; });\nmodule.exports = clone;\n",
+        ),
+        ("curry2.js", CURRY2),
+        ("curry1.js", CURRY1),
+        ("mark.js", mark.as_str()),
+        (
+            "index2.js",
+            "module.exports = {};\nmodule.exports.pick = require(\"./pick2\");\n",
+        ),
+        ("pick2.js", pick1.as_str()),
+        ("mark2.js", mark2.as_str()),
+        (
+            "index3.js",
+            "module.exports = {};\nmodule.exports.pick = require(\"./pick3\");\n",
+        ),
+        ("pick3.js", pick1.as_str()),
+    ];
+    let bundle = build(&dir, &files);
+    let text = unbundle_and_run(&dir, &bundle, "1 c2 3 none none\n", "console.log");
+    for call in [
+        // Named after its module.
+        "index.pick(\"a\"",
+        "index.clone(2)",
+        "pick_1.default(\"b\"",
+        "(0, pick2_1.default)()",
+        "(0, pick3_1.default)()",
+    ] {
+        assert!(text.contains(call), "{call}: {text}");
+    }
+    assert!(!text.contains("(0, index."), "{text}");
+    assert!(!text.contains("(0, pick_1."), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

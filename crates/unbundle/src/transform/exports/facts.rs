@@ -86,6 +86,8 @@ pub(crate) fn facts(
     facts.defaults_handed.sort();
     facts.replaced_by_receiver_free =
         super::replaced::by_receiver_free(program, scoping, wrapper, &bindings);
+    facts.replaced_by_call_of = super::replaced::by_call_of(program, scoping, wrapper, &bindings);
+    facts.factory = super::replaced::factory(program, scoping, wrapper);
     let mut free: Vec<String> = assigned
         .into_iter()
         .filter_map(|(name, (any_free, all_ok))| (any_free && all_ok).then_some(name))
@@ -108,6 +110,8 @@ pub(crate) fn facts(
     // What a module that hands on others' exports does with them is what is done with its
     // own (see `plan`).
     facts.forwards = super::forwards::targets(program, scoping, wrapper);
+    let (bound, wrapped) = (&bindings.bound, &bindings.wrapped);
+    super::collects::note(&mut facts, program, scoping, wrapper, bound, wrapped);
     facts.escapes.retain(|id| !facts.forwards.contains(id));
     facts.exported = defined.into_iter().collect();
     facts.exported.sort();

@@ -18,6 +18,7 @@
 //!   a plain property takes) and the module itself uses its `exports` only by name.
 
 mod bindings;
+mod collects;
 mod facts;
 mod forwards;
 mod helpers;
@@ -79,12 +80,26 @@ pub(crate) struct Facts {
     /// nothing in it can give that function (or the exports object it replaces) a property
     /// (see `replaced.rs`).
     pub(crate) replaced_by_receiver_free: bool,
+    /// The module replaces its exports as for `replaced_by_receiver_free`, but with what a
+    /// call of this module's exports returns (ramda's `module.exports = curry2(...)`, through
+    /// a variable): see `replaced::by_call_of`.
+    pub(crate) replaced_by_call_of: Option<replaced::CallOf>,
+    /// The module replaces its exports with a function whose every call returns a function
+    /// that ignores its receiver (or nothing callable), or passes it on only to the function
+    /// the call was given: see `replaced::factory`.
+    pub(crate) factory: Option<replaced::Factory>,
     /// Modules whose exports this module reads as an interop helper's `default` other than to
     /// call it (`g(y.default)`, `y.default.f = 1`): what the module's exports are is handed on.
     pub(crate) defaults_handed: Vec<String>,
     /// The modules whose exports this module hands on as its own (`module.exports =
     /// require_x()`, see `forwards.rs`), when that is all it does with its exports.
     pub(crate) forwards: Vec<String>,
+    /// The (name, module id) pairs of a module that only collects other modules' exports as
+    /// its named exports (`module.exports.pick = require_pick()`, see `collects.rs`).
+    pub(crate) collects: Vec<(String, String)>,
+    /// The (module id, name) pairs of other modules' named exports this module reads other
+    /// than as a callee (`g(x.f)`, `const {f} = x`).
+    pub(crate) named_handed: Vec<(String, String)>,
 }
 
 /// What the second pass may do.
@@ -127,12 +142,12 @@ pub(crate) fn plan<'f>(
         .flat_map(|(_, f)| f.defaults_handed.iter().map(String::as_str))
         .collect();
     let escaped = forwarded_escapes(modules.clone(), escaped, &handed);
+    let factories = factories(modules.clone());
     let mut plan = Plan::default();
     for (id, facts) in modules.clone() {
         // A wrapper's `default` is then, whenever a call reads it, that function or the
         // exports object before the replacement (not callable: a call throws either way).
-        if calls && facts.replaced_by_receiver_free && !escaped.contains(id) && !handed.contains(id)
-        {
+        if calls && replaced(facts, &factories) && !escaped.contains(id) && !handed.contains(id) {
             plan.calls
                 .insert((id.to_owned(), WRAPPED_DEFAULT.to_owned()));
         }
@@ -157,6 +172,10 @@ pub(crate) fn plan<'f>(
         if helpers && fixed && facts.marks && !facts.reads_own_mark && !read.contains(id) {
             plan.unmarked.insert(id.to_owned());
         }
+    }
+    if calls {
+        plan.calls
+            .extend(collected(modules.clone(), &escaped, &handed, &factories));
     }
     // A getter returning another module's export is as receiver-free as that export, and so
     // is a name copied by star re-exports, through chains of them.
@@ -203,18 +222,61 @@ pub(crate) fn plan<'f>(
     plan
 }
 
+/// The modules that replace their exports with a function every call of which returns a
+/// function that ignores its receiver, or passes it on only to the function it was given
+/// (`replaced::factory`).
+fn factories<'f>(
+    modules: impl Iterator<Item = (&'f str, &'f Facts)>,
+) -> FxHashMap<&'f str, replaced::Factory> {
+    modules
+        .filter_map(|(id, f)| Some((id, f.factory?)))
+        .collect()
+}
+
+/// Whether the module replaces its exports with a function that ignores its receiver: one
+/// written out, or what a call of one of `factories` returns (of one that passes its
+/// receiver on, given a function that ignores it).
+fn replaced(facts: &Facts, factories: &FxHashMap<&str, replaced::Factory>) -> bool {
+    facts.replaced_by_receiver_free
+        || facts.replaced_by_call_of.as_ref().is_some_and(|call| {
+            match factories.get(call.factory.as_str()) {
+                Some(replaced::Factory::Fresh) => true,
+                Some(replaced::Factory::Forwarding) => call.argument_free,
+                None => false,
+            }
+        })
+}
+
 /// `escaped` with the modules whose exports a module that hands them on as its own lets
-/// escape (what is done with its exports is done with theirs), through chains of them.
+/// escape (what is done with its exports is done with theirs), and those an index collects
+/// (`collects.rs`) whose name some module reads other than as a callee or whose index's
+/// exports escape, through chains of them.
 fn forwarded_escapes<'f>(
     modules: impl Iterator<Item = (&'f str, &'f Facts)> + Clone,
     mut escaped: FxHashSet<&'f str>,
     handed: &FxHashSet<&str>,
 ) -> FxHashSet<&'f str> {
+    let named_handed: FxHashSet<(&str, &str)> = modules
+        .clone()
+        .flat_map(|(_, f)| f.named_handed.iter().map(|(m, n)| (m.as_str(), n.as_str())))
+        .collect();
+    for (id, facts) in modules.clone() {
+        escaped.extend(
+            facts
+                .collects
+                .iter()
+                .filter(|(name, _)| named_handed.contains(&(id, name.as_str())))
+                .map(|(_, target)| target.as_str()),
+        );
+    }
     loop {
         let more: Vec<&str> = modules
             .clone()
             .filter(|(id, _)| escaped.contains(id) || handed.contains(id))
-            .flat_map(|(_, f)| f.forwards.iter().map(String::as_str))
+            .flat_map(|(_, f)| {
+                let collected = f.collects.iter().map(|(_, target)| target);
+                f.forwards.iter().chain(collected).map(String::as_str)
+            })
             .filter(|t| !escaped.contains(t))
             .collect();
         if more.is_empty() {
@@ -222,6 +284,35 @@ fn forwarded_escapes<'f>(
         }
         escaped.extend(more);
     }
+}
+
+/// The names of the indexes (`collects.rs`) whose exports do not escape that need no
+/// receiver: every module the index sets under the name replaces its exports with a function
+/// that ignores its receiver, and its exports do not escape (nor does the index's name, read
+/// only as a callee, hand them on: see `forwarded_escapes`).
+fn collected<'f>(
+    modules: impl Iterator<Item = (&'f str, &'f Facts)> + Clone,
+    escaped: &FxHashSet<&str>,
+    handed: &FxHashSet<&str>,
+    factories: &FxHashMap<&str, replaced::Factory>,
+) -> Vec<(String, String)> {
+    let by_id: FxHashMap<&str, &Facts> = modules.clone().collect();
+    let free = |target: &str| {
+        !escaped.contains(target)
+            && !handed.contains(target)
+            && by_id.get(target).is_some_and(|f| replaced(f, factories))
+    };
+    let mut out = Vec::new();
+    for (id, facts) in modules.filter(|(id, _)| !escaped.contains(id) && !handed.contains(id)) {
+        for (name, _) in &facts.collects {
+            let mut targets = facts.collects.iter().filter(|(n, _)| n == name);
+            let key = (id.to_owned(), name.clone());
+            if targets.all(|(_, target)| free(target)) && !out.contains(&key) {
+                out.push(key);
+            }
+        }
+    }
+    out
 }
 
 /// The names of module `id`, which hands on the exports of the modules `targets` (its own

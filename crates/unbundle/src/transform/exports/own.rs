@@ -34,6 +34,9 @@ pub(crate) struct OwnUses {
     /// Its `(0, y.f)(...)` calls, `y` a top-level variable bound to a module whose every
     /// reference is harmless: (`y`, `f`, the plan's key of the call).
     pub(crate) calls: Vec<OwnCall>,
+    /// The (module id, name) pairs of named exports it reads other than as a callee (for an
+    /// index's names, see `collects.rs`).
+    pub(crate) named_handed: Vec<(String, String)>,
 }
 
 /// The modules among `ids` (the names esbuild bound them to) whose exports the bundle's own
@@ -69,6 +72,7 @@ pub(crate) fn escapes(
         deleted: FxHashSet::default(),
         discarded: FxHashSet::default(),
         zero_calls: Vec::new(),
+        handed: FxHashSet::default(),
     };
     own.visit_program(program);
     // A variable holding a module is harmless when every reference of it is.
@@ -103,9 +107,16 @@ pub(crate) fn escapes(
         .map(|(_, id)| (*id).to_owned())
         .collect();
     out.sort();
+    let mut named_handed: Vec<(String, String)> = own
+        .handed
+        .iter()
+        .map(|(module, name)| (modules[module].to_owned(), name.clone()))
+        .collect();
+    named_handed.sort();
     OwnUses {
         escapes: out,
         calls,
+        named_handed,
     }
 }
 
@@ -154,6 +165,8 @@ struct Own<'s> {
     discarded: FxHashSet<Span>,
     /// `(0, y.f)(...)` calls: (`y`, `f`).
     zero_calls: Vec<(SymbolId, String)>,
+    /// Named exports read other than as a callee: (module's variable, name).
+    handed: FxHashSet<(SymbolId, String)>,
 }
 
 impl Own<'_> {
@@ -222,6 +235,7 @@ impl Own<'_> {
         if let Expression::StaticMemberExpression(inner) = member.object.without_parentheses() {
             self.objects.insert(inner.span);
         }
+        self.note_handed(member);
         match member.object.without_parentheses() {
             Expression::CallExpression(call) => {
                 if let Some(module) = self.module_call(call) {
@@ -246,6 +260,38 @@ impl Own<'_> {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+impl Own<'_> {
+    /// Notes `member` (`require_x().f`, `y.f`, or `y.default.f` through `__toESM`) when it
+    /// reads a named export other than as a callee.
+    fn note_handed(&mut self, member: &oxc_ast::ast::StaticMemberExpression<'_>) {
+        if self.callees.contains(&member.span) {
+            return;
+        }
+        let module = match member.object.without_parentheses() {
+            Expression::CallExpression(call) => self.module_call(call),
+            Expression::Identifier(object) => self
+                .symbol(object)
+                .and_then(|v| self.bound.get(&v))
+                .map(|(module, ..)| *module),
+            Expression::StaticMemberExpression(inner) if inner.property.name == "default" => {
+                match &inner.object {
+                    Expression::Identifier(object) => self
+                        .symbol(object)
+                        .and_then(|v| self.bound.get(&v))
+                        .filter(|(_, wrapped, _)| *wrapped)
+                        .map(|(module, ..)| *module),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(module) = module {
+            self.handed
+                .insert((module, member.property.name.to_string()));
         }
     }
 }
