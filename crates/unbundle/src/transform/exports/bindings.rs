@@ -1,6 +1,6 @@
 //! The first pass's first reading of a module: the variables bound once to another module
 //! (through `require`, or tsc's and swc's interop helpers) and the module's own functions, with
-//! whether each uses `this`, by which `facts.rs` and the rewrite judge calls.
+//! whether each uses `this`, by which `facts/` and the rewrite judge calls.
 
 use oxc_ast::ast::{
     Argument, ArrowFunctionExpression, AssignmentExpression, AssignmentOperator, AssignmentTarget,

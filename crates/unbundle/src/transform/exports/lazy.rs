@@ -46,7 +46,7 @@ pub(super) fn receiver(
 }
 
 /// Counts every reference of each lazy function's variable as a use by name (`good`, see
-/// `facts.rs`) when the function is only called for a named export (`named`: how often,
+/// `facts/`) when the function is only called for a named export (`named`: how often,
 /// `F().f`), beside its own assignment: its two reads of the variable only hand it back.
 /// Otherwise none counts, and the module's exports escape.
 pub(super) fn credit(

@@ -12,7 +12,7 @@
 //!
 //! `Object.keys(x)` and `x[k]` compared or handed back read module ID's exports and hand on
 //! only their values: the object itself neither leaves the module nor changes, as when a
-//! named export is read (see `facts.rs`). Found by shape alone.
+//! named export is read (see `facts/`). Found by shape alone.
 
 use oxc_ast::ast::{
     Argument, BinaryExpression, CallExpression, Expression, IdentifierReference, ReturnStatement,
