@@ -2,8 +2,8 @@
 //! own `pilotfish lsp` driven as VS Code drives it (a request per keystroke, `$/cancelRequest`
 //! for the superseded one, a character every 150 ms), against a real 4-slot llama-server with
 //! SmolLM2 (and the real vLLM for CPU, in 32-token blocks, when `PILOTFISH_TEAM_SERVERS` asks:
-//! `llama,vllm` or `vllm`), beside the same typing in llama.vscode's request shape on the same server in the
-//! same run (harness: `test_utils::team`).
+//! `llama,vllm` or `vllm`), beside the same typing in llama.vscode's request shape on the same
+//! server in the same run (harness: `test_utils::team`).
 //!
 //! Prints per N: prompt tokens read and tokens generated per keystroke (the server's own
 //! counters), the median and 95th percentile time from a line's last keystroke to its answer,
