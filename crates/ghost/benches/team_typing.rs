@@ -1,9 +1,9 @@
 //! A team typing at once on one shared model server: 1, 2, 4 and 8 people, each through their
 //! own `pilotfish lsp` driven as VS Code drives it (a request per keystroke, `$/cancelRequest`
 //! for the superseded one, a character every 150 ms), against a real 4-slot llama-server with
-//! SmolLM2 (and the real vLLM for CPU when `PILOTFISH_TEAM_SERVERS` asks: `llama,vllm` or
-//! `vllm`), beside the same typing in llama.vscode's request shape on the same server in the
-//! same run (harness: `test_utils::team`).
+//! SmolLM2 (and the real vLLM for CPU, in 32-token blocks, when `PILOTFISH_TEAM_SERVERS` asks:
+//! `llama,vllm` or `vllm`), beside the same typing in llama.vscode's request shape on the same
+//! server in the same run (harness: `test_utils::team`).
 //!
 //! Prints per N: prompt tokens read and tokens generated per keystroke (the server's own
 //! counters), the median and 95th percentile time from a line's last keystroke to its answer,
@@ -240,7 +240,8 @@ fn main() {
                     run(&shared, &model, &bins, &sizes, lines);
                     continue;
                 }
-                let vllm = VllmServer::shared();
+                // In 32-token blocks, as `docs/team.md` recommends for a team's vLLM for CPU.
+                let vllm = VllmServer::shared_in_blocks(test_utils::vllm::TEAM_BLOCK_SIZE);
                 let shared = Shared {
                     engine: Engine::Vllm,
                     url: vllm.url.clone(),
