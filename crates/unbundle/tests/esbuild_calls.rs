@@ -17,7 +17,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bundlers, install_bundlers, node_in, scratch, write_output};
+use common::{bundlers, install_bundlers, node_in, scratch, unbundle_and_run};
 
 /// `a.js` and `b.js` require each other, so `require_a` is declared after `b.js`'s module
 /// and `b.js`'s file reaches it live. `m1.mjs` reads `arguments`, which keeps its initializer
@@ -60,29 +60,6 @@ fn build(dir: &Path, sources: &[(&str, &str)], minify: bool) -> PathBuf {
     let built = node_in(dir, &["-e", &script]);
     assert_eq!(built.2, Some(0), "esbuild failed: {}", built.1);
     dir.join("bundle/main.js")
-}
-
-/// Unbundles `text` into `dir/out` and checks that the bundle at `bundle` prints `expected`
-/// and the output the same: the output.
-fn unbundle_and_run(dir: &Path, bundle: &Path, text: &str, expected: &str) -> unbundle::Output {
-    std::fs::write(bundle, text).unwrap();
-    let output = unbundle::unbundle(&[unbundle::Input {
-        name: "main.js",
-        text,
-    }])
-    .unwrap_or_else(|e| panic!("{e}"));
-    let out = dir.join("out");
-    let _ = std::fs::remove_dir_all(&out);
-    write_output(&output, &out);
-    let before = node_in(dir, &[bundle.to_str().unwrap()]);
-    assert_eq!(before.0, expected, "the bundle runs: {}", before.1);
-    let entry = out.join(&output.manifest.entry);
-    assert_eq!(
-        node_in(dir, &[entry.to_str().unwrap()]),
-        before,
-        "the output prints the same"
-    );
-    output
 }
 
 /// The text of the output file at `path`.

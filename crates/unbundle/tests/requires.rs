@@ -6,9 +6,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{bundlers, install_bundlers};
+use common::build_app;
 
 /// The text of `app` built by `bundler` (one file, `main.js`), after installing the pinned
 /// bundlers once.
@@ -18,25 +16,14 @@ fn build(bundler: &str, app: &str) -> String {
 
 /// The text of `file`, of `app` built by `bundler`.
 fn build_file(bundler: &str, app: &str, file: &str) -> String {
-    install_bundlers();
-    let out = std::env::temp_dir().join(format!(
+    let dir = std::env::temp_dir().join(format!(
         "pilotfish-unbundle-requires-{}-{bundler}-{app}",
         std::process::id()
     ));
-    let _ = std::fs::remove_dir_all(&out);
-    let ran = Command::new("node")
-        .arg(bundlers().join("build.js"))
-        .args([bundler, app])
-        .arg(&out)
-        .output()
-        .expect("node runs (tools/bundlers/setup.sh installs it when missing)");
-    assert!(
-        ran.status.success(),
-        "{bundler} failed on {app}: {}",
-        String::from_utf8_lossy(&ran.stderr)
-    );
-    let text = std::fs::read_to_string(out.join(file)).unwrap();
-    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&dir);
+    build_app(bundler, app, &dir);
+    let text = std::fs::read_to_string(dir.join("bundle").join(file)).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     text
 }
 

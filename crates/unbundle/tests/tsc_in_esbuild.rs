@@ -11,7 +11,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bundlers, install_bundlers, node_in, scratch, write_output};
+use common::{bundlers, install_bundlers, node_in, scratch, unbundle_and_run};
 
 /// tsc's helpers and re-exports, as tsc 5 writes them for CommonJS.
 const LIB: &str = r#""use strict";
@@ -94,28 +94,8 @@ fn build(dir: &Path, shim: &str, minify: bool) -> PathBuf {
 
 /// Unbundles `text` (written to `bundle`) into `dir/out`, checks that both print the same
 /// and gives the text of the file holding `run.js`'s calls.
-fn unbundle_and_run(dir: &Path, bundle: &Path, text: &str) -> String {
-    std::fs::write(bundle, text).unwrap();
-    let output = unbundle::unbundle(&[unbundle::Input {
-        name: "main.js",
-        text,
-    }])
-    .unwrap_or_else(|e| panic!("{e}"));
-    let out = dir.join("out");
-    let _ = std::fs::remove_dir_all(&out);
-    write_output(&output, &out);
-    let before = node_in(dir, &[bundle.to_str().unwrap()]);
-    assert_eq!(
-        before.0, "free none star-free star-none own\n",
-        "the bundle runs: {}",
-        before.1
-    );
-    let entry = out.join(&output.manifest.entry);
-    assert_eq!(
-        node_in(dir, &[entry.to_str().unwrap()]),
-        before,
-        "the output prints the same"
-    );
+fn unbundle_and_run_calls(dir: &Path, bundle: &Path, text: &str) -> String {
+    let output = unbundle_and_run(dir, bundle, text, "free none star-free star-none own\n");
     // Minified, files and variables have other names: the file is found by what it does.
     let run = output
         .files
@@ -140,7 +120,7 @@ fn tsc_s_helpers_behind_esbuild_s_shim_call_and_name_helper_still_let_calls_lose
         let dir = scratch("tsc-in-esbuild", &format!("shim-{minify}"));
         let bundle = build(&dir, SHIM, minify);
         let text = std::fs::read_to_string(&bundle).unwrap();
-        let run = unbundle_and_run(&dir, &bundle, &text);
+        let run = unbundle_and_run_calls(&dir, &bundle, &text);
         for name in ["free", "starFree", "own"] {
             assert!(receiver_given(&run, name), "minify {minify}, {name}: {run}");
         }
@@ -156,7 +136,7 @@ fn a_shim_that_runs_another_module_first_keeps_every_zero() {
     let dir = scratch("tsc-in-esbuild", "shim-importing");
     let bundle = build(&dir, SHIM_IMPORTING, false);
     let text = std::fs::read_to_string(&bundle).unwrap();
-    let run = unbundle_and_run(&dir, &bundle, &text);
+    let run = unbundle_and_run_calls(&dir, &bundle, &text);
     for name in ["free", "who", "starFree", "starWho", "own"] {
         assert!(kept_zero(&run, name), "{name}: {run}");
     }
@@ -172,7 +152,7 @@ fn a_name_helper_of_another_shape_keeps_the_getters_zeros() {
     let namer = "__defProp(target, \"name\", { value, configurable: true })";
     assert!(text.contains(namer), "esbuild's __name: {text}");
     let text = text.replace(namer, &format!("({namer}, target)"));
-    let run = unbundle_and_run(&dir, &bundle, &text);
+    let run = unbundle_and_run_calls(&dir, &bundle, &text);
     // tsc's `__createBinding` is not recognized with that getter: `__exportStar` is not either,
     // and the module's exports, handed to it, are opaque.
     for name in ["free", "who", "starFree", "starWho", "own"] {

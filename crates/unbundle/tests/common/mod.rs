@@ -137,3 +137,31 @@ pub(crate) fn build_app(bundler: &str, app: &str, dir: &Path) -> Vec<PathBuf> {
         .map(|f| out.join(f.as_str().unwrap()))
         .collect()
 }
+
+/// Unbundles `text` (written to `bundle`, named `main.js`) into `dir/out` and checks that the bundle at `bundle` prints `expected`
+/// and the output the same: the output.
+pub(crate) fn unbundle_and_run(
+    dir: &Path,
+    bundle: &Path,
+    text: &str,
+    expected: &str,
+) -> unbundle::Output {
+    std::fs::write(bundle, text).unwrap();
+    let output = unbundle::unbundle(&[unbundle::Input {
+        name: "main.js",
+        text,
+    }])
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.join("out");
+    let _ = std::fs::remove_dir_all(&out);
+    write_output(&output, &out);
+    let before = node_in(dir, &[bundle.to_str().unwrap()]);
+    assert_eq!(before.0, expected, "the bundle runs: {}", before.1);
+    let entry = out.join(&output.manifest.entry);
+    assert_eq!(
+        node_in(dir, &[entry.to_str().unwrap()]),
+        before,
+        "the output prints the same"
+    );
+    output
+}
