@@ -211,6 +211,19 @@ impl Uses<'_> {
         }
     }
 
+    /// A member of `object` written in place (`x.f++`, `delete x.f`): a wrapper's `default`
+    /// written, and the module `object` is bound to (or `require(ID)` itself) escapes.
+    fn written_in_place(&mut self, object: &Expression<'_>) {
+        self.writes_default(object);
+        if let Some(id) = self
+            .bound_module(object)
+            .cloned()
+            .or_else(|| self.required(object))
+        {
+            self.escapes.insert(id);
+        }
+    }
+
     fn is_exports(&self, expr: &Expression<'_>) -> bool {
         self.wrapper.exports.is_some() && self.symbol(expr) == self.wrapper.exports
     }
@@ -534,15 +547,7 @@ impl<'a> Visit<'a> for Uses<'_> {
 
     fn visit_update_expression(&mut self, it: &UpdateExpression<'a>) {
         if let Some(m) = it.argument.as_member_expression() {
-            self.writes_default(m.object());
-        }
-        if let Some(m) = it.argument.as_member_expression()
-            && let Some(id) = self
-                .bound_module(m.object())
-                .cloned()
-                .or_else(|| self.required(m.object()))
-        {
-            self.escapes.insert(id);
+            self.written_in_place(m.object());
         }
         walk::walk_update_expression(self, it);
     }
@@ -551,16 +556,7 @@ impl<'a> Visit<'a> for Uses<'_> {
         if it.operator == UnaryOperator::Delete
             && let Some(m) = it.argument.as_member_expression()
         {
-            self.writes_default(m.object());
-        }
-        if it.operator == UnaryOperator::Delete
-            && let Some(m) = it.argument.as_member_expression()
-            && let Some(id) = self
-                .bound_module(m.object())
-                .cloned()
-                .or_else(|| self.required(m.object()))
-        {
-            self.escapes.insert(id);
+            self.written_in_place(m.object());
         }
         walk::walk_unary_expression(self, it);
     }
